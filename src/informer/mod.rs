@@ -1,1 +1,10 @@
-//! placeholder
+//! The informer pipeline, one client-go box per file: Reflector → DeltaFIFO/RealFIFO →
+//! process loop (HandleDeltas) → Indexer → sharedProcessor → one listener per handler.
+//! Nothing here prints: every stage reports through [`trace::Tracer`].
+
+pub mod delta_fifo;
+pub mod object;
+pub mod processor;
+pub mod real_fifo;
+pub mod store;
+pub mod trace;

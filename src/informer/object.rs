@@ -1,0 +1,238 @@
+//! The cached object: the raw JSON bytes exactly as received plus the parsed metadata the
+//! pipeline needs, and the values of the configured index functions, all computed once at ingest.
+//!
+//! No `serde_json::Value` tree is kept per object (DESIGN.md, "The cached object"): output writes
+//! the raw bytes back out, and every decision the pipeline makes reads the parsed metadata.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+/// A shared, immutable cached object. Cloning is a reference-count bump.
+pub type ObjectRef = Arc<CachedObject>;
+
+/// One object as the informer caches it.
+pub struct CachedObject {
+    raw: Box<[u8]>,
+    meta: ObjectMeta,
+    index_values: Box<[Box<[String]>]>,
+}
+
+/// The metadata fields the pipeline reads; everything else stays in the raw JSON.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectMeta {
+    pub key: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub uid: String,
+    pub resource_version: String,
+    pub creation_timestamp: Option<String>,
+    pub deletion_timestamp: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub owner_references: Vec<OwnerReference>,
+}
+
+/// One entry of `metadata.ownerReferences`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerReference {
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
+    pub controller: bool,
+}
+
+/// Why raw bytes could not become a cached object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("object is not valid JSON: {0}")]
+    Json(String),
+    #[error("object has no metadata.name")]
+    MissingName,
+}
+
+impl CachedObject {
+    /// Parses the metadata of `raw` and keeps the bytes. Index values are attached by
+    /// [`CachedObject::with_index_values`].
+    pub fn from_json(raw: impl Into<Box<[u8]>>) -> Result<Self, DecodeError> {
+        let raw = raw.into();
+        let meta = parse_meta(&raw)?;
+        Ok(Self {
+            raw,
+            meta,
+            index_values: Box::default(),
+        })
+    }
+
+    /// Attaches the values of the informer's index functions, in the indexer's order.
+    pub fn with_index_values(mut self, values: Vec<Box<[String]>>) -> Self {
+        self.index_values = values.into_boxed_slice();
+        self
+    }
+
+    /// The JSON exactly as received (after the transform, if one ran).
+    pub fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
+    pub fn meta(&self) -> &ObjectMeta {
+        &self.meta
+    }
+
+    /// `namespace/name`, or `name` for cluster-scoped objects (Rule I1).
+    pub fn key(&self) -> &str {
+        &self.meta.key
+    }
+
+    pub fn resource_version(&self) -> &str {
+        &self.meta.resource_version
+    }
+
+    /// The values index function `index` produced for this object.
+    pub fn index_values(&self, index: usize) -> &[String] {
+        self.index_values.get(index).map_or(&[], |v| v)
+    }
+
+    /// The controller owner reference as `Kind/name`, if any.
+    pub fn controller_ref(&self) -> Option<String> {
+        self.meta
+            .owner_references
+            .iter()
+            .find(|o| o.controller)
+            .map(|o| format!("{}/{}", o.kind, o.name))
+    }
+}
+
+impl fmt::Debug for CachedObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CachedObject")
+            .field("key", &self.meta.key)
+            .field("rv", &self.meta.resource_version)
+            .finish()
+    }
+}
+
+/// `namespace/name` or `name` (client-go's MetaNamespaceKeyFunc).
+pub fn object_key(namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        _ => name.to_owned(),
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    metadata: Option<RawMeta<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawMeta<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uid: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    resource_version: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    creation_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    deletion_timestamp: Option<Cow<'a, str>>,
+    #[serde(default)]
+    labels: Option<BTreeMap<String, String>>,
+    #[serde(borrow, default)]
+    owner_references: Option<Vec<RawOwnerRef<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct RawOwnerRef<'a> {
+    #[serde(borrow, default)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    uid: Cow<'a, str>,
+    #[serde(default)]
+    controller: Option<bool>,
+}
+
+fn parse_meta(raw: &[u8]) -> Result<ObjectMeta, DecodeError> {
+    let envelope: Envelope<'_> =
+        serde_json::from_slice(raw).map_err(|e| DecodeError::Json(e.to_string()))?;
+    let m = envelope.metadata.ok_or(DecodeError::MissingName)?;
+    let name = m
+        .name
+        .filter(|n| !n.is_empty())
+        .ok_or(DecodeError::MissingName)?;
+    let namespace = m.namespace.filter(|n| !n.is_empty()).map(Cow::into_owned);
+    Ok(ObjectMeta {
+        key: object_key(namespace.as_deref(), &name),
+        name: name.into_owned(),
+        namespace,
+        uid: m.uid.map(Cow::into_owned).unwrap_or_default(),
+        resource_version: m.resource_version.map(Cow::into_owned).unwrap_or_default(),
+        creation_timestamp: m.creation_timestamp.map(Cow::into_owned),
+        deletion_timestamp: m.deletion_timestamp.map(Cow::into_owned),
+        labels: m.labels.unwrap_or_default(),
+        owner_references: m
+            .owner_references
+            .unwrap_or_default()
+            .into_iter()
+            .map(|o| OwnerReference {
+                kind: o.kind.into_owned(),
+                name: o.name.into_owned(),
+                uid: o.uid.into_owned(),
+                controller: o.controller.unwrap_or(false),
+            })
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn i1_key_is_namespace_slash_name_or_name_when_cluster_scoped() {
+        let pod = CachedObject::from_json(
+            br#"{"metadata":{"name":"web-1","namespace":"default","resourceVersion":"7"}}"#
+                .to_vec(),
+        )
+        .unwrap();
+        assert_eq!(pod.key(), "default/web-1");
+        assert_eq!(pod.resource_version(), "7");
+        let node = CachedObject::from_json(br#"{"metadata":{"name":"node-a"}}"#.to_vec()).unwrap();
+        assert_eq!(node.key(), "node-a");
+    }
+
+    #[test]
+    fn parses_labels_owner_and_keeps_raw_bytes() {
+        let raw = br#"{"kind":"Pod","metadata":{"name":"p","namespace":"n","labels":{"app":"web"},
+            "ownerReferences":[{"kind":"ReplicaSet","name":"rs1","uid":"u","controller":true}]},"spec":{}}"#;
+        let obj = CachedObject::from_json(raw.to_vec()).unwrap();
+        assert_eq!(
+            obj.meta().labels.get("app").map(String::as_str),
+            Some("web")
+        );
+        assert_eq!(obj.controller_ref().as_deref(), Some("ReplicaSet/rs1"));
+        assert_eq!(obj.raw(), raw);
+    }
+
+    #[test]
+    fn malformed_or_nameless_objects_are_errors_not_panics() {
+        assert!(matches!(
+            CachedObject::from_json(b"{not json".to_vec()),
+            Err(DecodeError::Json(_))
+        ));
+        assert_eq!(
+            CachedObject::from_json(br#"{"metadata":{}}"#.to_vec()).unwrap_err(),
+            DecodeError::MissingName
+        );
+        assert!(CachedObject::from_json(b"[]".to_vec()).is_err());
+    }
+}

@@ -1,0 +1,439 @@
+//! sharedProcessor and processorListener: fan-out of notifications to every handler.
+//!
+//! Each listener owns an unbounded buffer (a channel) drained by its own task, so a slow
+//! handler never blocks the process loop or any other handler (Rule P1). The processor keeps
+//! the resync bookkeeping: which listeners are due (Rule P5), their effective periods (P2–P4).
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::delta_fifo::DeltaObject;
+use super::object::ObjectRef;
+use super::trace::{Event, HandlerSummary, NotifyKind, Tracer};
+
+/// What a handler is told (client-go's addNotification / updateNotification /
+/// deleteNotification).
+#[derive(Debug, Clone)]
+pub enum Notification {
+    Add {
+        obj: ObjectRef,
+        initial: bool,
+    },
+    Update {
+        old: ObjectRef,
+        new: ObjectRef,
+        sync: bool,
+    },
+    Delete {
+        obj: DeltaObject,
+    },
+}
+
+impl Notification {
+    pub fn kind(&self) -> NotifyKind {
+        match self {
+            Notification::Add { .. } => NotifyKind::Add,
+            Notification::Update { .. } => NotifyKind::Update,
+            Notification::Delete { .. } => NotifyKind::Delete,
+        }
+    }
+
+    /// The object the notification is about (the new state for updates, the last known
+    /// state for deletes).
+    pub fn object(&self) -> &ObjectRef {
+        match self {
+            Notification::Add { obj, .. } => obj,
+            Notification::Update { new, .. } => new,
+            Notification::Delete { obj } => obj.object(),
+        }
+    }
+
+    pub fn key(&self) -> &str {
+        match self {
+            Notification::Delete { obj } => obj.key(),
+            other => other.object().key(),
+        }
+    }
+
+    pub fn is_sync(&self) -> bool {
+        matches!(self, Notification::Update { sync: true, .. })
+    }
+
+    pub fn is_initial(&self) -> bool {
+        matches!(self, Notification::Add { initial: true, .. })
+    }
+
+    pub fn is_tombstone(&self) -> bool {
+        matches!(self, Notification::Delete { obj } if obj.is_tombstone())
+    }
+}
+
+/// A boxed future a handler returns.
+pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// A registered event handler (client-go's ResourceEventHandler, as one async method).
+pub trait EventHandler: Send + Sync + 'static {
+    fn handle<'a>(&'a self, notification: &'a Notification) -> HandlerFuture<'a>;
+}
+
+/// A handler from a plain closure.
+pub struct FnHandler<F>(pub F);
+
+impl<F: Fn(&Notification) + Send + Sync + 'static> EventHandler for FnHandler<F> {
+    fn handle<'a>(&'a self, notification: &'a Notification) -> HandlerFuture<'a> {
+        (self.0)(notification);
+        Box::pin(std::future::ready(()))
+    }
+}
+
+/// kinformer's own handlers: they only take `delay` per notification, so a user can watch a
+/// slow handler's backlog grow while a fast one stays current.
+pub struct SimulatedHandler {
+    pub delay: Duration,
+}
+
+impl EventHandler for SimulatedHandler {
+    fn handle<'a>(&'a self, _: &'a Notification) -> HandlerFuture<'a> {
+        let delay = self.delay;
+        Box::pin(async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+        })
+    }
+}
+
+/// client-go's `determineResyncPeriod`: 0 stays 0, no check period means no resync, and a
+/// period below the check period is raised to it.
+pub fn determine_resync_period(desired: Duration, check: Duration) -> Duration {
+    if desired.is_zero() || check.is_zero() {
+        Duration::ZERO
+    } else {
+        desired.max(check)
+    }
+}
+
+struct Queued {
+    notification: Notification,
+    queued_at: Instant,
+}
+
+struct ResyncState {
+    period: Duration,
+    next_resync: Instant,
+}
+
+#[derive(Default)]
+struct ListenerStats {
+    notifications: AtomicU64,
+    adds: AtomicU64,
+    updates: AtomicU64,
+    deletes: AtomicU64,
+    syncs: AtomicU64,
+    handled: AtomicU64,
+    panics: AtomicU64,
+    max_pending: AtomicU64,
+    latency_total_us: AtomicU64,
+}
+
+/// client-go's processorListener.
+pub struct Listener {
+    name: Arc<str>,
+    requested_resync: Duration,
+    resync: Mutex<ResyncState>,
+    syncing: AtomicBool,
+    removed: AtomicBool,
+    pending: Arc<AtomicUsize>,
+    initial_pending: Arc<AtomicUsize>,
+    stats: Arc<ListenerStats>,
+    tx: mpsc::UnboundedSender<Queued>,
+    worker: Mutex<Option<Worker>>,
+    tracer: Tracer,
+}
+
+/// The half of a listener that runs the handler; spawned when the processor starts.
+struct Worker {
+    rx: mpsc::UnboundedReceiver<Queued>,
+    handler: Arc<dyn EventHandler>,
+}
+
+impl Listener {
+    pub fn new(
+        name: &str,
+        handler: Arc<dyn EventHandler>,
+        requested_resync: Duration,
+        effective_resync: Duration,
+        tracer: Tracer,
+    ) -> Arc<Self> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Arc::new(Self {
+            name: Arc::from(name),
+            requested_resync,
+            resync: Mutex::new(ResyncState {
+                period: effective_resync,
+                next_resync: Instant::now() + effective_resync,
+            }),
+            syncing: AtomicBool::new(false),
+            removed: AtomicBool::new(false),
+            pending: Arc::default(),
+            initial_pending: Arc::default(),
+            stats: Arc::default(),
+            tx,
+            worker: Mutex::new(Some(Worker { rx, handler })),
+            tracer,
+        })
+    }
+
+    pub fn name(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    pub fn requested_resync(&self) -> Duration {
+        self.requested_resync
+    }
+
+    pub fn resync_period(&self) -> Duration {
+        self.resync_state().period
+    }
+
+    pub fn next_resync(&self) -> Instant {
+        self.resync_state().next_resync
+    }
+
+    /// Notifications queued and not yet handled.
+    pub fn pending(&self) -> usize {
+        self.pending.load(Ordering::Acquire)
+    }
+
+    /// Initial-list adds queued and not yet handled (Rule P7).
+    pub fn initial_pending(&self) -> usize {
+        self.initial_pending.load(Ordering::Acquire)
+    }
+
+    fn resync_state(&self) -> std::sync::MutexGuard<'_, ResyncState> {
+        self.resync.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn set_resync_period(&self, period: Duration) {
+        self.resync_state().period = period;
+    }
+
+    /// Rule P5: due when the period is set and now ≥ nextResync; due listeners move on.
+    fn check_resync(&self, now: Instant) -> bool {
+        let mut state = self.resync_state();
+        let due = !state.period.is_zero() && now >= state.next_resync;
+        if due {
+            state.next_resync = now + state.period;
+        }
+        self.syncing.store(due, Ordering::Release);
+        due
+    }
+
+    /// Queues `notification` in this listener's unbounded buffer.
+    pub fn add(&self, notification: Notification) {
+        if self.removed.load(Ordering::Acquire) {
+            return;
+        }
+        let pending = self.pending.fetch_add(1, Ordering::AcqRel) + 1;
+        if notification.is_initial() {
+            self.initial_pending.fetch_add(1, Ordering::AcqRel);
+        }
+        self.count(&notification, pending);
+        self.tracer.emit(Event::Notify {
+            handler: self.name.clone(),
+            notification: notification.clone(),
+            pending,
+        });
+        let queued = Queued {
+            notification,
+            queued_at: Instant::now(),
+        };
+        // The worker is gone only after removal or stop; nothing is owed to it then.
+        let _ = self.tx.send(queued);
+    }
+
+    fn count(&self, notification: &Notification, pending: usize) {
+        let s = &self.stats;
+        s.notifications.fetch_add(1, Ordering::Relaxed);
+        match notification.kind() {
+            NotifyKind::Add => &s.adds,
+            NotifyKind::Update => &s.updates,
+            NotifyKind::Delete => &s.deletes,
+        }
+        .fetch_add(1, Ordering::Relaxed);
+        if notification.is_sync() {
+            s.syncs.fetch_add(1, Ordering::Relaxed);
+        }
+        s.max_pending.fetch_max(pending as u64, Ordering::Relaxed);
+    }
+
+    /// Spawns the task that hands buffered notifications to the handler, in order.
+    fn start(self: &Arc<Self>) {
+        let worker = self
+            .worker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(worker) = worker {
+            tokio::spawn(self.clone().run(worker));
+        }
+    }
+
+    async fn run(self: Arc<Self>, mut worker: Worker) {
+        while let Some(queued) = worker.rx.recv().await {
+            if self.removed.load(Ordering::Acquire) {
+                return;
+            }
+            let n = &queued.notification;
+            // Rule P8: a panicking handler loses this notification and goes on with the next.
+            let panicked = AssertUnwindSafe(worker.handler.handle(n))
+                .catch_unwind()
+                .await
+                .is_err();
+            self.finish(&queued, panicked);
+        }
+    }
+
+    fn finish(&self, queued: &Queued, panicked: bool) {
+        let n = &queued.notification;
+        let latency = queued.queued_at.elapsed();
+        let pending = self.pending.fetch_sub(1, Ordering::AcqRel) - 1;
+        if n.is_initial() {
+            self.initial_pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        let s = &self.stats;
+        s.handled.fetch_add(1, Ordering::Relaxed);
+        s.panics.fetch_add(u64::from(panicked), Ordering::Relaxed);
+        s.latency_total_us
+            .fetch_add(latency.as_micros() as u64, Ordering::Relaxed);
+        self.tracer.emit(Event::Handled {
+            handler: self.name.clone(),
+            kind: n.kind(),
+            key: n.key().to_owned(),
+            resource_version: n.object().resource_version().to_owned(),
+            sync: n.is_sync(),
+            pending,
+            latency,
+            panicked,
+        });
+    }
+
+    /// This handler's figures for the exit summary.
+    pub fn summary(&self) -> HandlerSummary {
+        let s = &self.stats;
+        let handled = s.handled.load(Ordering::Relaxed);
+        let total_us = s.latency_total_us.load(Ordering::Relaxed);
+        HandlerSummary {
+            name: self.name.to_string(),
+            notifications: s.notifications.load(Ordering::Relaxed),
+            adds: s.adds.load(Ordering::Relaxed),
+            updates: s.updates.load(Ordering::Relaxed),
+            deletes: s.deletes.load(Ordering::Relaxed),
+            syncs: s.syncs.load(Ordering::Relaxed),
+            handled,
+            panics: s.panics.load(Ordering::Relaxed),
+            max_pending: s.max_pending.load(Ordering::Relaxed),
+            mean_latency: Duration::from_micros(total_us.checked_div(handled).unwrap_or(0)),
+        }
+    }
+}
+
+/// client-go's sharedProcessor.
+pub struct SharedProcessor {
+    listeners: RwLock<Vec<Arc<Listener>>>,
+    started: AtomicBool,
+}
+
+impl Default for SharedProcessor {
+    fn default() -> Self {
+        Self {
+            listeners: RwLock::new(Vec::new()),
+            started: AtomicBool::new(false),
+        }
+    }
+}
+
+impl SharedProcessor {
+    pub fn add_listener(&self, listener: Arc<Listener>) {
+        if self.started.load(Ordering::Acquire) {
+            listener.start();
+        }
+        self.write().push(listener);
+    }
+
+    /// Rule P6: stops the listener's notifications; false when it was not registered.
+    pub fn remove_listener(&self, listener: &Arc<Listener>) -> bool {
+        let mut listeners = self.write();
+        let before = listeners.len();
+        listeners.retain(|l| !Arc::ptr_eq(l, listener));
+        let removed = listeners.len() != before;
+        if removed {
+            listener.removed.store(true, Ordering::Release);
+        }
+        removed
+    }
+
+    pub fn listeners(&self) -> Vec<Arc<Listener>> {
+        self.read().clone()
+    }
+
+    /// Starts every listener's worker; later listeners start as they are added.
+    pub fn run(&self) {
+        self.started.store(true, Ordering::Release);
+        for l in self.read().iter() {
+            l.start();
+        }
+    }
+
+    /// Sends `notification` to every listener, or only to the syncing ones when it is a
+    /// resync (Rule H2).
+    pub fn distribute(&self, notification: &Notification) {
+        let sync = notification.is_sync();
+        for l in self.read().iter() {
+            if !sync || l.syncing.load(Ordering::Acquire) {
+                l.add(notification.clone());
+            }
+        }
+    }
+
+    /// Marks the listeners due for resync at `now` and returns their names (Rule P5).
+    pub fn should_resync(&self, now: Instant) -> Vec<Arc<str>> {
+        self.read()
+            .iter()
+            .filter(|l| l.check_resync(now))
+            .map(|l| l.name.clone())
+            .collect()
+    }
+
+    /// Recomputes every listener's effective period after the check period changed (Rule P2).
+    pub fn resync_check_period_changed(&self, check: Duration) -> Vec<(Arc<str>, Duration)> {
+        self.read()
+            .iter()
+            .map(|l| {
+                let period = determine_resync_period(l.requested_resync, check);
+                l.set_resync_period(period);
+                (l.name.clone(), period)
+            })
+            .collect()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<Arc<Listener>>> {
+        self.listeners
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Arc<Listener>>> {
+        self.listeners
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}

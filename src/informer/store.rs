@@ -1,0 +1,440 @@
+//! The Indexer: a thread-safe store keyed by `namespace/name`, plus named indices.
+//!
+//! Index functions are fixed when the store is built (Rule I3 is enforced by the informer);
+//! each object carries its index values, computed once at ingest, so an update moves the key
+//! between buckets without re-running any index function on the old object (Rule I2).
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use serde_json::Value;
+
+use super::object::{CachedObject, ObjectRef};
+
+/// The index every informer has: objects by namespace (client-go's `NamespaceIndex`).
+pub const NAMESPACE_INDEX: &str = "namespace";
+
+/// A function from an object to the index values it belongs under.
+#[derive(Clone)]
+pub enum IndexFunc {
+    /// The object's namespace (cluster-scoped objects index under nothing).
+    Namespace,
+    /// `label:KEY`: the value of one label.
+    Label(String),
+    /// `annotation:KEY`: the value of one annotation.
+    Annotation(String),
+    /// `field:a.b.c`: the scalar(s) at a JSON path; arrays on the way fan out.
+    Field(Vec<String>),
+    /// `owner`: the controller owner reference as `Kind/name`.
+    Owner,
+    /// Any function, for library users and tests.
+    Custom(Arc<dyn Fn(&CachedObject) -> Vec<String> + Send + Sync>),
+}
+
+impl fmt::Debug for IndexFunc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IndexFunc::Namespace => f.write_str("namespace"),
+            IndexFunc::Label(k) => write!(f, "label:{k}"),
+            IndexFunc::Annotation(k) => write!(f, "annotation:{k}"),
+            IndexFunc::Field(p) => write!(f, "field:{}", p.join(".")),
+            IndexFunc::Owner => f.write_str("owner"),
+            IndexFunc::Custom(_) => f.write_str("custom"),
+        }
+    }
+}
+
+/// An index expression or indexer name that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    #[error(
+        "invalid index expression {0:?}: expected label:KEY, annotation:KEY, field:PATH or owner"
+    )]
+    BadExpression(String),
+    #[error("invalid index {0:?}: expected NAME=EXPR, e.g. by-node=field:spec.nodeName")]
+    BadDefinition(String),
+    #[error("indexer {0:?} already exists")]
+    Duplicate(String),
+    #[error("index with name {0} does not exist")]
+    Unknown(String),
+}
+
+impl IndexFunc {
+    /// Parses `label:KEY`, `annotation:KEY`, `field:a.b.c`, `owner` or `namespace`.
+    pub fn parse(expr: &str) -> Result<Self, IndexError> {
+        let bad = || IndexError::BadExpression(expr.to_owned());
+        match expr.split_once(':') {
+            None if expr == "owner" => Ok(IndexFunc::Owner),
+            None if expr == "namespace" => Ok(IndexFunc::Namespace),
+            Some(("label", k)) if valid_key(k) => Ok(IndexFunc::Label(k.to_owned())),
+            Some(("annotation", k)) if valid_key(k) => Ok(IndexFunc::Annotation(k.to_owned())),
+            Some(("field", p)) => {
+                let path: Vec<String> = p
+                    .trim_start_matches('.')
+                    .split('.')
+                    .map(str::to_owned)
+                    .collect();
+                if path.iter().any(|s| s.is_empty()) {
+                    return Err(bad());
+                }
+                Ok(IndexFunc::Field(path))
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    fn needs_json(&self) -> bool {
+        matches!(self, IndexFunc::Annotation(_) | IndexFunc::Field(_))
+    }
+
+    fn values(&self, obj: &CachedObject, json: Option<&Value>) -> Vec<String> {
+        match self {
+            IndexFunc::Namespace => obj.meta().namespace.iter().cloned().collect(),
+            IndexFunc::Label(k) => obj.meta().labels.get(k).cloned().into_iter().collect(),
+            IndexFunc::Annotation(k) => json
+                .and_then(|v| v.pointer("/metadata/annotations"))
+                .and_then(|a| a.get(k))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .into_iter()
+                .collect(),
+            IndexFunc::Field(path) => {
+                let mut out = Vec::new();
+                if let Some(v) = json {
+                    collect_path(v, path, &mut out);
+                }
+                out.sort();
+                out.dedup();
+                out
+            }
+            IndexFunc::Owner => obj.controller_ref().into_iter().collect(),
+            IndexFunc::Custom(f) => f(obj),
+        }
+    }
+}
+
+fn valid_key(k: &str) -> bool {
+    !k.is_empty() && !k.contains(char::is_whitespace)
+}
+
+fn collect_path(v: &Value, path: &[String], out: &mut Vec<String>) {
+    if let Value::Array(items) = v {
+        for item in items {
+            collect_path(item, path, out);
+        }
+        return;
+    }
+    match path.split_first() {
+        Some((head, rest)) => {
+            if let Some(next) = v.get(head) {
+                collect_path(next, rest, out);
+            }
+        }
+        None => match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Number(n) => out.push(n.to_string()),
+            Value::Bool(b) => out.push(b.to_string()),
+            _ => {}
+        },
+    }
+}
+
+/// The named index functions of one store, `namespace` first.
+#[derive(Clone, Debug)]
+pub struct Indexers {
+    defs: Arc<Vec<(String, IndexFunc)>>,
+}
+
+impl Default for Indexers {
+    fn default() -> Self {
+        Self {
+            defs: Arc::new(vec![(NAMESPACE_INDEX.to_owned(), IndexFunc::Namespace)]),
+        }
+    }
+}
+
+impl Indexers {
+    /// Adds an index; names are unique.
+    pub fn add(&mut self, name: &str, func: IndexFunc) -> Result<(), IndexError> {
+        if self.position(name).is_some() {
+            return Err(IndexError::Duplicate(name.to_owned()));
+        }
+        Arc::make_mut(&mut self.defs).push((name.to_owned(), func));
+        Ok(())
+    }
+
+    /// Parses `NAME=EXPR` (the CLI's `--index`) and adds it.
+    pub fn add_definition(&mut self, definition: &str) -> Result<(), IndexError> {
+        let (name, expr) = definition
+            .split_once('=')
+            .filter(|(n, _)| !n.is_empty())
+            .ok_or_else(|| IndexError::BadDefinition(definition.to_owned()))?;
+        self.add(name, IndexFunc::parse(expr)?)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.defs.iter().map(|(n, _)| n.as_str())
+    }
+
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.defs.iter().position(|(n, _)| n == name)
+    }
+
+    /// Computes every index's values for `obj`, in index order.
+    pub fn compute(&self, obj: &CachedObject) -> Vec<Box<[String]>> {
+        let json = self
+            .defs
+            .iter()
+            .any(|(_, f)| f.needs_json())
+            .then(|| serde_json::from_slice::<Value>(obj.raw()).ok())
+            .flatten();
+        self.defs
+            .iter()
+            .map(|(_, f)| f.values(obj, json.as_ref()).into_boxed_slice())
+            .collect()
+    }
+}
+
+/// The thread-safe indexed store (client-go's `cache.Indexer` over a threadSafeMap).
+#[derive(Debug, Default)]
+pub struct Store {
+    indexers: Indexers,
+    inner: RwLock<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    items: HashMap<String, ObjectRef>,
+    /// One map per index: value → keys.
+    indices: Vec<HashMap<String, HashSet<String>>>,
+}
+
+impl Store {
+    pub fn new(indexers: Indexers) -> Self {
+        let indices = indexers.defs.iter().map(|_| HashMap::new()).collect();
+        Self {
+            indexers,
+            inner: RwLock::new(Inner {
+                items: HashMap::new(),
+                indices,
+            }),
+        }
+    }
+
+    pub fn indexers(&self) -> &Indexers {
+        &self.indexers
+    }
+
+    /// Inserts or replaces `obj`; returns the object it replaced.
+    pub fn upsert(&self, obj: ObjectRef) -> Option<ObjectRef> {
+        let mut inner = self.write();
+        let key = obj.key().to_owned();
+        let old = inner.items.insert(key.clone(), obj.clone());
+        if let Some(old) = &old {
+            inner.unindex(old, &key);
+        }
+        inner.index(&obj, &key);
+        old
+    }
+
+    /// Removes the object stored under `key`; returns it.
+    pub fn delete(&self, key: &str) -> Option<ObjectRef> {
+        let mut inner = self.write();
+        let old = inner.items.remove(key)?;
+        inner.unindex(&old, key);
+        Some(old)
+    }
+
+    pub fn get(&self, key: &str) -> Option<ObjectRef> {
+        self.read().items.get(key).cloned()
+    }
+
+    pub fn list(&self) -> Vec<ObjectRef> {
+        self.read().items.values().cloned().collect()
+    }
+
+    pub fn list_keys(&self) -> Vec<String> {
+        self.read().items.keys().cloned().collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.read().items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Objects whose index `index` holds `value` (client-go's `ByIndex`).
+    pub fn by_index(&self, index: &str, value: &str) -> Result<Vec<ObjectRef>, IndexError> {
+        let i = self.index_position(index)?;
+        let inner = self.read();
+        Ok(inner.indices[i]
+            .get(value)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| inner.items.get(k).cloned())
+            .collect())
+    }
+
+    /// Keys whose index `index` holds `value`, sorted (client-go's `IndexKeys`).
+    pub fn index_keys(&self, index: &str, value: &str) -> Result<Vec<String>, IndexError> {
+        let i = self.index_position(index)?;
+        let mut keys: Vec<String> = self.read().indices[i]
+            .get(value)
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        keys.sort();
+        Ok(keys)
+    }
+
+    /// Every value index `index` currently holds, sorted (client-go's `ListIndexFuncValues`).
+    pub fn list_index_func_values(&self, index: &str) -> Result<Vec<String>, IndexError> {
+        let i = self.index_position(index)?;
+        let mut values: Vec<String> = self.read().indices[i].keys().cloned().collect();
+        values.sort();
+        Ok(values)
+    }
+
+    fn index_position(&self, index: &str) -> Result<usize, IndexError> {
+        self.indexers
+            .position(index)
+            .ok_or_else(|| IndexError::Unknown(index.to_owned()))
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Inner {
+    fn index(&mut self, obj: &CachedObject, key: &str) {
+        for (i, index) in self.indices.iter_mut().enumerate() {
+            for value in obj.index_values(i) {
+                index
+                    .entry(value.clone())
+                    .or_default()
+                    .insert(key.to_owned());
+            }
+        }
+    }
+
+    fn unindex(&mut self, obj: &CachedObject, key: &str) {
+        for (i, index) in self.indices.iter_mut().enumerate() {
+            for value in obj.index_values(i) {
+                if let Some(keys) = index.get_mut(value) {
+                    keys.remove(key);
+                    if keys.is_empty() {
+                        index.remove(value);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn indexers() -> Indexers {
+        let mut ix = Indexers::default();
+        ix.add_definition("by-node=field:spec.nodeName").unwrap();
+        ix.add_definition("app=label:app").unwrap();
+        ix.add_definition("image=field:spec.containers.image")
+            .unwrap();
+        ix.add_definition("team=annotation:example.com/team")
+            .unwrap();
+        ix.add_definition("owner=owner").unwrap();
+        ix
+    }
+
+    fn pod(ix: &Indexers, name: &str, node: &str, app: &str, images: &[&str]) -> ObjectRef {
+        let containers: Vec<_> = images
+            .iter()
+            .map(|i| serde_json::json!({"name": "c", "image": i}))
+            .collect();
+        let raw = serde_json::json!({
+            "metadata": {"name": name, "namespace": "ns", "labels": {"app": app},
+                "annotations": {"example.com/team": "blue"},
+                "ownerReferences": [{"kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": true}]},
+            "spec": {"nodeName": node, "containers": containers}
+        });
+        let obj = CachedObject::from_json(serde_json::to_vec(&raw).unwrap()).unwrap();
+        let values = ix.compute(&obj);
+        Arc::new(obj.with_index_values(values))
+    }
+
+    #[test]
+    fn i2_multi_valued_indices_stay_exact_across_add_update_delete() {
+        let ix = indexers();
+        let store = Store::new(ix.clone());
+        store.upsert(pod(&ix, "a", "n1", "web", &["nginx", "envoy"]));
+        store.upsert(pod(&ix, "b", "n1", "db", &["postgres"]));
+        assert_eq!(store.index_keys("by-node", "n1").unwrap(), ["ns/a", "ns/b"]);
+        assert_eq!(store.index_keys("image", "envoy").unwrap(), ["ns/a"]);
+        assert_eq!(
+            store.list_index_func_values("image").unwrap(),
+            ["envoy", "nginx", "postgres"]
+        );
+        assert_eq!(store.index_keys("team", "blue").unwrap(), ["ns/a", "ns/b"]);
+        assert_eq!(store.index_keys("owner", "ReplicaSet/rs").unwrap().len(), 2);
+
+        // An update moves the object between buckets and drops emptied values.
+        store.upsert(pod(&ix, "a", "n2", "web", &["nginx"]));
+        assert_eq!(store.index_keys("by-node", "n1").unwrap(), ["ns/b"]);
+        assert_eq!(store.index_keys("by-node", "n2").unwrap(), ["ns/a"]);
+        assert_eq!(
+            store.list_index_func_values("image").unwrap(),
+            ["nginx", "postgres"]
+        );
+
+        store.delete("ns/b");
+        assert_eq!(store.list_index_func_values("by-node").unwrap(), ["n2"]);
+        assert_eq!(store.by_index("app", "web").unwrap()[0].key(), "ns/a");
+        assert!(store.by_index("app", "db").unwrap().is_empty());
+        assert_eq!(store.index_keys(NAMESPACE_INDEX, "ns").unwrap(), ["ns/a"]);
+    }
+
+    #[test]
+    fn i2_unknown_index_is_an_error() {
+        let store = Store::new(Indexers::default());
+        assert_eq!(
+            store.by_index("nope", "x").unwrap_err(),
+            IndexError::Unknown("nope".into())
+        );
+    }
+
+    #[test]
+    fn index_expressions_parse_or_fail_with_one_clear_error() {
+        assert!(matches!(IndexFunc::parse("owner"), Ok(IndexFunc::Owner)));
+        assert!(
+            matches!(IndexFunc::parse("field:.spec.nodeName"), Ok(IndexFunc::Field(p)) if p == ["spec", "nodeName"])
+        );
+        for bad in [
+            "",
+            "labels:app",
+            "label:",
+            "field:a..b",
+            "owner:x",
+            "annotation: x",
+        ] {
+            let err = IndexFunc::parse(bad).unwrap_err().to_string();
+            assert!(err.starts_with("invalid index expression"), "{bad}: {err}");
+        }
+        let mut ix = Indexers::default();
+        assert!(ix.add_definition("noequals").is_err());
+        assert!(ix.add_definition("=label:a").is_err());
+        assert_eq!(
+            ix.add_definition("namespace=owner").unwrap_err(),
+            IndexError::Duplicate("namespace".into())
+        );
+    }
+}

@@ -1,0 +1,504 @@
+//! `TraceEvent`: the only thing the pipeline tells the outside world.
+//!
+//! Every stage calls [`Tracer::emit`]; the tracer counts every event (the exit summary is built
+//! from those counts, whatever is shown), stamps the ones whose stage is shown with a strictly
+//! increasing `seq` and a wall-clock `ts`, and hands them to one [`TraceSink`].
+//!
+//! Slow output: the CLI's sink is an unbounded channel drained by a writer task, so observing
+//! never blocks or reorders the pipeline; when the terminal is slower than the informer the
+//! backlog grows in memory instead (a pipe to `jq` catches up once the initial LIST is done).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use super::delta_fifo::DeltaType;
+use super::processor::Notification;
+
+/// The pipeline stage an event comes from (the `stage` field of a JSONL line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    Reflector,
+    Fifo,
+    Indexer,
+    Handler,
+    Resync,
+    Informer,
+    Summary,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Reflector => "reflector",
+            Stage::Fifo => "fifo",
+            Stage::Indexer => "indexer",
+            Stage::Handler => "handler",
+            Stage::Resync => "resync",
+            Stage::Informer => "informer",
+            Stage::Summary => "summary",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// The set of stages whose events reach the sink. `informer` and `summary` always do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StageSet(u8);
+
+impl StageSet {
+    pub const ALL: StageSet = StageSet(0x7f);
+
+    /// Only the stages that are always shown.
+    pub fn minimal() -> Self {
+        StageSet(Stage::Informer.bit() | Stage::Summary.bit())
+    }
+
+    pub fn with(self, stage: Stage) -> Self {
+        StageSet(self.0 | stage.bit())
+    }
+
+    pub fn contains(self, stage: Stage) -> bool {
+        self.0 & stage.bit() != 0
+    }
+}
+
+/// The type of a WATCH event as the server sent it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchEventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl WatchEventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WatchEventType::Added => "ADDED",
+            WatchEventType::Modified => "MODIFIED",
+            WatchEventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// The kind of a handler notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NotifyKind {
+    Add,
+    Update,
+    Delete,
+}
+
+impl NotifyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotifyKind::Add => "add",
+            NotifyKind::Update => "update",
+            NotifyKind::Delete => "delete",
+        }
+    }
+}
+
+/// What happened, with the fields its JSONL line carries.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// Reflector: a LIST (or watch-list) begins.
+    ListStart {
+        resource_version: String,
+        limit: Option<u32>,
+        watch_list: bool,
+    },
+    ListPage {
+        page: u32,
+        items: usize,
+        more: bool,
+    },
+    ListDone {
+        items: usize,
+        pages: u32,
+        resource_version: String,
+    },
+    WatchStart {
+        resource_version: String,
+        timeout_seconds: u64,
+        watch_list: bool,
+    },
+    WatchEvent {
+        event_type: WatchEventType,
+        key: String,
+        resource_version: String,
+    },
+    Bookmark {
+        resource_version: String,
+        initial_events_end: bool,
+    },
+    WatchEnd {
+        resource_version: String,
+        events: u64,
+        reason: String,
+    },
+    WatchError {
+        code: Option<u16>,
+        reason: String,
+        message: String,
+    },
+    Relist {
+        reason: String,
+    },
+    Backoff {
+        reason: String,
+        delay_ms: u64,
+        attempt: u32,
+    },
+    /// DeltaFIFO / RealFIFO: a delta entered the queue; `depth` is the queue length after it.
+    Delta {
+        delta_type: DeltaType,
+        key: String,
+        resource_version: String,
+        depth: usize,
+        tombstone: bool,
+    },
+    Pop {
+        key: String,
+        deltas: usize,
+        depth: usize,
+        initial: bool,
+    },
+    IndexerAdd {
+        key: String,
+        resource_version: String,
+    },
+    IndexerUpdate {
+        key: String,
+        resource_version: String,
+        old_resource_version: String,
+    },
+    IndexerDelete {
+        key: String,
+        resource_version: String,
+        tombstone: bool,
+    },
+    /// A notification was queued for a handler; `pending` is its backlog including this one.
+    Notify {
+        handler: Arc<str>,
+        notification: Notification,
+        pending: usize,
+    },
+    /// A handler finished a notification.
+    Handled {
+        handler: Arc<str>,
+        kind: NotifyKind,
+        key: String,
+        resource_version: String,
+        sync: bool,
+        pending: usize,
+        latency: Duration,
+        panicked: bool,
+    },
+    /// The resync check period elapsed; `due` names the handlers whose resync is due.
+    ResyncTick {
+        due: Vec<Arc<str>>,
+        check_period: Duration,
+    },
+    SyncQueued {
+        count: usize,
+    },
+    Synced {
+        objects: usize,
+    },
+    HandlerAdded {
+        handler: Arc<str>,
+        requested_resync: Duration,
+        effective_resync: Duration,
+        check_period: Duration,
+        after_start: bool,
+        adjustment: Option<String>,
+    },
+    HandlerRemoved {
+        handler: Arc<str>,
+    },
+    /// A handler's resync period was recomputed because the check period changed (Rule P2).
+    ResyncPeriodChanged {
+        handler: Arc<str>,
+        effective_resync: Duration,
+        check_period: Duration,
+    },
+    Stopped {
+        reason: String,
+    },
+    Summary(Box<Summary>),
+}
+
+/// Counts gathered over the whole run, printed at exit.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// `stage/event` → how many were emitted (shown or not).
+    pub counts: BTreeMap<String, u64>,
+    pub handlers: Vec<HandlerSummary>,
+    pub duration: Duration,
+}
+
+/// One handler's figures in the exit summary.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HandlerSummary {
+    pub name: String,
+    pub notifications: u64,
+    pub adds: u64,
+    pub updates: u64,
+    pub deletes: u64,
+    pub syncs: u64,
+    pub handled: u64,
+    pub panics: u64,
+    pub max_pending: u64,
+    pub mean_latency: Duration,
+}
+
+impl Event {
+    pub fn stage(&self) -> Stage {
+        EVENT_KINDS[self.index()].0
+    }
+
+    /// The `event` field of the JSONL line.
+    pub fn name(&self) -> &'static str {
+        EVENT_KINDS[self.index()].1
+    }
+
+    fn index(&self) -> usize {
+        use Event::*;
+        match self {
+            ListStart { .. } => 0,
+            ListPage { .. } => 1,
+            ListDone { .. } => 2,
+            WatchStart { .. } => 3,
+            WatchEvent { .. } => 4,
+            Bookmark { .. } => 5,
+            WatchEnd { .. } => 6,
+            WatchError { .. } => 7,
+            Relist { .. } => 8,
+            Backoff { .. } => 9,
+            Delta { .. } => 10,
+            Pop { .. } => 11,
+            IndexerAdd { .. } => 12,
+            IndexerUpdate { .. } => 13,
+            IndexerDelete { .. } => 14,
+            Notify { .. } => 15,
+            Handled { .. } => 16,
+            ResyncTick { .. } => 17,
+            SyncQueued { .. } => 18,
+            Synced { .. } => 19,
+            HandlerAdded { .. } => 20,
+            HandlerRemoved { .. } => 21,
+            ResyncPeriodChanged { .. } => 22,
+            Stopped { .. } => 23,
+            Summary(_) => 24,
+        }
+    }
+}
+
+/// Stage and name of each event kind, indexed by [`Event::index`].
+const EVENT_KINDS: [(Stage, &str); 25] = [
+    (Stage::Reflector, "list-start"),
+    (Stage::Reflector, "list-page"),
+    (Stage::Reflector, "list-done"),
+    (Stage::Reflector, "watch-start"),
+    (Stage::Reflector, "watch-event"),
+    (Stage::Reflector, "bookmark"),
+    (Stage::Reflector, "watch-end"),
+    (Stage::Reflector, "watch-error"),
+    (Stage::Reflector, "relist"),
+    (Stage::Reflector, "backoff"),
+    (Stage::Fifo, "delta"),
+    (Stage::Fifo, "pop"),
+    (Stage::Indexer, "add"),
+    (Stage::Indexer, "update"),
+    (Stage::Indexer, "delete"),
+    (Stage::Handler, "notify"),
+    (Stage::Handler, "handled"),
+    (Stage::Resync, "tick"),
+    (Stage::Resync, "sync-queued"),
+    (Stage::Informer, "synced"),
+    (Stage::Informer, "handler-added"),
+    (Stage::Informer, "handler-removed"),
+    (Stage::Informer, "resync-period-changed"),
+    (Stage::Informer, "stopped"),
+    (Stage::Summary, "summary"),
+];
+
+/// One stamped event.
+#[derive(Debug, Clone)]
+pub struct TraceEvent {
+    /// Strictly increasing from 1 over the events that reached the sink.
+    pub seq: u64,
+    pub ts: jiff::Timestamp,
+    pub event: Event,
+}
+
+/// Where stamped events go.
+pub trait TraceSink: Send + Sync + 'static {
+    fn record(&self, event: TraceEvent);
+}
+
+impl TraceSink for tokio::sync::mpsc::UnboundedSender<TraceEvent> {
+    fn record(&self, event: TraceEvent) {
+        // A closed receiver means the output is gone (e.g. a closed pipe); the pipeline goes on.
+        let _ = self.send(event);
+    }
+}
+
+/// Counts, stamps and forwards events. Cheap to clone; all clones share one sequence.
+#[derive(Clone)]
+pub struct Tracer {
+    inner: Arc<TracerInner>,
+}
+
+struct TracerInner {
+    shown: StageSet,
+    counts: [AtomicU64; EVENT_KINDS.len()],
+    seq: Mutex<u64>,
+    sink: Option<Box<dyn TraceSink>>,
+}
+
+impl Tracer {
+    /// A tracer forwarding the events of the `shown` stages to `sink`.
+    pub fn new(sink: impl TraceSink, shown: StageSet) -> Self {
+        Self::build(Some(Box::new(sink)), shown)
+    }
+
+    /// A tracer that only counts.
+    pub fn counting_only() -> Self {
+        Self::build(None, StageSet::minimal())
+    }
+
+    fn build(sink: Option<Box<dyn TraceSink>>, shown: StageSet) -> Self {
+        Self {
+            inner: Arc::new(TracerInner {
+                shown,
+                counts: std::array::from_fn(|_| AtomicU64::new(0)),
+                seq: Mutex::new(0),
+                sink,
+            }),
+        }
+    }
+
+    /// Whether events of `stage` reach the sink (lets hot paths skip building them).
+    pub fn shows(&self, stage: Stage) -> bool {
+        self.inner.sink.is_some() && self.inner.shown.contains(stage)
+    }
+
+    /// Counts `event` and, when its stage is shown, stamps and records it.
+    pub fn emit(&self, event: Event) {
+        self.inner.counts[event.index()].fetch_add(1, Ordering::Relaxed);
+        let Some(sink) = &self.inner.sink else { return };
+        if !self.inner.shown.contains(event.stage()) {
+            return;
+        }
+        // The lock makes seq order and sink order the same order.
+        let mut seq = self
+            .inner
+            .seq
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *seq += 1;
+        sink.record(TraceEvent {
+            seq: *seq,
+            ts: jiff::Timestamp::now(),
+            event,
+        });
+    }
+
+    /// `stage/event` → count, for every event kind emitted at least once.
+    pub fn counts(&self) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for (i, (stage, name)) in EVENT_KINDS.iter().enumerate() {
+            let n = self.inner.counts[i].load(Ordering::Relaxed);
+            if n > 0 {
+                out.insert(format!("{}/{}", stage.as_str(), name), n);
+            }
+        }
+        out
+    }
+
+    /// How many events of the kind named `stage/event` were emitted.
+    pub fn count_of(&self, stage_event: &str) -> u64 {
+        self.counts().get(stage_event).copied().unwrap_or(0)
+    }
+}
+
+/// A sink that keeps every event in memory, for tests and for `dump`'s bookkeeping.
+#[derive(Clone, Default)]
+pub struct MemorySink {
+    events: Arc<Mutex<Vec<TraceEvent>>>,
+    changed: Arc<tokio::sync::Notify>,
+}
+
+impl MemorySink {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A copy of every event recorded so far.
+    pub fn events(&self) -> Vec<TraceEvent> {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Waits until `done` holds for the recorded events, or `deadline` passes.
+    pub async fn wait_until(
+        &self,
+        deadline: Duration,
+        mut done: impl FnMut(&[TraceEvent]) -> bool,
+    ) -> Result<(), String> {
+        let wait = async {
+            loop {
+                let notified = self.changed.notified();
+                {
+                    let events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
+                    if done(&events) {
+                        return;
+                    }
+                }
+                notified.await;
+            }
+        };
+        tokio::time::timeout(deadline, wait)
+            .await
+            .map_err(|_| format!("condition not met within {deadline:?}"))
+    }
+}
+
+impl TraceSink for MemorySink {
+    fn record(&self, event: TraceEvent) {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(event);
+        self.changed.notify_waiters();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seq_is_strictly_increasing_over_shown_events_and_hidden_ones_are_still_counted() {
+        let sink = MemorySink::new();
+        let tracer = Tracer::new(sink.clone(), StageSet::minimal().with(Stage::Resync));
+        tracer.emit(Event::SyncQueued { count: 1 });
+        tracer.emit(Event::IndexerAdd {
+            key: "a".into(),
+            resource_version: "1".into(),
+        });
+        tracer.emit(Event::SyncQueued { count: 2 });
+        let seqs: Vec<u64> = sink.events().iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, vec![1, 2]);
+        assert_eq!(tracer.count_of("indexer/add"), 1);
+        assert_eq!(tracer.count_of("resync/sync-queued"), 2);
+    }
+}
