@@ -6,5 +6,8 @@ pub mod delta_fifo;
 pub mod object;
 pub mod processor;
 pub mod real_fifo;
+pub mod reflector;
+pub mod shared_informer;
+pub mod source;
 pub mod store;
 pub mod trace;

@@ -15,6 +15,9 @@ use super::object::{CachedObject, ObjectRef};
 /// The index every informer has: objects by namespace (client-go's `NamespaceIndex`).
 pub const NAMESPACE_INDEX: &str = "namespace";
 
+/// A library user's own index function.
+pub type CustomIndexFunc = Arc<dyn Fn(&CachedObject) -> Vec<String> + Send + Sync>;
+
 /// A function from an object to the index values it belongs under.
 #[derive(Clone)]
 pub enum IndexFunc {
@@ -29,7 +32,7 @@ pub enum IndexFunc {
     /// `owner`: the controller owner reference as `Kind/name`.
     Owner,
     /// Any function, for library users and tests.
-    Custom(Arc<dyn Fn(&CachedObject) -> Vec<String> + Send + Sync>),
+    Custom(CustomIndexFunc),
 }
 
 impl fmt::Debug for IndexFunc {
@@ -58,6 +61,8 @@ pub enum IndexError {
     Duplicate(String),
     #[error("index with name {0} does not exist")]
     Unknown(String),
+    #[error("cannot add indexers to a running index")]
+    NotEmpty,
 }
 
 impl IndexFunc {
@@ -197,33 +202,51 @@ impl Indexers {
 }
 
 /// The thread-safe indexed store (client-go's `cache.Indexer` over a threadSafeMap).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Store {
-    indexers: Indexers,
     inner: RwLock<Inner>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Inner {
+    indexers: Indexers,
     items: HashMap<String, ObjectRef>,
     /// One map per index: value → keys.
     indices: Vec<HashMap<String, HashSet<String>>>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Self::new(Indexers::default())
+    }
 }
 
 impl Store {
     pub fn new(indexers: Indexers) -> Self {
         let indices = indexers.defs.iter().map(|_| HashMap::new()).collect();
         Self {
-            indexers,
             inner: RwLock::new(Inner {
+                indexers,
                 items: HashMap::new(),
                 indices,
             }),
         }
     }
 
-    pub fn indexers(&self) -> &Indexers {
-        &self.indexers
+    /// The store's index functions (objects must carry their values, see [`Indexers::compute`]).
+    pub fn indexers(&self) -> Indexers {
+        self.read().indexers.clone()
+    }
+
+    /// Adds an index; only while the store is empty (client-go's `AddIndexers`).
+    pub fn add_indexer(&self, name: &str, func: IndexFunc) -> Result<(), IndexError> {
+        let mut inner = self.write();
+        if !inner.items.is_empty() {
+            return Err(IndexError::NotEmpty);
+        }
+        inner.indexers.add(name, func)?;
+        inner.indices.push(HashMap::new());
+        Ok(())
     }
 
     /// Inserts or replaces `obj`; returns the object it replaced.
@@ -300,7 +323,8 @@ impl Store {
     }
 
     fn index_position(&self, index: &str) -> Result<usize, IndexError> {
-        self.indexers
+        self.read()
+            .indexers
             .position(index)
             .ok_or_else(|| IndexError::Unknown(index.to_owned()))
     }

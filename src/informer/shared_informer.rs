@@ -1,0 +1,430 @@
+//! SharedIndexInformer: owns the Indexer, the queue, the Reflector and the sharedProcessor;
+//! `handle_deltas` is client-go's HandleDeltas/processDeltas (Rules H1–H4); handler
+//! registration follows AddEventHandlerWithResyncPeriod (Rules P2–P4, P6, P7, I3).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::delta_fifo::{Delta, DeltaType, ProcessError, Queue, QueueKind};
+use super::object::{Ingest, Transform};
+use super::processor::{
+    EventHandler, Listener, Notification, SharedProcessor, determine_resync_period,
+};
+use super::reflector::{Reflector, ReflectorConfig, ReflectorParts};
+use super::source::ListerWatcher;
+use super::store::{IndexFunc, Store};
+use super::trace::{Event, Summary, Tracer};
+
+/// client-go's minimumResyncPeriod.
+pub const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
+
+/// How an informer is built.
+#[derive(Clone, Default)]
+pub struct InformerConfig {
+    /// The default handler resync period, and the initial resync check period.
+    pub resync: Duration,
+    pub queue: QueueKind,
+    pub reflector: ReflectorConfig,
+    pub transform: Option<Transform>,
+}
+
+/// Why the informer refused a request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InformerError {
+    #[error("informer has already started")]
+    AlreadyStarted,
+    #[error("handler was not added: the informer has stopped")]
+    Stopped,
+    #[error(transparent)]
+    Index(#[from] super::store::IndexError),
+}
+
+/// client-go's sharedIndexInformer.
+#[derive(Clone)]
+pub struct SharedIndexInformer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    lw: Arc<dyn ListerWatcher>,
+    config: InformerConfig,
+    tracer: Tracer,
+    store: Arc<Store>,
+    processor: SharedProcessor,
+    queue: OnceLock<Arc<Queue>>,
+    state: Mutex<State>,
+    /// Held while deltas are handled and while a late handler gets its synthetic adds (P3).
+    block_deltas: Mutex<()>,
+    last_sync_rv: Arc<Mutex<String>>,
+    synced_tx: watch::Sender<bool>,
+    synced_emitted: AtomicBool,
+    started_at: std::time::Instant,
+}
+
+struct State {
+    started: bool,
+    stopped: bool,
+    check_period: Duration,
+}
+
+/// A registered handler (client-go's ResourceEventHandlerRegistration).
+#[derive(Clone)]
+pub struct Registration {
+    listener: Arc<Listener>,
+    informer: Arc<Inner>,
+}
+
+impl Registration {
+    pub fn name(&self) -> &str {
+        self.listener.name()
+    }
+
+    pub fn listener(&self) -> &Arc<Listener> {
+        &self.listener
+    }
+
+    /// Rule P7: the informer synced and this handler processed every initial add.
+    pub fn has_synced(&self) -> bool {
+        self.informer.has_synced() && self.listener.initial_pending() == 0
+    }
+}
+
+impl SharedIndexInformer {
+    pub fn new(lw: Arc<dyn ListerWatcher>, config: InformerConfig, tracer: Tracer) -> Self {
+        let check_period = config.resync;
+        Self {
+            inner: Arc::new(Inner {
+                lw,
+                tracer,
+                store: Arc::new(Store::default()),
+                processor: SharedProcessor::default(),
+                queue: OnceLock::new(),
+                state: Mutex::new(State {
+                    started: false,
+                    stopped: false,
+                    check_period,
+                }),
+                block_deltas: Mutex::new(()),
+                last_sync_rv: Arc::default(),
+                synced_tx: watch::Sender::new(false),
+                synced_emitted: AtomicBool::new(false),
+                started_at: std::time::Instant::now(),
+                config,
+            }),
+        }
+    }
+
+    /// The Indexer: the informer's cache.
+    pub fn indexer(&self) -> &Arc<Store> {
+        &self.inner.store
+    }
+
+    pub fn tracer(&self) -> &Tracer {
+        &self.inner.tracer
+    }
+
+    /// Adds an index function; an error once the informer started (Rule I3).
+    pub fn add_indexer(&self, name: &str, func: IndexFunc) -> Result<(), InformerError> {
+        let state = self.inner.state();
+        if state.started {
+            return Err(InformerError::AlreadyStarted);
+        }
+        self.inner.store.add_indexer(name, func)?;
+        Ok(())
+    }
+
+    /// The current resync check period.
+    pub fn resync_check_period(&self) -> Duration {
+        self.inner.state().check_period
+    }
+
+    /// Adds a handler with the informer's default resync period.
+    pub fn add_event_handler(
+        &self,
+        name: &str,
+        handler: Arc<dyn EventHandler>,
+    ) -> Result<Registration, InformerError> {
+        self.add_event_handler_with_resync(name, handler, self.inner.config.resync)
+    }
+
+    /// client-go's AddEventHandlerWithResyncPeriod (Rules P2–P4; P3 for late handlers).
+    pub fn add_event_handler_with_resync(
+        &self,
+        name: &str,
+        handler: Arc<dyn EventHandler>,
+        requested: Duration,
+    ) -> Result<Registration, InformerError> {
+        let inner = &self.inner;
+        let mut state = inner.state();
+        if state.stopped {
+            return Err(InformerError::Stopped);
+        }
+        let (resync, adjustment) = self.adjust_resync(&mut state, requested);
+        let effective = determine_resync_period(resync, state.check_period);
+        let adjustment = adjustment.or_else(|| {
+            (effective.is_zero() && !resync.is_zero())
+                .then(|| "never resyncs: the informer's resync check period is 0".to_owned())
+        });
+        let listener = Listener::new(name, handler, resync, effective, inner.tracer.clone());
+        inner.tracer.emit(Event::HandlerAdded {
+            handler: listener.name().clone(),
+            requested_resync: requested,
+            effective_resync: effective,
+            check_period: state.check_period,
+            after_start: state.started,
+            adjustment,
+        });
+        if state.started {
+            // Rule P3: no deltas are handled while the late handler is caught up.
+            let _blocked = inner.block_deltas();
+            inner.processor.add_listener(listener.clone());
+            let mut items = inner.store.list();
+            items.sort_by(|a, b| a.key().cmp(b.key()));
+            for obj in items {
+                listener.add(Notification::Add { obj, initial: true });
+            }
+        } else {
+            inner.processor.add_listener(listener.clone());
+        }
+        Ok(Registration {
+            listener,
+            informer: inner.clone(),
+        })
+    }
+
+    /// Applies the minimum period and the check-period rules; returns the period to request
+    /// and a note on what was changed.
+    fn adjust_resync(&self, state: &mut State, requested: Duration) -> (Duration, Option<String>) {
+        if requested.is_zero() {
+            return (requested, None);
+        }
+        let mut resync = requested;
+        let mut note = None;
+        if resync < MINIMUM_RESYNC_PERIOD {
+            resync = MINIMUM_RESYNC_PERIOD;
+            note = Some(format!("raised to the minimum {MINIMUM_RESYNC_PERIOD:?}"));
+        }
+        if resync < state.check_period {
+            if state.started {
+                note = Some(format!(
+                    "raised to the check period {:?}: the informer already started",
+                    state.check_period
+                ));
+                resync = state.check_period;
+            } else {
+                note = Some(format!(
+                    "lowered the informer's check period from {:?} to {resync:?}",
+                    state.check_period
+                ));
+                state.check_period = resync;
+                self.check_period_changed(resync);
+            }
+        }
+        (resync, note)
+    }
+
+    fn check_period_changed(&self, check: Duration) {
+        for (handler, period) in self.inner.processor.resync_check_period_changed(check) {
+            self.inner.tracer.emit(Event::ResyncPeriodChanged {
+                handler,
+                effective_resync: period,
+                check_period: check,
+            });
+        }
+    }
+
+    /// Rule P6: the handler gets nothing more; removing twice is harmless.
+    pub fn remove_event_handler(&self, registration: &Registration) -> bool {
+        let removed = self.inner.processor.remove_listener(&registration.listener);
+        if removed {
+            self.inner.tracer.emit(Event::HandlerRemoved {
+                handler: registration.listener.name().clone(),
+            });
+        }
+        removed
+    }
+
+    pub fn has_synced(&self) -> bool {
+        self.inner.has_synced()
+    }
+
+    /// Waits until the informer synced; false if `stop` fired first.
+    pub async fn wait_for_sync(&self, stop: &CancellationToken) -> bool {
+        let mut rx = self.inner.synced_tx.subscribe();
+        tokio::select! {
+            r = rx.wait_for(|synced| *synced) => r.is_ok(),
+            _ = stop.cancelled() => false,
+        }
+    }
+
+    pub fn last_sync_resource_version(&self) -> String {
+        self.inner
+            .last_sync_rv
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Every handler's registration-time listener, in order of registration.
+    pub fn listeners(&self) -> Vec<Arc<Listener>> {
+        self.inner.processor.listeners()
+    }
+
+    /// The exit summary: counts of every event emitted and every handler's figures.
+    pub fn summary(&self) -> Summary {
+        Summary {
+            counts: self.inner.tracer.counts(),
+            handlers: self.listeners().iter().map(|l| l.summary()).collect(),
+            duration: self.inner.started_at.elapsed(),
+        }
+    }
+
+    /// Runs the reflector, the process loop and the listeners until `stop`.
+    pub async fn run(&self, stop: CancellationToken) {
+        let inner = &self.inner;
+        let check_period = {
+            let mut state = inner.state();
+            if state.started {
+                return;
+            }
+            state.started = true;
+            state.check_period
+        };
+        let queue = Arc::new(Queue::new(
+            inner.config.queue,
+            inner.store.clone(),
+            inner.tracer.clone(),
+        ));
+        let _ = inner.queue.set(queue.clone());
+        let reflector = self.reflector(queue.clone(), check_period);
+        inner.processor.run();
+        tokio::join!(
+            reflector.run(stop.clone()),
+            self.process_loop(&queue, &stop)
+        );
+        queue.close();
+        inner.state().stopped = true;
+        inner.tracer.emit(Event::Stopped {
+            reason: "stop requested".into(),
+        });
+    }
+
+    fn reflector(&self, queue: Arc<Queue>, check_period: Duration) -> Reflector {
+        let inner = &self.inner;
+        let for_resync = inner.clone();
+        let for_sync = inner.clone();
+        Reflector::new(
+            inner.lw.clone(),
+            queue,
+            ReflectorParts {
+                ingest: Ingest::new(inner.store.indexers(), inner.config.transform.clone()),
+                config: inner.config.reflector.clone(),
+                resync_check_period: check_period,
+                should_resync: Arc::new(move || for_resync.processor.should_resync(Instant::now())),
+                after_replace: Arc::new(move || for_sync.check_synced()),
+                tracer: inner.tracer.clone(),
+                last_sync_rv: inner.last_sync_rv.clone(),
+            },
+        )
+    }
+
+    async fn process_loop(&self, queue: &Queue, stop: &CancellationToken) {
+        let inner = &self.inner;
+        let mut process = |deltas: &[Delta], initial: bool| inner.handle_deltas(deltas, initial);
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                popped = queue.pop(&mut process) => if popped.is_err() { return },
+            }
+            inner.check_synced();
+        }
+    }
+}
+
+impl Inner {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn block_deltas(&self) -> MutexGuard<'_, ()> {
+        self.block_deltas
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn has_synced(&self) -> bool {
+        self.queue.get().is_some_and(|q| q.has_synced())
+    }
+
+    fn check_synced(&self) {
+        if self.synced_emitted.load(Ordering::Acquire) || !self.has_synced() {
+            return;
+        }
+        if !self.synced_emitted.swap(true, Ordering::AcqRel) {
+            self.tracer.emit(Event::Synced {
+                objects: self.store.len(),
+            });
+            self.synced_tx.send_replace(true);
+        }
+    }
+
+    /// client-go's HandleDeltas: write the indexer, then notify (Rules H1–H4).
+    fn handle_deltas(&self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
+        let _blocked = self.block_deltas();
+        for delta in deltas {
+            match delta.delta_type {
+                DeltaType::Deleted => self.handle_delete(delta),
+                _ => self.handle_upsert(delta, initial),
+            }
+        }
+        Ok(())
+    }
+
+    fn handle_upsert(&self, delta: &Delta, initial: bool) {
+        let obj = delta.object.object().clone();
+        let notification = match self.store.upsert(obj.clone()) {
+            Some(old) => {
+                self.tracer.emit(Event::IndexerUpdate {
+                    key: obj.key().to_owned(),
+                    resource_version: obj.resource_version().to_owned(),
+                    old_resource_version: old.resource_version().to_owned(),
+                });
+                // Rule H2: a Sync, or a Replaced that changed nothing, is a resync.
+                let sync = delta.delta_type == DeltaType::Sync
+                    || (delta.delta_type == DeltaType::Replaced
+                        && old.resource_version() == obj.resource_version());
+                Notification::Update {
+                    old,
+                    new: obj,
+                    sync,
+                }
+            }
+            None => {
+                self.tracer.emit(Event::IndexerAdd {
+                    key: obj.key().to_owned(),
+                    resource_version: obj.resource_version().to_owned(),
+                });
+                Notification::Add { obj, initial }
+            }
+        };
+        self.processor.distribute(&notification);
+    }
+
+    fn handle_delete(&self, delta: &Delta) {
+        let key = delta.object.key();
+        self.store.delete(key);
+        self.tracer.emit(Event::IndexerDelete {
+            key: key.to_owned(),
+            resource_version: delta.object.object().resource_version().to_owned(),
+            tombstone: delta.object.is_tombstone(),
+        });
+        self.processor.distribute(&Notification::Delete {
+            obj: delta.object.clone(),
+        });
+    }
+}

@@ -1,0 +1,664 @@
+//! ListerWatcher: where a Reflector's LIST pages and WATCH frames come from.
+//!
+//! [`KubeSource`] talks to an API server for any GVR through kube's client (auth, kubeconfig,
+//! TLS and request building are kube's) and decodes bodies itself so that objects stay raw
+//! JSON bytes. [`MemorySource`] is an in-process collection with the same semantics (paged
+//! lists, watch from a resourceVersion, bookmarks, 410 for trimmed history, injected failures)
+//! for unit tests and replay.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
+
+use bytes::{Bytes, BytesMut};
+use futures_util::stream::{BoxStream, StreamExt};
+use http_body_util::BodyExt;
+use kube::core::params::{ListParams, WatchParams};
+use kube::core::{ApiResource, DynamicObject, Request, Resource};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+/// A boxed future returned by [`ListerWatcher`] methods.
+pub type SourceFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, SourceError>> + Send + 'a>>;
+
+/// A stream of decoded watch frames.
+pub type WatchStream = BoxStream<'static, Result<WatchFrame, SourceError>>;
+
+/// Options of one LIST request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListOptions {
+    pub resource_version: String,
+    pub limit: Option<u32>,
+    pub continue_token: Option<String>,
+}
+
+/// Options of one WATCH request (bookmarks are always allowed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WatchOptions {
+    pub resource_version: String,
+    pub timeout_seconds: u64,
+    /// Watch-list: initial ADDED events, then a bookmark marking their end.
+    pub send_initial_events: bool,
+}
+
+/// One page of a LIST: the items' raw JSON.
+#[derive(Debug, Clone, Default)]
+pub struct ListPage {
+    pub items: Vec<Bytes>,
+    pub resource_version: String,
+    pub continue_token: Option<String>,
+}
+
+/// A metav1.Status the server answered with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApiStatus {
+    pub code: Option<u16>,
+    pub reason: String,
+    pub message: String,
+}
+
+impl ApiStatus {
+    /// 410 Gone / reason Expired or Gone: the resourceVersion is too old (Rule R3).
+    pub fn is_expired(&self) -> bool {
+        self.code == Some(410) || self.reason == "Expired" || self.reason == "Gone"
+    }
+}
+
+/// One frame of a watch stream.
+#[derive(Debug, Clone)]
+pub enum WatchFrame {
+    Added(Bytes),
+    Modified(Bytes),
+    Deleted(Bytes),
+    Bookmark {
+        resource_version: String,
+        initial_events_end: bool,
+    },
+    Error(ApiStatus),
+}
+
+/// Why a LIST or WATCH failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    #[error("{} ({})", .0.message, .0.reason)]
+    Api(ApiStatus),
+    #[error("{0}")]
+    Transport(String),
+    #[error("malformed response: {0}")]
+    Decode(String),
+}
+
+impl SourceError {
+    pub fn is_expired(&self) -> bool {
+        matches!(self, SourceError::Api(s) if s.is_expired())
+    }
+
+    pub fn status_code(&self) -> Option<u16> {
+        match self {
+            SourceError::Api(s) => s.code,
+            _ => None,
+        }
+    }
+
+    pub fn reason(&self) -> String {
+        match self {
+            SourceError::Api(s) => s.reason.clone(),
+            SourceError::Transport(_) => "Transport".into(),
+            SourceError::Decode(_) => "Decode".into(),
+        }
+    }
+}
+
+/// client-go's ListerWatcher.
+pub trait ListerWatcher: Send + Sync + 'static {
+    fn list<'a>(&'a self, opts: &'a ListOptions) -> SourceFuture<'a, ListPage>;
+    fn watch<'a>(&'a self, opts: &'a WatchOptions) -> SourceFuture<'a, WatchStream>;
+}
+
+/// What a [`KubeSource`] lists and watches.
+#[derive(Debug, Clone)]
+pub struct KubeTarget {
+    pub resource: ApiResource,
+    /// None: all namespaces (or a cluster-scoped resource).
+    pub namespace: Option<String>,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    /// Ask for PartialObjectMetadata only.
+    pub metadata_only: bool,
+}
+
+/// A ListerWatcher over kube's client for any GVR.
+pub struct KubeSource {
+    client: kube::Client,
+    target: KubeTarget,
+    request: Request,
+}
+
+impl KubeSource {
+    pub fn new(client: kube::Client, target: KubeTarget) -> Self {
+        let url = DynamicObject::url_path(&target.resource, target.namespace.as_deref());
+        Self {
+            client,
+            target,
+            request: Request::new(url),
+        }
+    }
+
+    fn list_request(&self, opts: &ListOptions) -> Result<http::Request<Vec<u8>>, SourceError> {
+        let lp = ListParams {
+            label_selector: self.target.label_selector.clone(),
+            field_selector: self.target.field_selector.clone(),
+            limit: opts.limit,
+            continue_token: opts.continue_token.clone(),
+            resource_version: Some(opts.resource_version.clone()).filter(|v| !v.is_empty()),
+            ..ListParams::default()
+        };
+        let built = if self.target.metadata_only {
+            self.request.list_metadata(&lp)
+        } else {
+            self.request.list(&lp)
+        };
+        built.map_err(|e| SourceError::Transport(e.to_string()))
+    }
+
+    fn watch_request(&self, opts: &WatchOptions) -> Result<http::Request<Vec<u8>>, SourceError> {
+        let wp = WatchParams {
+            label_selector: self.target.label_selector.clone(),
+            field_selector: self.target.field_selector.clone(),
+            timeout: Some(u32::try_from(opts.timeout_seconds).unwrap_or(u32::MAX)),
+            bookmarks: true,
+            send_initial_events: opts.send_initial_events,
+        };
+        let rv = &opts.resource_version;
+        let built = if self.target.metadata_only {
+            self.request.watch_metadata(&wp, rv)
+        } else {
+            self.request.watch(&wp, rv)
+        };
+        built.map_err(|e| SourceError::Transport(e.to_string()))
+    }
+
+    async fn send(
+        &self,
+        request: http::Request<Vec<u8>>,
+    ) -> Result<http::Response<kube::client::Body>, SourceError> {
+        let response = self
+            .client
+            .send(request.map(kube::client::Body::from))
+            .await
+            .map_err(|e| SourceError::Transport(e.to_string()))?;
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        let code = response.status().as_u16();
+        let body = response.into_body().collect().await.map(|b| b.to_bytes());
+        Err(SourceError::Api(status_from_body(
+            code,
+            &body.unwrap_or_default(),
+        )))
+    }
+}
+
+impl ListerWatcher for KubeSource {
+    fn list<'a>(&'a self, opts: &'a ListOptions) -> SourceFuture<'a, ListPage> {
+        Box::pin(async move {
+            let response = self.send(self.list_request(opts)?).await?;
+            let body = response
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| SourceError::Transport(e.to_string()))?
+                .to_bytes();
+            parse_list(&body)
+        })
+    }
+
+    fn watch<'a>(&'a self, opts: &'a WatchOptions) -> SourceFuture<'a, WatchStream> {
+        Box::pin(async move {
+            let response = self.send(self.watch_request(opts)?).await?;
+            let chunks = response
+                .into_body()
+                .into_data_stream()
+                .map(|r| r.map_err(|e| SourceError::Transport(e.to_string())));
+            Ok(frames(chunks).boxed())
+        })
+    }
+}
+
+/// Splits a byte-chunk stream into newline-delimited watch frames and decodes each.
+pub fn frames(
+    chunks: impl futures_util::Stream<Item = Result<Bytes, SourceError>> + Send + 'static,
+) -> impl futures_util::Stream<Item = Result<WatchFrame, SourceError>> + Send + 'static {
+    let state = (Box::pin(chunks), BytesMut::new(), false);
+    futures_util::stream::unfold(state, |(mut chunks, mut buf, mut done)| async move {
+        loop {
+            if let Some(pos) = buf.iter().position(|b| *b == b'\n') {
+                let line = buf.split_to(pos + 1);
+                let line = line.trim_ascii();
+                if line.is_empty() {
+                    continue;
+                }
+                return Some((parse_watch_frame(line), (chunks, buf, done)));
+            }
+            if done {
+                // A trailing frame without newline is complete only if it parses.
+                if buf.trim_ascii().is_empty() {
+                    return None;
+                }
+                let rest = buf.split();
+                return Some((parse_watch_frame(rest.trim_ascii()), (chunks, buf, done)));
+            }
+            match chunks.next().await {
+                Some(Ok(bytes)) => buf.extend_from_slice(&bytes),
+                Some(Err(e)) => return Some((Err(e), (chunks, buf, true))),
+                None => done = true,
+            }
+        }
+    })
+}
+
+#[derive(Deserialize)]
+struct RawFrame<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    #[serde(borrow)]
+    object: &'a RawValue,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct BookmarkObject {
+    #[serde(default)]
+    metadata: BookmarkMeta,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct BookmarkMeta {
+    #[serde(default)]
+    resource_version: String,
+    #[serde(default)]
+    annotations: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize, Default)]
+struct StatusBody {
+    #[serde(default)]
+    code: Option<u16>,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    message: String,
+}
+
+/// The annotation on the bookmark that ends a watch-list's initial events (Rule R6).
+pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+/// Decodes one `{"type":..,"object":..}` line.
+pub fn parse_watch_frame(line: &[u8]) -> Result<WatchFrame, SourceError> {
+    let frame: RawFrame<'_> = serde_json::from_slice(line)
+        .map_err(|e| SourceError::Decode(format!("watch event: {e}")))?;
+    let object = Bytes::copy_from_slice(frame.object.get().as_bytes());
+    Ok(match frame.kind {
+        "ADDED" => WatchFrame::Added(object),
+        "MODIFIED" => WatchFrame::Modified(object),
+        "DELETED" => WatchFrame::Deleted(object),
+        "BOOKMARK" => {
+            let b: BookmarkObject = serde_json::from_slice(&object)
+                .map_err(|e| SourceError::Decode(format!("bookmark: {e}")))?;
+            WatchFrame::Bookmark {
+                initial_events_end: b.metadata.annotations.get(INITIAL_EVENTS_END)
+                    == Some(&"true".to_owned()),
+                resource_version: b.metadata.resource_version,
+            }
+        }
+        "ERROR" => WatchFrame::Error(status_from_body(0, &object)),
+        other => {
+            return Err(SourceError::Decode(format!(
+                "unknown watch event type {other:?}"
+            )));
+        }
+    })
+}
+
+fn status_from_body(http_code: u16, body: &[u8]) -> ApiStatus {
+    let status: StatusBody = serde_json::from_slice(body).unwrap_or_default();
+    let code = status.code.or(Some(http_code)).filter(|c| *c != 0);
+    ApiStatus {
+        code,
+        reason: if status.reason.is_empty() {
+            code.map(|c| format!("HTTP {c}")).unwrap_or_default()
+        } else {
+            status.reason
+        },
+        message: if status.message.is_empty() {
+            String::from_utf8_lossy(body).chars().take(200).collect()
+        } else {
+            status.message
+        },
+    }
+}
+
+#[derive(Deserialize)]
+struct RawList<'a> {
+    #[serde(default)]
+    metadata: ListMeta,
+    #[serde(borrow, default)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ListMeta {
+    #[serde(default)]
+    resource_version: String,
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+}
+
+/// Decodes a LIST response body into raw items.
+pub fn parse_list(body: &[u8]) -> Result<ListPage, SourceError> {
+    let list: RawList<'_> =
+        serde_json::from_slice(body).map_err(|e| SourceError::Decode(format!("list: {e}")))?;
+    Ok(ListPage {
+        items: list
+            .items
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| Bytes::copy_from_slice(v.get().as_bytes()))
+            .collect(),
+        resource_version: list.metadata.resource_version,
+        continue_token: list.metadata.continue_token.filter(|c| !c.is_empty()),
+    })
+}
+
+/// An in-memory collection behaving like one resource of an API server.
+#[derive(Default)]
+pub struct MemorySource {
+    state: Mutex<MemoryState>,
+}
+
+#[derive(Default)]
+struct MemoryState {
+    rv: u64,
+    objects: BTreeMap<String, (u64, serde_json::Value)>,
+    history: VecDeque<(u64, &'static str, Bytes)>,
+    /// Events at or below this RV are gone: watching from an older RV gets 410.
+    compacted: u64,
+    watchers: Vec<mpsc::UnboundedSender<Result<WatchFrame, SourceError>>>,
+    failures: VecDeque<SourceError>,
+    calls: Vec<String>,
+}
+
+impl MemoryState {
+    fn write(&mut self, kind: &'static str, mut obj: serde_json::Value) -> u64 {
+        self.rv += 1;
+        let rv = self.rv;
+        obj["metadata"]["resourceVersion"] = serde_json::Value::String(rv.to_string());
+        let key = memory_key(&obj);
+        let bytes = Bytes::from(serde_json::to_vec(&obj).unwrap_or_default());
+        if kind == "DELETED" {
+            self.objects.remove(&key);
+        } else {
+            self.objects.insert(key, (rv, obj));
+        }
+        self.history.push_back((rv, kind, bytes.clone()));
+        let frame = match kind {
+            "ADDED" => WatchFrame::Added(bytes),
+            "MODIFIED" => WatchFrame::Modified(bytes),
+            _ => WatchFrame::Deleted(bytes),
+        };
+        self.watchers.retain(|w| w.send(Ok(frame.clone())).is_ok());
+        rv
+    }
+}
+
+fn memory_key(obj: &serde_json::Value) -> String {
+    let meta = &obj["metadata"];
+    super::object::object_key(
+        meta["namespace"].as_str(),
+        meta["name"].as_str().unwrap_or(""),
+    )
+}
+
+impl MemorySource {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, MemoryState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Creates or replaces an object (ADDED when new, MODIFIED otherwise); returns its RV.
+    pub fn apply(&self, obj: serde_json::Value) -> u64 {
+        let mut s = self.lock();
+        let kind = if s.objects.contains_key(&memory_key(&obj)) {
+            "MODIFIED"
+        } else {
+            "ADDED"
+        };
+        s.write(kind, obj)
+    }
+
+    /// Deletes the object under `key`, if any; returns the deletion's RV.
+    pub fn delete(&self, key: &str) -> Option<u64> {
+        let mut s = self.lock();
+        let (_, obj) = s.objects.get(key)?.clone();
+        Some(s.write("DELETED", obj))
+    }
+
+    /// Deletes without telling current watchers (as if the watch was down at that moment).
+    pub fn delete_silently(&self, key: &str) {
+        let mut s = self.lock();
+        let watchers = std::mem::take(&mut s.watchers);
+        if let Some((_, obj)) = s.objects.get(key).cloned() {
+            s.write("DELETED", obj);
+        }
+        s.watchers = watchers;
+    }
+
+    /// Ends every open watch cleanly.
+    pub fn close_watches(&self) {
+        self.lock().watchers.clear();
+    }
+
+    /// Forgets the event history: a watch from an older RV now gets 410 Expired.
+    pub fn trim_history(&self) {
+        let mut s = self.lock();
+        s.history.clear();
+        s.compacted = s.rv;
+    }
+
+    /// Sends a BOOKMARK at the current RV to every watcher.
+    pub fn bookmark(&self) {
+        let mut s = self.lock();
+        let frame = WatchFrame::Bookmark {
+            resource_version: s.rv.to_string(),
+            initial_events_end: false,
+        };
+        s.watchers.retain(|w| w.send(Ok(frame.clone())).is_ok());
+    }
+
+    /// Sends a raw frame (e.g. an ERROR) to every watcher.
+    pub fn send_frame(&self, frame: Result<WatchFrame, SourceError>) {
+        self.lock()
+            .watchers
+            .retain(|w| w.send(frame.clone()).is_ok());
+    }
+
+    /// Makes the next LIST or WATCH call fail with `error`.
+    pub fn fail_next(&self, error: SourceError) {
+        self.lock().failures.push_back(error);
+    }
+
+    /// Every LIST/WATCH call so far, as `list rv= limit= continue=` / `watch rv= ...` lines.
+    pub fn calls(&self) -> Vec<String> {
+        self.lock().calls.clone()
+    }
+
+    pub fn resource_version(&self) -> u64 {
+        self.lock().rv
+    }
+
+    /// `key → resourceVersion` of every object.
+    pub fn snapshot(&self) -> BTreeMap<String, String> {
+        let s = self.lock();
+        s.objects
+            .iter()
+            .map(|(k, (rv, _))| (k.clone(), rv.to_string()))
+            .collect()
+    }
+
+    fn list_now(&self, opts: &ListOptions) -> Result<ListPage, SourceError> {
+        let mut s = self.lock();
+        s.calls.push(format!(
+            "list rv={} limit={:?} continue={:?}",
+            opts.resource_version, opts.limit, opts.continue_token
+        ));
+        if let Some(e) = s.failures.pop_front() {
+            return Err(e);
+        }
+        let after = opts.continue_token.clone().unwrap_or_default();
+        let limit = opts.limit.map_or(usize::MAX, |l| l as usize);
+        let mut items = s
+            .objects
+            .range::<String, _>((std::ops::Bound::Excluded(after), std::ops::Bound::Unbounded))
+            .map(|(k, (_, v))| {
+                (
+                    k.clone(),
+                    Bytes::from(serde_json::to_vec(v).unwrap_or_default()),
+                )
+            });
+        let page: Vec<(String, Bytes)> = items.by_ref().take(limit).collect();
+        let more = items.next().is_some();
+        Ok(ListPage {
+            continue_token: more.then(|| page.last().map(|(k, _)| k.clone())).flatten(),
+            items: page.into_iter().map(|(_, b)| b).collect(),
+            resource_version: s.rv.to_string(),
+        })
+    }
+
+    fn watch_now(&self, opts: &WatchOptions) -> Result<WatchStream, SourceError> {
+        let mut s = self.lock();
+        s.calls.push(format!(
+            "watch rv={} timeout={} initial={}",
+            opts.resource_version, opts.timeout_seconds, opts.send_initial_events
+        ));
+        if let Some(e) = s.failures.pop_front() {
+            return Err(e);
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let from: u64 = opts.resource_version.parse().unwrap_or(0);
+        if opts.send_initial_events {
+            for (_, v) in s.objects.values() {
+                let bytes = Bytes::from(serde_json::to_vec(v).unwrap_or_default());
+                let _ = tx.send(Ok(WatchFrame::Added(bytes)));
+            }
+            let _ = tx.send(Ok(WatchFrame::Bookmark {
+                resource_version: s.rv.to_string(),
+                initial_events_end: true,
+            }));
+        } else if from < s.compacted {
+            let _ = tx.send(Ok(WatchFrame::Error(ApiStatus {
+                code: Some(410),
+                reason: "Expired".into(),
+                message: format!("too old resource version: {from} ({})", s.compacted),
+            })));
+            return Ok(tokio_stream_from(rx));
+        } else {
+            for (rv, kind, bytes) in &s.history {
+                if *rv > from {
+                    let frame = match *kind {
+                        "ADDED" => WatchFrame::Added(bytes.clone()),
+                        "MODIFIED" => WatchFrame::Modified(bytes.clone()),
+                        _ => WatchFrame::Deleted(bytes.clone()),
+                    };
+                    let _ = tx.send(Ok(frame));
+                }
+            }
+        }
+        s.watchers.push(tx);
+        Ok(tokio_stream_from(rx))
+    }
+}
+
+fn tokio_stream_from(
+    mut rx: mpsc::UnboundedReceiver<Result<WatchFrame, SourceError>>,
+) -> WatchStream {
+    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
+}
+
+impl ListerWatcher for MemorySource {
+    fn list<'a>(&'a self, opts: &'a ListOptions) -> SourceFuture<'a, ListPage> {
+        Box::pin(std::future::ready(self.list_now(opts)))
+    }
+
+    fn watch<'a>(&'a self, opts: &'a WatchOptions) -> SourceFuture<'a, WatchStream> {
+        Box::pin(std::future::ready(self.watch_now(opts)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watch_frames_decode_every_type_and_reject_garbage() {
+        let added = parse_watch_frame(br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#);
+        assert!(
+            matches!(added, Ok(WatchFrame::Added(b)) if &b[..] == br#"{"metadata":{"name":"a"}}"#)
+        );
+        let bm = parse_watch_frame(
+            br#"{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"12","annotations":{"k8s.io/initial-events-end":"true"}}}}"#,
+        );
+        assert!(
+            matches!(bm, Ok(WatchFrame::Bookmark { resource_version, initial_events_end: true }) if resource_version == "12")
+        );
+        let err = parse_watch_frame(
+            br#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}"#,
+        );
+        assert!(matches!(err, Ok(WatchFrame::Error(s)) if s.is_expired()));
+        for bad in [
+            &b"{"[..],
+            b"[]",
+            br#"{"type":"NOPE","object":{}}"#,
+            br#"{"type":"ADDED"}"#,
+        ] {
+            assert!(matches!(
+                parse_watch_frame(bad),
+                Err(SourceError::Decode(_))
+            ));
+        }
+    }
+
+    #[tokio::test]
+    async fn frames_split_lines_across_chunk_boundaries() {
+        let chunks: Vec<Result<Bytes, SourceError>> = vec![
+            Ok(Bytes::from_static(
+                b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"na",
+            )),
+            Ok(Bytes::from_static(
+                b"me\":\"a\"}}}\n{\"type\":\"DELETED\",\"object\":{}}\n",
+            )),
+        ];
+        let got: Vec<_> = frames(futures_util::stream::iter(chunks)).collect().await;
+        assert_eq!(got.len(), 2);
+        assert!(matches!(got[0], Ok(WatchFrame::Added(_))));
+        assert!(matches!(got[1], Ok(WatchFrame::Deleted(_))));
+    }
+
+    #[test]
+    fn list_bodies_keep_items_raw_and_read_continue() {
+        let page = parse_list(
+            br#"{"kind":"PodList","metadata":{"resourceVersion":"9","continue":"abc"},"items":[{"metadata":{"name":"x"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(page.resource_version, "9");
+        assert_eq!(page.continue_token.as_deref(), Some("abc"));
+        assert_eq!(&page.items[0][..], br#"{"metadata":{"name":"x"}}"#);
+        assert!(parse_list(b"<html>").is_err());
+    }
+}
