@@ -293,11 +293,13 @@ impl Listener {
                 return;
             }
             let n = &queued.notification;
-            // Rule P8: a panicking handler loses this notification and goes on with the next.
-            let panicked = AssertUnwindSafe(worker.handler.handle(n))
-                .catch_unwind()
-                .await
-                .is_err();
+            // Rule P8: a panicking handler loses this notification and goes on with the next,
+            // whether it panics while building its future or while it runs.
+            let handler = &worker.handler;
+            let panicked = match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(n))) {
+                Ok(work) => AssertUnwindSafe(work).catch_unwind().await.is_err(),
+                Err(_) => true,
+            };
             self.finish(&queued, panicked);
         }
     }

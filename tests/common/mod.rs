@@ -1,0 +1,173 @@
+//! Shared harness for informer tests: an informer over a [`MemorySource`], a recording
+//! handler, and trace helpers. Timing tests run on tokio's paused clock.
+
+#![allow(dead_code)] // each test binary uses a different part of the harness
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kinformer::informer::processor::{EventHandler, HandlerFuture, Notification};
+use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
+use kinformer::informer::source::MemorySource;
+use kinformer::informer::trace::{Event, MemorySink, StageSet, TraceEvent, Tracer};
+use tokio_util::sync::CancellationToken;
+
+/// Virtual time on the paused clock, wall time otherwise.
+pub const DEADLINE: Duration = Duration::from_secs(600);
+
+pub fn pod(ns: &str, name: &str, app: &str) -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": ns, "labels": {"app": app}},
+        "spec": {"nodeName": "node-1"}
+    })
+}
+
+/// An informer over a memory source, with every stage traced into a [`MemorySink`].
+pub struct Harness {
+    pub source: Arc<MemorySource>,
+    pub informer: SharedIndexInformer,
+    pub sink: MemorySink,
+    pub stop: CancellationToken,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Harness {
+    pub fn new(config: InformerConfig) -> Self {
+        Self::with_source(Arc::new(MemorySource::new()), config)
+    }
+
+    pub fn with_source(source: Arc<MemorySource>, config: InformerConfig) -> Self {
+        let sink = MemorySink::new();
+        let tracer = Tracer::new(sink.clone(), StageSet::ALL);
+        let informer = SharedIndexInformer::new(source.clone(), config, tracer);
+        Self {
+            source,
+            informer,
+            sink,
+            stop: CancellationToken::new(),
+            task: None,
+        }
+    }
+
+    pub fn start(&mut self) {
+        let informer = self.informer.clone();
+        let stop = self.stop.clone();
+        self.task = Some(tokio::spawn(async move { informer.run(stop).await }));
+    }
+
+    pub async fn synced(&mut self) {
+        self.start();
+        let synced = tokio::time::timeout(DEADLINE, self.informer.wait_for_sync(&self.stop)).await;
+        assert_eq!(synced, Ok(true), "informer did not sync");
+    }
+
+    pub async fn wait(&self, what: &str, done: impl FnMut(&[TraceEvent]) -> bool) {
+        if let Err(e) = self.sink.wait_until(DEADLINE, done).await {
+            panic!("{what}: {e}\n{}", self.dump());
+        }
+    }
+
+    pub fn events(&self) -> Vec<TraceEvent> {
+        self.sink.events()
+    }
+
+    /// One line per trace event, for failure messages.
+    pub fn dump(&self) -> String {
+        self.events()
+            .iter()
+            .map(|e| format!("{} {:?}", e.seq, short(&e.event)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    pub async fn shutdown(mut self) {
+        self.stop.cancel();
+        if let Some(task) = self.task.take() {
+            let _ = tokio::time::timeout(DEADLINE, task).await;
+        }
+    }
+}
+
+fn short(e: &Event) -> String {
+    match e {
+        Event::Notify {
+            handler,
+            notification,
+            pending,
+        } => format!(
+            "notify {handler} {:?} {} rv={} sync={} pending={pending}",
+            notification.kind(),
+            notification.key(),
+            notification.object().resource_version(),
+            notification.is_sync()
+        ),
+        other => format!("{other:?}").chars().take(200).collect(),
+    }
+}
+
+/// Counts events matching `f`.
+pub fn count(events: &[TraceEvent], f: impl Fn(&Event) -> bool) -> usize {
+    events.iter().filter(|e| f(&e.event)).count()
+}
+
+/// Every notification as one line: `add ns/a 3 initial`, `update ns/a 3->4 sync`,
+/// `delete ns/a 4 tombstone`.
+#[derive(Default)]
+pub struct Recorder {
+    log: Mutex<Vec<String>>,
+    pub panic_on_first: bool,
+}
+
+impl Recorder {
+    pub fn panicking_once() -> Arc<Self> {
+        Arc::new(Self {
+            log: Mutex::default(),
+            panic_on_first: true,
+        })
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+pub fn describe(n: &Notification) -> String {
+    match n {
+        Notification::Add { obj, initial } => {
+            format!(
+                "add {} {}{}",
+                obj.key(),
+                obj.resource_version(),
+                if *initial { " initial" } else { "" }
+            )
+        }
+        Notification::Update { old, new, sync } => format!(
+            "update {} {}->{}{}",
+            new.key(),
+            old.resource_version(),
+            new.resource_version(),
+            if *sync { " sync" } else { "" }
+        ),
+        Notification::Delete { obj } => format!(
+            "delete {} {}{}",
+            obj.key(),
+            obj.object().resource_version(),
+            if obj.is_tombstone() { " tombstone" } else { "" }
+        ),
+    }
+}
+
+impl EventHandler for Recorder {
+    fn handle<'a>(&'a self, n: &'a Notification) -> HandlerFuture<'a> {
+        let first = {
+            let mut log = self.log.lock().unwrap();
+            log.push(describe(n));
+            log.len() == 1
+        };
+        if self.panic_on_first && first {
+            panic!("handler failure injected by the test");
+        }
+        Box::pin(std::future::ready(()))
+    }
+}

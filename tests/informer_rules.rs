@@ -1,0 +1,561 @@
+//! SharedIndexInformer rules: HandleDeltas (H1–H4), sharedProcessor/processorListener
+//! (P1–P8), the indexer's I3 and the transform's F7, against the in-memory ListerWatcher.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::{Harness, Recorder, count, pod};
+use kinformer::informer::object::Transform;
+use kinformer::informer::processor::{FnHandler, SimulatedHandler};
+use kinformer::informer::shared_informer::{InformerConfig, InformerError};
+use kinformer::informer::store::IndexFunc;
+use kinformer::informer::trace::{Event, NotifyKind, TraceEvent};
+
+fn resync_config(resync: Duration) -> InformerConfig {
+    InformerConfig {
+        resync,
+        ..InformerConfig::default()
+    }
+}
+
+fn handled_by(events: &[TraceEvent], handler: &str) -> usize {
+    count(
+        events,
+        |e| matches!(e, Event::Handled { handler: h, .. } if &**h == handler),
+    )
+}
+
+fn notified(events: &[TraceEvent], handler: &str) -> usize {
+    count(
+        events,
+        |e| matches!(e, Event::Notify { handler: h, .. } if &**h == handler),
+    )
+}
+
+#[tokio::test(start_paused = true)]
+async fn h1_h3_adds_updates_and_deletes_reach_the_indexer_and_every_handler() {
+    let mut h = Harness::new(InformerConfig::default());
+    h.source.apply(pod("ns", "a", "web"));
+    let rec = Arc::new(Recorder::default());
+    h.informer.add_event_handler("rec", rec.clone()).unwrap();
+    h.synced().await;
+    // One write at a time: a DeltaFIFO would otherwise pop b's add and delete together.
+    let rv_b = h.source.apply(pod("ns", "b", "web"));
+    h.wait("b", |ev| handled_by(ev, "rec") == 2).await;
+    let rv_a2 = h.source.apply(pod("ns", "a", "db"));
+    h.wait("a", |ev| handled_by(ev, "rec") == 3).await;
+    let rv_del = h.source.delete("ns/b").unwrap();
+    h.wait("all handled", |ev| handled_by(ev, "rec") == 4).await;
+    assert_eq!(
+        rec.lines(),
+        [
+            "add ns/a 1 initial".to_owned(),
+            format!("add ns/b {rv_b}"),
+            format!("update ns/a 1->{rv_a2}"),
+            format!("delete ns/b {rv_del}"),
+        ]
+    );
+    let store = h.informer.indexer();
+    assert_eq!(store.list_keys(), ["ns/a"]);
+    assert_eq!(
+        store.get("ns/a").unwrap().resource_version(),
+        rv_a2.to_string()
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn h2_an_unchanged_replaced_object_is_a_sync_and_goes_only_to_due_handlers() {
+    let mut h = Harness::new(InformerConfig::default());
+    h.source.apply(pod("ns", "same", "web"));
+    h.source.apply(pod("ns", "changes", "web"));
+    let rec = Arc::new(Recorder::default());
+    h.informer.add_event_handler("rec", rec.clone()).unwrap();
+    h.synced().await;
+    h.wait("watching", |_| h.source.calls().len() == 2).await;
+    // Change one object while the watch is down, then force a relist with a 410.
+    h.source.close_watches();
+    h.source.trim_history();
+    let rv = h.source.apply(pod("ns", "changes", "db"));
+    h.wait("relisted", |ev| {
+        count(ev, |e| matches!(e, Event::ListDone { .. })) == 2
+    })
+    .await;
+    h.wait("handled", |ev| handled_by(ev, "rec") == 3).await;
+    let ev = h.events();
+    // Both came back as Replaced; only the changed one is a real update, the other a sync
+    // that no handler is due for (the handler never resyncs), so nobody hears of it.
+    assert_eq!(rec.lines()[2], format!("update ns/changes 2->{rv}"));
+    assert_eq!(
+        count(
+            &ev,
+            |e| matches!(e, Event::IndexerUpdate { key, .. } if key == "ns/same")
+        ),
+        1
+    );
+    assert_eq!(notified(&ev, "rec"), 3);
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn h3_c3_a_delete_missed_during_a_disconnect_arrives_as_a_tombstone_with_the_last_state() {
+    let mut h = Harness::new(InformerConfig::default());
+    h.source.apply(pod("ns", "a", "web"));
+    h.source.apply(pod("ns", "b", "web"));
+    let rec = Arc::new(Recorder::default());
+    h.informer.add_event_handler("rec", rec.clone()).unwrap();
+    h.synced().await;
+    h.wait("watching", |_| h.source.calls().len() == 2).await;
+    h.source.close_watches();
+    h.source.delete_silently("ns/b");
+    h.source.trim_history();
+    h.wait("tombstone handled", |ev| handled_by(ev, "rec") == 3)
+        .await;
+    assert_eq!(rec.lines()[2], "delete ns/b 2 tombstone");
+    assert!(h.informer.indexer().get("ns/b").is_none());
+    let ev = h.events();
+    assert_eq!(
+        count(&ev, |e| matches!(
+            e,
+            Event::IndexerDelete {
+                tombstone: true,
+                ..
+            }
+        )),
+        1
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn h4_handlers_are_notified_after_the_indexer_write() {
+    let mut h = Harness::new(InformerConfig::default());
+    for i in 0..5 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    // A handler reading the cache sees at least the state it is notified about.
+    let store = h.informer.indexer().clone();
+    let stale = Arc::new(AtomicUsize::new(0));
+    let stale_seen = stale.clone();
+    h.informer
+        .add_event_handler(
+            "reader",
+            Arc::new(FnHandler(
+                move |n: &kinformer::informer::processor::Notification| {
+                    let cached = store.get(n.key());
+                    let ok = match n.kind() {
+                        NotifyKind::Delete => cached.is_none(),
+                        _ => cached
+                            .is_some_and(|c| c.resource_version() == n.object().resource_version()),
+                    };
+                    if !ok {
+                        stale_seen.fetch_add(1, Ordering::SeqCst);
+                    }
+                },
+            )),
+        )
+        .unwrap();
+    h.synced().await;
+    h.wait("initial adds", |ev| handled_by(ev, "reader") == 5)
+        .await;
+    // Quiescent writes: each handled before the next, so the cache cannot have moved on.
+    for i in 0..5 {
+        h.source.apply(pod("ns", &format!("p{i}"), "db"));
+        h.wait("update", |ev| handled_by(ev, "reader") == 6 + i)
+            .await;
+    }
+    h.source.delete("ns/p0");
+    h.wait("handled", |ev| handled_by(ev, "reader") == 11).await;
+    assert_eq!(stale.load(Ordering::SeqCst), 0);
+    // And in the trace every notify follows the indexer write for the same key and rv.
+    let ev = h.events();
+    for (i, e) in ev.iter().enumerate() {
+        if let Event::Notify { notification, .. } = &e.event {
+            let written = ev[..i].iter().any(|w| match &w.event {
+                Event::IndexerAdd {
+                    key,
+                    resource_version,
+                }
+                | Event::IndexerUpdate {
+                    key,
+                    resource_version,
+                    ..
+                }
+                | Event::IndexerDelete {
+                    key,
+                    resource_version,
+                    ..
+                } => {
+                    key == notification.key()
+                        && resource_version == notification.object().resource_version()
+                }
+                _ => false,
+            });
+            assert!(written, "notify before indexer write: seq {}", e.seq);
+        }
+    }
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn p1_a_slow_handler_never_blocks_the_queue_or_a_fast_handler() {
+    let mut h = Harness::new(InformerConfig::default());
+    let fast = Arc::new(Recorder::default());
+    h.informer.add_event_handler("fast", fast.clone()).unwrap();
+    h.informer
+        .add_event_handler(
+            "slow",
+            Arc::new(SimulatedHandler {
+                delay: Duration::from_secs(10),
+            }),
+        )
+        .unwrap();
+    h.synced().await;
+    for i in 0..20 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    h.wait("fast done", |ev| handled_by(ev, "fast") == 20).await;
+    let ev = h.events();
+    assert!(
+        handled_by(&ev, "slow") <= 1,
+        "slow handler is still working"
+    );
+    assert_eq!(
+        h.informer.indexer().len(),
+        20,
+        "the queue drained regardless"
+    );
+    let max_pending = ev
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Notify {
+                handler, pending, ..
+            } if &**handler == "slow" => Some(*pending),
+            _ => None,
+        })
+        .max();
+    assert!(
+        max_pending >= Some(19),
+        "backlog grows in the slow handler's buffer: {max_pending:?}"
+    );
+    // In order, per handler.
+    let expected: Vec<String> = (0..20).map(|i| format!("add ns/p{i} {}", i + 1)).collect();
+    assert_eq!(fast.lines(), expected);
+    h.wait("slow done", |ev| handled_by(ev, "slow") == 20).await;
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn p2_p4_p5_three_handlers_0_2s_5s_with_default_3s_resync_on_a_2s_check_period() {
+    let mut h = Harness::new(resync_config(Duration::from_secs(3)));
+    h.source.apply(pod("ns", "a", "web"));
+    h.source.apply(pod("ns", "b", "web"));
+    let never = Arc::new(Recorder::default());
+    let every2 = Arc::new(Recorder::default());
+    let every5 = Arc::new(Recorder::default());
+    let i = &h.informer;
+    i.add_event_handler_with_resync("never", never.clone(), Duration::ZERO)
+        .unwrap();
+    i.add_event_handler_with_resync("every5", every5.clone(), Duration::from_secs(5))
+        .unwrap();
+    assert_eq!(i.resync_check_period(), Duration::from_secs(3));
+    i.add_event_handler_with_resync("every2", every2.clone(), Duration::from_secs(2))
+        .unwrap();
+    // Rule P2: a shorter period before start lowers the check period.
+    assert_eq!(i.resync_check_period(), Duration::from_secs(2));
+    let start = tokio::time::Instant::now();
+    h.synced().await;
+    h.wait("6 ticks", |ev| {
+        count(ev, |e| matches!(e, Event::ResyncTick { .. })) >= 6
+    })
+    .await;
+    let ev = h.events();
+    let ticks: Vec<(u64, Vec<String>)> = ev
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ResyncTick { due, check_period } => {
+                assert_eq!(*check_period, Duration::from_secs(2));
+                Some((0, due.iter().map(|d| d.to_string()).collect()))
+            }
+            _ => None,
+        })
+        .collect();
+    let due: Vec<Vec<String>> = ticks.into_iter().map(|(_, d)| d).take(6).collect();
+    // Ticks at 2,4,6,8,10,12 s: every2 due each time; every5 (next at 5 s) due at 6 s, then 11 → 12 s.
+    let e2 = || vec!["every2".to_owned()];
+    let both = || vec!["every5".to_owned(), "every2".to_owned()];
+    assert_eq!(due, [e2(), e2(), both(), e2(), e2(), both()]);
+    assert!(start.elapsed() >= Duration::from_secs(12));
+    h.wait("syncs handled", |ev| handled_by(ev, "every5") >= 6)
+        .await;
+    let syncs = |r: &Recorder| r.lines().iter().filter(|l| l.ends_with(" sync")).count();
+    assert_eq!(syncs(&never), 0, "Rule P4: period 0 never resyncs");
+    assert_eq!(syncs(&every5), 4, "two objects at 6 s and 12 s");
+    assert!(syncs(&every2) >= 12);
+    // The schedule is in the trace: handler-added lines carry the effective period.
+    let added: Vec<(String, Duration)> = ev
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::HandlerAdded {
+                handler,
+                effective_resync,
+                ..
+            } => Some((handler.to_string(), *effective_resync)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(added[0], ("never".into(), Duration::ZERO));
+    assert_eq!(added[2], ("every2".into(), Duration::from_secs(2)));
+    assert_eq!(
+        count(&ev, |e| matches!(e, Event::ResyncPeriodChanged { .. })),
+        2
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn p2_a_period_below_one_second_becomes_one_second() {
+    let h = Harness::new(resync_config(Duration::from_secs(30)));
+    h.informer
+        .add_event_handler_with_resync(
+            "tiny",
+            Arc::new(Recorder::default()),
+            Duration::from_millis(100),
+        )
+        .unwrap();
+    assert_eq!(h.informer.resync_check_period(), Duration::from_secs(1));
+    assert_eq!(
+        h.informer.listeners()[0].resync_period(),
+        Duration::from_secs(1)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn p4_a_zero_check_period_means_the_informer_never_resyncs() {
+    let mut h = Harness::new(resync_config(Duration::ZERO));
+    h.source.apply(pod("ns", "a", "web"));
+    let reg = h
+        .informer
+        .add_event_handler_with_resync("h", Arc::new(Recorder::default()), Duration::from_secs(5))
+        .unwrap();
+    // client-go's determineResyncPeriod: no check period, no resync for anyone.
+    assert_eq!(reg.listener().resync_period(), Duration::ZERO);
+    h.synced().await;
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert_eq!(
+        count(&h.events(), |e| matches!(e, Event::ResyncTick { .. })),
+        0
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn p3_a_late_handler_gets_one_add_per_cached_object_then_live_events_without_gap_or_duplicate()
+ {
+    let mut h = Harness::new(resync_config(Duration::from_secs(3)));
+    for i in 0..10 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    h.synced().await;
+    // Writes continue around the moment the handler joins.
+    let source = h.source.clone();
+    let writer = tokio::spawn(async move {
+        for round in 0..20 {
+            source.apply(pod("ns", &format!("p{}", round % 10), &format!("v{round}")));
+            tokio::task::yield_now().await;
+        }
+    });
+    tokio::task::yield_now().await;
+    let late = Arc::new(Recorder::default());
+    let reg = h
+        .informer
+        .add_event_handler_with_resync("late", late.clone(), Duration::from_secs(1))
+        .unwrap();
+    // After start, a period below the check period is raised to it.
+    assert_eq!(reg.listener().resync_period(), Duration::from_secs(3));
+    writer.await.unwrap();
+    let final_rv = h.source.resource_version().to_string();
+    h.wait("late caught up", |_| {
+        late.lines()
+            .iter()
+            .any(|l| l.ends_with(&format!("->{final_rv}")) || l.contains(&format!(" {final_rv} ")))
+    })
+    .await;
+    let lines = late.lines();
+    let adds: Vec<&String> = lines.iter().filter(|l| l.starts_with("add")).collect();
+    assert_eq!(
+        adds.len(),
+        10,
+        "exactly one add per cached object: {lines:?}"
+    );
+    assert!(adds.iter().all(|l| l.ends_with("initial")));
+    // Per key, updates chain from the state the handler last saw: no gap, no duplicate.
+    for i in 0..10 {
+        let key = format!("ns/p{i}");
+        let mut last: Option<String> = None;
+        for l in lines
+            .iter()
+            .filter(|l| l.split(' ').nth(1) == Some(key.as_str()))
+        {
+            let parts: Vec<&str> = l.split(' ').collect();
+            match parts[0] {
+                "add" => {
+                    assert!(last.is_none(), "duplicate add for {key}");
+                    last = Some(parts[2].to_owned());
+                }
+                _ => {
+                    let (old, new) = parts[2].split_once("->").unwrap();
+                    assert_eq!(Some(old), last.as_deref(), "gap for {key}: {lines:?}");
+                    last = Some(new.to_owned());
+                }
+            }
+        }
+        assert_eq!(last.as_deref(), Some(h.source.snapshot()[&key].as_str()));
+    }
+    assert!(reg.has_synced());
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn p6_removing_a_handler_stops_its_notifications_and_removing_twice_is_harmless() {
+    let mut h = Harness::new(InformerConfig::default());
+    let gone = Arc::new(Recorder::default());
+    let stays = Arc::new(Recorder::default());
+    let reg = h.informer.add_event_handler("gone", gone.clone()).unwrap();
+    h.informer
+        .add_event_handler("stays", stays.clone())
+        .unwrap();
+    h.synced().await;
+    h.source.apply(pod("ns", "a", "web"));
+    h.wait("a", |ev| {
+        handled_by(ev, "gone") == 1 && handled_by(ev, "stays") == 1
+    })
+    .await;
+    assert!(h.informer.remove_event_handler(&reg));
+    assert!(!h.informer.remove_event_handler(&reg));
+    h.source.apply(pod("ns", "b", "web"));
+    h.wait("b", |ev| handled_by(ev, "stays") == 2).await;
+    assert_eq!(gone.lines().len(), 1);
+    assert_eq!(
+        count(&h.events(), |e| matches!(e, Event::HandlerRemoved { .. })),
+        1
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn p7_a_handler_has_synced_only_after_processing_every_initial_add() {
+    let mut h = Harness::new(InformerConfig::default());
+    for i in 0..3 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    let slow = h
+        .informer
+        .add_event_handler(
+            "slow",
+            Arc::new(SimulatedHandler {
+                delay: Duration::from_secs(5),
+            }),
+        )
+        .unwrap();
+    let fast = h
+        .informer
+        .add_event_handler("fast", Arc::new(Recorder::default()))
+        .unwrap();
+    assert!(!slow.has_synced());
+    h.synced().await;
+    h.wait("fast done", |ev| handled_by(ev, "fast") == 3).await;
+    assert!(fast.has_synced());
+    assert!(!slow.has_synced(), "slow still has initial adds pending");
+    h.wait("slow done", |ev| handled_by(ev, "slow") == 3).await;
+    assert!(slow.has_synced());
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn p8_a_panicking_handler_skips_that_notification_and_goes_on() {
+    let mut h = Harness::new(InformerConfig::default());
+    h.source.apply(pod("ns", "a", "web"));
+    let flaky = Recorder::panicking_once();
+    h.informer
+        .add_event_handler("flaky", flaky.clone())
+        .unwrap();
+    h.synced().await;
+    h.source.apply(pod("ns", "b", "web"));
+    h.wait("both handled", |ev| handled_by(ev, "flaky") == 2)
+        .await;
+    assert_eq!(flaky.lines().len(), 2);
+    let ev = h.events();
+    assert_eq!(
+        count(&ev, |e| matches!(e, Event::Handled { panicked: true, .. })),
+        1
+    );
+    assert_eq!(h.informer.summary().handlers[0].panics, 1);
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn i3_adding_an_indexer_after_start_is_an_error() {
+    let mut h = Harness::new(InformerConfig::default());
+    h.source.apply(pod("ns", "a", "web"));
+    h.informer
+        .add_indexer("app", IndexFunc::Label("app".into()))
+        .unwrap();
+    h.synced().await;
+    assert_eq!(
+        h.informer.add_indexer(
+            "node",
+            IndexFunc::Field(vec!["spec".into(), "nodeName".into()])
+        ),
+        Err(InformerError::AlreadyStarted)
+    );
+    assert_eq!(
+        h.informer.indexer().index_keys("app", "web").unwrap(),
+        ["ns/a"]
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn f7_the_transform_runs_once_per_object_before_it_is_queued() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = calls.clone();
+    let transform: Transform = Arc::new(move |raw: &[u8]| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        let mut v: serde_json::Value = serde_json::from_slice(raw).map_err(|e| e.to_string())?;
+        v["metadata"]["labels"]["transformed"] = "yes".into();
+        serde_json::to_vec(&v).map_err(|e| e.to_string())
+    });
+    let mut h = Harness::new(InformerConfig {
+        resync: Duration::from_secs(1),
+        transform: Some(transform),
+        ..InformerConfig::default()
+    });
+    h.source.apply(pod("ns", "a", "web"));
+    h.source.apply(pod("ns", "b", "web"));
+    h.informer
+        .add_event_handler("h", Arc::new(Recorder::default()))
+        .unwrap();
+    h.synced().await;
+    h.source.apply(pod("ns", "a", "db"));
+    // Resyncs replay cached objects: they must not be transformed again.
+    h.wait("resyncs", |ev| {
+        count(ev, |e| matches!(e, Event::SyncQueued { .. })) >= 2
+    })
+    .await;
+    h.wait("a updated", |_| {
+        h.informer
+            .indexer()
+            .get("ns/a")
+            .is_some_and(|o| o.meta().labels["app"] == "db")
+    })
+    .await;
+    assert_eq!(calls.load(Ordering::SeqCst), 3, "2 listed + 1 watched");
+    for obj in h.informer.indexer().list() {
+        assert_eq!(obj.meta().labels["transformed"], "yes");
+    }
+    h.shutdown().await;
+}
