@@ -559,3 +559,67 @@ async fn f7_the_transform_runs_once_per_object_before_it_is_queued() {
     }
     h.shutdown().await;
 }
+
+/// Runs the same burst of writes through an informer with `queue` and returns what the
+/// handler saw and the final cache (`key rv` lines).
+async fn burst(queue: kinformer::informer::delta_fifo::QueueKind) -> (Vec<String>, Vec<String>) {
+    let mut h = Harness::new(InformerConfig {
+        queue,
+        ..InformerConfig::default()
+    });
+    h.source.apply(pod("ns", "a", "v0"));
+    h.source.apply(pod("ns", "b", "v0"));
+    let rec = Arc::new(Recorder::default());
+    h.informer.add_event_handler("rec", rec.clone()).unwrap();
+    h.synced().await;
+    h.wait("initial", |ev| handled_by(ev, "rec") == 2).await;
+    // All written before the process loop runs again: the queue holds them together.
+    h.source.apply(pod("ns", "a", "v1"));
+    h.source.apply(pod("ns", "b", "v1"));
+    h.source.apply(pod("ns", "a", "v2"));
+    h.source.apply(pod("ns", "c", "v0"));
+    h.source.delete("ns/c");
+    h.wait("burst handled", |ev| handled_by(ev, "rec") == 7)
+        .await;
+    let mut cache: Vec<String> = h
+        .informer
+        .indexer()
+        .list()
+        .iter()
+        .map(|o| format!("{} {}", o.key(), o.resource_version()))
+        .collect();
+    cache.sort();
+    let lines = rec.lines();
+    h.shutdown().await;
+    (lines, cache)
+}
+
+#[tokio::test(start_paused = true)]
+async fn q1_delta_fifo_and_real_fifo_converge_but_only_delta_fifo_groups_deltas_by_key() {
+    use kinformer::informer::delta_fifo::QueueKind;
+    let (delta, delta_cache) = burst(QueueKind::DeltaFifo).await;
+    let (real, real_cache) = burst(QueueKind::RealFifo).await;
+    assert_eq!(delta_cache, real_cache, "same writes, same cache");
+    assert_eq!(delta_cache, ["ns/a 5", "ns/b 4"]);
+    // RealFIFO: arrival order. DeltaFIFO: a's deltas leave together at a's first position.
+    assert_eq!(
+        real[2..],
+        [
+            "update ns/a 1->3",
+            "update ns/b 2->4",
+            "update ns/a 3->5",
+            "add ns/c 6",
+            "delete ns/c 7"
+        ]
+    );
+    assert_eq!(
+        delta[2..],
+        [
+            "update ns/a 1->3",
+            "update ns/a 3->5",
+            "update ns/b 2->4",
+            "add ns/c 6",
+            "delete ns/c 7"
+        ]
+    );
+}

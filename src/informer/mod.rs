@@ -3,6 +3,7 @@
 //! Nothing here prints: every stage reports through [`trace::Tracer`].
 
 pub mod delta_fifo;
+pub mod factory;
 pub mod object;
 pub mod processor;
 pub mod real_fifo;
