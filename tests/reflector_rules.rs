@@ -385,3 +385,43 @@ async fn r7_every_check_period_the_reflector_asks_should_resync_and_queues_a_res
     );
     h.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn r3_a_malformed_watch_event_is_traced_and_relists_never_panics() {
+    let errors = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = errors.clone();
+    let mut cfg = config(None);
+    cfg.watch_error_handler = Some(Arc::new(move |reason: &str| {
+        seen.lock().unwrap().push(reason.to_owned())
+    }));
+    let mut h = Harness::new(cfg);
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    h.wait("first watch", watch_count(&h)).await;
+    // An object without a name, then a frame that is not JSON at all.
+    h.source
+        .send_frame(Ok(WatchFrame::Added(bytes::Bytes::from_static(
+            br#"{"metadata":{}}"#,
+        ))));
+    h.wait("relist 1", |_| lists(&h).len() == 2).await;
+    h.wait("second watch", |_| watches(&h).len() == 2).await;
+    h.source.send_frame(Err(SourceError::Decode(
+        "watch event: expected value".into(),
+    )));
+    h.wait("relist 2", |_| lists(&h).len() == 3).await;
+    let ev = h.events();
+    assert_eq!(
+        count(
+            &ev,
+            |e| matches!(e, Event::WatchError { reason, .. } if reason == "Decode")
+        ),
+        2
+    );
+    assert_eq!(
+        errors.lock().unwrap().len(),
+        2,
+        "the watch-error hook saw both"
+    );
+    assert_eq!(h.informer.indexer().list_keys(), ["ns/a"]);
+    h.shutdown().await;
+}

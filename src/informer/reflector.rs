@@ -109,6 +109,9 @@ pub type ShouldResync = Arc<dyn Fn() -> Vec<Arc<str>> + Send + Sync>;
 /// Called after each Replace, so the informer can notice it synced on an empty list.
 pub type AfterReplace = Arc<dyn Fn() + Send + Sync>;
 
+/// client-go's WatchErrorHandler: told why each ListAndWatch attempt failed.
+pub type WatchErrorHandler = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// Why one ListAndWatch ended.
 #[derive(Debug)]
 enum Ended {
@@ -125,6 +128,7 @@ pub struct Reflector {
     resync_check_period: Duration,
     should_resync: ShouldResync,
     after_replace: AfterReplace,
+    watch_error_handler: Option<WatchErrorHandler>,
     tracer: Tracer,
     last_sync_rv: Arc<Mutex<String>>,
 }
@@ -136,6 +140,7 @@ pub struct ReflectorParts {
     pub resync_check_period: Duration,
     pub should_resync: ShouldResync,
     pub after_replace: AfterReplace,
+    pub watch_error_handler: Option<WatchErrorHandler>,
     pub tracer: Tracer,
     pub last_sync_rv: Arc<Mutex<String>>,
 }
@@ -150,6 +155,7 @@ impl Reflector {
             resync_check_period: parts.resync_check_period,
             should_resync: parts.should_resync,
             after_replace: parts.after_replace,
+            watch_error_handler: parts.watch_error_handler,
             tracer: parts.tracer,
             last_sync_rv: parts.last_sync_rv,
         }
@@ -163,6 +169,9 @@ impl Reflector {
                 Ended::Stopped => return,
                 Ended::Failed(reason) => reason,
             };
+            if let Some(handler) = &self.watch_error_handler {
+                handler(&reason);
+            }
             let (delay, attempt) = backoff.step(Instant::now());
             self.tracer.emit(Event::Backoff {
                 reason: reason.clone(),

@@ -15,7 +15,7 @@ use super::object::{Ingest, Transform};
 use super::processor::{
     EventHandler, Listener, Notification, SharedProcessor, determine_resync_period,
 };
-use super::reflector::{Reflector, ReflectorConfig, ReflectorParts};
+use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
 use super::store::{IndexFunc, Store};
 use super::trace::{Event, Summary, Tracer};
@@ -31,6 +31,8 @@ pub struct InformerConfig {
     pub queue: QueueKind,
     pub reflector: ReflectorConfig,
     pub transform: Option<Transform>,
+    /// Told why each failed ListAndWatch attempt failed (client-go's SetWatchErrorHandler).
+    pub watch_error_handler: Option<WatchErrorHandler>,
 }
 
 /// Why the informer refused a request.
@@ -327,6 +329,7 @@ impl SharedIndexInformer {
                 resync_check_period: check_period,
                 should_resync: Arc::new(move || for_resync.processor.should_resync(Instant::now())),
                 after_replace: Arc::new(move || for_sync.check_synced()),
+                watch_error_handler: inner.config.watch_error_handler.clone(),
                 tracer: inner.tracer.clone(),
                 last_sync_rv: inner.last_sync_rv.clone(),
             },
