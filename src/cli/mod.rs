@@ -1,5 +1,7 @@
 //! The command line.
 
+pub mod session;
+
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
     0

@@ -14,6 +14,7 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::delta_fifo::DeltaObject;
 use super::object::ObjectRef;
@@ -151,6 +152,8 @@ pub struct Listener {
     resync: Mutex<ResyncState>,
     syncing: AtomicBool,
     removed: AtomicBool,
+    /// Cancelled when the listener is removed or the informer stops: the worker ends.
+    stopped: CancellationToken,
     pending: Arc<AtomicUsize>,
     initial_pending: Arc<AtomicUsize>,
     stats: Arc<ListenerStats>,
@@ -183,6 +186,7 @@ impl Listener {
             }),
             syncing: AtomicBool::new(false),
             removed: AtomicBool::new(false),
+            stopped: CancellationToken::new(),
             pending: Arc::default(),
             initial_pending: Arc::default(),
             stats: Arc::default(),
@@ -288,20 +292,28 @@ impl Listener {
     }
 
     async fn run(self: Arc<Self>, mut worker: Worker) {
-        while let Some(queued) = worker.rx.recv().await {
-            if self.removed.load(Ordering::Acquire) {
-                return;
-            }
-            let n = &queued.notification;
-            // Rule P8: a panicking handler loses this notification and goes on with the next,
-            // whether it panics while building its future or while it runs.
-            let handler = &worker.handler;
-            let panicked = match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(n))) {
-                Ok(work) => AssertUnwindSafe(work).catch_unwind().await.is_err(),
-                Err(_) => true,
+        let stopped = self.stopped.clone();
+        loop {
+            let queued = tokio::select! {
+                _ = stopped.cancelled() => return,
+                queued = worker.rx.recv() => match queued {
+                    Some(queued) => queued,
+                    None => return,
+                },
             };
-            self.finish(&queued, panicked);
+            tokio::select! {
+                _ = stopped.cancelled() => return,
+                panicked = deliver(worker.handler.as_ref(), &queued.notification) => {
+                    self.finish(&queued, panicked);
+                }
+            }
         }
+    }
+
+    /// Ends this listener: nothing more is queued or delivered.
+    fn stop(&self) {
+        self.removed.store(true, Ordering::Release);
+        self.stopped.cancel();
     }
 
     fn finish(&self, queued: &Queued, panicked: bool) {
@@ -348,6 +360,15 @@ impl Listener {
     }
 }
 
+/// Hands one notification to `handler`; true if it panicked (Rule P8: the notification is
+/// lost, the handler goes on with the next), whether while building its future or running it.
+async fn deliver(handler: &dyn EventHandler, n: &Notification) -> bool {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(n))) {
+        Ok(work) => AssertUnwindSafe(work).catch_unwind().await.is_err(),
+        Err(_) => true,
+    }
+}
+
 /// client-go's sharedProcessor.
 pub struct SharedProcessor {
     listeners: RwLock<Vec<Arc<Listener>>>,
@@ -378,9 +399,16 @@ impl SharedProcessor {
         listeners.retain(|l| !Arc::ptr_eq(l, listener));
         let removed = listeners.len() != before;
         if removed {
-            listener.removed.store(true, Ordering::Release);
+            listener.stop();
         }
         removed
+    }
+
+    /// Stops every listener (the informer stopped).
+    pub fn stop(&self) {
+        for l in self.read().iter() {
+            l.stop();
+        }
     }
 
     pub fn listeners(&self) -> Vec<Arc<Listener>> {
