@@ -1,1 +1,296 @@
-//! placeholder
+//! The embedded Kubernetes API server: a loopback HTTP server speaking enough of the Kubernetes
+//! REST protocol (discovery, LIST/WATCH with selectors, paging, resourceVersion semantics,
+//! bookmarks and 410s, writes with optimistic concurrency, Status errors) that kubectl and
+//! kube-rs work against it unchanged. It knows nothing of the informer pipeline.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), kinformer::apiserver::ServerError> {
+//! use kinformer::apiserver::{EmbeddedServer, ServerConfig};
+//! let server = EmbeddedServer::start(ServerConfig::default()).await?;
+//! let client = server.client();
+//! # drop(client);
+//! server.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+
+mod churn;
+mod discovery;
+mod kubeconfig;
+mod list;
+mod resources;
+mod seed;
+mod selector;
+mod server;
+mod status;
+mod store;
+mod table;
+mod watch;
+mod write;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rand::Rng;
+use rand::distr::Alphanumeric;
+use tokio::net::TcpListener;
+use tokio::sync::{oneshot, watch as watch_channel};
+use tokio::task::JoinHandle;
+
+use self::server::App;
+use self::store::Store;
+
+pub use self::kubeconfig::CONTEXT;
+
+/// Where initial objects come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seed {
+    /// A small built-in cluster: 3 nodes, 4 namespaces, ~100 pods owned by replicasets owned by
+    /// deployments, configmaps, secrets, services.
+    Builtin,
+    /// A multi-document YAML file of Kubernetes objects.
+    File(PathBuf),
+}
+
+/// How to run the server.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Address to listen on (default `127.0.0.1:0`: any free loopback port).
+    pub listen: SocketAddr,
+    /// Bearer token clients must send; None generates a random one.
+    pub token: Option<String>,
+    /// false accepts every request (`--no-auth`).
+    pub auth: bool,
+    /// Initial objects.
+    pub seed: Vec<Seed>,
+    /// Number of watch events kept; resuming from an older resourceVersion gets 410 Expired.
+    pub history: usize,
+    /// Writes per second of background pod churn.
+    pub churn: Option<f64>,
+    /// Interval between BOOKMARK events on watches that allow them.
+    pub bookmark_interval: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            token: None,
+            auth: true,
+            seed: Vec::new(),
+            history: 10_000,
+            churn: None,
+            bookmark_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Why the server could not start or be seeded.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A seed file could not be read.
+    #[error("cannot read seed file {path}: {source}")]
+    SeedRead {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A document of a seed file is not a valid object.
+    #[error("invalid seed file {path}, document {document}: {message}")]
+    SeedFile {
+        /// The file.
+        path: PathBuf,
+        /// 1-based document number.
+        document: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Objects could not be seeded.
+    #[error("cannot seed objects: {0}")]
+    Seed(String),
+}
+
+/// A running embedded API server.
+pub struct EmbeddedServer {
+    app: Arc<App>,
+    url: String,
+    stop: Option<oneshot::Sender<()>>,
+    serving: Option<JoinHandle<()>>,
+    churn: Option<JoinHandle<()>>,
+}
+
+/// A random 32-character bearer token.
+fn random_token() -> String {
+    rand::rng()
+        .sample_iter(Alphanumeric)
+        .take(32)
+        .map(char::from)
+        .collect()
+}
+
+fn seed_store(store: &Store, seeds: &[Seed]) -> Result<(), ServerError> {
+    for seed in seeds {
+        match seed {
+            Seed::Builtin => seed::seed_builtin(store)?,
+            Seed::File(path) => seed::seed_file(store, path)?,
+        }
+    }
+    Ok(())
+}
+
+impl EmbeddedServer {
+    /// Binds, seeds and starts serving on the current tokio runtime.
+    pub async fn start(config: ServerConfig) -> Result<EmbeddedServer, ServerError> {
+        let bind_error = |source| ServerError::Bind {
+            addr: config.listen,
+            source,
+        };
+        let listener = TcpListener::bind(config.listen).await.map_err(bind_error)?;
+        let address = listener.local_addr().map_err(bind_error)?;
+        let store = Arc::new(Store::new(config.history));
+        seed_store(&store, &config.seed)?;
+        let token = config
+            .auth
+            .then(|| config.token.clone().unwrap_or_else(random_token));
+        let app = Arc::new(App {
+            store: Arc::clone(&store),
+            token,
+            bookmark_interval: config.bookmark_interval,
+            closer: watch_channel::channel(0).0,
+            shutting_down: AtomicBool::new(false),
+            address: address.to_string(),
+        });
+        let (stop, stopped) = oneshot::channel::<()>();
+        let router = server::router(Arc::clone(&app));
+        let serving = tokio::spawn(async move {
+            let graceful = async move {
+                // Either a stop request or the server handle being dropped ends serving.
+                let _ = stopped.await;
+            };
+            if let Err(e) = axum::serve(listener, router)
+                .with_graceful_shutdown(graceful)
+                .await
+            {
+                tracing::warn!("embedded API server stopped: {e}");
+            }
+        });
+        let churn = config.churn.and_then(|rate| churn::spawn(store, rate));
+        Ok(EmbeddedServer {
+            app,
+            url: format!("http://{address}"),
+            stop: Some(stop),
+            serving: Some(serving),
+            churn,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// The bearer token clients must send (None with authentication off).
+    pub fn token(&self) -> Option<&str> {
+        self.app.token.as_deref()
+    }
+
+    /// A kubeconfig with cluster, user and context `kinformer`, set as current.
+    pub fn kubeconfig_yaml(&self) -> String {
+        kubeconfig::kubeconfig_yaml(&self.url, self.token())
+    }
+
+    /// Writes [`Self::kubeconfig_yaml`] to `path`.
+    pub fn write_kubeconfig(&self, path: &Path) -> std::io::Result<()> {
+        std::fs::write(path, self.kubeconfig_yaml())
+    }
+
+    /// A `kube::Config` for an in-process client.
+    pub fn kube_config(&self) -> kube::Config {
+        kubeconfig::kube_config(&self.url, self.token())
+    }
+
+    /// An in-process kube client.
+    pub fn client(&self) -> kube::Client {
+        kube::Client::try_from(self.kube_config())
+            .expect("a plain-http kube::Config with a bearer token always builds a client")
+    }
+
+    /// Ends every open watch stream cleanly now (clients re-watch from their last RV).
+    pub fn close_watches(&self) {
+        self.app.closer.send_modify(|generation| *generation += 1);
+    }
+
+    /// Forgets every kept event: a watch or list from any older resourceVersion gets 410.
+    pub fn trim_history(&self) {
+        self.app.store.trim_history();
+    }
+
+    /// The current global resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.app.store.resource_version()
+    }
+
+    /// Stores objects directly, without watch events (fast seeding for benchmarks). Each object
+    /// needs `apiVersion`, `kind` and `metadata.name` (namespaced ones default to `default`).
+    /// Resuming a watch or list from before this call gets 410. Returns how many were stored.
+    pub fn seed_objects(
+        &self,
+        objects: impl IntoIterator<Item = serde_json::Value>,
+    ) -> Result<usize, ServerError> {
+        write::seed_unrecorded(&self.app.store, objects).map_err(|e| ServerError::Seed(e.message))
+    }
+
+    /// Creates one object through the normal write path (with a watch event).
+    pub fn create_object(&self, object: serde_json::Value) -> Result<(), ServerError> {
+        write::create_object(&self.app.store, object)
+            .map(drop)
+            .map_err(|e| ServerError::Seed(e.message))
+    }
+
+    /// Stops the listener, ends watches and connections, stops churn.
+    pub async fn shutdown(mut self) {
+        self.stop_now();
+        if let Some(serving) = self.serving.take() {
+            let abort = serving.abort_handle();
+            if tokio::time::timeout(Duration::from_secs(5), serving)
+                .await
+                .is_err()
+            {
+                abort.abort();
+            }
+        }
+    }
+
+    fn stop_now(&mut self) {
+        self.app.shutting_down.store(true, Ordering::SeqCst);
+        self.close_watches();
+        if let Some(churn) = self.churn.take() {
+            churn.abort();
+        }
+        if let Some(stop) = self.stop.take() {
+            // The server task may already be gone; nothing left to stop then.
+            let _ = stop.send(());
+        }
+    }
+}
+
+impl Drop for EmbeddedServer {
+    fn drop(&mut self) {
+        self.stop_now();
+        if let Some(serving) = self.serving.take() {
+            serving.abort();
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Discovery: `/version`, `/api`, `/apis`, `/apis/{group}` and the per-group-version resource
+//! lists, in the legacy (unaggregated) JSON form, which kubectl and kube-rs both accept.
+
+use axum::response::Response;
+use http::StatusCode;
+use serde_json::{Value, json};
+
+use super::resources::{Registry, ResourceType, group_version};
+use super::status::{ApiError, json_response};
+
+/// Verbs every served resource supports.
+const VERBS: [&str; 8] = [
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+fn ok(value: &Value) -> Response {
+    json_response(StatusCode::OK, value.to_string())
+}
+
+/// `/version`: a v1.32 server, so kubectl's dispatcher runs kubectl 1.32.
+pub fn version() -> Response {
+    ok(&json!({
+        "major": "1",
+        "minor": "32",
+        "gitVersion": "v1.32.4",
+        "gitCommit": "0000000000000000000000000000000000000000",
+        "gitTreeState": "clean",
+        "buildDate": "2025-04-22T00:00:00Z",
+        "goVersion": "go1.23.8",
+        "compiler": "gc",
+        "platform": "linux/amd64",
+        "emulationMajor": "1",
+        "emulationMinor": "32"
+    }))
+}
+
+/// `/api`: the core group's versions.
+pub fn core_versions(address: &str) -> Response {
+    ok(&json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": address}]
+    }))
+}
+
+/// One APIGroup object.
+fn api_group(name: &str, versions: &[String]) -> Value {
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": group_version(name, v), "version": v}))
+        .collect();
+    let preferred = versions.first().cloned().unwrap_or(Value::Null);
+    json!({"name": name, "versions": versions, "preferredVersion": preferred})
+}
+
+/// `/apis`: every non-core group.
+pub fn group_list(registry: &Registry) -> Response {
+    let groups: Vec<Value> = registry
+        .groups()
+        .iter()
+        .map(|(name, versions)| api_group(name, versions))
+        .collect();
+    ok(&json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
+}
+
+/// `/apis/{group}`.
+pub fn group(registry: &Registry, name: &str) -> Result<Response, ApiError> {
+    let groups = registry.groups();
+    let (_, versions) = groups
+        .iter()
+        .find(|(g, _)| g == name)
+        .ok_or_else(ApiError::no_route)?;
+    let mut group = api_group(name, versions);
+    if let Some(map) = group.as_object_mut() {
+        map.insert("kind".into(), "APIGroup".into());
+        map.insert("apiVersion".into(), "v1".into());
+    }
+    Ok(ok(&group))
+}
+
+/// One APIResource object.
+fn api_resource(resource: &ResourceType) -> Value {
+    let mut value = json!({
+        "name": resource.plural,
+        "singularName": resource.singular,
+        "namespaced": resource.namespaced,
+        "kind": resource.kind,
+        "verbs": VERBS,
+    });
+    if let Some(map) = value
+        .as_object_mut()
+        .filter(|_| !resource.short_names.is_empty())
+    {
+        map.insert("shortNames".into(), json!(resource.short_names));
+    }
+    value
+}
+
+/// `/api/v1` and `/apis/{group}/{version}`.
+pub fn resource_list(
+    registry: &Registry,
+    group: &str,
+    version: &str,
+) -> Result<Response, ApiError> {
+    let resources = registry.in_group_version(group, version);
+    if resources.is_empty() {
+        return Err(ApiError::no_route());
+    }
+    let resources: Vec<Value> = resources.iter().map(|r| api_resource(r)).collect();
+    Ok(ok(&json!({
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": group_version(group, version),
+        "resources": resources
+    })))
+}

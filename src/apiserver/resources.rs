@@ -1,0 +1,340 @@
+//! The registry of served resource types: the built-ins (described by k8s-openapi's `Resource`
+//! trait constants) plus one entry per CustomResourceDefinition.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount,
+};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::{ClusterResourceScope, ListableResource, NamespaceResourceScope, Resource};
+use serde_json::Value;
+
+/// The group and plural that identify a resource independently of its version.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResourceKey {
+    /// API group, empty for the core group.
+    pub group: String,
+    /// Plural resource name, e.g. `pods`.
+    pub plural: String,
+}
+
+/// Everything discovery and the REST handlers need to know about one resource type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceType {
+    /// API group, empty for the core group.
+    pub group: String,
+    /// Served versions; the first is the preferred (storage) version.
+    pub versions: Vec<String>,
+    /// Plural name used in URLs.
+    pub plural: String,
+    /// Singular name (`pod`).
+    pub singular: String,
+    /// Kind of one object (`Pod`).
+    pub kind: String,
+    /// Kind of a list (`PodList`).
+    pub list_kind: String,
+    /// kubectl short names (`po`).
+    pub short_names: Vec<String>,
+    /// Whether objects live in a namespace.
+    pub namespaced: bool,
+}
+
+impl ResourceType {
+    /// The identity of this resource type.
+    pub fn key(&self) -> ResourceKey {
+        ResourceKey {
+            group: self.group.clone(),
+            plural: self.plural.clone(),
+        }
+    }
+
+    /// The preferred version.
+    pub fn preferred_version(&self) -> &str {
+        self.versions.first().map(String::as_str).unwrap_or("v1")
+    }
+
+    /// `apiVersion` of the preferred version (`v1`, `apps/v1`).
+    pub fn api_version(&self) -> String {
+        group_version(&self.group, self.preferred_version())
+    }
+
+    /// Whether `version` is served.
+    pub fn serves(&self, version: &str) -> bool {
+        self.versions.iter().any(|v| v == version)
+    }
+
+    /// Whether the resource is the CustomResourceDefinition resource itself.
+    pub fn is_crd(&self) -> bool {
+        self.group == CustomResourceDefinition::GROUP
+            && self.plural == CustomResourceDefinition::URL_PATH_SEGMENT
+    }
+
+    /// Whether the resource is a pod (pods have extra field selectors).
+    pub fn is_pod(&self) -> bool {
+        self.group.is_empty() && self.plural == Pod::URL_PATH_SEGMENT
+    }
+}
+
+/// `group/version`, or just `version` for the core group.
+pub fn group_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    }
+}
+
+/// Maps k8s-openapi's scope marker types to a boolean.
+trait ScopeKind {
+    const NAMESPACED: bool;
+}
+
+impl ScopeKind for NamespaceResourceScope {
+    const NAMESPACED: bool = true;
+}
+
+impl ScopeKind for ClusterResourceScope {
+    const NAMESPACED: bool = false;
+}
+
+/// Describes a built-in resource from its k8s-openapi type.
+fn builtin<K>(short_names: &[&str]) -> ResourceType
+where
+    K: Resource + ListableResource,
+    K::Scope: ScopeKind,
+{
+    ResourceType {
+        group: K::GROUP.to_owned(),
+        versions: vec![K::VERSION.to_owned()],
+        plural: K::URL_PATH_SEGMENT.to_owned(),
+        singular: K::KIND.to_ascii_lowercase(),
+        kind: K::KIND.to_owned(),
+        list_kind: K::LIST_KIND.to_owned(),
+        short_names: short_names.iter().map(|s| (*s).to_owned()).collect(),
+        namespaced: <K::Scope as ScopeKind>::NAMESPACED,
+    }
+}
+
+/// The built-in resource types served by the embedded server.
+pub fn builtins() -> Vec<ResourceType> {
+    vec![
+        builtin::<Namespace>(&["ns"]),
+        builtin::<Pod>(&["po"]),
+        builtin::<ConfigMap>(&["cm"]),
+        builtin::<Secret>(&[]),
+        builtin::<Service>(&["svc"]),
+        builtin::<Node>(&["no"]),
+        builtin::<Event>(&["ev"]),
+        builtin::<ServiceAccount>(&["sa"]),
+        builtin::<Deployment>(&["deploy"]),
+        builtin::<ReplicaSet>(&["rs"]),
+        builtin::<StatefulSet>(&["sts"]),
+        builtin::<DaemonSet>(&["ds"]),
+        builtin::<Lease>(&[]),
+        builtin::<CustomResourceDefinition>(&["crd", "crds"]),
+    ]
+}
+
+/// Describes the resource a CustomResourceDefinition object defines.
+pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
+    let spec = crd.get("spec").ok_or("spec: Required value")?;
+    let names = spec.get("names").ok_or("spec.names: Required value")?;
+    let text = |v: &Value, field: &str| -> Result<String, String> {
+        v.get(field)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("spec.{field}: Required value"))
+    };
+    let group = text(spec, "group")?;
+    let plural = text(names, "plural")?;
+    let kind = text(names, "kind")?;
+    let singular = text(names, "singular").unwrap_or_else(|_| kind.to_ascii_lowercase());
+    let list_kind = text(names, "listKind").unwrap_or_else(|_| format!("{kind}List"));
+    let short_names = string_list(names.get("shortNames"));
+    let namespaced = spec.get("scope").and_then(Value::as_str) != Some("Cluster");
+    let versions = served_versions(spec);
+    if versions.is_empty() {
+        return Err("spec.versions: Required value: at least one version must be served".into());
+    }
+    let expected_name = format!("{plural}.{group}");
+    let name = crd.pointer("/metadata/name").and_then(Value::as_str);
+    if name != Some(expected_name.as_str()) {
+        return Err(format!(
+            "metadata.name: Invalid value: must be spec.names.plural+\".\"+spec.group ({expected_name})"
+        ));
+    }
+    Ok(ResourceType {
+        group,
+        versions,
+        plural,
+        singular,
+        kind,
+        list_kind,
+        short_names,
+        namespaced,
+    })
+}
+
+/// The served versions of a CRD spec, storage version first.
+fn served_versions(spec: &Value) -> Vec<String> {
+    let Some(list) = spec.get("versions").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let mut served: Vec<(bool, String)> = list
+        .iter()
+        .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(true))
+        .filter_map(|v| {
+            let name = v.get("name")?.as_str()?.to_owned();
+            let storage = v.get("storage").and_then(Value::as_bool).unwrap_or(false);
+            Some((!storage, name))
+        })
+        .collect();
+    served.sort_by_key(|(not_storage, _)| *not_storage);
+    served.into_iter().map(|(_, name)| name).collect()
+}
+
+/// A JSON array of strings as a vector (missing or malformed → empty).
+fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// All served resource types, keyed by group and plural.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    types: BTreeMap<ResourceKey, Arc<ResourceType>>,
+    builtin_groups: Vec<String>,
+}
+
+impl Registry {
+    /// A registry holding the built-in resources.
+    pub fn with_builtins() -> Self {
+        let mut registry = Registry::default();
+        for resource in builtins() {
+            if !registry.builtin_groups.contains(&resource.group) {
+                registry.builtin_groups.push(resource.group.clone());
+            }
+            registry.insert(resource);
+        }
+        registry
+    }
+
+    /// Adds or replaces a resource type.
+    pub fn insert(&mut self, resource: ResourceType) {
+        self.types.insert(resource.key(), Arc::new(resource));
+    }
+
+    /// Removes a resource type.
+    pub fn remove(&mut self, key: &ResourceKey) -> Option<Arc<ResourceType>> {
+        self.types.remove(key)
+    }
+
+    /// Whether a resource type is built in (CRDs cannot redefine those).
+    pub fn is_builtin_group(&self, group: &str) -> bool {
+        self.builtin_groups.iter().any(|g| g == group)
+    }
+
+    /// The resource served at `group/version/plural`.
+    pub fn find(&self, group: &str, version: &str, plural: &str) -> Option<Arc<ResourceType>> {
+        let key = ResourceKey {
+            group: group.to_owned(),
+            plural: plural.to_owned(),
+        };
+        self.types.get(&key).filter(|r| r.serves(version)).cloned()
+    }
+
+    /// The resource whose objects have this `apiVersion` and `kind`.
+    pub fn find_kind(&self, api_version: &str, kind: &str) -> Option<Arc<ResourceType>> {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        self.types
+            .values()
+            .find(|r| r.group == group && r.kind == kind && r.serves(version))
+            .cloned()
+    }
+
+    /// The non-core groups in discovery order, each with its served versions.
+    pub fn groups(&self) -> Vec<(String, Vec<String>)> {
+        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+        let builtin_first = self.types.values().filter(|r| !r.group.is_empty());
+        let mut ordered: Vec<&Arc<ResourceType>> = builtin_first.collect();
+        ordered.sort_by_key(|r| {
+            let rank = self.builtin_groups.iter().position(|g| *g == r.group);
+            (rank.unwrap_or(usize::MAX), r.group.clone())
+        });
+        for resource in ordered {
+            let entry = match groups.iter_mut().find(|(g, _)| *g == resource.group) {
+                Some(entry) => entry,
+                None => {
+                    groups.push((resource.group.clone(), Vec::new()));
+                    let last = groups.len() - 1;
+                    &mut groups[last]
+                }
+            };
+            for version in &resource.versions {
+                if !entry.1.contains(version) {
+                    entry.1.push(version.clone());
+                }
+            }
+        }
+        groups
+    }
+
+    /// The resources served in one group version.
+    pub fn in_group_version(&self, group: &str, version: &str) -> Vec<Arc<ResourceType>> {
+        self.types
+            .values()
+            .filter(|r| r.group == group && r.serves(version))
+            .cloned()
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn builtins_come_from_k8s_openapi() {
+        let registry = Registry::with_builtins();
+        let pods = registry.find("", "v1", "pods");
+        assert!(
+            pods.as_ref()
+                .is_some_and(|p| p.namespaced && p.kind == "Pod")
+        );
+        let nodes = registry.find("", "v1", "nodes");
+        assert!(nodes.is_some_and(|n| !n.namespaced));
+        let deploy = registry.find_kind("apps/v1", "Deployment");
+        assert!(deploy.is_some_and(|d| d.short_names == ["deploy"]));
+    }
+
+    #[test]
+    fn crd_describes_its_resource() {
+        let crd = json!({
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Cluster",
+                "names": {"plural": "widgets", "kind": "Widget", "shortNames": ["wd"]},
+                "versions": [{"name": "v1beta1", "served": true, "storage": false},
+                             {"name": "v1", "served": true, "storage": true}]}
+        });
+        let resource = from_crd(&crd);
+        assert!(resource.is_ok_and(|r| r.versions == ["v1", "v1beta1"]
+            && !r.namespaced
+            && r.singular == "widget"
+            && r.list_kind == "WidgetList"));
+        assert!(from_crd(&json!({"spec": {}})).is_err());
+    }
+}

@@ -1,0 +1,467 @@
+//! Initial objects: a small believable built-in cluster (nodes, namespaces, deployments owning
+//! replicasets owning pods, configmaps, secrets, services...) or the documents of a YAML file.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::ServerError;
+use super::status::ApiError;
+use super::store::Store;
+use super::write::create_object;
+
+/// Nodes of the built-in cluster.
+const NODES: [&str; 3] = ["node-1", "node-2", "node-3"];
+
+/// Namespaces of the built-in cluster.
+const NAMESPACES: [&str; 4] = ["default", "kube-system", "shop", "data"];
+
+/// A workload of the built-in cluster: namespace, name, `app` label, replicas, image.
+struct Workload {
+    namespace: &'static str,
+    name: &'static str,
+    app: &'static str,
+    replicas: usize,
+    image: &'static str,
+}
+
+const DEPLOYMENTS: [Workload; 7] = [
+    Workload {
+        namespace: "default",
+        name: "web",
+        app: "web",
+        replicas: 24,
+        image: "nginx:1.27",
+    },
+    Workload {
+        namespace: "shop",
+        name: "web",
+        app: "web",
+        replicas: 20,
+        image: "nginx:1.27",
+    },
+    Workload {
+        namespace: "shop",
+        name: "api",
+        app: "api",
+        replicas: 24,
+        image: "ghcr.io/example/api:2.3.1",
+    },
+    Workload {
+        namespace: "shop",
+        name: "cart",
+        app: "cart",
+        replicas: 12,
+        image: "ghcr.io/example/cart:1.9.0",
+    },
+    Workload {
+        namespace: "data",
+        name: "cache",
+        app: "cache",
+        replicas: 10,
+        image: "redis:7.4",
+    },
+    Workload {
+        namespace: "kube-system",
+        name: "coredns",
+        app: "coredns",
+        replicas: 2,
+        image: "registry.k8s.io/coredns/coredns:v1.11.3",
+    },
+    Workload {
+        namespace: "kube-system",
+        name: "metrics-server",
+        app: "metrics-server",
+        replicas: 1,
+        image: "registry.k8s.io/metrics-server/metrics-server:v0.7.2",
+    },
+];
+
+/// A deterministic lowercase suffix in Kubernetes' name alphabet.
+fn suffix(seed: &str, index: usize, len: usize) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut hash = seed
+        .bytes()
+        .fold(1469598103934665603u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(1099511628211)
+        })
+        .wrapping_add((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    (0..len)
+        .map(|_| {
+            hash = hash
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            char::from(ALPHABET[(hash >> 33) as usize % ALPHABET.len()])
+        })
+        .collect()
+}
+
+/// The `uid` the store gave an object.
+fn uid_of(object: &Value) -> Value {
+    object
+        .pointer("/metadata/uid")
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// Creates an object and returns it as stored.
+fn create(store: &Store, value: Value) -> Result<Value, ApiError> {
+    create_object(store, value)?.to_value()
+}
+
+fn owner(api_version: &str, kind: &str, name: &str, uid: Value) -> Value {
+    json!([{"apiVersion": api_version, "kind": kind, "name": name, "uid": uid,
+            "controller": true, "blockOwnerDeletion": true}])
+}
+
+fn pod(workload: &Workload, owner_refs: Value, name: String, index: usize, labels: Value) -> Value {
+    let phase = match index % 13 {
+        12 => "Pending",
+        _ => "Running",
+    };
+    let node = NODES[index % NODES.len()];
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": workload.namespace, "labels": labels,
+                     "ownerReferences": owner_refs},
+        "spec": {
+            "nodeName": node,
+            "containers": [{"name": workload.app, "image": workload.image,
+                "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}],
+            "restartPolicy": "Always", "schedulerName": "default-scheduler",
+            "serviceAccountName": "default"
+        },
+        "status": {"phase": phase, "hostIP": format!("192.168.0.{}", index % NODES.len() + 10),
+                   "podIP": format!("10.244.{}.{}", index % NODES.len(), index % 250 + 2)}
+    })
+}
+
+/// A Deployment, its ReplicaSet and the ReplicaSet's pods.
+fn seed_deployment(store: &Store, workload: &Workload) -> Result<(), ApiError> {
+    let selector = json!({"matchLabels": {"app": workload.app}});
+    let template = json!({"metadata": {"labels": {"app": workload.app}},
+        "spec": {"containers": [{"name": workload.app, "image": workload.image}]}});
+    let deployment = create(
+        store,
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": workload.name, "namespace": workload.namespace, "labels": {"app": workload.app}},
+            "spec": {"replicas": workload.replicas, "selector": selector, "template": template},
+            "status": {"replicas": workload.replicas, "readyReplicas": workload.replicas,
+                       "availableReplicas": workload.replicas, "updatedReplicas": workload.replicas}
+        }),
+    )?;
+    let hash = suffix(workload.name, 0, 10);
+    let rs_name = format!("{}-{hash}", workload.name);
+    let labels = json!({"app": workload.app, "pod-template-hash": hash});
+    let replicaset = create(
+        store,
+        json!({
+            "apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": rs_name, "namespace": workload.namespace, "labels": labels,
+                         "ownerReferences": owner("apps/v1", "Deployment", workload.name, uid_of(&deployment))},
+            "spec": {"replicas": workload.replicas, "selector": {"matchLabels": labels}},
+            "status": {"replicas": workload.replicas, "readyReplicas": workload.replicas}
+        }),
+    )?;
+    let rs_owner = owner("apps/v1", "ReplicaSet", &rs_name, uid_of(&replicaset));
+    for index in 0..workload.replicas {
+        let name = format!("{rs_name}-{}", suffix(&rs_name, index, 5));
+        create(
+            store,
+            pod(workload, rs_owner.clone(), name, index, labels.clone()),
+        )?;
+    }
+    Ok(())
+}
+
+/// kube-proxy: one pod per node, owned by a DaemonSet.
+fn seed_daemonset(store: &Store) -> Result<(), ApiError> {
+    let workload = Workload {
+        namespace: "kube-system",
+        name: "kube-proxy",
+        app: "kube-proxy",
+        replicas: NODES.len(),
+        image: "registry.k8s.io/kube-proxy:v1.32.4",
+    };
+    let labels = json!({"k8s-app": "kube-proxy"});
+    let daemonset = create(
+        store,
+        json!({
+            "apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": workload.name, "namespace": workload.namespace, "labels": labels},
+            "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels},
+                     "spec": {"containers": [{"name": "kube-proxy", "image": workload.image}]}}},
+            "status": {"desiredNumberScheduled": NODES.len(), "numberReady": NODES.len()}
+        }),
+    )?;
+    let ds_owner = owner("apps/v1", "DaemonSet", workload.name, uid_of(&daemonset));
+    for index in 0..NODES.len() {
+        let name = format!("kube-proxy-{}", suffix("kube-proxy", index, 5));
+        create(
+            store,
+            pod(&workload, ds_owner.clone(), name, index, labels.clone()),
+        )?;
+    }
+    Ok(())
+}
+
+/// A StatefulSet with stable pod names.
+fn seed_statefulset(store: &Store) -> Result<(), ApiError> {
+    let workload = Workload {
+        namespace: "data",
+        name: "postgres",
+        app: "postgres",
+        replicas: 3,
+        image: "postgres:17",
+    };
+    let labels = json!({"app": "postgres"});
+    let statefulset = create(
+        store,
+        json!({
+            "apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": workload.name, "namespace": workload.namespace, "labels": labels},
+            "spec": {"replicas": workload.replicas, "serviceName": "postgres", "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "postgres", "image": workload.image}]}}},
+            "status": {"replicas": workload.replicas, "readyReplicas": workload.replicas}
+        }),
+    )?;
+    let sts_owner = owner(
+        "apps/v1",
+        "StatefulSet",
+        workload.name,
+        uid_of(&statefulset),
+    );
+    for index in 0..workload.replicas {
+        create(
+            store,
+            pod(
+                &workload,
+                sts_owner.clone(),
+                format!("postgres-{index}"),
+                index,
+                labels.clone(),
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+fn seed_infrastructure(store: &Store) -> Result<(), ApiError> {
+    for (index, node) in NODES.iter().enumerate() {
+        create(
+            store,
+            json!({
+                "apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": node, "labels": {"kubernetes.io/hostname": node, "kubernetes.io/os": "linux",
+                             "topology.kubernetes.io/zone": format!("zone-{}", index + 1)}},
+                "spec": {"podCIDR": format!("10.244.{index}.0/24")},
+                "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                           "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}],
+                           "nodeInfo": {"kubeletVersion": "v1.32.4", "osImage": "Debian GNU/Linux 13"}}
+            }),
+        )?;
+    }
+    for namespace in NAMESPACES {
+        create(
+            store,
+            json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": namespace, "labels": {"kubernetes.io/metadata.name": namespace}}}),
+        )?;
+        create(
+            store,
+            json!({"apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": {"name": "default", "namespace": namespace}}),
+        )?;
+        create(
+            store,
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "kube-root-ca.crt", "namespace": namespace},
+            "data": {"ca.crt": "-----BEGIN CERTIFICATE-----\nMIIBkinformer\n-----END CERTIFICATE-----\n"}}),
+        )?;
+    }
+    create(
+        store,
+        json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+        "metadata": {"name": "kube-scheduler", "namespace": "kube-system"},
+        "spec": {"holderIdentity": "node-1_kube-scheduler", "leaseDurationSeconds": 15}}),
+    )?;
+    Ok(())
+}
+
+fn seed_config(store: &Store) -> Result<(), ApiError> {
+    for (namespace, name, data) in [
+        (
+            "shop",
+            "api-config",
+            json!({"LOG_LEVEL": "info", "CART_URL": "http://cart.shop:8080"}),
+        ),
+        (
+            "data",
+            "cache-config",
+            json!({"maxmemory": "256mb", "maxmemory-policy": "allkeys-lru"}),
+        ),
+        (
+            "default",
+            "web-config",
+            json!({"index.html": "<h1>hello from kinformer</h1>\n"}),
+        ),
+    ] {
+        create(
+            store,
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": namespace}, "data": data}),
+        )?;
+    }
+    for (namespace, name, data) in [
+        (
+            "shop",
+            "api-credentials",
+            json!({"username": "YXBp", "password": "czNjcjN0LXBhc3N3b3Jk"}),
+        ),
+        (
+            "data",
+            "cache-auth",
+            json!({"password": "cmVkaXMtcGFzcw=="}),
+        ),
+    ] {
+        create(
+            store,
+            json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+            "metadata": {"name": name, "namespace": namespace}, "data": data}),
+        )?;
+    }
+    for (namespace, name, app) in [
+        ("default", "web", "web"),
+        ("shop", "web", "web"),
+        ("shop", "api", "api"),
+        ("shop", "cart", "cart"),
+        ("data", "cache", "cache"),
+        ("kube-system", "kube-dns", "coredns"),
+    ] {
+        create(
+            store,
+            json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "namespace": namespace, "labels": {"app": app}},
+            "spec": {"selector": {"app": app}, "type": "ClusterIP",
+                     "ports": [{"port": 80, "targetPort": 8080, "protocol": "TCP"}]}}),
+        )?;
+    }
+    create(
+        store,
+        json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "kubernetes", "namespace": "default"},
+        "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}}),
+    )?;
+    create(
+        store,
+        json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web.scaled", "namespace": "default"},
+        "involvedObject": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "namespace": "default"},
+        "reason": "ScalingReplicaSet", "message": "Scaled up replica set web to 24", "type": "Normal"}),
+    )?;
+    Ok(())
+}
+
+/// Seeds the built-in cluster.
+pub fn seed_builtin(store: &Store) -> Result<(), ServerError> {
+    let seeded = seed_infrastructure(store)
+        .and_then(|()| seed_config(store))
+        .and_then(|()| {
+            DEPLOYMENTS
+                .iter()
+                .try_for_each(|w| seed_deployment(store, w))
+        })
+        .and_then(|()| seed_daemonset(store))
+        .and_then(|()| seed_statefulset(store));
+    seeded.map_err(|e| ServerError::Seed(format!("built-in cluster: {}", e.message)))
+}
+
+/// The YAML documents of a file (`---`-separated), numbered from 1, empty ones skipped.
+fn documents(text: &str) -> Vec<(usize, String)> {
+    let mut documents = vec![String::new()];
+    for line in text.lines() {
+        if line == "---" || line.starts_with("--- ") {
+            documents.push(String::new());
+        } else if let Some(current) = documents.last_mut() {
+            current.push_str(line);
+            current.push('\n');
+        }
+    }
+    documents
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| (i + 1, d))
+        .filter(|(_, d)| {
+            d.lines()
+                .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        })
+        .collect()
+}
+
+/// Seeds every object of a multi-document YAML file (a `List` document seeds its items).
+pub fn seed_file(store: &Store, path: &Path) -> Result<(), ServerError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ServerError::SeedRead {
+        path: path.to_owned(),
+        source,
+    })?;
+    for (number, document) in documents(&text) {
+        let invalid = |message: String| ServerError::SeedFile {
+            path: path.to_owned(),
+            document: number,
+            message,
+        };
+        let value: Value = serde_saphyr::from_str(&document).map_err(|e| invalid(e.to_string()))?;
+        let objects = match value.get("items").and_then(Value::as_array) {
+            Some(items) if value.get("kind").and_then(Value::as_str) == Some("List") => {
+                items.clone()
+            }
+            _ => vec![value],
+        };
+        for object in objects {
+            if !object.is_object() {
+                return Err(invalid(
+                    "not a Kubernetes object (expected a mapping)".into(),
+                ));
+            }
+            create_object(store, object).map_err(|e| invalid(e.message))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_are_numbered_and_empty_ones_skipped() {
+        let docs = documents("a: 1\n---\n# only a comment\n---\nb: 2\n");
+        let numbers: Vec<usize> = docs.iter().map(|(n, _)| *n).collect();
+        assert_eq!(numbers, [1, 3]);
+    }
+
+    #[test]
+    fn builtin_cluster_has_about_a_hundred_pods() {
+        let store = Store::new(10_000);
+        assert!(seed_builtin(&store).is_ok());
+        let registry = store.registry();
+        let pods = registry.find("", "v1", "pods").map(|p| p.key());
+        let count = pods
+            .and_then(|key| {
+                let filter = |_: &super::super::store::StoredObject| true;
+                let query = super::super::store::ListQuery {
+                    namespace: None,
+                    at: None,
+                    after: None,
+                    limit: None,
+                    filter: &filter,
+                };
+                store.list(&key, &query).ok()
+            })
+            .map_or(0, |page| page.items.len());
+        assert!((90..=110).contains(&count), "{count} pods");
+    }
+}

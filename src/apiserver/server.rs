@@ -1,0 +1,300 @@
+//! The HTTP front: bearer-token authentication, URL routing (discovery paths and
+//! `/api[s]/.../namespaces/{ns}/{resource}/{name}/{subresource}`) and dispatch to the handlers.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Query, Request, State};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use http::request::Parts;
+use http::{HeaderMap, Method, header};
+use tokio::sync::watch;
+
+use super::resources::ResourceType;
+use super::status::ApiError;
+use super::store::Store;
+use super::{discovery, list, watch as watch_handler, write};
+
+/// Largest accepted request body.
+const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Shared server state.
+pub struct App {
+    /// The objects.
+    pub store: Arc<Store>,
+    /// Required bearer token (None: no authentication).
+    pub token: Option<String>,
+    /// Interval between BOOKMARK events on watches that allow them.
+    pub bookmark_interval: Duration,
+    /// Bumped to end every open watch.
+    pub closer: watch::Sender<u64>,
+    /// Set once shutdown began: new watches end at once.
+    pub shutting_down: AtomicBool,
+    /// `host:port` the server listens on.
+    pub address: String,
+}
+
+/// How the client wants objects represented (from its `Accept` header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Representation {
+    /// The objects themselves.
+    Object,
+    /// `PartialObjectMetadata` / `PartialObjectMetadataList`.
+    Metadata,
+    /// A `meta.k8s.io/v1` Table (kubectl's printing).
+    Table,
+}
+
+impl Representation {
+    /// Picks the first representation of the `Accept` header the server supports.
+    fn from_headers(headers: &HeaderMap) -> Self {
+        let accept = headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        for clause in accept.split(',') {
+            if clause.contains("as=Table") {
+                return Representation::Table;
+            }
+            if clause.contains("as=PartialObjectMetadata") {
+                return Representation::Metadata;
+            }
+            if clause.contains("json") || clause.contains("*/*") {
+                return Representation::Object;
+            }
+        }
+        Representation::Object
+    }
+}
+
+/// A request addressed to a resource (collection, object or subresource).
+pub struct ResourceRequest {
+    /// The resource type.
+    pub resource: Arc<ResourceType>,
+    /// Namespace from the path.
+    pub namespace: Option<String>,
+    /// Object name from the path.
+    pub name: Option<String>,
+    /// Subresource (`status`).
+    pub subresource: Option<String>,
+    /// Query parameters.
+    pub params: HashMap<String, String>,
+    /// Requested representation.
+    pub representation: Representation,
+    /// The request's `Content-Type`.
+    pub content_type: String,
+}
+
+impl ResourceRequest {
+    /// A query parameter, if present and non-empty.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// A boolean query parameter (`true`/`1`).
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.param(name), Some("true" | "1"))
+    }
+}
+
+/// The axum router serving everything.
+pub fn router(app: Arc<App>) -> Router {
+    Router::new().fallback(handle).with_state(app)
+}
+
+/// Paths anyone may read (kubectl's dispatcher reads `/version` before authenticating).
+fn is_public(path: &str) -> bool {
+    matches!(path, "/version" | "/healthz" | "/livez" | "/readyz")
+}
+
+impl App {
+    /// Whether the request carries the expected bearer token.
+    fn authorized(&self, headers: &HeaderMap) -> bool {
+        let Some(token) = &self.token else {
+            return true;
+        };
+        headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .is_some_and(|given| given.trim() == token)
+    }
+}
+
+async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if !is_public(parts.uri.path()) && !app.authorized(&parts.headers) {
+        return ApiError::unauthorized().into_response();
+    }
+    let body = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(body) => body,
+        Err(e) => return ApiError::bad_request(format!("cannot read body: {e}")).into_response(),
+    };
+    dispatch(&app, &parts, body)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn dispatch(app: &Arc<App>, parts: &Parts, body: Bytes) -> Result<Response, ApiError> {
+    let path = parts.uri.path().to_owned();
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let registry = || app.store.registry();
+    match segments.as_slice() {
+        ["version"] => Ok(discovery::version()),
+        ["healthz" | "livez" | "readyz"] => Ok("ok".into_response()),
+        ["api"] => Ok(discovery::core_versions(&app.address)),
+        ["apis"] => Ok(discovery::group_list(&registry())),
+        ["apis", group] => discovery::group(&registry(), group),
+        ["api", version] => discovery::resource_list(&registry(), "", version),
+        ["apis", group, version] => discovery::resource_list(&registry(), group, version),
+        ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest).await,
+        ["apis", group, version, rest @ ..] => {
+            resource(app, parts, body, group, version, rest).await
+        }
+        _ => Err(ApiError::no_route()),
+    }
+}
+
+/// Path segments after the group version: namespace, plural, name, subresource.
+struct ResourcePath<'a> {
+    namespace: Option<&'a str>,
+    plural: &'a str,
+    name: Option<&'a str>,
+    subresource: Option<&'a str>,
+}
+
+fn parse_resource_path<'a>(group: &str, rest: &[&'a str]) -> Option<ResourcePath<'a>> {
+    let namespace_subresource =
+        group.is_empty() && rest.len() == 3 && matches!(rest[2], "status" | "finalize");
+    let (namespace, rest) = match rest {
+        ["namespaces", ns, tail @ ..] if !tail.is_empty() && !namespace_subresource => {
+            (Some(*ns), tail)
+        }
+        _ => (None, rest),
+    };
+    match rest {
+        [plural] => Some(ResourcePath {
+            namespace,
+            plural,
+            name: None,
+            subresource: None,
+        }),
+        [plural, name] => Some(ResourcePath {
+            namespace,
+            plural,
+            name: Some(name),
+            subresource: None,
+        }),
+        [plural, name, sub] => Some(ResourcePath {
+            namespace,
+            plural,
+            name: Some(name),
+            subresource: Some(sub),
+        }),
+        _ => None,
+    }
+}
+
+async fn resource(
+    app: &Arc<App>,
+    parts: &Parts,
+    body: Bytes,
+    group: &str,
+    version: &str,
+    rest: &[&str],
+) -> Result<Response, ApiError> {
+    let path = parse_resource_path(group, rest).ok_or_else(ApiError::no_route)?;
+    let resource = app
+        .store
+        .registry()
+        .find(group, version, path.plural)
+        .ok_or_else(ApiError::no_route)?;
+    if path.namespace.is_some() && !resource.namespaced {
+        return Err(ApiError::no_route());
+    }
+    if path.subresource.is_some_and(|s| s != "status") {
+        return Err(ApiError::no_route());
+    }
+    let Query(params) = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
+        .map_err(|e| ApiError::bad_request(format!("invalid query: {e}")))?;
+    let request = ResourceRequest {
+        namespace: path.namespace.map(str::to_owned),
+        name: path.name.map(str::to_owned),
+        subresource: path.subresource.map(str::to_owned),
+        params,
+        representation: Representation::from_headers(&parts.headers),
+        content_type: parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("application/json")
+            .to_owned(),
+        resource,
+    };
+    route_method(app, &parts.method, &request, &body).await
+}
+
+async fn route_method(
+    app: &Arc<App>,
+    method: &Method,
+    request: &ResourceRequest,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let needs_namespace = request.resource.namespaced && request.namespace.is_none();
+    match (method.as_str(), &request.name) {
+        ("GET", None) if request.flag("watch") => watch_handler::serve(app, request),
+        ("GET", None) => list::serve(app, request),
+        (_, Some(_)) if needs_namespace => Err(ApiError::no_route()),
+        ("GET", Some(name)) => write::get(app, request, name),
+        ("POST", None) if needs_namespace => Err(ApiError::method_not_allowed("POST")),
+        ("POST", None) => write::create(app, request, body),
+        ("PUT", Some(name)) => write::replace(app, request, name, body),
+        ("PATCH", Some(name)) => write::patch(app, request, name, body),
+        ("DELETE", Some(name)) => write::delete(app, request, name, body),
+        ("DELETE", None) => write::delete_collection(app, request),
+        (other, _) => Err(ApiError::method_not_allowed(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_paths() {
+        let p = parse_resource_path("", &["namespaces", "ns1", "pods", "p", "status"]);
+        assert!(p.is_some_and(|p| p.namespace == Some("ns1")
+            && p.plural == "pods"
+            && p.name == Some("p")
+            && p.subresource == Some("status")));
+        let p = parse_resource_path("", &["namespaces", "ns1"]);
+        assert!(p.is_some_and(|p| p.namespace.is_none() && p.name == Some("ns1")));
+        let p = parse_resource_path("", &["namespaces", "ns1", "status"]);
+        assert!(p.is_some_and(|p| p.plural == "namespaces" && p.subresource == Some("status")));
+        assert!(parse_resource_path("", &["a", "b", "c", "d"]).is_none());
+    }
+
+    #[test]
+    fn accept_header_selects_representation() {
+        let mut headers = HeaderMap::new();
+        let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+        headers.insert(header::ACCEPT, http::HeaderValue::from_static(accept));
+        assert_eq!(
+            Representation::from_headers(&headers),
+            Representation::Table
+        );
+        let accept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+        headers.insert(header::ACCEPT, http::HeaderValue::from_static(accept));
+        assert_eq!(
+            Representation::from_headers(&headers),
+            Representation::Metadata
+        );
+    }
+}

@@ -1,0 +1,760 @@
+//! The server's state: objects stored as serialised JSON, one global resourceVersion counter,
+//! a bounded history of watch events (older resourceVersions answer 410 Expired) and a broadcast
+//! channel that fans each event out to every open watch.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::ops::Bound;
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
+
+use bytes::Bytes;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::sync::broadcast;
+
+use super::resources::{Registry, ResourceKey, ResourceType};
+use super::status::ApiError;
+
+/// How many events the broadcast channel buffers before a slow watcher lags (a lagging watcher
+/// catches up from the history, so this only bounds memory, never correctness).
+const BROADCAST_CAPACITY: usize = 4096;
+
+/// One stored object: its JSON bytes plus the parsed bits selectors need.
+#[derive(Debug)]
+pub struct StoredObject {
+    /// The whole object, serialised once.
+    pub bytes: Bytes,
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.namespace`, empty for cluster-scoped objects.
+    pub namespace: String,
+    /// `metadata.labels`.
+    pub labels: BTreeMap<String, String>,
+    /// The object's resourceVersion.
+    pub rv: u64,
+    fields: Vec<(&'static str, String)>,
+    metadata_only: OnceLock<Bytes>,
+}
+
+/// The fields of an object's metadata the store indexes.
+#[derive(Deserialize, Default)]
+struct IndexedMetadata {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    namespace: String,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+}
+
+/// Just the raw metadata of an object.
+#[derive(Deserialize)]
+struct RawMetadata<'a> {
+    #[serde(borrow)]
+    metadata: Option<&'a RawValue>,
+}
+
+/// The field selectors a resource supports.
+pub fn selectable_fields(resource: &ResourceType) -> &'static [&'static str] {
+    const COMMON: &[&str] = &["metadata.name", "metadata.namespace"];
+    const POD: &[&str] = &[
+        "metadata.name",
+        "metadata.namespace",
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "status.phase",
+        "status.podIP",
+    ];
+    const SECRET: &[&str] = &["metadata.name", "metadata.namespace", "type"];
+    match (resource.group.as_str(), resource.plural.as_str()) {
+        ("", "pods") => POD,
+        ("", "secrets") => SECRET,
+        _ => COMMON,
+    }
+}
+
+impl StoredObject {
+    /// Indexes a serialised object.
+    pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
+        let bytes = serde_json::to_vec(value)
+            .map_err(|e| ApiError::bad_request(format!("cannot serialise object: {e}")))?;
+        let metadata = value
+            .get("metadata")
+            .cloned()
+            .map(serde_json::from_value::<IndexedMetadata>)
+            .transpose()
+            .map_err(|e| ApiError::bad_request(format!("invalid metadata: {e}")))?
+            .unwrap_or_default();
+        let fields = selectable_fields(resource)
+            .iter()
+            .skip(2)
+            .filter_map(|field| {
+                let pointer = format!("/{}", field.replace('.', "/"));
+                let text = value.pointer(&pointer)?.as_str()?;
+                Some((*field, text.to_owned()))
+            })
+            .collect();
+        Ok(StoredObject {
+            bytes: Bytes::from(bytes),
+            name: metadata.name,
+            namespace: metadata.namespace,
+            labels: metadata.labels,
+            rv,
+            fields,
+            metadata_only: OnceLock::new(),
+        })
+    }
+
+    /// The store key: `namespace/name` or `name`.
+    pub fn key(&self) -> String {
+        object_key(&self.namespace, &self.name)
+    }
+
+    /// The value of a selectable field.
+    pub fn field(&self, field: &str) -> Option<&str> {
+        match field {
+            "metadata.name" => Some(&self.name),
+            "metadata.namespace" => Some(&self.namespace),
+            _ => self
+                .fields
+                .iter()
+                .find(|(f, _)| *f == field)
+                .map(|(_, v)| v.as_str()),
+        }
+    }
+
+    /// The object parsed back into a JSON value.
+    pub fn to_value(&self) -> Result<Value, ApiError> {
+        serde_json::from_slice(&self.bytes)
+            .map_err(|e| ApiError::new(500, "InternalError", format!("corrupt stored object: {e}")))
+    }
+
+    /// The object as a `PartialObjectMetadata` (serialised once, on first use).
+    pub fn metadata_only(&self) -> &Bytes {
+        self.metadata_only.get_or_init(|| {
+            let metadata = serde_json::from_slice::<RawMetadata>(&self.bytes)
+                .ok()
+                .and_then(|raw| raw.metadata)
+                .map_or("{}", RawValue::get);
+            let mut out = Vec::with_capacity(metadata.len() + 64);
+            out.extend_from_slice(
+                br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#,
+            );
+            out.extend_from_slice(metadata.as_bytes());
+            out.push(b'}');
+            Bytes::from(out)
+        })
+    }
+}
+
+/// The store key of an object.
+pub fn object_key(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{namespace}/{name}")
+    }
+}
+
+/// The kind of a watch event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    /// An object appeared.
+    Added,
+    /// An object changed.
+    Modified,
+    /// An object was removed.
+    Deleted,
+}
+
+impl EventType {
+    /// The wire name (`ADDED`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One write, as watchers see it.
+#[derive(Debug)]
+pub struct StoreEvent {
+    /// The resourceVersion this write produced.
+    pub rv: u64,
+    /// Which resource changed.
+    pub resource: ResourceKey,
+    /// What happened.
+    pub event_type: EventType,
+    /// The object after the write (for DELETED: its last state, at `rv`).
+    pub object: Arc<StoredObject>,
+    /// The object before the write (None for ADDED).
+    pub prev: Option<Arc<StoredObject>>,
+    line: OnceLock<Bytes>,
+    metadata_line: OnceLock<Bytes>,
+}
+
+impl StoreEvent {
+    /// The newline-terminated watch line, serialised once for every watcher.
+    pub fn line(&self) -> &Bytes {
+        self.line
+            .get_or_init(|| watch_line(self.event_type.as_str(), &self.object.bytes))
+    }
+
+    /// The watch line carrying `PartialObjectMetadata`, serialised once.
+    pub fn metadata_line(&self) -> &Bytes {
+        self.metadata_line
+            .get_or_init(|| watch_line(self.event_type.as_str(), self.object.metadata_only()))
+    }
+}
+
+/// `{"type":TYPE,"object":OBJECT}\n`.
+pub fn watch_line(event_type: &str, object: &[u8]) -> Bytes {
+    let mut line = Vec::with_capacity(object.len() + 32);
+    line.extend_from_slice(br#"{"type":""#);
+    line.extend_from_slice(event_type.as_bytes());
+    line.extend_from_slice(br#"","object":"#);
+    line.extend_from_slice(object);
+    line.extend_from_slice(b"}\n");
+    Bytes::from(line)
+}
+
+/// The mutable state, behind one lock.
+struct State {
+    rv: u64,
+    registry: Registry,
+    objects: HashMap<ResourceKey, BTreeMap<String, Arc<StoredObject>>>,
+    history: VecDeque<Arc<StoreEvent>>,
+    /// Events with a resourceVersion up to this one are no longer kept.
+    compacted: u64,
+}
+
+/// One page of a list.
+#[derive(Debug)]
+pub struct Page {
+    /// The resourceVersion the page is consistent with.
+    pub rv: u64,
+    /// The objects, in key order.
+    pub items: Vec<Arc<StoredObject>>,
+    /// Set when more objects follow: the key of the last returned item.
+    pub continue_after: Option<String>,
+}
+
+/// What a list asks for.
+pub struct ListQuery<'a> {
+    /// Restrict to one namespace.
+    pub namespace: Option<&'a str>,
+    /// List the state as of this resourceVersion (None: now).
+    pub at: Option<u64>,
+    /// Start after this key (continue).
+    pub after: Option<&'a str>,
+    /// At most this many items.
+    pub limit: Option<usize>,
+    /// Which objects to return.
+    pub filter: &'a dyn Fn(&StoredObject) -> bool,
+}
+
+/// A watch's starting point: replayed events and the live channel.
+pub struct Subscription {
+    /// Kept events after the requested resourceVersion.
+    pub backlog: Vec<Arc<StoreEvent>>,
+    /// Live events.
+    pub receiver: broadcast::Receiver<Arc<StoreEvent>>,
+}
+
+/// A watch's starting point when it begins with the current state.
+pub struct StateSubscription {
+    /// Current objects of the resource (all namespaces).
+    pub items: Vec<Arc<StoredObject>>,
+    /// The resourceVersion of that state.
+    pub rv: u64,
+    /// Live events after `rv`.
+    pub receiver: broadcast::Receiver<Arc<StoreEvent>>,
+}
+
+/// The object store.
+pub struct Store {
+    state: RwLock<State>,
+    events: broadcast::Sender<Arc<StoreEvent>>,
+    history_limit: usize,
+}
+
+impl Store {
+    /// An empty store serving the built-in resources, keeping `history_limit` events.
+    pub fn new(history_limit: usize) -> Self {
+        let (events, _) = broadcast::channel(BROADCAST_CAPACITY);
+        Store {
+            state: RwLock::new(State {
+                rv: 1,
+                registry: Registry::with_builtins(),
+                objects: HashMap::new(),
+                history: VecDeque::new(),
+                compacted: 1,
+            }),
+            events,
+            history_limit,
+        }
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write_lock(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The current global resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.read().rv
+    }
+
+    /// A copy of the registry (cheap: resource types are shared).
+    pub fn registry(&self) -> Registry {
+        self.read().registry.clone()
+    }
+
+    /// One object by key.
+    pub fn get(&self, resource: &ResourceKey, key: &str) -> Option<Arc<StoredObject>> {
+        self.read().objects.get(resource)?.get(key).cloned()
+    }
+
+    /// Runs `f` atomically against the state.
+    pub fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Txn<'_>) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let mut state = self.write_lock();
+        let mut txn = Txn {
+            state: &mut state,
+            store: self,
+        };
+        f(&mut txn)
+    }
+
+    /// Forgets every kept event: resuming from any older resourceVersion gets 410.
+    pub fn trim_history(&self) {
+        let mut state = self.write_lock();
+        state.history.clear();
+        state.compacted = state.rv;
+    }
+
+    /// One page of a resource's objects, consistent with one resourceVersion.
+    pub fn list(&self, resource: &ResourceKey, query: &ListQuery<'_>) -> Result<Page, ApiError> {
+        let state = self.read();
+        let empty = BTreeMap::new();
+        let current = state.objects.get(resource).unwrap_or(&empty);
+        let at = query.at.unwrap_or(state.rv).min(state.rv);
+        let overlay = if at < state.rv {
+            if at < state.compacted {
+                return Err(ApiError::expired(format!(
+                    "too old resource version: {at} ({})",
+                    state.compacted + 1
+                )));
+            }
+            state.overlay(resource, at)
+        } else {
+            BTreeMap::new()
+        };
+        let Some(range) = key_range(query.namespace, query.after) else {
+            return Ok(Page {
+                rv: at,
+                items: Vec::new(),
+                continue_after: None,
+            });
+        };
+        let merged = merge(current.range(range.clone()), overlay.range(range));
+        Ok(collect_page(merged, query, at))
+    }
+
+    /// The current objects of a resource and a receiver for the events that follow.
+    pub fn subscribe_with_state(&self, resource: &ResourceKey) -> StateSubscription {
+        let state = self.read();
+        let items = state
+            .objects
+            .get(resource)
+            .map(|objects| objects.values().cloned().collect())
+            .unwrap_or_default();
+        StateSubscription {
+            items,
+            rv: state.rv,
+            receiver: self.events.subscribe(),
+        }
+    }
+
+    /// The kept events after `rv` and a receiver for the live ones; 410 if some are gone.
+    pub fn subscribe_after(&self, rv: u64) -> Result<Subscription, ApiError> {
+        let state = self.read();
+        if rv < state.compacted {
+            return Err(ApiError::expired(format!(
+                "too old resource version: {rv} ({})",
+                state.compacted + 1
+            )));
+        }
+        let start = state.history.partition_point(|e| e.rv <= rv);
+        Ok(Subscription {
+            backlog: state.history.range(start..).cloned().collect(),
+            receiver: self.events.subscribe(),
+        })
+    }
+}
+
+impl State {
+    /// For keys changed after `at`: their state as of `at` (None: absent then).
+    fn overlay(
+        &self,
+        resource: &ResourceKey,
+        at: u64,
+    ) -> BTreeMap<String, Option<Arc<StoredObject>>> {
+        let start = self.history.partition_point(|e| e.rv <= at);
+        let mut overlay = BTreeMap::new();
+        for event in self
+            .history
+            .range(start..)
+            .filter(|e| &e.resource == resource)
+        {
+            overlay
+                .entry(event.object.key())
+                .or_insert_with(|| event.prev.clone());
+        }
+        overlay
+    }
+}
+
+/// The key range of a namespace (or everything), starting after a continue key; None when
+/// the range is empty.
+fn key_range(
+    namespace: Option<&str>,
+    after: Option<&str>,
+) -> Option<(Bound<String>, Bound<String>)> {
+    let (lower, upper) = match namespace {
+        Some(ns) => (format!("{ns}/"), Some(format!("{ns}0"))),
+        None => (String::new(), None),
+    };
+    let start = match after {
+        Some(key) if upper.as_deref().is_some_and(|u| key >= u) => return None,
+        Some(key) if key >= lower.as_str() => Bound::Excluded(key.to_owned()),
+        _ => Bound::Included(lower),
+    };
+    Some((start, upper.map_or(Bound::Unbounded, Bound::Excluded)))
+}
+
+/// Current objects overridden by their historical state (key order).
+fn merge<'a>(
+    current: impl Iterator<Item = (&'a String, &'a Arc<StoredObject>)>,
+    overlay: impl Iterator<Item = (&'a String, &'a Option<Arc<StoredObject>>)>,
+) -> impl Iterator<Item = &'a Arc<StoredObject>> {
+    let mut current = current.peekable();
+    let mut overlay = overlay.peekable();
+    std::iter::from_fn(move || {
+        loop {
+            let take_overlay = match (current.peek(), overlay.peek()) {
+                (None, None) => return None,
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (Some((c, _)), Some((o, _))) => o <= c,
+            };
+            if !take_overlay {
+                return current.next().map(|(_, object)| object);
+            }
+            let (key, past) = overlay.next()?;
+            if current.peek().is_some_and(|(c, _)| *c == key) {
+                current.next();
+            }
+            if let Some(object) = past {
+                return Some(object);
+            }
+        }
+    })
+}
+
+/// Fills a page from the merged iterator.
+fn collect_page<'a>(
+    mut objects: impl Iterator<Item = &'a Arc<StoredObject>>,
+    query: &ListQuery<'_>,
+    rv: u64,
+) -> Page {
+    let limit = query.limit.filter(|l| *l > 0).unwrap_or(usize::MAX);
+    let mut items = Vec::new();
+    let mut last_key = None;
+    for object in objects.by_ref() {
+        if (query.filter)(object) {
+            items.push(Arc::clone(object));
+            if items.len() == limit {
+                last_key = Some(object.key());
+                break;
+            }
+        }
+    }
+    let more = last_key.is_some() && objects.any(|o| (query.filter)(o));
+    Page {
+        rv,
+        items,
+        continue_after: last_key.filter(|_| more),
+    }
+}
+
+/// A write transaction: every change bumps the global resourceVersion and records an event.
+pub struct Txn<'a> {
+    state: &'a mut State,
+    store: &'a Store,
+}
+
+impl Txn<'_> {
+    /// The served resource types.
+    pub fn registry(&self) -> &Registry {
+        &self.state.registry
+    }
+
+    /// One object by key.
+    pub fn get(&self, resource: &ResourceKey, key: &str) -> Option<Arc<StoredObject>> {
+        self.state.objects.get(resource)?.get(key).cloned()
+    }
+
+    /// Every object of a resource, in key order.
+    pub fn objects(&self, resource: &ResourceKey) -> Vec<Arc<StoredObject>> {
+        self.state
+            .objects
+            .get(resource)
+            .map(|o| o.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Stores an object (create or update) at a new resourceVersion.
+    pub fn put(
+        &mut self,
+        resource: &ResourceType,
+        value: Value,
+    ) -> Result<Arc<StoredObject>, ApiError> {
+        let (object, prev) = self.store_object(resource, value)?;
+        let event_type = if prev.is_some() {
+            EventType::Modified
+        } else {
+            EventType::Added
+        };
+        self.record(resource, event_type, Arc::clone(&object), prev);
+        Ok(object)
+    }
+
+    /// Stores an object without recording a watch event (bulk seeding). Older resourceVersions
+    /// become unreachable: lists and watches from before it get 410.
+    pub fn put_unrecorded(
+        &mut self,
+        resource: &ResourceType,
+        value: Value,
+    ) -> Result<(), ApiError> {
+        self.store_object(resource, value)?;
+        self.state.compacted = self.state.rv;
+        Ok(())
+    }
+
+    /// Removes an object, recording its last state at a new resourceVersion.
+    pub fn remove(
+        &mut self,
+        resource: &ResourceType,
+        key: &str,
+    ) -> Result<Option<Arc<StoredObject>>, ApiError> {
+        let resource_key = resource.key();
+        let Some(prev) = self
+            .state
+            .objects
+            .get_mut(&resource_key)
+            .and_then(|o| o.remove(key))
+        else {
+            return Ok(None);
+        };
+        let rv = self.state.rv + 1;
+        let mut value = prev.to_value()?;
+        set_resource_version(&mut value, rv);
+        let object = Arc::new(StoredObject::new(&value, resource, rv)?);
+        self.state.rv = rv;
+        self.record(
+            resource,
+            EventType::Deleted,
+            Arc::clone(&object),
+            Some(prev),
+        );
+        Ok(Some(object))
+    }
+
+    /// Starts serving a resource type (a CRD was created or changed).
+    pub fn register(&mut self, resource: ResourceType) {
+        self.state.registry.insert(resource);
+    }
+
+    /// Stops serving a resource type, deleting its objects.
+    pub fn unregister(&mut self, resource: &ResourceType) -> Result<(), ApiError> {
+        for object in self.objects(&resource.key()) {
+            self.remove(resource, &object.key())?;
+        }
+        self.state.objects.remove(&resource.key());
+        self.state.registry.remove(&resource.key());
+        Ok(())
+    }
+
+    fn store_object(
+        &mut self,
+        resource: &ResourceType,
+        mut value: Value,
+    ) -> Result<(Arc<StoredObject>, Option<Arc<StoredObject>>), ApiError> {
+        let rv = self.state.rv + 1;
+        set_resource_version(&mut value, rv);
+        let object = Arc::new(StoredObject::new(&value, resource, rv)?);
+        let prev = self
+            .state
+            .objects
+            .entry(resource.key())
+            .or_default()
+            .insert(object.key(), Arc::clone(&object));
+        self.state.rv = rv;
+        Ok((object, prev))
+    }
+
+    fn record(
+        &mut self,
+        resource: &ResourceType,
+        event_type: EventType,
+        object: Arc<StoredObject>,
+        prev: Option<Arc<StoredObject>>,
+    ) {
+        let event = Arc::new(StoreEvent {
+            rv: object.rv,
+            resource: resource.key(),
+            event_type,
+            object,
+            prev,
+            line: OnceLock::new(),
+            metadata_line: OnceLock::new(),
+        });
+        let state = &mut *self.state;
+        state.history.push_back(Arc::clone(&event));
+        while state.history.len() > self.store.history_limit {
+            if let Some(dropped) = state.history.pop_front() {
+                state.compacted = dropped.rv;
+            }
+        }
+        if self.store.history_limit == 0 {
+            state.compacted = event.rv;
+        }
+        // No receiver is not an error: nobody is watching.
+        let _ = self.store.events.send(event);
+    }
+}
+
+/// Sets `metadata.resourceVersion`.
+fn set_resource_version(value: &mut Value, rv: u64) {
+    if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.insert("resourceVersion".into(), Value::String(rv.to_string()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn configmaps(store: &Store) -> Arc<ResourceType> {
+        let registry = store.registry();
+        registry
+            .find("", "v1", "configmaps")
+            .unwrap_or_else(|| unreachable!())
+    }
+
+    fn put(store: &Store, name: &str, data: &str) -> u64 {
+        let resource = configmaps(store);
+        let value = json!({"kind": "ConfigMap", "apiVersion": "v1",
+            "metadata": {"name": name, "namespace": "default"}, "data": {"k": data}});
+        store
+            .write(|txn| txn.put(&resource, value))
+            .map(|o| o.rv)
+            .unwrap_or_default()
+    }
+
+    fn names(page: &Page) -> Vec<String> {
+        page.items.iter().map(|o| o.name.clone()).collect()
+    }
+
+    fn query(at: Option<u64>, after: Option<&str>, limit: Option<usize>) -> ListQuery<'_> {
+        ListQuery {
+            namespace: Some("default"),
+            at,
+            after,
+            limit,
+            filter: &|_| true,
+        }
+    }
+
+    #[test]
+    fn every_write_bumps_the_global_resource_version() {
+        let store = Store::new(100);
+        let first = put(&store, "a", "1");
+        let second = put(&store, "b", "1");
+        assert_eq!(second, first + 1);
+        assert_eq!(store.resource_version(), second);
+    }
+
+    #[test]
+    fn lists_reconstruct_past_snapshots() {
+        let store = Store::new(100);
+        put(&store, "a", "1");
+        let snapshot = put(&store, "b", "1");
+        put(&store, "c", "1");
+        put(&store, "a", "2");
+        let resource = configmaps(&store);
+        let removed = store.write(|txn| txn.remove(&resource, "default/b"));
+        assert!(removed.is_ok_and(|o| o.is_some()));
+        let key = resource.key();
+        let past = store.list(&key, &query(Some(snapshot), None, None));
+        assert!(
+            past.as_ref()
+                .is_ok_and(|p| names(p) == ["a", "b"] && p.items[0].rv == snapshot - 1)
+        );
+        let now = store.list(&key, &query(None, None, None));
+        assert!(now.is_ok_and(|p| names(&p) == ["a", "c"]));
+    }
+
+    #[test]
+    fn pages_continue_after_the_last_key() {
+        let store = Store::new(100);
+        for name in ["a", "b", "c"] {
+            put(&store, name, "1");
+        }
+        let key = configmaps(&store).key();
+        let first = store.list(&key, &query(None, None, Some(2)));
+        assert!(first.as_ref().is_ok_and(|p| names(p) == ["a", "b"]));
+        let after = first.ok().and_then(|p| p.continue_after);
+        assert_eq!(after.as_deref(), Some("default/b"));
+        let second = store.list(&key, &query(None, after.as_deref(), Some(2)));
+        assert!(second.is_ok_and(|p| names(&p) == ["c"] && p.continue_after.is_none()));
+    }
+
+    #[test]
+    fn trimmed_history_expires_old_resource_versions() {
+        let store = Store::new(2);
+        let first = put(&store, "a", "1");
+        put(&store, "a", "2");
+        put(&store, "a", "3");
+        put(&store, "a", "4");
+        let key = configmaps(&store).key();
+        let expired = store.list(&key, &query(Some(first), None, None));
+        assert!(expired.is_err_and(|e| e.code == 410));
+        assert!(store.subscribe_after(first).is_err());
+        let recent = store.subscribe_after(store.resource_version() - 2);
+        assert!(recent.is_ok_and(|s| s.backlog.len() == 2));
+        store.trim_history();
+        let now = store.resource_version();
+        assert!(
+            store
+                .subscribe_after(now - 1)
+                .is_err_and(|e| e.reason == "Expired")
+        );
+        assert!(
+            store
+                .subscribe_after(now)
+                .is_ok_and(|s| s.backlog.is_empty())
+        );
+    }
+}

@@ -1,0 +1,299 @@
+//! WATCH: newline-delimited JSON events after a resourceVersion (or the current state replayed
+//! as ADDED first), BOOKMARKs, the watch-list initial-events-end bookmark, 410 ERROR events for
+//! resourceVersions older than the kept history, per-watcher selector filtering, timeouts, and
+//! clean ends on `close_watches`/shutdown. Each event's bytes are shared by every watcher.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use futures_util::stream;
+use http::StatusCode;
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::{Instant, MissedTickBehavior};
+
+use super::list::parse_rv;
+use super::resources::{ResourceKey, ResourceType};
+use super::selector::Selection;
+use super::server::{App, Representation, ResourceRequest};
+use super::status::{ApiError, json_response};
+use super::store::{
+    EventType, StateSubscription, StoreEvent, StoredObject, Subscription, watch_line,
+};
+use super::table;
+
+/// How many initial ADDED events go into one write.
+const INITIAL_BATCH: usize = 256;
+
+/// Where a watch starts.
+enum Start {
+    /// Replay the current state as ADDED (optionally ending with the initial-events-end
+    /// bookmark), then follow.
+    State(StateSubscription, bool),
+    /// Replay kept events after a resourceVersion, then follow.
+    After(u64, Subscription),
+    /// The resourceVersion is too old: one ERROR event.
+    Expired(ApiError),
+}
+
+/// One open watch.
+struct Watcher {
+    app: Arc<App>,
+    resource: Arc<ResourceType>,
+    key: ResourceKey,
+    selection: Selection,
+    representation: Representation,
+    bookmarks: bool,
+    timeout: Option<Duration>,
+    out: mpsc::Sender<Bytes>,
+}
+
+/// Serves a WATCH request.
+pub fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response, ApiError> {
+    let selection = Selection::from_request(request)?;
+    let timeout = request
+        .param("timeoutSeconds")
+        .map(|t| {
+            t.parse::<u64>()
+                .map(Duration::from_secs)
+                .map_err(|_| ApiError::bad_request(format!("invalid timeoutSeconds {t:?}")))
+        })
+        .transpose()?;
+    let start = start(app, request)?;
+    let (out, receiver) = mpsc::channel::<Bytes>(64);
+    let watcher = Watcher {
+        app: Arc::clone(app),
+        key: request.resource.key(),
+        resource: Arc::clone(&request.resource),
+        selection,
+        representation: request.representation,
+        bookmarks: request.flag("allowWatchBookmarks"),
+        timeout,
+        out,
+    };
+    tokio::spawn(watcher.run(start));
+    let body = stream::unfold(receiver, |mut receiver| async move {
+        let chunk = receiver.recv().await?;
+        Some((Ok::<Bytes, Infallible>(chunk), receiver))
+    });
+    Ok(json_response(StatusCode::OK, Body::from_stream(body)))
+}
+
+fn start(app: &App, request: &ResourceRequest) -> Result<Start, ApiError> {
+    let rv = request.param("resourceVersion").map(parse_rv).transpose()?;
+    if request.flag("sendInitialEvents") {
+        return Ok(Start::State(
+            app.store.subscribe_with_state(&request.resource.key()),
+            true,
+        ));
+    }
+    match rv {
+        None | Some(0) => Ok(Start::State(
+            app.store.subscribe_with_state(&request.resource.key()),
+            false,
+        )),
+        Some(rv) => Ok(match app.store.subscribe_after(rv) {
+            Ok(subscription) => Start::After(rv, subscription),
+            Err(expired) => Start::Expired(expired),
+        }),
+    }
+}
+
+/// Resolves at the deadline, or never.
+async fn deadline_passed(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+impl Watcher {
+    async fn run(self, start: Start) {
+        let mut closer = self.app.closer.subscribe();
+        if self.app.shutting_down.load(Ordering::SeqCst) {
+            return;
+        }
+        let Some((mut receiver, mut last_rv)) = self.begin(start).await else {
+            return;
+        };
+        let deadline = self.timeout.map(|t| Instant::now() + t);
+        let interval = self.app.bookmark_interval.max(Duration::from_millis(10));
+        let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = closer.changed() => return,
+                () = deadline_passed(deadline) => return,
+                _ = ticker.tick(), if self.bookmarks => {
+                    if !self.send(self.bookmark(last_rv, false)).await {
+                        return;
+                    }
+                }
+                received = receiver.recv() => {
+                    let delivered = match received {
+                        Ok(event) => self.deliver(&event, &mut last_rv).await,
+                        Err(broadcast::error::RecvError::Lagged(_)) => {
+                            self.catch_up(&mut receiver, &mut last_rv).await
+                        }
+                        Err(broadcast::error::RecvError::Closed) => false,
+                    };
+                    if !delivered {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends the initial events; returns the live receiver and the resourceVersion reached.
+    async fn begin(&self, start: Start) -> Option<(broadcast::Receiver<Arc<StoreEvent>>, u64)> {
+        match start {
+            Start::State(subscription, end_bookmark) => {
+                self.send_initial(&subscription.items).await?;
+                if end_bookmark && !self.send(self.bookmark(subscription.rv, true)).await {
+                    return None;
+                }
+                Some((subscription.receiver, subscription.rv))
+            }
+            Start::After(rv, subscription) => {
+                let mut last_rv = rv;
+                for event in &subscription.backlog {
+                    if !self.deliver(event, &mut last_rv).await {
+                        return None;
+                    }
+                }
+                Some((subscription.receiver, last_rv))
+            }
+            Start::Expired(error) => {
+                self.send(watch_line(
+                    "ERROR",
+                    error.to_status().to_string().as_bytes(),
+                ))
+                .await;
+                None
+            }
+        }
+    }
+
+    /// The current state as ADDED events, in batches.
+    async fn send_initial(&self, items: &[Arc<StoredObject>]) -> Option<()> {
+        let selected: Vec<&Arc<StoredObject>> =
+            items.iter().filter(|o| self.selection.matches(o)).collect();
+        for batch in selected.chunks(INITIAL_BATCH) {
+            let mut chunk = Vec::new();
+            for object in batch {
+                chunk.extend_from_slice(&self.line(EventType::Added, object));
+            }
+            if !self.send(Bytes::from(chunk)).await {
+                return None;
+            }
+        }
+        Some(())
+    }
+
+    /// After falling behind the broadcast channel: replays from the history, or ends with 410.
+    async fn catch_up(
+        &self,
+        receiver: &mut broadcast::Receiver<Arc<StoreEvent>>,
+        last_rv: &mut u64,
+    ) -> bool {
+        match self.app.store.subscribe_after(*last_rv) {
+            Ok(subscription) => {
+                *receiver = subscription.receiver;
+                for event in &subscription.backlog {
+                    if !self.deliver(event, last_rv).await {
+                        return false;
+                    }
+                }
+                true
+            }
+            Err(expired) => {
+                self.send(watch_line(
+                    "ERROR",
+                    expired.to_status().to_string().as_bytes(),
+                ))
+                .await;
+                false
+            }
+        }
+    }
+
+    /// Sends one store event if this watcher selects it; false once the client is gone.
+    async fn deliver(&self, event: &StoreEvent, last_rv: &mut u64) -> bool {
+        if event.rv <= *last_rv {
+            return true;
+        }
+        *last_rv = event.rv;
+        match self.render(event) {
+            Some(line) => self.send(line).await,
+            None => true,
+        }
+    }
+
+    /// The event as this watcher sees it: objects entering the selection are ADDED, objects
+    /// leaving it are DELETED, others are skipped.
+    fn render(&self, event: &StoreEvent) -> Option<Bytes> {
+        if event.resource != self.key {
+            return None;
+        }
+        let before = event
+            .prev
+            .as_ref()
+            .is_some_and(|p| self.selection.matches(p));
+        let now = self.selection.matches(&event.object);
+        let seen_as = match (event.event_type, before, now) {
+            (EventType::Deleted, true, _) => EventType::Deleted,
+            (EventType::Deleted, false, _) | (_, false, false) => return None,
+            (_, true, true) => EventType::Modified,
+            (_, false, true) => EventType::Added,
+            (_, true, false) => EventType::Deleted,
+        };
+        Some(match (seen_as == event.event_type, self.representation) {
+            (true, Representation::Object) => event.line().clone(),
+            (true, Representation::Metadata) => event.metadata_line().clone(),
+            _ => self.line(seen_as, &event.object),
+        })
+    }
+
+    /// One event line in this watcher's representation.
+    fn line(&self, event_type: EventType, object: &StoredObject) -> Bytes {
+        match self.representation {
+            Representation::Object => watch_line(event_type.as_str(), &object.bytes),
+            Representation::Metadata => watch_line(event_type.as_str(), object.metadata_only()),
+            Representation::Table => {
+                let table = table::render(&self.resource, &[object], object.rv, None);
+                watch_line(event_type.as_str(), &table)
+            }
+        }
+    }
+
+    /// A BOOKMARK line at `rv`.
+    fn bookmark(&self, rv: u64, initial_events_end: bool) -> Bytes {
+        let (kind, api_version) = match self.representation {
+            Representation::Metadata => (
+                "PartialObjectMetadata".to_owned(),
+                "meta.k8s.io/v1".to_owned(),
+            ),
+            _ => (self.resource.kind.clone(), self.resource.api_version()),
+        };
+        let mut metadata = json!({"resourceVersion": rv.to_string()});
+        if let (true, Some(map)) = (initial_events_end, metadata.as_object_mut()) {
+            map.insert(
+                "annotations".into(),
+                json!({"k8s.io/initial-events-end": "true"}),
+            );
+        }
+        let object = json!({"kind": kind, "apiVersion": api_version, "metadata": metadata});
+        watch_line("BOOKMARK", object.to_string().as_bytes())
+    }
+
+    /// Writes to the client; false once it is gone.
+    async fn send(&self, bytes: Bytes) -> bool {
+        self.out.send(bytes).await.is_ok()
+    }
+}

@@ -1,0 +1,709 @@
+//! GET of one object and the writes: POST (generateName, AlreadyExists), PUT (resourceVersion
+//! precondition), PATCH (merge, strategic-merge treated as merge, JSON patch), DELETE (with
+//! finalizers) and DELETE collection. CRD writes start and stop serving their resource.
+
+use std::sync::Arc;
+
+use axum::response::Response;
+use http::StatusCode;
+use jiff::Timestamp;
+use rand::Rng;
+use serde_json::{Map, Value, json};
+
+use super::list::{object_bytes, render_list};
+use super::resources::{ResourceType, from_crd};
+use super::selector::Selection;
+use super::server::{App, Representation, ResourceRequest};
+use super::status::{ApiError, json_response};
+use super::store::{Store, StoredObject, Txn, object_key};
+use super::table;
+
+/// The conflict message kube-apiserver uses for a stale resourceVersion.
+const STALE: &str =
+    "the object has been modified; please apply your changes to the latest version and try again";
+
+/// Serves GET of one object.
+pub fn get(app: &App, request: &ResourceRequest, name: &str) -> Result<Response, ApiError> {
+    let key = object_key(request.namespace.as_deref().unwrap_or(""), name);
+    let object = app
+        .store
+        .get(&request.resource.key(), &key)
+        .ok_or_else(|| ApiError::not_found(&request.resource, name))?;
+    Ok(respond(StatusCode::OK, request, &object))
+}
+
+/// Serves POST.
+pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Response, ApiError> {
+    let value = parse_object(body)?;
+    let namespace = request.namespace.as_deref();
+    let object = app
+        .store
+        .write(|txn| create_in(txn, &request.resource, namespace, value))?;
+    Ok(respond(StatusCode::CREATED, request, &object))
+}
+
+/// Serves PUT (of the object or its status).
+pub fn replace(
+    app: &App,
+    request: &ResourceRequest,
+    name: &str,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let mut value = parse_object(body)?;
+    match value.pointer("/metadata/name").and_then(Value::as_str) {
+        Some(given) if given != name => {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({given}) does not match the name on the URL ({name})"
+            )));
+        }
+        Some(_) => {}
+        None => {
+            metadata_mut(&mut value)?.insert("name".into(), name.into());
+        }
+    }
+    let target = Target::of(request, name);
+    let object = app.store.write(|txn| update_in(txn, &target, value))?;
+    Ok(respond(StatusCode::OK, request, &object))
+}
+
+/// Serves PATCH.
+pub fn patch(
+    app: &App,
+    request: &ResourceRequest,
+    name: &str,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let kind = PatchKind::from_content_type(&request.content_type)?;
+    let patch: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("invalid patch body: {e}")))?;
+    let target = Target::of(request, name);
+    let object = app.store.write(|txn| {
+        let current = txn
+            .get(&target.resource.key(), &target.key())
+            .ok_or_else(|| ApiError::not_found(&target.resource, name))?;
+        let mut value = current.to_value()?;
+        kind.apply(&mut value, &patch, &target.resource, name)?;
+        update_in(txn, &target, value)
+    })?;
+    Ok(respond(StatusCode::OK, request, &object))
+}
+
+/// Serves DELETE of one object.
+pub fn delete(
+    app: &App,
+    request: &ResourceRequest,
+    name: &str,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let preconditions = Preconditions::from_body(body)?;
+    let target = Target::of(request, name);
+    let object = app.store.write(|txn| {
+        let current = txn
+            .get(&target.resource.key(), &target.key())
+            .ok_or_else(|| ApiError::not_found(&target.resource, name))?;
+        preconditions.check(&current, &target)?;
+        delete_in(txn, &target.resource, &current)
+    })?;
+    Ok(respond(StatusCode::OK, request, &object))
+}
+
+/// Serves DELETE of a collection (honouring selectors).
+pub fn delete_collection(app: &App, request: &ResourceRequest) -> Result<Response, ApiError> {
+    let selection = Selection::from_request(request)?;
+    let resource = &request.resource;
+    let (deleted, rv) = app.store.write(|txn| {
+        let mut deleted = Vec::new();
+        for object in txn.objects(&resource.key()) {
+            if selection.matches(&object) {
+                deleted.push(delete_in(txn, resource, &object)?);
+            }
+        }
+        let rv = deleted.last().map_or(0, |o| o.rv);
+        Ok((deleted, rv))
+    })?;
+    let rv = if rv == 0 {
+        app.store.resource_version()
+    } else {
+        rv
+    };
+    let body = render_list(resource, request.representation, &deleted, rv, None);
+    Ok(json_response(StatusCode::OK, body))
+}
+
+/// Creates an object addressed by its own `apiVersion`, `kind` and `metadata.namespace`
+/// (seeding and churn).
+pub fn create_object(store: &Store, value: Value) -> Result<Arc<StoredObject>, ApiError> {
+    store.write(|txn| {
+        let resource = resource_of(txn, &value)?;
+        create_in(txn, &resource, None, value)
+    })
+}
+
+/// Replaces an object addressed by its own metadata (churn).
+pub fn update_object(
+    store: &Store,
+    resource: &Arc<ResourceType>,
+    value: Value,
+) -> Result<Arc<StoredObject>, ApiError> {
+    let target = Target {
+        resource: Arc::clone(resource),
+        namespace: str_at(&value, "/metadata/namespace").to_owned(),
+        name: str_at(&value, "/metadata/name").to_owned(),
+        status_only: false,
+    };
+    store.write(|txn| update_in(txn, &target, value))
+}
+
+/// Deletes an object by namespace and name (churn).
+pub fn delete_object(
+    store: &Store,
+    resource: &ResourceType,
+    namespace: &str,
+    name: &str,
+) -> Result<Arc<StoredObject>, ApiError> {
+    store.write(|txn| {
+        let current = txn
+            .get(&resource.key(), &object_key(namespace, name))
+            .ok_or_else(|| ApiError::not_found(resource, name))?;
+        delete_in(txn, resource, &current)
+    })
+}
+
+/// Stores many objects at once without watch events (benchmark seeding).
+pub fn seed_unrecorded(
+    store: &Store,
+    values: impl IntoIterator<Item = Value>,
+) -> Result<usize, ApiError> {
+    store.write(|txn| {
+        let mut count = 0;
+        for value in values {
+            let resource = resource_of(txn, &value)?;
+            let prepared = prepare_create(txn, &resource, None, value)?;
+            txn.put_unrecorded(&resource, prepared)?;
+            count += 1;
+        }
+        Ok(count)
+    })
+}
+
+/// The served resource of an object, from its `apiVersion` and `kind`.
+fn resource_of(txn: &Txn<'_>, value: &Value) -> Result<Arc<ResourceType>, ApiError> {
+    let api_version = str_at(value, "/apiVersion");
+    let kind = str_at(value, "/kind");
+    txn.registry().find_kind(api_version, kind).ok_or_else(|| {
+        ApiError::new(
+            404,
+            "NotFound",
+            format!("no resource is served for apiVersion {api_version:?} kind {kind:?}"),
+        )
+    })
+}
+
+/// The object a PUT/PATCH addresses.
+struct Target {
+    resource: Arc<ResourceType>,
+    namespace: String,
+    name: String,
+    status_only: bool,
+}
+
+impl Target {
+    fn of(request: &ResourceRequest, name: &str) -> Self {
+        Target {
+            resource: Arc::clone(&request.resource),
+            namespace: request.namespace.clone().unwrap_or_default(),
+            name: name.to_owned(),
+            status_only: request.subresource.as_deref() == Some("status"),
+        }
+    }
+
+    fn key(&self) -> String {
+        object_key(&self.namespace, &self.name)
+    }
+}
+
+/// The body of a request as a JSON object (400 otherwise).
+fn parse_object(body: &[u8]) -> Result<Value, ApiError> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("the request body is not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "the request body must be a JSON object",
+        ));
+    }
+    Ok(value)
+}
+
+/// A string at a JSON pointer, or "".
+fn str_at<'a>(value: &'a Value, pointer: &str) -> &'a str {
+    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+/// `metadata` as a mutable map (created when missing).
+fn metadata_mut(value: &mut Value) -> Result<&mut Map<String, Value>, ApiError> {
+    let object = value
+        .as_object_mut()
+        .ok_or_else(|| ApiError::bad_request("the object must be a JSON object"))?;
+    object
+        .entry("metadata")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or_else(|| ApiError::bad_request("metadata must be a JSON object"))
+}
+
+/// RFC 3339 timestamp with second precision, as Kubernetes writes them.
+fn now() -> String {
+    Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// A random UUID (version 4 layout).
+fn new_uid() -> String {
+    let bytes: [u8; 16] = rand::rng().random();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+/// A 5-character suffix from Kubernetes' generateName alphabet.
+fn random_suffix() -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut rng = rand::rng();
+    (0..5)
+        .map(|_| char::from(ALPHABET[rng.random_range(0..ALPHABET.len())]))
+        .collect()
+}
+
+fn create_in(
+    txn: &mut Txn<'_>,
+    resource: &Arc<ResourceType>,
+    path_namespace: Option<&str>,
+    value: Value,
+) -> Result<Arc<StoredObject>, ApiError> {
+    let mut prepared = prepare_create(txn, resource, path_namespace, value)?;
+    if resource.is_crd() {
+        register_crd(txn, &prepared)?;
+        let status = crd_status(&prepared);
+        if let Some(object) = prepared.as_object_mut() {
+            object.insert("status".into(), status);
+        }
+    }
+    txn.put(resource, prepared)
+}
+
+/// Validates a new object and fills in the server-set metadata.
+fn prepare_create(
+    txn: &Txn<'_>,
+    resource: &ResourceType,
+    path_namespace: Option<&str>,
+    mut value: Value,
+) -> Result<Value, ApiError> {
+    set_type_meta(&mut value, resource)?;
+    let namespace = resolve_namespace(&value, resource, path_namespace)?;
+    let name = resolve_name(txn, &value, resource, &namespace)?;
+    if txn
+        .get(&resource.key(), &object_key(&namespace, &name))
+        .is_some()
+    {
+        return Err(ApiError::already_exists(resource, &name));
+    }
+    let metadata = metadata_mut(&mut value)?;
+    metadata.insert("name".into(), name.into());
+    if resource.namespaced {
+        metadata.insert("namespace".into(), namespace.into());
+    } else {
+        metadata.remove("namespace");
+    }
+    metadata.insert("uid".into(), new_uid().into());
+    metadata.insert("creationTimestamp".into(), now().into());
+    metadata.insert("generation".into(), 1.into());
+    for server_set in [
+        "resourceVersion",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
+        metadata.remove(server_set);
+    }
+    apply_defaults(&mut value, resource);
+    Ok(value)
+}
+
+/// Checks `kind`/`apiVersion` against the resource and fills them in when missing.
+fn set_type_meta(value: &mut Value, resource: &ResourceType) -> Result<(), ApiError> {
+    let kind = str_at(value, "/kind");
+    if !kind.is_empty() && kind != resource.kind {
+        return Err(ApiError::bad_request(format!(
+            "the kind {kind:?} of the object does not match the resource {:?} (kind {:?})",
+            resource.plural, resource.kind
+        )));
+    }
+    let api_version = str_at(value, "/apiVersion");
+    let served = api_version.rsplit_once('/').map_or(
+        resource.group.is_empty() && resource.serves(api_version),
+        |(g, v)| g == resource.group && resource.serves(v),
+    );
+    let api_version = if served {
+        api_version.to_owned()
+    } else {
+        resource.api_version()
+    };
+    if let Some(object) = value.as_object_mut() {
+        object.insert("kind".into(), resource.kind.clone().into());
+        object.insert("apiVersion".into(), api_version.into());
+    }
+    Ok(())
+}
+
+fn resolve_namespace(
+    value: &Value,
+    resource: &ResourceType,
+    path: Option<&str>,
+) -> Result<String, ApiError> {
+    if !resource.namespaced {
+        return Ok(String::new());
+    }
+    let body = str_at(value, "/metadata/namespace");
+    match path {
+        Some(path) if !body.is_empty() && body != path => Err(ApiError::invalid(
+            resource,
+            str_at(value, "/metadata/name"),
+            &format!(
+                "metadata.namespace: Invalid value: {body:?}: the namespace of the provided object does not match the namespace sent on the request ({path:?})"
+            ),
+        )),
+        Some(path) => Ok(path.to_owned()),
+        None if body.is_empty() => Ok("default".to_owned()),
+        None => Ok(body.to_owned()),
+    }
+}
+
+fn resolve_name(
+    txn: &Txn<'_>,
+    value: &Value,
+    resource: &ResourceType,
+    namespace: &str,
+) -> Result<String, ApiError> {
+    let name = str_at(value, "/metadata/name");
+    if !name.is_empty() {
+        return Ok(name.to_owned());
+    }
+    let prefix = str_at(value, "/metadata/generateName");
+    if prefix.is_empty() {
+        return Err(ApiError::invalid(
+            resource,
+            "",
+            "metadata.name: Required value: name or generateName is required",
+        ));
+    }
+    let taken = |name: &str| {
+        txn.get(&resource.key(), &object_key(namespace, name))
+            .is_some()
+    };
+    (0..16)
+        .map(|_| format!("{prefix}{}", random_suffix()))
+        .find(|candidate| !taken(candidate))
+        .ok_or_else(|| ApiError::already_exists(resource, prefix))
+}
+
+/// Server-side defaults: pod and namespace phases.
+fn apply_defaults(value: &mut Value, resource: &ResourceType) {
+    let phase = match (resource.group.as_str(), resource.plural.as_str()) {
+        ("", "pods") => "Pending",
+        ("", "namespaces") => "Active",
+        _ => return,
+    };
+    if value.pointer("/status/phase").is_some() {
+        return;
+    }
+    if let Some(object) = value.as_object_mut() {
+        let status = object.entry("status").or_insert_with(|| json!({}));
+        if let Some(status) = status.as_object_mut() {
+            status.insert("phase".into(), phase.into());
+        }
+    }
+}
+
+/// Starts serving the resource a CRD defines and marks the CRD established.
+fn register_crd(txn: &mut Txn<'_>, crd: &Value) -> Result<(), ApiError> {
+    let crd_resource = txn
+        .registry()
+        .find_kind("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+        .ok_or_else(ApiError::no_route)?;
+    let name = str_at(crd, "/metadata/name");
+    let defined = from_crd(crd).map_err(|cause| ApiError::invalid(&crd_resource, name, &cause))?;
+    if txn.registry().is_builtin_group(&defined.group) {
+        return Err(ApiError::invalid(
+            &crd_resource,
+            name,
+            "spec.group: Invalid value: the group is served by built-in resources",
+        ));
+    }
+    txn.register(defined);
+    Ok(())
+}
+
+/// The CRD's status as kube-apiserver reports an established CRD.
+fn crd_status(crd: &Value) -> Value {
+    let condition = |kind: &str, reason: &str| json!({"type": kind, "status": "True", "lastTransitionTime": now(), "reason": reason, "message": ""});
+    let stored: Vec<Value> = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|v| v.get("storage").and_then(Value::as_bool) == Some(true))
+        .filter_map(|v| v.get("name").cloned())
+        .collect();
+    json!({
+        "conditions": [condition("NamesAccepted", "NoConflicts"), condition("Established", "InitialNamesAccepted")],
+        "acceptedNames": crd.pointer("/spec/names").cloned().unwrap_or(Value::Null),
+        "storedVersions": stored,
+    })
+}
+
+/// Replaces an object, keeping server-owned metadata; removes it when its deletion was pending
+/// and its last finalizer is gone.
+fn update_in(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    new: Value,
+) -> Result<Arc<StoredObject>, ApiError> {
+    let resource = &target.resource;
+    let current = txn
+        .get(&resource.key(), &target.key())
+        .ok_or_else(|| ApiError::not_found(resource, &target.name))?;
+    let requested_rv = str_at(&new, "/metadata/resourceVersion");
+    if !requested_rv.is_empty() && requested_rv != current.rv.to_string() {
+        return Err(ApiError::conflict(resource, &target.name, STALE));
+    }
+    let old = current.to_value()?;
+    let mut value = if target.status_only {
+        with_status_of(old.clone(), &new)
+    } else {
+        new
+    };
+    set_type_meta(&mut value, resource)?;
+    keep_server_metadata(&mut value, &old, target)?;
+    if resource.is_crd() {
+        register_crd(txn, &value)?;
+        let status = crd_status(&value);
+        if let Some(object) = value.as_object_mut() {
+            object.insert("status".into(), status);
+        }
+    }
+    if is_deleting(&value) && finalizers(&value).is_empty() {
+        return finish_delete(txn, resource, &target.key());
+    }
+    txn.put(resource, value)
+}
+
+/// `old` with the `status` of `new`.
+fn with_status_of(mut old: Value, new: &Value) -> Value {
+    if let Some(object) = old.as_object_mut() {
+        let status = new.get("status").cloned().unwrap_or_else(|| json!({}));
+        object.insert("status".into(), status);
+    }
+    old
+}
+
+/// Restores fields clients cannot change and bumps `generation` on a spec change.
+fn keep_server_metadata(value: &mut Value, old: &Value, target: &Target) -> Result<(), ApiError> {
+    let spec_changed = value.get("spec") != old.get("spec");
+    let old_generation = old
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    let metadata = metadata_mut(value)?;
+    if metadata.get("name").and_then(Value::as_str) != Some(target.name.as_str()) {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object does not match the name on the URL ({})",
+            target.name
+        )));
+    }
+    if target.resource.namespaced {
+        metadata.insert("namespace".into(), target.namespace.clone().into());
+    }
+    for kept in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
+        match old.pointer(&format!("/metadata/{kept}")) {
+            Some(v) => metadata.insert(kept.into(), v.clone()),
+            None => metadata.remove(kept),
+        };
+    }
+    let generation = if spec_changed {
+        old_generation + 1
+    } else {
+        old_generation
+    };
+    metadata.insert("generation".into(), generation.into());
+    Ok(())
+}
+
+fn is_deleting(value: &Value) -> bool {
+    value
+        .pointer("/metadata/deletionTimestamp")
+        .is_some_and(|v| !v.is_null())
+}
+
+fn finalizers(value: &Value) -> Vec<Value> {
+    value
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Deletes an object now, or marks it for deletion while finalizers remain.
+fn delete_in(
+    txn: &mut Txn<'_>,
+    resource: &ResourceType,
+    current: &StoredObject,
+) -> Result<Arc<StoredObject>, ApiError> {
+    let mut value = current.to_value()?;
+    if finalizers(&value).is_empty() {
+        return finish_delete(txn, resource, &current.key());
+    }
+    if is_deleting(&value) {
+        return txn
+            .get(&resource.key(), &current.key())
+            .ok_or_else(|| ApiError::not_found(resource, &current.name));
+    }
+    let metadata = metadata_mut(&mut value)?;
+    metadata.insert("deletionTimestamp".into(), now().into());
+    metadata.insert("deletionGracePeriodSeconds".into(), 0.into());
+    txn.put(resource, value)
+}
+
+/// Removes an object (and, for a CRD, the resource it defines with all its objects).
+fn finish_delete(
+    txn: &mut Txn<'_>,
+    resource: &ResourceType,
+    key: &str,
+) -> Result<Arc<StoredObject>, ApiError> {
+    let removed = txn
+        .remove(resource, key)?
+        .ok_or_else(|| ApiError::not_found(resource, key))?;
+    if resource.is_crd() {
+        let value = removed.to_value()?;
+        if let Ok(defined) = from_crd(&value) {
+            txn.unregister(&defined)?;
+        }
+    }
+    Ok(removed)
+}
+
+/// Which patch format a PATCH uses.
+enum PatchKind {
+    Merge,
+    Json,
+}
+
+impl PatchKind {
+    fn from_content_type(content_type: &str) -> Result<Self, ApiError> {
+        let media = content_type.split(';').next().unwrap_or("").trim();
+        match media {
+            "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
+                Ok(PatchKind::Merge)
+            }
+            "application/json-patch+json" => Ok(PatchKind::Json),
+            other => Err(ApiError::unsupported_media_type(other)),
+        }
+    }
+
+    fn apply(
+        &self,
+        value: &mut Value,
+        patch: &Value,
+        resource: &ResourceType,
+        name: &str,
+    ) -> Result<(), ApiError> {
+        match self {
+            PatchKind::Merge => {
+                if !patch.is_object() {
+                    return Err(ApiError::bad_request("a merge patch must be a JSON object"));
+                }
+                json_patch::merge(value, patch);
+                Ok(())
+            }
+            PatchKind::Json => {
+                let operations: json_patch::Patch = serde_json::from_value(patch.clone())
+                    .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+                json_patch::patch(value, &operations).map_err(|e| {
+                    ApiError::invalid(
+                        resource,
+                        name,
+                        &format!("the JSON patch cannot be applied: {e}"),
+                    )
+                })
+            }
+        }
+    }
+}
+
+/// DeleteOptions preconditions.
+struct Preconditions {
+    uid: Option<String>,
+    resource_version: Option<String>,
+}
+
+impl Preconditions {
+    fn from_body(body: &[u8]) -> Result<Self, ApiError> {
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Preconditions {
+                uid: None,
+                resource_version: None,
+            });
+        }
+        let options = parse_object(body)?;
+        let text = |pointer: &str| {
+            options
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        Ok(Preconditions {
+            uid: text("/preconditions/uid"),
+            resource_version: text("/preconditions/resourceVersion"),
+        })
+    }
+
+    fn check(&self, current: &StoredObject, target: &Target) -> Result<(), ApiError> {
+        if let Some(rv) = &self.resource_version
+            && *rv != current.rv.to_string()
+        {
+            let why = format!(
+                "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
+                current.rv
+            );
+            return Err(ApiError::conflict(&target.resource, &target.name, &why));
+        }
+        if let Some(uid) = &self.uid {
+            let value = current.to_value()?;
+            let actual = str_at(&value, "/metadata/uid");
+            if uid != actual {
+                let why = format!(
+                    "the UID in the precondition ({uid}) does not match the UID in record ({actual}). The object might have been deleted and then recreated"
+                );
+                return Err(ApiError::conflict(&target.resource, &target.name, &why));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The response for one object in the requested representation.
+fn respond(code: StatusCode, request: &ResourceRequest, object: &StoredObject) -> Response {
+    let body = match request.representation {
+        Representation::Table => table::render(&request.resource, &[object], object.rv, None),
+        representation => object_bytes(representation, object),
+    };
+    json_response(code, body)
+}
