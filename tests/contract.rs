@@ -71,8 +71,26 @@ fn seed() -> u64 {
     seed
 }
 
+/// Forces a relist: a watch that closes within a second with no events is client-go's
+/// "very short watch", which ends ListAndWatch; writes during the backoff are missed.
+async fn force_relist(server: &EmbeddedServer, informer: &SharedIndexInformer) {
+    let watches = || informer.tracer().count_of("reflector/watch-start");
+    server.close_watches();
+    let before = watches();
+    let reopened = tokio::time::timeout(Duration::from_secs(30), async {
+        while watches() == before {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    })
+    .await;
+    assert!(reopened.is_ok(), "the informer never re-watched");
+    server.close_watches();
+    server.trim_history();
+}
+
 async fn random_writes(
     server: &EmbeddedServer,
+    informer: &SharedIndexInformer,
     api: &Api<ConfigMap>,
     rng: &mut StdRng,
     ops: usize,
@@ -117,8 +135,7 @@ async fn random_writes(
             server.close_watches();
         }
         if i % 130 == 129 {
-            server.trim_history();
-            server.close_watches();
+            force_relist(server, informer).await;
         }
     }
     history
@@ -188,7 +205,7 @@ async fn run_contract(queue: QueueKind) {
         let stop = stop.clone();
         async move { informer.run(stop).await }
     });
-    let history = random_writes(&server, &api, &mut rng, 400).await;
+    let history = random_writes(&server, &informer, &api, &mut rng, 400).await;
 
     // C1: without new writes the cache converges to exactly the server's collection.
     let server_state = || async {
@@ -237,6 +254,22 @@ async fn run_contract(queue: QueueKind) {
     })
     .await;
     assert!(drained.is_ok(), "seed {seed}: handlers did not drain");
+    let tombstones: usize = handlers
+        .iter()
+        .map(|h| {
+            h.per_key
+                .lock()
+                .unwrap()
+                .values()
+                .flatten()
+                .filter(|t| t.starts_with('T'))
+                .count()
+        })
+        .sum();
+    assert!(
+        tombstones > 0,
+        "seed {seed}: deletes missed during a relist should arrive as tombstones"
+    );
     for (i, h) in handlers.iter().enumerate() {
         let seen = h.per_key.lock().unwrap();
         for (key, tokens) in seen.iter() {
