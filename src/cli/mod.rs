@@ -1,5 +1,6 @@
 //! The command line.
 
+pub mod connect;
 pub mod session;
 
 /// Runs the command line and returns the process exit code.
