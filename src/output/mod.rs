@@ -1,1 +1,194 @@
-//! placeholder
+//! Renderers: trace events as live tables or JSONL (or pretty JSON/YAML documents), the exit
+//! summary, `dump`'s cache contents, the resync debugger's views and the LIST progress bar.
+//!
+//! Everything here depends only on [`crate::informer::trace`] and the types it carries; the
+//! caller decides where output goes (any [`io::Write`]) and whether colour is on.
+
+pub mod diff;
+pub mod dump;
+pub mod durations;
+pub mod jsonl;
+pub mod ordered;
+pub mod progress;
+pub mod redact;
+pub mod resync;
+pub mod summary;
+pub mod table;
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use crate::informer::trace::{Event, TraceEvent};
+
+use ordered::OrderedValue;
+
+/// `-o/--output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    #[default]
+    Table,
+    Wide,
+    Jsonl,
+    Json,
+    Yaml,
+}
+
+impl OutputFormat {
+    /// Every format, in `--help` order.
+    pub const ALL: [OutputFormat; 5] = [
+        OutputFormat::Table,
+        OutputFormat::Wide,
+        OutputFormat::Jsonl,
+        OutputFormat::Json,
+        OutputFormat::Yaml,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputFormat::Table => "table",
+            OutputFormat::Wide => "wide",
+            OutputFormat::Jsonl => "jsonl",
+            OutputFormat::Json => "json",
+            OutputFormat::Yaml => "yaml",
+        }
+    }
+
+    /// Parses a format name (as `-o` takes it).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.as_str() == name)
+    }
+
+    /// Table or wide: output meant for people, aligned columns.
+    pub fn is_table(self) -> bool {
+        matches!(self, OutputFormat::Table | OutputFormat::Wide)
+    }
+}
+
+/// How events and objects are rendered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    pub format: OutputFormat,
+    /// `--no-headers`: no table header line.
+    pub no_headers: bool,
+    /// ANSI colours (only on a TTY without NO_COLOR; see [`table::color_enabled`]).
+    pub color: bool,
+    /// The terminal width when stdout is a TTY; table DETAIL is truncated to fit.
+    pub width: Option<usize>,
+    /// Include the `old` object in update notifications (JSONL/JSON/YAML).
+    pub show_old: bool,
+    /// `--diff`: field-level diffs of updates.
+    pub diff: bool,
+    /// The resource is core/v1 `secrets`: redact `data`/`stringData`...
+    pub redact_secrets: bool,
+    /// ...unless `--show-secret-data` was given.
+    pub show_secret_data: bool,
+}
+
+impl RenderOptions {
+    /// Options for `format` with everything else off.
+    pub fn new(format: OutputFormat) -> Self {
+        Self {
+            format,
+            ..Self::default()
+        }
+    }
+
+    /// Whether secret values must be hidden.
+    pub fn redacts(&self) -> bool {
+        self.redact_secrets && !self.show_secret_data
+    }
+
+    /// An object's bytes as they may be shown (redacted when needed).
+    pub fn object_bytes<'a>(&self, raw: &'a [u8]) -> Cow<'a, [u8]> {
+        if self.redacts() {
+            redact::redact_secret(raw)
+        } else {
+            Cow::Borrowed(raw)
+        }
+    }
+}
+
+/// Renders trace events one by one to a writer, in the chosen format, flushing after every
+/// event so a live view (or `| jq`) sees it at once. Write errors are returned as they are:
+/// the caller maps `BrokenPipe` to a quiet exit 0.
+pub struct EventRenderer<W: Write> {
+    out: W,
+    opts: RenderOptions,
+    buf: Vec<u8>,
+    table: table::TableRenderer,
+}
+
+impl<W: Write> EventRenderer<W> {
+    pub fn new(out: W, opts: RenderOptions) -> Self {
+        Self {
+            out,
+            table: table::TableRenderer::new(&opts),
+            opts,
+            buf: Vec::with_capacity(4096),
+        }
+    }
+
+    pub fn options(&self) -> &RenderOptions {
+        &self.opts
+    }
+
+    /// Writes one event (and flushes). In table modes a summary event is rendered as the
+    /// summary tables; callers that want the summary elsewhere (stderr) handle
+    /// [`Event::Summary`] themselves with [`summary::render`].
+    pub fn render(&mut self, event: &TraceEvent) -> io::Result<()> {
+        self.buf.clear();
+        match self.opts.format {
+            OutputFormat::Table | OutputFormat::Wide => match &event.event {
+                Event::Summary(s) => summary::write_tables(&mut self.buf, s)?,
+                _ => self.table.write_event(&mut self.buf, event, &self.opts),
+            },
+            OutputFormat::Jsonl => jsonl::write_event(&mut self.buf, event, &self.opts),
+            OutputFormat::Json | OutputFormat::Yaml => self.write_document(event)?,
+        }
+        self.out.write_all(&self.buf)?;
+        self.out.flush()
+    }
+
+    /// `-o json`: each event as a pretty JSON object; `-o yaml`: each as a YAML document.
+    fn write_document(&mut self, event: &TraceEvent) -> io::Result<()> {
+        let mut line = Vec::new();
+        jsonl::write_event(&mut line, event, &self.opts);
+        let value = OrderedValue::from_slice(&line).map_err(io::Error::other)?;
+        write_document(&mut self.buf, &value, self.opts.format)
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    /// Gives the writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// Writes one value as pretty JSON (newline-terminated) or as a `---`-led YAML document.
+pub(crate) fn write_document(
+    out: &mut Vec<u8>,
+    value: &OrderedValue,
+    format: OutputFormat,
+) -> io::Result<()> {
+    if format == OutputFormat::Yaml {
+        let yaml = serde_saphyr::to_string(value).map_err(io::Error::other)?;
+        out.extend_from_slice(b"---\n");
+        out.extend_from_slice(yaml.as_bytes());
+        if !yaml.ends_with('\n') {
+            out.push(b'\n');
+        }
+    } else {
+        serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
+        out.push(b'\n');
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod fixtures;
+
+#[cfg(test)]
+mod tests;

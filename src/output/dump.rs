@@ -1,0 +1,220 @@
+//! `kinformer dump`: the indexer's contents — one row per object plus one table per index —
+//! or the objects as JSON/YAML/JSONL. Secret values are redacted per the render options.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use crate::informer::object::ObjectRef;
+
+use super::durations::age;
+use super::ordered::OrderedValue;
+use super::{OutputFormat, RenderOptions, write_document};
+
+/// The index every store has; its values are not shown as an object column.
+const NAMESPACE_INDEX: &str = "namespace";
+
+/// Everything `dump` shows.
+pub struct DumpInput<'a> {
+    /// The LIST's resourceVersion.
+    pub resource_version: &'a str,
+    /// The cached objects, sorted by key.
+    pub objects: &'a [ObjectRef],
+    /// The index names in indexer order (position `i` is `ObjectRef::index_values(i)`).
+    pub index_names: &'a [String],
+    /// Per index name: value → keys, all sorted.
+    pub indices: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// The time AGE is measured against.
+    pub now: jiff::Timestamp,
+}
+
+/// Renders the dump in `opts.format`.
+pub fn render(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<()> {
+    let mut buf = Vec::new();
+    match opts.format {
+        OutputFormat::Table | OutputFormat::Wide => write_tables(&mut buf, input, opts),
+        OutputFormat::Jsonl => write_jsonl(&mut buf, input, opts),
+        OutputFormat::Json | OutputFormat::Yaml => {
+            write_document(&mut buf, &document(input, opts)?, opts.format)?;
+        }
+    }
+    out.write_all(&buf)?;
+    out.flush()
+}
+
+fn write_jsonl(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) {
+    for obj in input.objects {
+        let bytes = opts.object_bytes(obj.raw());
+        buf.extend(bytes.iter().filter(|b| !matches!(b, b'\n' | b'\r')));
+        buf.push(b'\n');
+    }
+}
+
+/// `{"resourceVersion":…, "items":[…], "indices":{name:{value:[keys]}}}`.
+fn document(input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<OrderedValue> {
+    let items = input
+        .objects
+        .iter()
+        .map(|o| OrderedValue::from_slice(&opts.object_bytes(o.raw())))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(io::Error::other)?;
+    let strings =
+        |v: &[String]| OrderedValue::Array(v.iter().cloned().map(OrderedValue::String).collect());
+    let indices = input
+        .indices
+        .iter()
+        .map(|(name, values)| {
+            let members = values.iter().map(|(v, keys)| (v.clone(), strings(keys)));
+            (name.clone(), OrderedValue::Object(members.collect()))
+        })
+        .collect();
+    Ok(OrderedValue::Object(vec![
+        (
+            "resourceVersion".into(),
+            OrderedValue::String(input.resource_version.to_owned()),
+        ),
+        ("items".into(), OrderedValue::Array(items)),
+        ("indices".into(), OrderedValue::Object(indices)),
+    ]))
+}
+
+fn write_tables(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) {
+    let shown: Vec<(usize, &String)> = input
+        .index_names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.as_str() != NAMESPACE_INDEX)
+        .collect();
+    let mut header = vec!["KEY".to_owned(), "RV".to_owned(), "AGE".to_owned()];
+    header.extend(shown.iter().map(|(_, n)| n.to_uppercase()));
+    let rows = input.objects.iter().map(|o| {
+        let mut row = vec![
+            o.key().to_owned(),
+            o.resource_version().to_owned(),
+            object_age(o, input.now),
+        ];
+        row.extend(shown.iter().map(|(i, _)| o.index_values(*i).join(",")));
+        row
+    });
+    write_columns(buf, &header, rows.collect(), opts.no_headers);
+    for (name, values) in input.indices {
+        buf.extend_from_slice(format!("\nINDEX {name}\n").as_bytes());
+        let header = ["VALUE".to_owned(), "COUNT".to_owned(), "KEYS".to_owned()];
+        let rows = values
+            .iter()
+            .map(|(v, keys)| vec![v.clone(), keys.len().to_string(), keys.join(",")])
+            .collect();
+        write_columns(buf, &header, rows, opts.no_headers);
+    }
+}
+
+/// kubectl-style plain columns: left-aligned, three spaces apart.
+fn write_columns(buf: &mut Vec<u8>, header: &[String], rows: Vec<Vec<String>>, no_headers: bool) {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let header_row = (!no_headers).then(|| header.to_vec());
+    for row in header_row.into_iter().chain(rows) {
+        let mut line = String::new();
+        for (cell, w) in row.iter().zip(&widths) {
+            line.push_str(cell);
+            line.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 3));
+        }
+        buf.extend_from_slice(line.trim_end().as_bytes());
+        buf.push(b'\n');
+    }
+}
+
+/// kubectl's AGE from `metadata.creationTimestamp`, `<unknown>` without one.
+fn object_age(obj: &ObjectRef, now: jiff::Timestamp) -> String {
+    let Some(created) = obj
+        .meta()
+        .creation_timestamp
+        .as_deref()
+        .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+    else {
+        return "<unknown>".to_owned();
+    };
+    let secs = now.as_second().saturating_sub(created.as_second());
+    age(Duration::from_secs(u64::try_from(secs).unwrap_or(0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::fixtures::{pod, secret};
+
+    fn input_for<'a>(
+        objects: &'a [ObjectRef],
+        names: &'a [String],
+        indices: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    ) -> DumpInput<'a> {
+        DumpInput {
+            resource_version: "4711",
+            objects,
+            index_names: names,
+            indices,
+            now: "2026-11-24T12:00:00Z".parse().unwrap(),
+        }
+    }
+
+    fn rendered(input: &DumpInput<'_>, opts: &RenderOptions) -> String {
+        let mut out = Vec::new();
+        render(&mut out, input, opts).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn table_rows_with_age_and_index_tables() {
+        let objects = [pod("web-1", "10", "web"), pod("web-2", "11", "web")];
+        let names = vec!["namespace".to_owned()];
+        let mut indices = BTreeMap::new();
+        indices.insert(
+            "namespace".to_owned(),
+            BTreeMap::from([(
+                "default".to_owned(),
+                vec!["default/web-1".into(), "default/web-2".into()],
+            )]),
+        );
+        let text = rendered(
+            &input_for(&objects, &names, &indices),
+            &RenderOptions::default(),
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "KEY             RV   AGE");
+        assert_eq!(lines[1], "default/web-1   10   2d3h");
+        assert!(text.contains("INDEX namespace\nVALUE     COUNT   KEYS\ndefault   2       default/web-1,default/web-2"), "{text}");
+    }
+
+    #[test]
+    fn json_yaml_and_jsonl_with_redaction() {
+        let objects = [secret("5")];
+        let names = vec![];
+        let indices = BTreeMap::new();
+        let input = input_for(&objects, &names, &indices);
+        let mut opts = RenderOptions::new(OutputFormat::Json);
+        opts.redact_secrets = true;
+        let json: serde_json::Value = serde_json::from_str(&rendered(&input, &opts)).unwrap();
+        assert_eq!(json["resourceVersion"], "4711");
+        assert_eq!(json["items"][0]["data"]["password"], "REDACTED");
+        opts.format = OutputFormat::Yaml;
+        assert!(rendered(&input, &opts).contains("password: REDACTED"));
+        opts.format = OutputFormat::Jsonl;
+        opts.show_secret_data = true;
+        assert!(rendered(&input, &opts).contains("aHVudGVyMg=="));
+    }
+
+    #[test]
+    fn missing_creation_timestamp_is_unknown() {
+        let obj = std::sync::Arc::new(
+            crate::informer::object::CachedObject::from_json(
+                br#"{"metadata":{"name":"n"}}"#.to_vec(),
+            )
+            .unwrap(),
+        );
+        assert_eq!(object_age(&obj, jiff::Timestamp::UNIX_EPOCH), "<unknown>");
+    }
+}

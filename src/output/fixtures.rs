@@ -1,0 +1,229 @@
+//! Test fixtures: one example of every event kind, shared by the renderer tests (and the
+//! source of the README's example lines).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::informer::delta_fifo::{DeltaObject, DeltaType, Tombstone};
+use crate::informer::object::{CachedObject, ObjectRef};
+use crate::informer::processor::Notification;
+use crate::informer::trace::{
+    Event, HandlerSummary, NotifyKind, Summary, TraceEvent, WatchEventType,
+};
+
+pub fn pod(name: &str, rv: &str, app: &str) -> ObjectRef {
+    let raw = format!(
+        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"default","uid":"6f1c2a9e-0000-4000-8000-000000000001","resourceVersion":"{rv}","creationTimestamp":"2026-11-22T09:00:00Z","labels":{{"app":"{app}"}}}},"spec":{{"nodeName":"node-a"}}}}"#
+    );
+    Arc::new(CachedObject::from_json(raw.into_bytes()).expect("valid fixture"))
+}
+
+pub fn secret(rv: &str) -> ObjectRef {
+    let raw = format!(
+        r#"{{"apiVersion":"v1","kind":"Secret","metadata":{{"name":"db","namespace":"default","resourceVersion":"{rv}"}},"data":{{"password":"aHVudGVyMg=="}},"type":"Opaque"}}"#
+    );
+    Arc::new(CachedObject::from_json(raw.into_bytes()).expect("valid fixture"))
+}
+
+pub fn stamp(seq: u64, event: Event) -> TraceEvent {
+    let base: jiff::Timestamp = "2026-11-22T10:00:01.234567Z"
+        .parse()
+        .expect("valid timestamp");
+    let offset = jiff::SignedDuration::from_millis(i64::try_from(seq).unwrap_or(0));
+    let ts = base.checked_add(offset).expect("in range");
+    TraceEvent { seq, ts, event }
+}
+
+fn handler(name: &str) -> Arc<str> {
+    Arc::from(name)
+}
+
+/// One event of every kind, in contract order.
+pub fn all_events() -> Vec<Event> {
+    let mut events = reflector_events();
+    events.extend(queue_events());
+    events.extend(handler_events());
+    events.extend(informer_events());
+    events
+}
+
+fn reflector_events() -> Vec<Event> {
+    vec![
+        Event::ListStart {
+            resource_version: "0".into(),
+            limit: Some(500),
+            watch_list: false,
+        },
+        Event::ListPage {
+            page: 1,
+            items: 500,
+            more: true,
+        },
+        Event::ListDone {
+            items: 742,
+            pages: 2,
+            resource_version: "4711".into(),
+        },
+        Event::WatchStart {
+            resource_version: "4711".into(),
+            timeout_seconds: 412,
+            watch_list: false,
+        },
+        Event::WatchEvent {
+            event_type: WatchEventType::Modified,
+            key: "default/web-1".into(),
+            resource_version: "4712".into(),
+        },
+        Event::Bookmark {
+            resource_version: "4800".into(),
+            initial_events_end: false,
+        },
+        Event::WatchEnd {
+            resource_version: "4800".into(),
+            events: 17,
+            reason: "timeout".into(),
+        },
+        Event::WatchError {
+            code: Some(410),
+            reason: "Expired".into(),
+            message: "too old resource version: 4711 (4750)".into(),
+        },
+        Event::Relist {
+            reason: "410 Expired".into(),
+        },
+        Event::Backoff {
+            reason: "connection refused".into(),
+            delay_ms: 800,
+            attempt: 1,
+        },
+    ]
+}
+
+fn queue_events() -> Vec<Event> {
+    vec![
+        Event::Delta {
+            delta_type: DeltaType::Replaced,
+            key: "default/web-1".into(),
+            resource_version: "4711".into(),
+            depth: 3,
+            tombstone: false,
+        },
+        Event::Pop {
+            key: "default/web-1".into(),
+            deltas: 2,
+            depth: 2,
+            initial: true,
+        },
+        Event::IndexerAdd {
+            key: "default/web-1".into(),
+            resource_version: "4711".into(),
+        },
+        Event::IndexerUpdate {
+            key: "default/web-1".into(),
+            resource_version: "4712".into(),
+            old_resource_version: "4711".into(),
+        },
+        Event::IndexerDelete {
+            key: "default/web-2".into(),
+            resource_version: "4690".into(),
+            tombstone: true,
+        },
+    ]
+}
+
+fn handler_events() -> Vec<Event> {
+    vec![
+        Event::Notify {
+            handler: handler("slow"),
+            notification: Notification::Update {
+                old: pod("web-1", "4711", "web"),
+                new: pod("web-1", "4712", "api"),
+                sync: false,
+            },
+            pending: 12,
+        },
+        Event::Handled {
+            handler: handler("slow"),
+            kind: NotifyKind::Update,
+            key: "default/web-1".into(),
+            resource_version: "4712".into(),
+            sync: false,
+            pending: 11,
+            latency: Duration::from_micros(250_130),
+            panicked: false,
+        },
+        Event::ResyncTick {
+            due: vec![handler("fast"), handler("default")],
+            check_period: Duration::from_secs(30),
+        },
+        Event::SyncQueued { count: 742 },
+    ]
+}
+
+fn informer_events() -> Vec<Event> {
+    vec![
+        Event::Synced { objects: 742 },
+        Event::HandlerAdded {
+            handler: handler("fast"),
+            requested_resync: Duration::from_millis(500),
+            effective_resync: Duration::from_secs(1),
+            check_period: Duration::from_secs(1),
+            after_start: false,
+            adjustment: Some("raised to the 1s minimum".into()),
+        },
+        Event::HandlerRemoved {
+            handler: handler("fast"),
+        },
+        Event::ResyncPeriodChanged {
+            handler: handler("default"),
+            effective_resync: Duration::from_secs(30),
+            check_period: Duration::from_secs(10),
+        },
+        Event::Stopped {
+            reason: "count reached".into(),
+        },
+        Event::Summary(Box::new(summary())),
+    ]
+}
+
+pub fn summary() -> Summary {
+    Summary {
+        counts: [
+            ("fifo/delta".to_owned(), 744),
+            ("handler/notify".to_owned(), 743),
+        ]
+        .into_iter()
+        .collect(),
+        handlers: vec![HandlerSummary {
+            name: "slow".into(),
+            notifications: 743,
+            adds: 742,
+            updates: 1,
+            deletes: 0,
+            syncs: 0,
+            handled: 731,
+            panics: 0,
+            max_pending: 742,
+            mean_latency: Duration::from_micros(250_040),
+        }],
+        duration: Duration::from_millis(12_345),
+    }
+}
+
+/// Extra variants not in [`all_events`]: an add, a tombstone delete, a sync, a panic.
+pub fn notify(handler_name: &str, notification: Notification, pending: usize) -> Event {
+    Event::Notify {
+        handler: handler(handler_name),
+        notification,
+        pending,
+    }
+}
+
+pub fn tombstone_delete() -> Notification {
+    Notification::Delete {
+        obj: DeltaObject::Tombstone(Tombstone {
+            key: "default/web-2".into(),
+            obj: pod("web-2", "4690", "web"),
+        }),
+    }
+}

@@ -1,0 +1,281 @@
+//! Tests of the JSONL contract and the [`EventRenderer`] across formats.
+
+use serde_json::Value;
+
+use super::fixtures::{all_events, notify, pod, secret, stamp, tombstone_delete};
+use super::*;
+use crate::informer::processor::Notification;
+
+fn line(event: Event, opts: &RenderOptions) -> Value {
+    let mut buf = Vec::new();
+    jsonl::write_event(&mut buf, &stamp(7, event), opts);
+    let text = String::from_utf8(buf).expect("utf-8");
+    assert!(
+        text.ends_with('\n') && text.matches('\n').count() == 1,
+        "{text}"
+    );
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+fn jsonl_opts() -> RenderOptions {
+    RenderOptions::new(OutputFormat::Jsonl)
+}
+
+/// The fields every event kind's line must carry, besides the common ones.
+fn expected_fields(name: &str) -> &'static [&'static str] {
+    match name {
+        "list-start" => &["rv", "limit", "watch_list"],
+        "list-page" => &["page", "items", "more"],
+        "list-done" => &["items", "pages", "rv"],
+        "watch-start" => &["rv", "timeout_s", "watch_list"],
+        "watch-event" => &["type", "key", "rv"],
+        "bookmark" => &["rv", "initial_events_end"],
+        "watch-end" => &["rv", "events", "reason"],
+        "watch-error" => &["code", "reason", "message"],
+        "relist" => &["reason"],
+        "backoff" => &["reason", "delay_ms", "attempt"],
+        "delta" => &["type", "key", "rv", "depth"],
+        "pop" => &["key", "deltas", "depth", "initial"],
+        "add" => &["key", "rv"],
+        "update" => &["key", "rv", "old_rv"],
+        "delete" => &["key", "rv", "tombstone"],
+        "notify" => &[
+            "handler", "kind", "key", "rv", "initial", "sync", "pending", "object",
+        ],
+        "handled" => &[
+            "handler",
+            "kind",
+            "key",
+            "rv",
+            "sync",
+            "pending",
+            "latency_us",
+        ],
+        "tick" => &["due", "check_period_ms"],
+        "sync-queued" => &["count"],
+        "synced" => &["objects"],
+        "handler-added" => &[
+            "handler",
+            "requested_resync_ms",
+            "resync_ms",
+            "check_period_ms",
+            "after_start",
+            "adjustment",
+        ],
+        "handler-removed" => &["handler"],
+        "resync-period-changed" => &["handler", "resync_ms", "check_period_ms"],
+        "stopped" => &["reason"],
+        "summary" => &["counts", "handlers", "duration_ms"],
+        _ => &[],
+    }
+}
+
+#[test]
+fn every_event_kind_is_one_parseable_line_with_its_fields() {
+    let events = all_events();
+    assert_eq!(events.len(), 25);
+    for event in events {
+        let (stage, name) = (event.stage().as_str(), event.name());
+        let v = line(event, &jsonl_opts());
+        let obj = v.as_object().expect("object");
+        let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+        let mut want = vec!["seq", "ts", "stage", "event"];
+        want.extend(expected_fields(name));
+        let mut got = keys.clone();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "{stage}/{name}");
+        assert_eq!(v["stage"], stage);
+        assert_eq!(v["event"], name);
+        assert_eq!(v["seq"], 7);
+        assert_eq!(v["ts"], "2026-11-22T10:00:01.241567Z");
+    }
+}
+
+#[test]
+fn field_values_follow_the_contract() {
+    let events = all_events();
+    let v = line(events[7].clone(), &jsonl_opts());
+    assert_eq!(
+        (v["code"].as_u64(), v["reason"].as_str()),
+        (Some(410), Some("Expired"))
+    );
+    let v = line(events[10].clone(), &jsonl_opts());
+    assert_eq!(v["type"], "Replaced");
+    assert_eq!(v["depth"], 3);
+    let v = line(events[15].clone(), &jsonl_opts());
+    assert_eq!(v["kind"], "update");
+    assert_eq!(v["object"]["metadata"]["labels"]["app"], "api");
+    let v = line(events[16].clone(), &jsonl_opts());
+    assert_eq!(v["latency_us"], 250_130);
+    let v = line(events[17].clone(), &jsonl_opts());
+    assert_eq!(v["due"], serde_json::json!(["fast", "default"]));
+    assert_eq!(v["check_period_ms"], 30_000);
+    let v = line(events[24].clone(), &jsonl_opts());
+    assert_eq!(v["handlers"][0]["mean_latency_us"], 250_040);
+}
+
+#[test]
+fn optional_fields_are_omitted_when_absent() {
+    let v = line(
+        Event::ListStart {
+            resource_version: String::new(),
+            limit: None,
+            watch_list: true,
+        },
+        &jsonl_opts(),
+    );
+    assert!(v.get("limit").is_none());
+    let v = line(
+        Event::WatchError {
+            code: None,
+            reason: "Internal".into(),
+            message: "x".into(),
+        },
+        &jsonl_opts(),
+    );
+    assert!(v.get("code").is_none());
+    let v = line(
+        Event::Delta {
+            delta_type: crate::informer::delta_fifo::DeltaType::Added,
+            key: "a".into(),
+            resource_version: "1".into(),
+            depth: 1,
+            tombstone: false,
+        },
+        &jsonl_opts(),
+    );
+    assert!(v.get("tombstone").is_none());
+}
+
+#[test]
+fn notify_add_delete_tombstone_and_old_and_diff() {
+    let add = Notification::Add {
+        obj: pod("a", "1", "web"),
+        initial: true,
+    };
+    let v = line(notify("h", add, 1), &jsonl_opts());
+    assert_eq!(
+        (v["kind"].as_str(), v["initial"].as_bool()),
+        (Some("add"), Some(true))
+    );
+    assert!(v.get("old").is_none() && v.get("tombstone").is_none());
+    let v = line(notify("h", tombstone_delete(), 0), &jsonl_opts());
+    assert_eq!(v["tombstone"], true);
+    assert_eq!(v["key"], "default/web-2");
+    let update = Notification::Update {
+        old: pod("a", "1", "web"),
+        new: pod("a", "2", "api"),
+        sync: true,
+    };
+    let v = line(notify("h", update.clone(), 1), &jsonl_opts());
+    assert!(v.get("old").is_none() && v.get("diff").is_none());
+    assert_eq!(v["sync"], true);
+    let mut opts = jsonl_opts();
+    opts.show_old = true;
+    opts.diff = true;
+    let v = line(notify("h", update, 1), &opts);
+    assert_eq!(v["old"]["metadata"]["resourceVersion"], "1");
+    assert_eq!(
+        v["diff"],
+        serde_json::json!([{"path":"metadata.labels.app","old":"web","new":"api"}])
+    );
+}
+
+#[test]
+fn handled_panicked_flag_only_when_it_panicked() {
+    let mut events = all_events();
+    let Event::Handled { panicked, .. } = &mut events[16] else {
+        panic!("fixture order")
+    };
+    *panicked = true;
+    assert_eq!(line(events[16].clone(), &jsonl_opts())["panicked"], true);
+}
+
+#[test]
+fn secrets_are_redacted_unless_asked() {
+    let n = || {
+        notify(
+            "h",
+            Notification::Add {
+                obj: secret("3"),
+                initial: false,
+            },
+            1,
+        )
+    };
+    let mut opts = jsonl_opts();
+    opts.redact_secrets = true;
+    assert_eq!(line(n(), &opts)["object"]["data"]["password"], "REDACTED");
+    opts.show_secret_data = true;
+    assert_eq!(
+        line(n(), &opts)["object"]["data"]["password"],
+        "aHVudGVyMg=="
+    );
+}
+
+#[test]
+fn objects_with_raw_newlines_stay_on_one_line() {
+    let raw = b"{\n  \"metadata\": {\"name\": \"a\", \"resourceVersion\": \"1\"}\n}".to_vec();
+    let obj = std::sync::Arc::new(crate::informer::object::CachedObject::from_json(raw).unwrap());
+    let v = line(
+        notify(
+            "h",
+            Notification::Add {
+                obj,
+                initial: false,
+            },
+            1,
+        ),
+        &jsonl_opts(),
+    );
+    assert_eq!(v["object"]["metadata"]["name"], "a");
+}
+
+fn render_all(format: OutputFormat) -> String {
+    let mut r = EventRenderer::new(Vec::new(), RenderOptions::new(format));
+    for (i, e) in all_events().into_iter().enumerate() {
+        r.render(&stamp(i as u64 + 1, e)).unwrap();
+    }
+    String::from_utf8(r.into_inner()).unwrap()
+}
+
+#[test]
+fn renderer_writes_each_format() {
+    let jsonl = render_all(OutputFormat::Jsonl);
+    assert_eq!(jsonl.lines().count(), 25);
+    let json = render_all(OutputFormat::Json);
+    let docs: Vec<Value> = serde_json::Deserializer::from_str(&json)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(docs.len(), 25);
+    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 25);
+    let table = render_all(OutputFormat::Table);
+    assert!(table.contains("Summary (12.345s elapsed)"));
+}
+
+#[test]
+fn write_errors_surface() {
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut r = EventRenderer::new(Broken, jsonl_opts());
+    let err = r
+        .render(&stamp(1, Event::SyncQueued { count: 1 }))
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+}
+
+/// Prints one example line per event kind (for the README): `cargo test readme_examples -- --nocapture --ignored`.
+#[test]
+#[ignore = "prints README examples"]
+fn readme_examples() {
+    print!("{}", render_all(OutputFormat::Jsonl));
+}
