@@ -1,0 +1,148 @@
+//! The live loop of `watch`, `resync` and `demo`: render a session's trace events as they
+//! arrive until a stop condition (count, timeout, synced, signal, closed pipe), then stop the
+//! informer and print the exit summary.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::informer::trace::{Event, Summary, TraceEvent};
+use crate::output::progress::ListProgress;
+use crate::output::EventRenderer;
+
+use super::session::Session;
+
+/// When the live loop ends on its own.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StopWhen {
+    /// After this many events were printed (`--count`).
+    pub count: Option<u64>,
+    /// After this long (`--timeout`, `--duration`).
+    pub timeout: Option<Duration>,
+    /// Once the informer synced (`--until-synced`).
+    pub until_synced: bool,
+}
+
+/// How the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// A stop condition was met.
+    Done,
+    /// SIGINT (130) or SIGTERM (143).
+    Signal(i32),
+    /// stdout was closed by the reader (`| head`): end quietly with success.
+    PipeClosed,
+}
+
+/// Watches for SIGINT and SIGTERM.
+pub struct Signals {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    pub fn new() -> io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Self {
+            int: signal(SignalKind::interrupt())?,
+            term: signal(SignalKind::terminate())?,
+        })
+    }
+
+    /// The exit code of the next signal: 130 for SIGINT, 143 for SIGTERM.
+    pub async fn recv(&mut self) -> i32 {
+        tokio::select! {
+            _ = self.int.recv() => 130,
+            _ = self.term.recv() => 143,
+        }
+    }
+}
+
+/// Renders `session`'s events until a stop condition, then stops it and writes the summary
+/// (to stdout in JSONL/JSON/YAML where it is part of the stream, to `summary_out` for tables).
+pub async fn run<W: Write>(
+    mut session: Session,
+    renderer: &mut EventRenderer<W>,
+    summary_out: &mut dyn Write,
+    stop_when: StopWhen,
+    progress: &mut ListProgress,
+    signals: &mut Signals,
+) -> io::Result<(Ending, Summary)> {
+    let deadline = stop_when.timeout.map(|t| Instant::now() + t);
+    let mut printed = 0u64;
+    let ending = loop {
+        let event = tokio::select! {
+            code = signals.recv() => break Ending::Signal(code),
+            _ = sleep_until(deadline) => break Ending::Done,
+            event = session.events.recv() => match event {
+                Some(event) => event,
+                None => break Ending::Done,
+            },
+        };
+        progress.observe(&event.event);
+        match renderer.render(&event) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break Ending::PipeClosed,
+            Err(e) => return Err(e),
+        }
+        printed += 1;
+        let synced = matches!(event.event, Event::Synced { .. });
+        if stop_when.count.is_some_and(|n| printed >= n) || (stop_when.until_synced && synced) {
+            break Ending::Done;
+        }
+    };
+    progress.finish();
+    // Events emitted after a count was reached are not printed; after a timeout or signal
+    // everything up to the summary is, so the summary's counts match the lines.
+    let print_rest = stop_when.count.is_none() && ending != Ending::PipeClosed;
+    let (summary, mut rest) = session.stop().await;
+    while let Ok(event) = rest.try_recv() {
+        let is_summary = matches!(event.event, Event::Summary(_));
+        if is_summary {
+            finish(renderer, summary_out, &event, ending)?;
+            break;
+        }
+        if print_rest && let Err(e) = renderer.render(&event) {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                return Ok((Ending::PipeClosed, summary));
+            }
+            return Err(e);
+        }
+    }
+    Ok((ending, summary))
+}
+
+/// Writes the summary: into the stream for machine formats, as tables on `summary_out` for
+/// people. A closed pipe is not an error here either.
+fn finish<W: Write>(
+    renderer: &mut EventRenderer<W>,
+    summary_out: &mut dyn Write,
+    event: &TraceEvent,
+    ending: Ending,
+) -> io::Result<()> {
+    if ending == Ending::PipeClosed {
+        return Ok(());
+    }
+    let result = if renderer.options().format.is_table() {
+        let Event::Summary(summary) = &event.event else {
+            return Ok(());
+        };
+        let mut buf = Vec::new();
+        crate::output::summary::write_tables(&mut buf, summary)?;
+        summary_out.write_all(&buf)
+    } else {
+        renderer.render(event)
+    };
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
