@@ -1,5 +1,11 @@
 //! The command line.
 
+pub mod args;
+pub mod docs;
+pub mod duration;
+pub mod exit;
+pub mod resolve;
+
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
     0
