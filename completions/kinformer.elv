@@ -20,8 +20,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer'= {
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
             cand watch 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'

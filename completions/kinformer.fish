@@ -25,7 +25,7 @@ function __fish_kinformer_using_subcommand
 end
 
 complete -c kinformer -n "__fish_kinformer_needs_command" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
-complete -c kinformer -n "__fish_kinformer_needs_command" -s h -l help -d 'Print help'
+complete -c kinformer -n "__fish_kinformer_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_needs_command" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'

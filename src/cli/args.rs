@@ -22,6 +22,15 @@ use super::duration::parse_duration;
 
 mod selector;
 
+/// Examples shown at the end of `--help` and in the man page.
+const EXAMPLES: &str = "Examples:
+  kinformer demo                                   # no cluster needed
+  kinformer watch pods -A --show all               # every stage, live
+  kinformer watch deploy -o jsonl | jq .           # JSONL for scripts
+  kinformer watch pods --handler slow:delay=200ms --handler fast
+  kinformer resync configmaps --handler a:resync=5s --resync 30s
+  kinformer dump pods --index by-node=field:spec.nodeName";
+
 /// The binary's name, and the plugin name kubectl looks for on `$PATH`.
 pub const BIN_NAME: &str = "kinformer";
 const PLUGIN_FILE: &str = "kubectl-informer";
@@ -39,14 +48,19 @@ pub fn command_name(argv0: &str) -> &'static str {
     }
 }
 
-/// Informer inspector for Kubernetes: runs client-go's shared informer pipeline
-/// (Reflector → DeltaFIFO → Indexer → handlers) and shows every stage.
+/// Informer inspector for Kubernetes
+///
+/// Runs client-go's shared informer pipeline (Reflector → DeltaFIFO → Indexer →
+/// sharedProcessor → one listener per handler) for any resource and shows what every stage
+/// does, as a live table or as JSONL. Works against a cluster through your kubeconfig, or
+/// against an embedded API server (--embedded, kinformer demo) with no cluster at all.
 #[derive(Debug, Parser)]
 #[command(
     name = "kinformer",
     version,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = 100,
+    after_help = EXAMPLES
 )]
 pub struct Cli {
     /// Log verbosity on stderr, like kubectl's -v (0 warnings, 2 info, 4 debug, 6+ trace)

@@ -13,7 +13,7 @@ use clap_complete::Shell;
 use clap_mangen::Man;
 
 use super::args::{BIN_NAME, Cli};
-use super::exit::exit_status_roff;
+use super::exit::{exit_status_roff, roff_escape};
 
 /// Every shell completions are generated for.
 pub const SHELLS: [Shell; 5] = [
@@ -56,9 +56,35 @@ fn render_page(cmd: &clap::Command) -> io::Result<(String, Vec<u8>)> {
     if cmd.has_subcommands() {
         man.render_subcommands_section(&mut out)?;
     }
+    if let Some(examples) = cmd.get_after_help() {
+        out.write_all(examples_roff(&examples.to_string()).as_bytes())?;
+    }
     out.write_all(exit_status_roff().as_bytes())?;
     man.render_version_section(&mut out)?;
-    Ok((man.get_filename(), out))
+    Ok((man.get_filename(), dedup_preamble(&out)))
+}
+
+/// The `Examples:` text of `after_help` as an EXAMPLES section, line breaks kept.
+fn examples_roff(text: &str) -> String {
+    let mut out = String::from(".SH EXAMPLES\n.nf\n");
+    for line in text.lines().skip_while(|l| l.ends_with(':')) {
+        out.push_str(&roff_escape(line));
+        out.push('\n');
+    }
+    out.push_str(".fi\n");
+    out
+}
+
+/// clap_mangen repeats its two-line quote-string preamble before every section; keep the first.
+fn dedup_preamble(roff: &[u8]) -> Vec<u8> {
+    const PREAMBLE: &str = ".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n";
+    let text = String::from_utf8_lossy(roff);
+    match text.split_once(PREAMBLE) {
+        Some((head, rest)) => {
+            format!("{head}{PREAMBLE}{}", rest.replace(PREAMBLE, "")).into_bytes()
+        }
+        None => text.into_owned().into_bytes(),
+    }
 }
 
 /// Writes every man page into `dir` (created if missing); returns the paths written.
@@ -136,6 +162,7 @@ mod tests {
         for (name, roff) in &pages {
             let text = String::from_utf8_lossy(roff);
             assert!(text.contains(".SH \"EXIT STATUS\""), "{name}");
+            assert_eq!(text.matches(".ds Aq").count(), 2, "{name}");
         }
         let watch = String::from_utf8_lossy(&pages[1].1);
         assert!(watch.contains("kinformer watch") && watch.contains("\\-\\-until\\-synced"));

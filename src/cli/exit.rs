@@ -138,6 +138,35 @@ impl CliError {
     }
 }
 
+impl CliError {
+    /// Classifies a kube client error: kubeconfig problems → 3, API refusals → 4 (403 names
+    /// `verb` and `resource`), connection failures and timeouts → 5, anything else → 1.
+    pub fn from_kube(err: &kube::Error, verb: &str, resource: &str) -> Self {
+        match err {
+            kube::Error::Api(status) => {
+                Self::from_status(status.code, verb, resource, &status.message)
+            }
+            kube::Error::InferConfig(e) => CliError::Config(e.to_string()),
+            kube::Error::InferKubeconfig(e) => CliError::Config(e.to_string()),
+            kube::Error::Auth(e) => CliError::Config(format!("authentication failed: {e}")),
+            kube::Error::HyperError(e) => CliError::Unreachable(e.to_string()),
+            kube::Error::Service(e) => CliError::Unreachable(e.to_string()),
+            kube::Error::RustlsTls(e) => CliError::Unreachable(format!("TLS: {e}")),
+            other => CliError::Runtime(other.to_string()),
+        }
+    }
+}
+
+impl From<super::resolve::ResolveError> for CliError {
+    fn from(err: super::resolve::ResolveError) -> Self {
+        use super::resolve::ResolveError;
+        match err {
+            ResolveError::Discovery(e) => CliError::from_kube(&e, "list", "discovery"),
+            other => CliError::UnknownResource(other.to_string()),
+        }
+    }
+}
+
 /// Renders the exit-code table as roff for the man page's EXIT STATUS section.
 pub fn exit_status_roff() -> String {
     let mut out = String::from(".SH \"EXIT STATUS\"\n");
@@ -156,7 +185,8 @@ pub fn exit_status_markdown() -> String {
     out
 }
 
-fn roff_escape(text: &str) -> String {
+/// Escapes text for roff: backslashes, hyphens, and a leading control character.
+pub(crate) fn roff_escape(text: &str) -> String {
     let escaped = text.replace('\\', "\\\\").replace('-', "\\-");
     if escaped.starts_with(['.', '\'']) {
         format!("\\&{escaped}")
@@ -201,6 +231,27 @@ mod tests {
         assert_eq!(
             CliError::Unauthorized(String::new()).line(),
             "error: Unauthorized: the server rejected the credentials"
+        );
+    }
+
+    #[test]
+    fn kube_and_resolve_errors_map_to_codes() {
+        let status = kube::core::Status::failure("pods is forbidden", "Forbidden").with_code(403);
+        let e = CliError::from_kube(&kube::Error::Api(Box::new(status)), "watch", "pods");
+        assert_eq!(e.code(), 4);
+        assert!(
+            e.to_string()
+                .starts_with("Forbidden: cannot watch resource \"pods\"")
+        );
+        let unknown = super::super::resolve::ResolveError::Unknown {
+            resource: "podz".into(),
+            suggestion: Some("pods".into()),
+        };
+        let e = CliError::from(unknown);
+        assert_eq!(e.code(), 4);
+        assert_eq!(
+            e.line(),
+            "error: the server doesn't have a resource type \"podz\" (did you mean \"pods\"?)"
         );
     }
 
