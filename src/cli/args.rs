@@ -318,6 +318,14 @@ impl PipelineArgs {
         Ok(indexers)
     }
 
+    /// The `--index` definitions as (name, function) pairs, in the order given.
+    pub fn index_functions(&self) -> Vec<(String, IndexFunc)> {
+        self.indexes
+            .iter()
+            .map(|d| (d.name.clone(), d.func.clone()))
+            .collect()
+    }
+
     /// Cross-value checks: handler and index names are unique.
     fn validate(&self) -> Result<(), String> {
         let mut names: Vec<&str> = self.handlers.iter().map(|h| h.name.as_str()).collect();
@@ -677,6 +685,7 @@ mod tests {
         assert!(w.informer.output.show.contains(Stage::Fifo));
         assert!(!w.informer.output.show.contains(Stage::Reflector));
         assert!(p.indexers().unwrap().position("by-node").is_some());
+        assert_eq!(p.index_functions()[0].0, "by-node");
     }
 
     #[test]

@@ -278,6 +278,22 @@ fn write_errors_surface() {
 #[ignore = "prints README examples"]
 fn readme_examples() {
     print!("{}", render_all(OutputFormat::Jsonl));
+    let mut opts = jsonl_opts();
+    opts.show_old = true;
+    opts.diff = true;
+    let update = Notification::Update {
+        old: pod("web-1", "4711", "web"),
+        new: pod("web-1", "4712", "api"),
+        sync: false,
+    };
+    let mut buf = Vec::new();
+    jsonl::write_event(&mut buf, &stamp(16, notify("slow", update, 12)), &opts);
+    jsonl::write_event(
+        &mut buf,
+        &stamp(30, notify("default", tombstone_delete(), 0)),
+        &opts,
+    );
+    print!("{}", String::from_utf8_lossy(&buf));
 }
 
 /// Prints the table rendering of every event kind: `cargo test table_example -- --ignored --nocapture`.
