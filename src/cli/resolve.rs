@@ -89,12 +89,12 @@ pub async fn resolve(
         }
     }
     let api_groups = client.list_api_groups().await?;
-    for g in api_groups.groups {
-        if query.group.as_deref().is_some_and(|q| q != g.name) {
-            continue;
-        }
-        groups.push(discover_group(client, g).await?);
-    }
+    let wanted = api_groups
+        .groups
+        .into_iter()
+        .filter(|g| query.group.as_deref().is_none_or(|q| q == g.name))
+        .map(|g| discover_group(client, g));
+    groups.extend(futures_util::future::join_all(wanted).await);
     resolve_in(&groups, resource)
 }
 
@@ -114,7 +114,7 @@ async fn discover_core(client: &kube::Client) -> Result<DiscoveredGroup, kube::E
 async fn discover_group(
     client: &kube::Client,
     group: k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup,
-) -> Result<DiscoveredGroup, kube::Error> {
+) -> DiscoveredGroup {
     let preferred = group
         .preferred_version
         .map(|p| p.version)
@@ -125,13 +125,13 @@ async fn discover_group(
         .iter()
         .map(|v| client.list_api_group_resources(&v.group_version));
     let lists = futures_util::future::join_all(requests).await;
-    Ok(DiscoveredGroup {
+    DiscoveredGroup {
         name: group.name,
         preferred_version: preferred,
         // A group version whose discovery fails (an aggregated API that is down) is skipped,
         // as kubectl does; the rest still resolve.
         lists: lists.into_iter().filter_map(Result::ok).collect(),
-    })
+    }
 }
 
 /// RESOURCE split into its name and optional version/group qualifiers.
@@ -442,6 +442,67 @@ mod tests {
         let err = resolve_in(&discovery(), "bindings").unwrap_err();
         assert!(matches!(err, ResolveError::NotWatchable { .. }));
         assert!(err.to_string().contains("list and watch"));
+    }
+
+    /// A kube client whose "server" answers discovery from fixed JSON, or 403s everything.
+    fn fake_client(forbidden: bool) -> kube::Client {
+        use http_body_util::Full;
+        let service = tower::service_fn(move |req: http::Request<kube::client::Body>| async move {
+            let body = match req.uri().path() {
+                _ if forbidden => None,
+                "/api" => Some(
+                    r#"{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}"#,
+                ),
+                "/api/v1" => Some(
+                    r#"{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"pods","singularName":"pod","namespaced":true,"kind":"Pod","verbs":["list","watch"],"shortNames":["po"]}]}"#,
+                ),
+                "/apis" => Some(
+                    r#"{"kind":"APIGroupList","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}"#,
+                ),
+                "/apis/apps/v1" => Some(
+                    r#"{"kind":"APIResourceList","groupVersion":"apps/v1","resources":[{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["list","watch"],"shortNames":["deploy"]}]}"#,
+                ),
+                _ => None,
+            };
+            let (status, text) = match body {
+                Some(b) => (200, b.to_owned()),
+                None => (403, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden","reason":"Forbidden","code":403}"#.to_owned()),
+            };
+            let response = http::Response::builder()
+                .status(status)
+                .header("content-type", "application/json")
+                .body(Full::new(bytes::Bytes::from(text)))
+                .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(response)
+        });
+        kube::Client::new(service, "default")
+    }
+
+    #[tokio::test]
+    async fn resolves_through_discovery_requests() {
+        let client = fake_client(false);
+        assert_eq!(resolve(&client, "po").await.unwrap().plural, "pods");
+        let deploy = resolve(&client, "deploy").await.unwrap();
+        assert_eq!(
+            (deploy.api_version.as_str(), deploy.namespaced),
+            ("apps/v1", true)
+        );
+        assert_eq!(
+            resolve(&client, "deployments.apps").await.unwrap().kind,
+            "Deployment"
+        );
+        let err = resolve(&client, "deploymnts").await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"the server doesn't have a resource type "deploymnts" (did you mean "deployments"?)"#
+        );
+    }
+
+    #[tokio::test]
+    async fn discovery_refusal_is_an_api_error() {
+        let err = resolve(&fake_client(true), "pods").await.unwrap_err();
+        let cli = crate::cli::exit::CliError::from(err);
+        assert_eq!(cli.code(), 4, "{cli}");
     }
 
     #[test]
