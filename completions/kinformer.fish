@@ -40,7 +40,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l timeout -d
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s l -l selector -d 'Label selector (e.g. -l app=web,tier!=db, env in (a,b))' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -69,7 +69,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s V -l versi
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s l -l selector -d 'Label selector (e.g. -l app=web,tier!=db, env in (a,b))' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -98,7 +98,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l duration 
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s l -l selector -d 'Label selector (e.g. -l app=web,tier!=db, env in (a,b))' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''

@@ -232,7 +232,7 @@ pub struct ConnectionArgs {
     /// Watch across all namespaces (the namespace flag and context are then ignored)
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
-    /// Label selector (e.g. -l app=web,tier!=db, env in (a,b))
+    /// Label selector, e.g. app=web,tier!=db or 'env in (prod,staging)'
     #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = parse_label_selector)]
     pub selector: Option<String>,
     /// Field selector (e.g. --field-selector spec.nodeName=node-a)
