@@ -1,6 +1,11 @@
 //! The command line.
 
+pub mod args;
 pub mod connect;
+pub mod docs;
+pub mod duration;
+pub mod exit;
+pub mod resolve;
 pub mod session;
 pub mod stream;
 

@@ -29,7 +29,8 @@ pub fn stamp(seq: u64, event: Event) -> TraceEvent {
     let base: jiff::Timestamp = "2026-11-22T10:00:01.234567Z"
         .parse()
         .expect("valid timestamp");
-    let offset = jiff::SignedDuration::from_millis(i64::try_from(seq).unwrap_or(0));
+    let offset =
+        jiff::SignedDuration::from_millis(i64::try_from(seq.saturating_sub(1)).unwrap_or(0));
     let ts = base.checked_add(offset).expect("in range");
     TraceEvent { seq, ts, event }
 }

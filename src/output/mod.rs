@@ -53,11 +53,6 @@ impl OutputFormat {
         }
     }
 
-    /// Parses a format name (as `-o` takes it).
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.as_str() == name)
-    }
-
     /// Table or wide: output meant for people, aligned columns.
     pub fn is_table(self) -> bool {
         matches!(self, OutputFormat::Table | OutputFormat::Wide)

@@ -74,6 +74,7 @@ impl Drop for ListProgress {
 
 fn spinner() -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
     bar.set_style(
         ProgressStyle::with_template("{spinner} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),

@@ -51,7 +51,7 @@ pub fn write_tables(out: &mut Vec<u8>, summary: &Summary) -> io::Result<()> {
     )?;
     writeln!(out, "{}", counts_table(summary))?;
     if !summary.handlers.is_empty() {
-        writeln!(out, "{}", handlers_table(summary))?;
+        writeln!(out, "\n{}", handlers_table(summary))?;
     }
     Ok(())
 }

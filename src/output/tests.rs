@@ -88,7 +88,7 @@ fn every_event_kind_is_one_parseable_line_with_its_fields() {
         assert_eq!(v["stage"], stage);
         assert_eq!(v["event"], name);
         assert_eq!(v["seq"], 7);
-        assert_eq!(v["ts"], "2026-11-22T10:00:01.241567Z");
+        assert_eq!(v["ts"], "2026-11-22T10:00:01.240567Z");
     }
 }
 
@@ -278,4 +278,27 @@ fn write_errors_surface() {
 #[ignore = "prints README examples"]
 fn readme_examples() {
     print!("{}", render_all(OutputFormat::Jsonl));
+    let mut opts = jsonl_opts();
+    opts.show_old = true;
+    opts.diff = true;
+    let update = Notification::Update {
+        old: pod("web-1", "4711", "web"),
+        new: pod("web-1", "4712", "api"),
+        sync: false,
+    };
+    let mut buf = Vec::new();
+    jsonl::write_event(&mut buf, &stamp(16, notify("slow", update, 12)), &opts);
+    jsonl::write_event(
+        &mut buf,
+        &stamp(30, notify("default", tombstone_delete(), 0)),
+        &opts,
+    );
+    print!("{}", String::from_utf8_lossy(&buf));
+}
+
+/// Prints the table rendering of every event kind: `cargo test table_example -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints a table example"]
+fn table_example() {
+    print!("{}", render_all(OutputFormat::Table));
 }

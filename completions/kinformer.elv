@@ -1,0 +1,220 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[kinformer] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'kinformer'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'kinformer'= {
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand watch 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
+            cand dump 'List RESOURCE through an informer and print the cache and its indices'
+            cand resync 'Debug resync: show each handler''s schedule, every resync tick and a timeline'
+            cand demo 'Run against an embedded API server with generated churn (no cluster needed)'
+            cand serve 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+            cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page, or write every page into a directory'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kinformer;watch'= {
+            cand --count 'Stop after N handler notifications'
+            cand --timeout 'Stop after this long (e.g. 30s, 5m)'
+            cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
+            cand --context 'The name of the kubeconfig context to use'
+            cand -n 'The namespace scope (default: the context''s namespace)'
+            cand --namespace 'The namespace scope (default: the context''s namespace)'
+            cand -l 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)'''
+            cand --selector 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)'''
+            cand --field-selector 'Field selector (e.g. --field-selector spec.nodeName=node-a)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --show 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all'
+            cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)'
+            cand --resync 'The informer''s default resync period (0 = never)'
+            cand --index 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner'
+            cand --queue 'The queue between reflector and indexer'
+            cand --page-size 'LIST page size (limit); 0 = unpaged'
+            cand --transform 'Transform objects before they are queued'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --until-synced 'Stop once the informer has synced (the initial list was delivered)'
+            cand -A 'Watch across all namespaces (the namespace flag and context are then ignored)'
+            cand --all-namespaces 'Watch across all namespaces (the namespace flag and context are then ignored)'
+            cand --embedded 'Start an embedded API server (seeded, with churn) and use it instead of a cluster'
+            cand --no-headers 'Don''t print table headers'
+            cand --diff 'Print field-level diffs of update notifications'
+            cand --show-secret-data 'Show Secret data and stringData values (redacted by default)'
+            cand --watch-list 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
+            cand --metadata-only 'Watch only metadata (PartialObjectMetadata)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;dump'= {
+            cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
+            cand --context 'The name of the kubeconfig context to use'
+            cand -n 'The namespace scope (default: the context''s namespace)'
+            cand --namespace 'The namespace scope (default: the context''s namespace)'
+            cand -l 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)'''
+            cand --selector 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)'''
+            cand --field-selector 'Field selector (e.g. --field-selector spec.nodeName=node-a)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --show 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all'
+            cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)'
+            cand --resync 'The informer''s default resync period (0 = never)'
+            cand --index 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner'
+            cand --queue 'The queue between reflector and indexer'
+            cand --page-size 'LIST page size (limit); 0 = unpaged'
+            cand --transform 'Transform objects before they are queued'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand -A 'Watch across all namespaces (the namespace flag and context are then ignored)'
+            cand --all-namespaces 'Watch across all namespaces (the namespace flag and context are then ignored)'
+            cand --embedded 'Start an embedded API server (seeded, with churn) and use it instead of a cluster'
+            cand --no-headers 'Don''t print table headers'
+            cand --diff 'Print field-level diffs of update notifications'
+            cand --show-secret-data 'Show Secret data and stringData values (redacted by default)'
+            cand --watch-list 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
+            cand --metadata-only 'Watch only metadata (PartialObjectMetadata)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;resync'= {
+            cand --duration 'How long to run before printing the timeline'
+            cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
+            cand --context 'The name of the kubeconfig context to use'
+            cand -n 'The namespace scope (default: the context''s namespace)'
+            cand --namespace 'The namespace scope (default: the context''s namespace)'
+            cand -l 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)'''
+            cand --selector 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)'''
+            cand --field-selector 'Field selector (e.g. --field-selector spec.nodeName=node-a)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --show 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all'
+            cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)'
+            cand --resync 'The informer''s default resync period (0 = never)'
+            cand --index 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner'
+            cand --queue 'The queue between reflector and indexer'
+            cand --page-size 'LIST page size (limit); 0 = unpaged'
+            cand --transform 'Transform objects before they are queued'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand -A 'Watch across all namespaces (the namespace flag and context are then ignored)'
+            cand --all-namespaces 'Watch across all namespaces (the namespace flag and context are then ignored)'
+            cand --embedded 'Start an embedded API server (seeded, with churn) and use it instead of a cluster'
+            cand --no-headers 'Don''t print table headers'
+            cand --diff 'Print field-level diffs of update notifications'
+            cand --show-secret-data 'Show Secret data and stringData values (redacted by default)'
+            cand --watch-list 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
+            cand --metadata-only 'Watch only metadata (PartialObjectMetadata)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;demo'= {
+            cand --duration 'Stop after this long (default: run until interrupted)'
+            cand --churn 'Writes per second the embedded server makes (creates, updates, deletes)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --show 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all'
+            cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)'
+            cand --resync 'The informer''s default resync period (0 = never)'
+            cand --index 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner'
+            cand --queue 'The queue between reflector and indexer'
+            cand --page-size 'LIST page size (limit); 0 = unpaged'
+            cand --transform 'Transform objects before they are queued'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --no-headers 'Don''t print table headers'
+            cand --diff 'Print field-level diffs of update notifications'
+            cand --show-secret-data 'Show Secret data and stringData values (redacted by default)'
+            cand --watch-list 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
+            cand --metadata-only 'Watch only metadata (PartialObjectMetadata)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;serve'= {
+            cand --listen 'Address to listen on (port 0 picks a free port)'
+            cand --kubeconfig-out 'Write a kubeconfig for the server to PATH'
+            cand --token 'Bearer token clients must send (default: a random one)'
+            cand --seed 'Objects to start with: `builtin` or a YAML file (repeatable)'
+            cand --history 'How many events the watch history keeps (older resourceVersions get 410 Gone)'
+            cand --churn 'Writes per second to generate (0 = none)'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --no-auth 'Accept requests without a token'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;completions'= {
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;man'= {
+            cand --out-dir 'Write kinformer.1 and one page per subcommand into DIR (default: print kinformer.1)'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;help'= {
+            cand watch 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
+            cand dump 'List RESOURCE through an informer and print the cache and its indices'
+            cand resync 'Debug resync: show each handler''s schedule, every resync tick and a timeline'
+            cand demo 'Run against an embedded API server with generated churn (no cluster needed)'
+            cand serve 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+            cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page, or write every page into a directory'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kinformer;help;watch'= {
+        }
+        &'kinformer;help;dump'= {
+        }
+        &'kinformer;help;resync'= {
+        }
+        &'kinformer;help;demo'= {
+        }
+        &'kinformer;help;serve'= {
+        }
+        &'kinformer;help;completions'= {
+        }
+        &'kinformer;help;man'= {
+        }
+        &'kinformer;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

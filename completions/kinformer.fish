@@ -1,0 +1,173 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kinformer_global_optspecs
+    string join \n v/v= h/help V/version
+end
+
+function __fish_kinformer_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kinformer_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kinformer_using_subcommand
+    set -l cmd (__fish_kinformer_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kinformer -n "__fish_kinformer_needs_command" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinformer -n "__fish_kinformer_needs_command" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "man" -d 'Print the man page, or write every page into a directory'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l count -d 'Stop after N handler notifications' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l timeout -d 'Stop after this long (e.g. 30s, 5m)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+jsonl\t''
+json\t''
+yaml\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show -d 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l resync -d 'The informer\'s default resync period (0 = never)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l until-synced -d 'Stop once the informer has synced (the initial list was delivered)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l embedded -d 'Start an embedded API server (seeded, with churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l no-headers -d 'Don\'t print table headers'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l diff -d 'Print field-level diffs of update notifications'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l watch-list -d 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+jsonl\t''
+json\t''
+yaml\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show -d 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l resync -d 'The informer\'s default resync period (0 = never)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l embedded -d 'Start an embedded API server (seeded, with churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l no-headers -d 'Don\'t print table headers'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l diff -d 'Print field-level diffs of update notifications'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l watch-list -d 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l duration -d 'How long to run before printing the timeline' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+jsonl\t''
+json\t''
+yaml\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show -d 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l resync -d 'The informer\'s default resync period (0 = never)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l embedded -d 'Start an embedded API server (seeded, with churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l no-headers -d 'Don\'t print table headers'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l diff -d 'Print field-level diffs of update notifications'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l watch-list -d 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l duration -d 'Stop after this long (default: run until interrupted)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l churn -d 'Writes per second the embedded server makes (creates, updates, deletes)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+jsonl\t''
+json\t''
+yaml\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show -d 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l resync -d 'The informer\'s default resync period (0 = never)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l no-headers -d 'Don\'t print table headers'
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l diff -d 'Print field-level diffs of update notifications'
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l watch-list -d 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l listen -d 'Address to listen on (port 0 picks a free port)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l kubeconfig-out -d 'Write a kubeconfig for the server to PATH' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l token -d 'Bearer token clients must send (default: a random one)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l seed -d 'Objects to start with: `builtin` or a YAML file (repeatable)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l history -d 'How many events the watch history keeps (older resourceVersions get 410 Gone)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l churn -d 'Writes per second to generate (0 = none)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l no-auth -d 'Accept requests without a token'
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s h -l help -d 'Print help'
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand completions" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c kinformer -n "__fish_kinformer_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand man" -l out-dir -d 'Write kinformer.1 and one page per subcommand into DIR (default: print kinformer.1)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s h -l help -d 'Print help'
+complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo serve completions man help" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo serve completions man help" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo serve completions man help" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo serve completions man help" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo serve completions man help" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo serve completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo serve completions man help" -f -a "man" -d 'Print the man page, or write every page into a directory'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo serve completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

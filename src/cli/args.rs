@@ -1,0 +1,775 @@
+//! The command line, as clap derive definitions with kubectl's flag names and meanings.
+//!
+//! Every value is parsed and validated here, at parse time (durations, handler specs, index
+//! expressions, output formats, `--show` stages, selectors), so bad input fails with a
+//! one-line message and exit code 2 before any network call. [`parse_from`] adds the checks
+//! that span several values (duplicate handler or index names).
+
+use std::ffi::OsString;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::builder::PossibleValue;
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+use crate::informer::delta_fifo::QueueKind;
+use crate::informer::store::{IndexError, IndexFunc, Indexers};
+use crate::informer::trace::{Stage, StageSet};
+use crate::output::OutputFormat;
+
+use super::duration::parse_duration;
+
+mod selector;
+
+/// Examples shown at the end of `--help` and in the man page.
+const EXAMPLES: &str = "Examples:
+  kinformer demo                                   # no cluster needed
+  kinformer watch pods -A --show all               # every stage, live
+  kinformer watch deploy -o jsonl | jq .           # JSONL for scripts
+  kinformer watch pods --handler slow:delay=200ms --handler fast
+  kinformer resync configmaps --handler a:resync=5s --resync 30s
+  kinformer dump pods --index by-node=field:spec.nodeName";
+
+/// The binary's name, and the plugin name kubectl looks for on `$PATH`.
+pub const BIN_NAME: &str = "kinformer";
+const PLUGIN_FILE: &str = "kubectl-informer";
+
+/// The command name to show in help and usage: `kubectl informer` when run as the kubectl
+/// plugin `kubectl-informer` (argv[0] file name, any directory, `.exe` allowed), else
+/// `kinformer`.
+pub fn command_name(argv0: &str) -> &'static str {
+    let file = argv0.rsplit(['/', '\\']).next().unwrap_or(argv0);
+    let stem = file.strip_suffix(".exe").unwrap_or(file);
+    if stem == PLUGIN_FILE {
+        "kubectl informer"
+    } else {
+        BIN_NAME
+    }
+}
+
+/// Informer inspector for Kubernetes
+///
+/// Runs client-go's shared informer pipeline (Reflector → DeltaFIFO → Indexer →
+/// sharedProcessor → one listener per handler) for any resource and shows what every stage
+/// does, as a live table or as JSONL. Works against a cluster through your kubeconfig, or
+/// against an embedded API server (--embedded, kinformer demo) with no cluster at all.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kinformer",
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    /// Log verbosity on stderr, like kubectl's -v (0 warnings, 2 info, 4 debug, 6+ trace)
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        value_name = "LEVEL",
+        default_value_t = 0,
+        value_parser = clap::value_parser!(u8).range(0..=10)
+    )]
+    pub verbosity: u8,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)
+    Watch(WatchArgs),
+    /// List RESOURCE through an informer and print the cache and its indices
+    Dump(DumpArgs),
+    /// Debug resync: show each handler's schedule, every resync tick and a timeline
+    Resync(ResyncArgs),
+    /// Run against an embedded API server with generated churn (no cluster needed)
+    Demo(DemoArgs),
+    /// Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)
+    Serve(ServeArgs),
+    /// Print a shell completion script to stdout
+    Completions(CompletionsArgs),
+    /// Print the man page, or write every page into a directory
+    Man(ManArgs),
+}
+
+/// `kinformer watch`.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
+    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
+    pub resource: String,
+    /// Only this object (a metadata.name field selector)
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+    /// Stop after N handler notifications
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+    /// Stop after this long (e.g. 30s, 5m)
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    /// Stop once the informer has synced (the initial list was delivered)
+    #[arg(long)]
+    pub until_synced: bool,
+    #[command(flatten)]
+    pub informer: InformerArgs,
+}
+
+/// `kinformer dump`.
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
+    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
+    pub resource: String,
+    #[command(flatten)]
+    pub informer: InformerArgs,
+}
+
+/// `kinformer resync`.
+#[derive(Debug, Args)]
+pub struct ResyncArgs {
+    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
+    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
+    pub resource: String,
+    /// How long to run before printing the timeline
+    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
+    pub duration: Duration,
+    #[command(flatten)]
+    pub informer: InformerArgs,
+}
+
+/// `kinformer demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Stop after this long (default: run until interrupted)
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Writes per second the embedded server makes (creates, updates, deletes)
+    #[arg(long, value_name = "OPS", default_value_t = 5)]
+    pub churn: u32,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// `kinformer serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Write a kubeconfig for the server to PATH
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig_out: Option<PathBuf>,
+    /// Bearer token clients must send (default: a random one)
+    #[arg(long, value_name = "T", conflicts_with = "no_auth")]
+    pub token: Option<String>,
+    /// Accept requests without a token
+    #[arg(long)]
+    pub no_auth: bool,
+    /// Objects to start with: `builtin` or a YAML file (repeatable)
+    #[arg(long, value_name = "builtin|FILE.yaml", value_parser = parse_seed)]
+    pub seed: Vec<Seed>,
+    /// How many events the watch history keeps (older resourceVersions get 410 Gone)
+    #[arg(long, value_name = "N")]
+    pub history: Option<usize>,
+    /// Writes per second to generate (0 = none)
+    #[arg(long, value_name = "OPS_PER_S", default_value_t = 0.0, value_parser = parse_rate)]
+    pub churn: f64,
+}
+
+/// A `--seed` source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seed {
+    Builtin,
+    File(PathBuf),
+}
+
+/// `kinformer completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to generate completions for
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// `kinformer man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write kinformer.1 and one page per subcommand into DIR (default: print kinformer.1)
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+}
+
+/// The flags of every informer-running subcommand (watch, dump, resync).
+#[derive(Debug, Args)]
+pub struct InformerArgs {
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// Where to connect and what to select.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Connection")]
+pub struct ConnectionArgs {
+    /// Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The name of the kubeconfig context to use
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// The namespace scope (default: the context's namespace)
+    #[arg(short = 'n', long, value_name = "NS")]
+    pub namespace: Option<String>,
+    /// Watch across all namespaces (the namespace flag and context are then ignored)
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Label selector, e.g. app=web,tier!=db or 'env in (prod,staging)'
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = parse_label_selector)]
+    pub selector: Option<String>,
+    /// Field selector (e.g. --field-selector spec.nodeName=node-a)
+    #[arg(long, value_name = "SELECTOR", value_parser = parse_field_selector)]
+    pub field_selector: Option<String>,
+    /// Start an embedded API server (seeded, with churn) and use it instead of a cluster
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
+    pub embedded: bool,
+}
+
+/// What to show and how.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Output")]
+pub struct OutputArgs {
+    /// Output format
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table")]
+    pub output: OutputFormat,
+    /// Don't print table headers
+    #[arg(long)]
+    pub no_headers: bool,
+    /// Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all
+    #[arg(
+        long,
+        value_name = "STAGES",
+        default_value = "reflector,notifications,resync",
+        value_parser = parse_show
+    )]
+    pub show: ShowSet,
+    /// Print field-level diffs of update notifications
+    #[arg(long)]
+    pub diff: bool,
+    /// Show Secret data and stringData values (redacted by default)
+    #[arg(long)]
+    pub show_secret_data: bool,
+}
+
+/// How the informer is built.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Informer")]
+pub struct PipelineArgs {
+    /// Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)
+    #[arg(long = "handler", value_name = "SPEC", value_parser = parse_handler)]
+    pub handlers: Vec<HandlerSpec>,
+    /// The informer's default resync period (0 = never)
+    #[arg(long, value_name = "DUR", default_value = "0", value_parser = parse_duration)]
+    pub resync: Duration,
+    /// Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner
+    #[arg(long = "index", value_name = "NAME=EXPR", value_parser = parse_index)]
+    pub indexes: Vec<IndexDef>,
+    /// The queue between reflector and indexer
+    #[arg(long, value_name = "KIND", default_value = "delta-fifo")]
+    pub queue: QueueArg,
+    /// LIST page size (limit); 0 = unpaged
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub page_size: u32,
+    /// Use a streaming watch-list (sendInitialEvents) instead of LIST
+    #[arg(long)]
+    pub watch_list: bool,
+    /// Watch only metadata (PartialObjectMetadata)
+    #[arg(long)]
+    pub metadata_only: bool,
+    /// Transform objects before they are queued
+    #[arg(long, value_name = "NAME")]
+    pub transform: Option<TransformArg>,
+}
+
+impl PipelineArgs {
+    /// The handlers to register: the given ones, or one `default` handler.
+    pub fn handler_specs(&self) -> Vec<HandlerSpec> {
+        if self.handlers.is_empty() {
+            vec![HandlerSpec::default_handler()]
+        } else {
+            self.handlers.clone()
+        }
+    }
+
+    /// The store's indexers: `namespace` plus every `--index`.
+    pub fn indexers(&self) -> Result<Indexers, IndexError> {
+        let mut indexers = Indexers::default();
+        for def in &self.indexes {
+            indexers.add(&def.name, def.func.clone())?;
+        }
+        Ok(indexers)
+    }
+
+    /// The `--index` definitions as (name, function) pairs, in the order given.
+    pub fn index_functions(&self) -> Vec<(String, IndexFunc)> {
+        self.indexes
+            .iter()
+            .map(|d| (d.name.clone(), d.func.clone()))
+            .collect()
+    }
+
+    /// Cross-value checks: handler and index names are unique.
+    fn validate(&self) -> Result<(), String> {
+        let mut names: Vec<&str> = self.handlers.iter().map(|h| h.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!("handler {:?} is given twice", w[0]));
+        }
+        self.indexers().map(|_| ()).map_err(|e| e.to_string())
+    }
+}
+
+/// `--handler NAME[:resync=DUR][:delay=DUR]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerSpec {
+    pub name: String,
+    /// The handler's own resync period; `None` = the informer's `--resync`.
+    pub resync: Option<Duration>,
+    /// Simulated processing time per notification.
+    pub delay: Duration,
+}
+
+impl HandlerSpec {
+    pub fn default_handler() -> Self {
+        Self {
+            name: "default".to_owned(),
+            resync: None,
+            delay: Duration::ZERO,
+        }
+    }
+}
+
+/// `--index NAME=EXPR`, parsed.
+#[derive(Debug, Clone)]
+pub struct IndexDef {
+    pub name: String,
+    pub expr: String,
+    pub func: IndexFunc,
+}
+
+/// `--queue`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QueueArg {
+    /// client-go ≤ 1.32 DeltaFIFO (per-key delta lists)
+    DeltaFifo,
+    /// client-go ≥ 1.33 RealFIFO (one entry per event, in order)
+    RealFifo,
+}
+
+impl From<QueueArg> for QueueKind {
+    fn from(q: QueueArg) -> Self {
+        match q {
+            QueueArg::DeltaFifo => QueueKind::DeltaFifo,
+            QueueArg::RealFifo => QueueKind::RealFifo,
+        }
+    }
+}
+
+/// `--transform`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransformArg {
+    /// Drop metadata.managedFields before caching
+    StripManagedFields,
+}
+
+impl ValueEnum for OutputFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &OutputFormat::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.as_str()))
+    }
+}
+
+/// The `--show` stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShowSet(StageSet);
+
+impl ShowSet {
+    pub fn stages(self) -> StageSet {
+        self.0
+    }
+
+    pub fn contains(self, stage: Stage) -> bool {
+        self.0.contains(stage)
+    }
+}
+
+impl From<ShowSet> for StageSet {
+    fn from(s: ShowSet) -> Self {
+        s.0
+    }
+}
+
+/// `--show` names and the stages they select (`fifo`/`handlers` accepted as aliases).
+const SHOW_NAMES: [(&str, Stage); 8] = [
+    ("reflector", Stage::Reflector),
+    ("deltas", Stage::Fifo),
+    ("fifo", Stage::Fifo),
+    ("indexer", Stage::Indexer),
+    ("notifications", Stage::Handler),
+    ("handlers", Stage::Handler),
+    ("handler", Stage::Handler),
+    ("resync", Stage::Resync),
+];
+
+/// Parses `--show reflector,deltas,…` (or `all`).
+pub fn parse_show(text: &str) -> Result<ShowSet, String> {
+    let mut set = StageSet::minimal();
+    for name in text.split(',').map(str::trim) {
+        if name == "all" {
+            set = StageSet::ALL;
+            continue;
+        }
+        let stage = SHOW_NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown stage {name:?} in --show: expected reflector, deltas, indexer, notifications, resync or all"
+                )
+            })?;
+        set = set.with(stage);
+    }
+    Ok(ShowSet(set))
+}
+
+/// Parses `NAME[:resync=DUR][:delay=DUR]`.
+pub fn parse_handler(text: &str) -> Result<HandlerSpec, String> {
+    let bad = |why: String| {
+        format!("invalid handler {text:?}: {why} (expected NAME[:resync=DUR][:delay=DUR])")
+    };
+    let mut parts = text.split(':');
+    let name = parts.next().unwrap_or_default();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(bad(
+            "the name must be letters, digits, '-', '_' or '.'".into()
+        ));
+    }
+    let mut spec = HandlerSpec {
+        name: name.to_owned(),
+        resync: None,
+        delay: Duration::ZERO,
+    };
+    for part in parts {
+        match part.split_once('=') {
+            Some(("resync", v)) => spec.resync = Some(parse_duration(v).map_err(bad)?),
+            Some(("delay", v)) => spec.delay = parse_duration(v).map_err(bad)?,
+            _ => return Err(bad(format!("unknown option {part:?}"))),
+        }
+    }
+    Ok(spec)
+}
+
+/// Parses `--index NAME=EXPR` with the indexer's own parser.
+pub fn parse_index(text: &str) -> Result<IndexDef, String> {
+    Indexers::default()
+        .add_definition(text)
+        .map_err(|e| e.to_string())?;
+    let (name, expr) = text.split_once('=').unwrap_or((text, ""));
+    let func = IndexFunc::parse(expr).map_err(|e| e.to_string())?;
+    Ok(IndexDef {
+        name: name.to_owned(),
+        expr: expr.to_owned(),
+        func,
+    })
+}
+
+/// A RESOURCE argument: `plural`, `kind`, `short`, `plural.group` or `plural.version.group`.
+pub fn parse_resource(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        && !text.starts_with('.')
+        && !text.ends_with('.');
+    if ok {
+        Ok(text.to_owned())
+    } else {
+        Err(format!(
+            "invalid resource {text:?}: expected a name like pods, deploy or deployments.apps"
+        ))
+    }
+}
+
+/// Parses `--seed builtin|FILE.yaml`.
+pub fn parse_seed(text: &str) -> Result<Seed, String> {
+    match text {
+        "" => Err("invalid seed \"\": expected builtin or a YAML file".to_owned()),
+        "builtin" => Ok(Seed::Builtin),
+        path => Ok(Seed::File(PathBuf::from(path))),
+    }
+}
+
+/// Parses a non-negative, finite rate.
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(r) if r.is_finite() && r >= 0.0 => Ok(r),
+        _ => Err(format!(
+            "invalid rate {text:?}: expected a number of operations per second ≥ 0"
+        )),
+    }
+}
+
+/// Validates a label selector (`a=b`, `a==b`, `a!=b`, `a`, `!a`, `a in (x,y)`,
+/// `a notin (x)`, `a>1`, `a<1`, comma-separated) and returns it unchanged.
+pub fn parse_label_selector(text: &str) -> Result<String, String> {
+    selector::validate_label_selector(text)
+        .map(|()| text.to_owned())
+        .map_err(|why| format!("invalid label selector {text:?}: {why}"))
+}
+
+/// Validates a field selector (`a.b=v`, `a.b==v`, `a.b!=v`, comma-separated).
+pub fn parse_field_selector(text: &str) -> Result<String, String> {
+    selector::validate_field_selector(text)
+        .map(|()| text.to_owned())
+        .map_err(|why| format!("invalid field selector {text:?}: {why}"))
+}
+
+impl Cli {
+    /// The clap command, named for how the binary was invoked (see [`command_name`]).
+    pub fn command_for(argv0: &str) -> clap::Command {
+        let name = command_name(argv0);
+        Cli::command().name(name).bin_name(name)
+    }
+
+    /// Checks that span several values; `Err` is a one-line usage message.
+    pub fn validate(&self) -> Result<(), String> {
+        match &self.command {
+            Command::Watch(a) => a.informer.pipeline.validate(),
+            Command::Dump(a) => a.informer.pipeline.validate(),
+            Command::Resync(a) => a.informer.pipeline.validate(),
+            Command::Demo(a) => a.pipeline.validate(),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Parses the command line (argv[0] first). Errors are clap errors: print them with
+/// `err.print()` and exit with `err.exit_code()` (2 for usage errors, 0 for --help/--version).
+pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let argv0 = args
+        .first()
+        .map(|a| a.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut command = Cli::command_for(&argv0);
+    let matches = command.try_get_matches_from_mut(args)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
+    cli.validate()
+        .map_err(|msg| command.error(clap::error::ErrorKind::ValueValidation, msg))?;
+    Ok(cli)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        parse_from(std::iter::once("kinformer").chain(args.iter().copied()))
+    }
+
+    fn watch(args: &[&str]) -> WatchArgs {
+        let mut all = vec!["watch"];
+        all.extend_from_slice(args);
+        match parse(&all).unwrap().command {
+            Command::Watch(w) => w,
+            other => panic!("not watch: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn watch_defaults() {
+        let w = watch(&["pods"]);
+        assert_eq!(w.resource, "pods");
+        let p = &w.informer.pipeline;
+        assert_eq!(p.handler_specs(), vec![HandlerSpec::default_handler()]);
+        assert_eq!((p.page_size, p.resync), (500, Duration::ZERO));
+        assert_eq!(p.queue, QueueArg::DeltaFifo);
+        let o = &w.informer.output;
+        assert_eq!(o.output, OutputFormat::Table);
+        let shown = o.show.stages();
+        assert!(shown.contains(Stage::Reflector) && shown.contains(Stage::Handler));
+        assert!(shown.contains(Stage::Resync) && !shown.contains(Stage::Fifo));
+    }
+
+    #[test]
+    fn watch_with_every_flag() {
+        let w = watch(&[
+            "deploy",
+            "web",
+            "--count",
+            "3",
+            "--timeout",
+            "1m30s",
+            "--until-synced",
+            "-n",
+            "prod",
+            "-l",
+            "app=web,tier in (a,b)",
+            "--field-selector",
+            "spec.nodeName=n1",
+            "-o",
+            "jsonl",
+            "--no-headers",
+            "--show",
+            "deltas,indexer",
+            "--handler",
+            "slow:resync=10s:delay=250ms",
+            "--handler",
+            "fast",
+            "--resync",
+            "30s",
+            "--index",
+            "by-node=field:spec.nodeName",
+            "--queue",
+            "real-fifo",
+            "--page-size",
+            "50",
+            "--watch-list",
+            "--metadata-only",
+            "--transform",
+            "strip-managed-fields",
+            "--diff",
+            "--show-secret-data",
+            "-v",
+            "4",
+        ]);
+        assert_eq!(w.name.as_deref(), Some("web"));
+        assert_eq!(w.timeout, Some(Duration::from_secs(90)));
+        let p = &w.informer.pipeline;
+        assert_eq!(
+            p.handlers[0],
+            HandlerSpec {
+                name: "slow".into(),
+                resync: Some(Duration::from_secs(10)),
+                delay: Duration::from_millis(250)
+            }
+        );
+        assert_eq!(p.indexes[0].name, "by-node");
+        assert_eq!(QueueKind::from(p.queue), QueueKind::RealFifo);
+        assert_eq!(p.transform, Some(TransformArg::StripManagedFields));
+        assert!(w.informer.output.show.contains(Stage::Fifo));
+        assert!(!w.informer.output.show.contains(Stage::Reflector));
+        assert!(p.indexers().unwrap().position("by-node").is_some());
+        assert_eq!(p.index_functions()[0].0, "by-node");
+    }
+
+    #[test]
+    fn bad_values_fail_at_parse_time_with_usage_errors() {
+        let bad: &[&[&str]] = &[
+            &["watch", "pods", "--timeout", "5x"],
+            &["watch", "pods", "--handler", "a:resync=-1s"],
+            &["watch", "pods", "--handler", "a:speed=3"],
+            &["watch", "pods", "--handler", ""],
+            &["watch", "pods", "--index", "bad"],
+            &["watch", "pods", "--index", "x=label:"],
+            &["watch", "pods", "-o", "xml"],
+            &["watch", "pods", "--show", "reflector,bogus"],
+            &["watch", "pods", "-l", "app=web=1"],
+            &["watch", "pods", "-l", "a in (b"],
+            &["watch", "pods", "--field-selector", "nodeName"],
+            &["watch", "pods", "--handler", "a", "--handler", "a"],
+            &["watch", "pods", "--index", "i=owner", "--index", "i=owner"],
+            &["watch", "po/ds"],
+            &["resync", "pods", "--duration", ""],
+            &["serve", "--token", "t", "--no-auth"],
+            &["serve", "--churn", "-1"],
+            &["completions", "tcsh"],
+        ];
+        for args in bad {
+            let err = parse(args).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{args:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn other_subcommands() {
+        let cli = parse(&["resync", "pods", "--duration", "2m"]).unwrap();
+        assert!(
+            matches!(cli.command, Command::Resync(ref r) if r.duration == Duration::from_secs(120))
+        );
+        let cli = parse(&["demo", "--churn", "10", "-o", "jsonl"]).unwrap();
+        assert!(
+            matches!(cli.command, Command::Demo(ref d) if d.churn == 10 && d.duration.is_none())
+        );
+        let cli = parse(&[
+            "serve",
+            "--seed",
+            "builtin",
+            "--seed",
+            "x.yaml",
+            "--history",
+            "100",
+        ])
+        .unwrap();
+        let Command::Serve(s) = cli.command else {
+            panic!("serve")
+        };
+        assert_eq!(s.seed, vec![Seed::Builtin, Seed::File("x.yaml".into())]);
+        assert_eq!(s.listen.to_string(), "127.0.0.1:0");
+        let cli = parse(&["completions", "zsh"]).unwrap();
+        assert!(matches!(cli.command, Command::Completions(_)));
+        let cli = parse(&["man", "--out-dir", "/tmp/x"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Man(ManArgs { out_dir: Some(_) })
+        ));
+    }
+
+    #[test]
+    fn plugin_name_from_argv0() {
+        assert_eq!(
+            command_name("/usr/local/bin/kubectl-informer"),
+            "kubectl informer"
+        );
+        assert_eq!(command_name("kubectl-informer.exe"), "kubectl informer");
+        assert_eq!(
+            command_name("C:\\bin\\kubectl-informer.exe"),
+            "kubectl informer"
+        );
+        assert_eq!(command_name("./target/debug/kinformer"), "kinformer");
+        assert_eq!(command_name(""), "kinformer");
+        let err = parse_from(["/x/kubectl-informer", "nope"]).unwrap_err();
+        assert!(err.to_string().contains("kubectl informer"), "{err}");
+    }
+
+    #[test]
+    fn help_and_version_exit_zero() {
+        assert_eq!(parse(&["--help"]).unwrap_err().exit_code(), 0);
+        assert_eq!(parse(&["--version"]).unwrap_err().exit_code(), 0);
+    }
+}
