@@ -2,12 +2,12 @@
 //! and the stop token. The subcommands differ only in what they do with the stream.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::args::HandlerSpec;
 use crate::informer::processor::SimulatedHandler;
 use crate::informer::shared_informer::{
     InformerConfig, InformerError, Registration, SharedIndexInformer,
@@ -16,21 +16,12 @@ use crate::informer::source::ListerWatcher;
 use crate::informer::store::IndexFunc;
 use crate::informer::trace::{Event, StageSet, Summary, TraceEvent, Tracer};
 
-/// A simulated handler as `--handler NAME[:resync=DUR][:delay=DUR]` describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HandlerPlan {
-    pub name: String,
-    /// None: the informer's default period (`--resync`).
-    pub resync: Option<Duration>,
-    pub delay: Duration,
-}
-
 /// Everything needed to start a session.
 pub struct SessionPlan {
     pub source: Arc<dyn ListerWatcher>,
     pub informer: InformerConfig,
     pub indexers: Vec<(String, IndexFunc)>,
-    pub handlers: Vec<HandlerPlan>,
+    pub handlers: Vec<HandlerSpec>,
     pub shown: StageSet,
 }
 
@@ -73,7 +64,7 @@ impl Session {
     }
 
     /// Adds a handler while the informer runs (a late handler, Rule P3).
-    pub fn add_handler(&mut self, plan: &HandlerPlan) -> Result<(), InformerError> {
+    pub fn add_handler(&mut self, plan: &HandlerSpec) -> Result<(), InformerError> {
         let registration = register(&self.informer, plan)?;
         self.registrations.push(registration);
         Ok(())
@@ -103,7 +94,7 @@ impl Session {
 
 fn register(
     informer: &SharedIndexInformer,
-    plan: &HandlerPlan,
+    plan: &HandlerSpec,
 ) -> Result<Registration, InformerError> {
     let handler = Arc::new(SimulatedHandler { delay: plan.delay });
     match plan.resync {

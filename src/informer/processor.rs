@@ -122,6 +122,19 @@ pub fn determine_resync_period(desired: Duration, check: Duration) -> Duration {
     }
 }
 
+/// A listener's resync periods as registration settled them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResyncPlan {
+    /// What the handler asked for.
+    pub requested: Duration,
+    /// The request after the minimum and already-started rules: what the effective period is
+    /// recomputed from when the check period changes (client-go's requestedResyncPeriod).
+    pub adjusted: Duration,
+    /// What it gets (Rules P2–P4).
+    pub effective: Duration,
+    pub adjustment: Option<String>,
+}
+
 struct Queued {
     notification: Notification,
     queued_at: Instant,
@@ -149,6 +162,9 @@ struct ListenerStats {
 pub struct Listener {
     name: Arc<str>,
     requested_resync: Duration,
+    adjusted_resync: Duration,
+    /// Why the effective period differs from the requested one, if it does.
+    adjustment: Option<String>,
     resync: Mutex<ResyncState>,
     syncing: AtomicBool,
     removed: AtomicBool,
@@ -172,14 +188,16 @@ impl Listener {
     pub fn new(
         name: &str,
         handler: Arc<dyn EventHandler>,
-        requested_resync: Duration,
-        effective_resync: Duration,
+        resync: ResyncPlan,
         tracer: Tracer,
     ) -> Arc<Self> {
         let (tx, rx) = mpsc::unbounded_channel();
+        let effective_resync = resync.effective;
         Arc::new(Self {
             name: Arc::from(name),
-            requested_resync,
+            requested_resync: resync.requested,
+            adjusted_resync: resync.adjusted,
+            adjustment: resync.adjustment,
             resync: Mutex::new(ResyncState {
                 period: effective_resync,
                 next_resync: Instant::now() + effective_resync,
@@ -202,6 +220,11 @@ impl Listener {
 
     pub fn requested_resync(&self) -> Duration {
         self.requested_resync
+    }
+
+    /// Why the effective resync period differs from the requested one.
+    pub fn adjustment(&self) -> Option<&str> {
+        self.adjustment.as_deref()
     }
 
     pub fn resync_period(&self) -> Duration {
@@ -448,7 +471,7 @@ impl SharedProcessor {
         self.read()
             .iter()
             .map(|l| {
-                let period = determine_resync_period(l.requested_resync, check);
+                let period = determine_resync_period(l.adjusted_resync, check);
                 l.set_resync_period(period);
                 (l.name.clone(), period)
             })

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::delta_fifo::{Delta, DeltaType, ProcessError, Queue, QueueKind};
 use super::object::{Ingest, Transform};
 use super::processor::{
-    EventHandler, Listener, Notification, SharedProcessor, determine_resync_period,
+    EventHandler, Listener, Notification, ResyncPlan, SharedProcessor, determine_resync_period,
 };
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
@@ -172,15 +172,21 @@ impl SharedIndexInformer {
             (effective.is_zero() && !resync.is_zero())
                 .then(|| "never resyncs: the informer's resync check period is 0".to_owned())
         });
-        let listener = Listener::new(name, handler, resync, effective, inner.tracer.clone());
         inner.tracer.emit(Event::HandlerAdded {
-            handler: listener.name().clone(),
+            handler: Arc::from(name),
             requested_resync: requested,
             effective_resync: effective,
             check_period: state.check_period,
             after_start: state.started,
-            adjustment,
+            adjustment: adjustment.clone(),
         });
+        let plan = ResyncPlan {
+            requested,
+            adjusted: resync,
+            effective,
+            adjustment,
+        };
+        let listener = Listener::new(name, handler, plan, inner.tracer.clone());
         if state.started {
             // Rule P3: no deltas are handled while the late handler is caught up.
             let _blocked = inner.block_deltas();

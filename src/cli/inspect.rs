@@ -1,0 +1,159 @@
+//! What `watch`, `dump`, `resync` and `demo` share: connect, resolve RESOURCE like kubectl,
+//! pick the namespace, and turn the flags into a session plan and render options.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+use crate::informer::object::strip_managed_fields;
+use crate::informer::reflector::ReflectorConfig;
+use crate::informer::shared_informer::InformerConfig;
+use crate::informer::source::{KubeSource, KubeTarget};
+use crate::informer::trace::{Stage, StageSet};
+use crate::output::progress::ListProgress;
+use crate::output::table::color_enabled;
+use crate::output::RenderOptions;
+
+use super::args::{ConnectionArgs, OutputArgs, PipelineArgs, TransformArg};
+use super::connect::{ClusterChoice, ConnectError, Connection};
+use super::exit::CliError;
+use super::resolve::{ResolvedResource, resolve};
+use super::session::SessionPlan;
+
+/// Which objects to inform on.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub resource: String,
+    /// One object by name (a `metadata.name` field selector).
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub all_namespaces: bool,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+}
+
+impl Selection {
+    /// From the shared connection flags.
+    pub fn from_args(resource: &str, name: Option<&str>, conn: &ConnectionArgs) -> Self {
+        Self {
+            resource: resource.to_owned(),
+            name: name.map(str::to_owned),
+            namespace: conn.namespace.clone(),
+            all_namespaces: conn.all_namespaces,
+            label_selector: conn.selector.clone(),
+            field_selector: conn.field_selector.clone(),
+        }
+    }
+
+    /// kubectl's namespace rules: cluster-scoped → none; `-A` → all; else `-n` or the
+    /// context's namespace.
+    fn namespace(&self, resource: &ResolvedResource, default: &str) -> Option<String> {
+        if !resource.namespaced || self.all_namespaces {
+            return None;
+        }
+        Some(self.namespace.clone().unwrap_or_else(|| default.to_owned()))
+    }
+
+    fn field_selector(&self) -> Option<String> {
+        let by_name = self.name.as_ref().map(|n| format!("metadata.name={n}"));
+        match (by_name, &self.field_selector) {
+            (Some(a), Some(b)) => Some(format!("{a},{b}")),
+            (a, b) => a.or_else(|| b.clone()),
+        }
+    }
+}
+
+/// Everything a subcommand needs to start its session.
+pub struct Inspection {
+    pub connection: Connection,
+    pub resource: ResolvedResource,
+    pub plan: SessionPlan,
+    pub render: RenderOptions,
+}
+
+impl Inspection {
+    /// Connects, resolves and plans; every failure is a one-line [`CliError`].
+    pub async fn prepare(
+        cluster: &ClusterChoice,
+        selection: &Selection,
+        output: &OutputArgs,
+        pipeline: &PipelineArgs,
+        shown: StageSet,
+    ) -> Result<Self, CliError> {
+        let connection = cluster.connect().await.map_err(|e| match e {
+            ConnectError::Kubeconfig(m) => CliError::Config(m),
+            ConnectError::Embedded(m) => CliError::Runtime(m),
+        })?;
+        let resource = resolve(&connection.client, &selection.resource).await?;
+        let target = KubeTarget {
+            resource: resource.api_resource(),
+            namespace: selection.namespace(&resource, &connection.default_namespace),
+            label_selector: selection.label_selector.clone(),
+            field_selector: selection.field_selector(),
+            metadata_only: pipeline.metadata_only,
+        };
+        let source = Arc::new(KubeSource::new(connection.client.clone(), target));
+        let plan = SessionPlan {
+            source,
+            informer: informer_config(pipeline),
+            indexers: pipeline.index_functions(),
+            handlers: pipeline.handler_specs(),
+            shown,
+        };
+        let render = render_options(output, &resource);
+        Ok(Self {
+            connection,
+            resource,
+            plan,
+            render,
+        })
+    }
+}
+
+/// The informer's configuration from `--resync`, `--queue`, `--page-size`, `--watch-list`,
+/// `--transform`.
+pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
+    InformerConfig {
+        resync: pipeline.resync,
+        queue: pipeline.queue.into(),
+        reflector: ReflectorConfig {
+            page_size: Some(pipeline.page_size).filter(|n| *n > 0),
+            watch_list: pipeline.watch_list,
+            ..ReflectorConfig::default()
+        },
+        transform: pipeline.transform.map(|t| match t {
+            TransformArg::StripManagedFields => strip_managed_fields(),
+        }),
+        watch_error_handler: None,
+    }
+}
+
+/// Render options from the output flags; colour only on a TTY without NO_COLOR.
+pub fn render_options(output: &OutputArgs, resource: &ResolvedResource) -> RenderOptions {
+    let tty = std::io::stdout().is_terminal();
+    let no_color = std::env::var("NO_COLOR").ok();
+    RenderOptions {
+        format: output.output,
+        no_headers: output.no_headers,
+        color: color_enabled(tty, no_color.as_deref()),
+        width: tty.then(terminal_width).flatten(),
+        show_old: false,
+        diff: output.diff,
+        redact_secrets: resource.is_core_secrets(),
+        show_secret_data: output.show_secret_data,
+    }
+}
+
+/// `$COLUMNS` when the shell exports it.
+fn terminal_width() -> Option<usize> {
+    std::env::var("COLUMNS").ok()?.parse().ok()
+}
+
+/// The initial-LIST progress bar: on stderr, only when stderr is a terminal.
+pub fn list_progress() -> ListProgress {
+    ListProgress::new(std::io::stderr().is_terminal())
+}
+
+/// The stages `dump` needs to see (the list progress only).
+pub fn dump_stages() -> StageSet {
+    StageSet::minimal().with(Stage::Reflector)
+}
