@@ -87,6 +87,24 @@ fn dedup_preamble(roff: &[u8]) -> Vec<u8> {
     }
 }
 
+/// `kinformer completions SHELL`: the script on `out`.
+pub fn print_completions(shell: Shell, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(&completion_script(shell))?;
+    out.flush()
+}
+
+/// `kinformer man [--out-dir DIR]`: every page into DIR (nothing on `out`), or without DIR
+/// the `kinformer.1` page itself on `out`.
+pub fn run_man(out_dir: Option<&Path>, out: &mut dyn Write) -> io::Result<()> {
+    if let Some(dir) = out_dir {
+        return write_man_pages(dir).map(drop);
+    }
+    if let Some((_, roff)) = man_pages()?.first() {
+        out.write_all(roff)?;
+    }
+    out.flush()
+}
+
 /// Writes every man page into `dir` (created if missing); returns the paths written.
 pub fn write_man_pages(dir: &Path) -> io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
@@ -174,6 +192,21 @@ mod tests {
             let script = String::from_utf8(completion_script(shell)).unwrap();
             assert!(script.contains("until-synced"), "{shell}");
         }
+    }
+
+    #[test]
+    fn man_and_completions_commands() {
+        let mut out = Vec::new();
+        run_man(None, &mut out).unwrap();
+        assert!(String::from_utf8_lossy(&out).contains(".TH kinformer 1"));
+        let dir = tempfile::tempdir().unwrap();
+        let mut nothing = Vec::new();
+        run_man(Some(dir.path()), &mut nothing).unwrap();
+        assert!(nothing.is_empty());
+        assert!(dir.path().join("kinformer-watch.1").exists());
+        let mut script = Vec::new();
+        print_completions(Shell::Bash, &mut script).unwrap();
+        assert_eq!(script, completion_script(Shell::Bash));
     }
 
     #[test]
