@@ -37,6 +37,16 @@ pub enum ConnectError {
 }
 
 impl ClusterChoice {
+    /// From `--kubeconfig`, `--context` and `--embedded`.
+    pub fn from_args(args: &super::args::ConnectionArgs) -> Self {
+        Self {
+            kubeconfig: args.kubeconfig.clone(),
+            context: args.context.clone(),
+            embedded: args.embedded,
+            churn: None,
+        }
+    }
+
     pub async fn connect(&self) -> Result<Connection, ConnectError> {
         if self.embedded {
             return self.connect_embedded().await;

@@ -9,9 +9,9 @@ use crate::informer::reflector::ReflectorConfig;
 use crate::informer::shared_informer::InformerConfig;
 use crate::informer::source::{KubeSource, KubeTarget};
 use crate::informer::trace::{Stage, StageSet};
+use crate::output::RenderOptions;
 use crate::output::progress::ListProgress;
 use crate::output::table::color_enabled;
-use crate::output::RenderOptions;
 
 use super::args::{ConnectionArgs, OutputArgs, PipelineArgs, TransformArg};
 use super::connect::{ClusterChoice, ConnectError, Connection};

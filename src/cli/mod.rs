@@ -1,15 +1,95 @@
-//! The command line.
+//! The command line: parse, run the subcommand on a tokio runtime, map the outcome to an exit
+//! code. Errors are one line on stderr; stdout carries data only.
 
 pub mod args;
 pub mod connect;
+pub mod demo;
 pub mod docs;
+pub mod dump;
 pub mod duration;
 pub mod exit;
+pub mod inspect;
 pub mod resolve;
+pub mod resync;
+pub mod serve;
 pub mod session;
 pub mod stream;
+pub mod watch;
+
+use std::io;
+
+use args::{Cli, Command};
+use exit::CliError;
+use stream::Signals;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    0
+    let cli = match args::parse_from(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    init_logging(cli.verbosity);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return report(&CliError::Io(e)),
+    };
+    let code = match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => report(&e),
+    };
+    // Listener workers and open connections do not hold the exit up.
+    runtime.shutdown_background();
+    code
+}
+
+fn report(e: &CliError) -> i32 {
+    if !e.is_quiet() {
+        eprintln!("{}", e.line());
+    }
+    e.code()
+}
+
+async fn run(cli: Cli) -> Result<i32, CliError> {
+    let mut signals = Signals::new()?;
+    match cli.command {
+        Command::Watch(a) => watch::run(a, &mut signals).await,
+        Command::Dump(a) => dump::run(a, &mut signals).await,
+        Command::Resync(a) => resync::run(a, &mut signals).await,
+        Command::Demo(a) => demo::run(a, &mut signals).await,
+        Command::Serve(a) => serve::run(a, &mut signals).await,
+        Command::Completions(a) => quiet_pipe(docs::print_completions(a.shell, &mut io::stdout())),
+        Command::Man(a) => quiet_pipe(docs::run_man(a.out_dir.as_deref(), &mut io::stdout())),
+    }
+}
+
+/// A closed stdout is a quiet success.
+fn quiet_pipe(result: io::Result<()>) -> Result<i32, CliError> {
+    match result {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(0),
+    }
+}
+
+/// Logs go to stderr only, at kubectl-like verbosity levels.
+fn init_logging(verbosity: u8) {
+    let level = match verbosity {
+        0..=1 => "warn",
+        2..=3 => "info",
+        4..=5 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KINFORMER_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("kinformer={level}")));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(false)
+        .init();
 }

@@ -8,7 +8,6 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::informer::trace::{Event, Summary, TraceEvent};
-use crate::output::progress::ListProgress;
 use crate::output::EventRenderer;
 
 use super::session::Session;
@@ -25,8 +24,10 @@ pub struct StopWhen {
 }
 
 /// How the loop ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
+    /// The API refused the LIST/WATCH (401, 403, 404): retrying cannot help.
+    Refused { code: u16, message: String },
     /// A stop condition was met.
     Done,
     /// SIGINT (130) or SIGTERM (143).
@@ -66,7 +67,7 @@ pub async fn run<W: Write>(
     renderer: &mut EventRenderer<W>,
     summary_out: &mut dyn Write,
     stop_when: StopWhen,
-    progress: &mut ListProgress,
+    observe: &mut dyn FnMut(&Event),
     signals: &mut Signals,
 ) -> io::Result<(Ending, Summary)> {
     let deadline = stop_when.timeout.map(|t| Instant::now() + t);
@@ -80,7 +81,10 @@ pub async fn run<W: Write>(
                 None => break Ending::Done,
             },
         };
-        progress.observe(&event.event);
+        observe(&event.event);
+        if let Some(refused) = refusal(&event.event) {
+            break refused;
+        }
         match renderer.render(&event) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break Ending::PipeClosed,
@@ -92,15 +96,15 @@ pub async fn run<W: Write>(
             break Ending::Done;
         }
     };
-    progress.finish();
     // Events emitted after a count was reached are not printed; after a timeout or signal
     // everything up to the summary is, so the summary's counts match the lines.
-    let print_rest = stop_when.count.is_none() && ending != Ending::PipeClosed;
+    let print_rest =
+        stop_when.count.is_none() && matches!(ending, Ending::Done | Ending::Signal(_));
     let (summary, mut rest) = session.stop().await;
     while let Ok(event) = rest.try_recv() {
         let is_summary = matches!(event.event, Event::Summary(_));
         if is_summary {
-            finish(renderer, summary_out, &event, ending)?;
+            finish(renderer, summary_out, &event, &ending)?;
             break;
         }
         if print_rest && let Err(e) = renderer.render(&event) {
@@ -119,9 +123,9 @@ fn finish<W: Write>(
     renderer: &mut EventRenderer<W>,
     summary_out: &mut dyn Write,
     event: &TraceEvent,
-    ending: Ending,
+    ending: &Ending,
 ) -> io::Result<()> {
-    if ending == Ending::PipeClosed {
+    if matches!(ending, Ending::PipeClosed | Ending::Refused { .. }) {
         return Ok(());
     }
     let result = if renderer.options().format.is_table() {
@@ -140,9 +144,39 @@ fn finish<W: Write>(
     }
 }
 
+/// A LIST/WATCH error no retry can fix: the credentials or permissions, or a resource that
+/// does not exist.
+pub fn refusal(event: &Event) -> Option<Ending> {
+    match event {
+        Event::WatchError {
+            code: Some(code @ (401 | 403 | 404)),
+            message,
+            ..
+        } => Some(Ending::Refused {
+            code: *code,
+            message: message.clone(),
+        }),
+        _ => None,
+    }
+}
+
 async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+impl Ending {
+    /// The process exit code, or the error to report, for a session that ended this way on
+    /// `resource`.
+    pub fn into_exit(self, resource: &str) -> Result<i32, super::exit::CliError> {
+        match self {
+            Ending::Done | Ending::PipeClosed => Ok(0),
+            Ending::Signal(code) => Ok(code),
+            Ending::Refused { code, message } => Err(super::exit::CliError::from_status(
+                code, "list", resource, &message,
+            )),
+        }
     }
 }

@@ -1,0 +1,111 @@
+//! `kinformer dump RESOURCE`: sync an informer, then print what the Indexer holds — one row
+//! per object and one table per index — or the objects as JSON/YAML/JSONL for scripts.
+
+use std::collections::BTreeMap;
+use std::io::{self, BufWriter, Write};
+
+use crate::informer::object::ObjectRef;
+use crate::informer::store::Store;
+use crate::informer::trace::Event;
+use crate::output::dump::{DumpInput, render};
+
+use super::args::DumpArgs;
+use super::connect::ClusterChoice;
+use super::exit::CliError;
+use super::inspect::{Inspection, Selection, dump_stages, list_progress};
+use super::session::Session;
+use super::stream::{Ending, Signals, refusal};
+
+pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
+    let informer = &args.informer;
+    let cluster = ClusterChoice::from_args(&informer.connection);
+    let selection = Selection::from_args(&args.resource, None, &informer.connection);
+    let inspection = Inspection::prepare(
+        &cluster,
+        &selection,
+        &informer.output,
+        &informer.pipeline,
+        dump_stages(),
+    )
+    .await?;
+    let Inspection {
+        connection: _connection,
+        resource,
+        plan,
+        render: opts,
+    } = inspection;
+    let mut session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
+    let ending = wait_synced(&mut session, signals).await;
+    if ending != Ending::Done {
+        session.stop().await;
+        return ending.into_exit(&resource.plural);
+    }
+    let store = session.informer.indexer().clone();
+    let resource_version = session.informer.last_sync_resource_version();
+    session.stop().await;
+    let (objects, index_names, indices) = snapshot(&store);
+    let input = DumpInput {
+        resource_version: &resource_version,
+        objects: &objects,
+        index_names: &index_names,
+        indices: &indices,
+        now: jiff::Timestamp::now(),
+    };
+    let mut out = BufWriter::new(io::stdout());
+    match render(&mut out, &input, &opts).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(0),
+    }
+}
+
+/// Feeds the LIST progress bar until the informer synced, a signal, or a refusal.
+async fn wait_synced(session: &mut Session, signals: &mut Signals) -> Ending {
+    let mut progress = list_progress();
+    let ending = loop {
+        let event = tokio::select! {
+            code = signals.recv() => break Ending::Signal(code),
+            event = session.events.recv() => match event {
+                Some(event) => event,
+                None => break Ending::Done,
+            },
+        };
+        progress.observe(&event.event);
+        if let Some(refused) = refusal(&event.event) {
+            break refused;
+        }
+        if matches!(event.event, Event::Synced { .. }) {
+            break Ending::Done;
+        }
+    };
+    progress.finish();
+    ending
+}
+
+/// Objects sorted by key, index names, and each index's `value → keys`.
+type Snapshot = (
+    Vec<ObjectRef>,
+    Vec<String>,
+    BTreeMap<String, BTreeMap<String, Vec<String>>>,
+);
+
+fn snapshot(store: &Store) -> Snapshot {
+    let mut objects = store.list();
+    objects.sort_by(|a, b| a.key().cmp(b.key()));
+    let index_names: Vec<String> = store.indexers().names().map(str::to_owned).collect();
+    let indices = index_names
+        .iter()
+        .map(|name| {
+            let buckets = store
+                .list_index_func_values(name)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|value| {
+                    let keys = store.index_keys(name, &value).unwrap_or_default();
+                    (value, keys)
+                })
+                .collect();
+            (name.clone(), buckets)
+        })
+        .collect();
+    (objects, index_names, indices)
+}

@@ -1,0 +1,129 @@
+//! `kinformer resync RESOURCE`: the resync debugger. Prints each handler's schedule (requested
+//! and effective period, why it was adjusted, next due), streams every resync tick, and at
+//! exit prints the schedule again with counts and each handler's timeline of resyncs.
+
+use std::collections::BTreeMap;
+use std::io::{self, BufWriter, Write};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::informer::processor::Listener;
+use crate::informer::trace::{Event, Stage};
+use crate::output::EventRenderer;
+use crate::output::resync::{ScheduleRow, Timeline, write_schedule, write_timeline};
+
+use super::args::ResyncArgs;
+use super::connect::ClusterChoice;
+use super::exit::CliError;
+use super::inspect::{Inspection, Selection, list_progress};
+use super::session::Session;
+use super::stream::{self, Signals, StopWhen};
+
+pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliError> {
+    let informer = &args.informer;
+    let cluster = ClusterChoice::from_args(&informer.connection);
+    let selection = Selection::from_args(&args.resource, None, &informer.connection);
+    let shown = informer.output.show.stages().with(Stage::Resync);
+    let Inspection {
+        connection: _connection,
+        resource,
+        plan,
+        render,
+    } = Inspection::prepare(
+        &cluster,
+        &selection,
+        &informer.output,
+        &informer.pipeline,
+        shown,
+    )
+    .await?;
+    let tables = render.format.is_table();
+    let no_headers = render.no_headers;
+    let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
+    let listeners = session.informer.listeners();
+    let started = Instant::now();
+    let mut stdout = BufWriter::new(io::stdout());
+    if tables {
+        write_schedule(
+            &mut stdout,
+            &schedule(&listeners, &BTreeMap::new()),
+            no_headers,
+        )?;
+        stdout.flush()?;
+    }
+    let mut resyncs: BTreeMap<String, Vec<Duration>> = BTreeMap::new();
+    let mut progress = list_progress();
+    let mut renderer = EventRenderer::new(stdout, render);
+    let stop_when = StopWhen {
+        timeout: Some(args.duration),
+        ..StopWhen::default()
+    };
+    let mut observe = |e: &Event| {
+        progress.observe(e);
+        if let Event::ResyncTick { due, .. } = e {
+            for handler in due {
+                resyncs
+                    .entry(handler.to_string())
+                    .or_default()
+                    .push(started.elapsed());
+            }
+        }
+    };
+    let (ending, _) = stream::run(
+        session,
+        &mut renderer,
+        &mut io::stderr(),
+        stop_when,
+        &mut observe,
+        signals,
+    )
+    .await?;
+    progress.finish();
+    if tables {
+        let mut out = renderer.into_inner();
+        writeln!(out)?;
+        write_schedule(&mut out, &schedule(&listeners, &resyncs), no_headers)?;
+        writeln!(out)?;
+        write_timeline(&mut out, &timelines(&listeners, &resyncs))?;
+        out.flush()?;
+    }
+    ending.into_exit(&resource.plural)
+}
+
+/// One row per handler, with the resyncs seen so far.
+fn schedule(
+    listeners: &[Arc<Listener>],
+    resyncs: &BTreeMap<String, Vec<Duration>>,
+) -> Vec<ScheduleRow> {
+    let now = Instant::now();
+    listeners
+        .iter()
+        .map(|l| {
+            let effective = l.resync_period();
+            ScheduleRow {
+                handler: l.name().to_string(),
+                requested: l.requested_resync(),
+                effective,
+                adjustment: l.adjustment().map(str::to_owned),
+                resyncs: resyncs.get(&**l.name()).map_or(0, |t| t.len() as u64),
+                next_due: (!effective.is_zero())
+                    .then(|| l.next_resync().saturating_duration_since(now)),
+            }
+        })
+        .collect()
+}
+
+fn timelines(
+    listeners: &[Arc<Listener>],
+    resyncs: &BTreeMap<String, Vec<Duration>>,
+) -> Vec<Timeline> {
+    listeners
+        .iter()
+        .map(|l| Timeline {
+            handler: l.name().to_string(),
+            syncs: resyncs.get(&**l.name()).cloned().unwrap_or_default(),
+        })
+        .collect()
+}
