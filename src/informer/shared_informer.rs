@@ -212,20 +212,20 @@ impl SharedIndexInformer {
             return (requested, None);
         }
         let mut resync = requested;
-        let mut note = None;
+        let mut notes = Vec::new();
         if resync < MINIMUM_RESYNC_PERIOD {
             resync = MINIMUM_RESYNC_PERIOD;
-            note = Some(format!("raised to the minimum {MINIMUM_RESYNC_PERIOD:?}"));
+            notes.push(format!("raised to the {MINIMUM_RESYNC_PERIOD:?} minimum"));
         }
         if resync < state.check_period {
             if state.started {
-                note = Some(format!(
+                notes.push(format!(
                     "raised to the check period {:?}: the informer already started",
                     state.check_period
                 ));
                 resync = state.check_period;
             } else {
-                note = Some(format!(
+                notes.push(format!(
                     "lowered the informer's check period from {:?} to {resync:?}",
                     state.check_period
                 ));
@@ -233,7 +233,7 @@ impl SharedIndexInformer {
                 self.check_period_changed(resync);
             }
         }
-        (resync, note)
+        (resync, (!notes.is_empty()).then(|| notes.join("; ")))
     }
 
     fn check_period_changed(&self, check: Duration) {
