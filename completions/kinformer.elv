@@ -34,7 +34,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kinformer;watch'= {
-            cand --count 'Stop after N handler notifications'
+            cand --count 'Stop after N printed events (the exit summary follows)'
             cand --timeout 'Stop after this long (e.g. 30s, 5m)'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'

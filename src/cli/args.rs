@@ -105,7 +105,7 @@ pub struct WatchArgs {
     /// Only this object (a metadata.name field selector)
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
-    /// Stop after N handler notifications
+    /// Stop after N printed events (the exit summary follows)
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
     /// Stop after this long (e.g. 30s, 5m)
