@@ -9,7 +9,7 @@ use axum::response::Response;
 use http::StatusCode;
 use serde_json::{Map, Value, json};
 
-use super::resources::{Registry, ResourceType, group_version};
+use super::resources::{Registry, ResourceType};
 use super::status::{ApiError, json_response};
 
 /// The URL path (without leading slash) of a group version's document.
