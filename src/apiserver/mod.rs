@@ -18,6 +18,7 @@ mod churn;
 mod discovery;
 mod kubeconfig;
 mod list;
+mod openapi;
 mod resources;
 mod seed;
 mod selector;

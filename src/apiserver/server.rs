@@ -9,6 +9,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::{Query, Request, State};
 use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::prelude::BASE64_STANDARD;
 use bytes::Bytes;
 use http::request::Parts;
 use http::{HeaderMap, Method, header};
@@ -17,7 +19,7 @@ use tokio::sync::watch;
 use super::resources::ResourceType;
 use super::status::ApiError;
 use super::store::Store;
-use super::{discovery, list, watch as watch_handler, write};
+use super::{discovery, list, openapi, watch as watch_handler, write};
 
 /// Largest accepted request body.
 const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
@@ -115,16 +117,30 @@ fn is_public(path: &str) -> bool {
 }
 
 impl App {
-    /// Whether the request carries the expected bearer token.
+    /// Whether the request carries the token: `Bearer TOKEN`, or `Basic` with TOKEN as the
+    /// password (kubectl sends no bearer token over plain http, but does send the userinfo of
+    /// the server URL in the generated kubeconfig as basic credentials).
     fn authorized(&self, headers: &HeaderMap) -> bool {
         let Some(token) = &self.token else {
             return true;
         };
-        headers
+        let Some(credentials) = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .is_some_and(|given| given.trim() == token)
+        else {
+            return false;
+        };
+        if let Some(given) = credentials.strip_prefix("Bearer ") {
+            return given.trim() == token;
+        }
+        credentials
+            .strip_prefix("Basic ")
+            .and_then(|encoded| BASE64_STANDARD.decode(encoded.trim()).ok())
+            .and_then(|decoded| String::from_utf8(decoded).ok())
+            .is_some_and(|pair| {
+                pair.split_once(':')
+                    .is_some_and(|(_, password)| password == token)
+            })
     }
 }
 
@@ -154,6 +170,9 @@ async fn dispatch(app: &Arc<App>, parts: &Parts, body: Bytes) -> Result<Response
         ["apis", group] => discovery::group(&registry(), group),
         ["api", version] => discovery::resource_list(&registry(), "", version),
         ["apis", group, version] => discovery::resource_list(&registry(), group, version),
+        ["openapi", "v3"] => Ok(openapi::index(&registry())),
+        ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version),
+        ["openapi", "v3", "apis", group, version] => openapi::document(&registry(), group, version),
         ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest).await,
         ["apis", group, version, rest @ ..] => {
             resource(app, parts, body, group, version, rest).await

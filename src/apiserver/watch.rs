@@ -27,6 +27,10 @@ use super::store::{
 };
 use super::table;
 
+/// Bounds on the bookmark interval (a zero interval would spin, a huge one overflow).
+const MIN_BOOKMARK_INTERVAL: Duration = Duration::from_millis(10);
+const MAX_BOOKMARK_INTERVAL: Duration = Duration::from_secs(86_400);
+
 /// How many initial ADDED events go into one write.
 const INITIAL_BATCH: usize = 256;
 
@@ -121,8 +125,11 @@ impl Watcher {
         let Some((mut receiver, mut last_rv)) = self.begin(start).await else {
             return;
         };
-        let deadline = self.timeout.map(|t| Instant::now() + t);
-        let interval = self.app.bookmark_interval.max(Duration::from_millis(10));
+        let deadline = self.timeout.and_then(|t| Instant::now().checked_add(t));
+        let interval = self
+            .app
+            .bookmark_interval
+            .clamp(MIN_BOOKMARK_INTERVAL, MAX_BOOKMARK_INTERVAL);
         let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {

@@ -1,0 +1,323 @@
+//! The real `kubectl` (found on PATH; on these machines a dispatcher that picks the kubectl
+//! matching the server's `/version`) against the embedded API server through the kubeconfig the
+//! server writes: get with short names / selectors / namespaces, apply (create then modify),
+//! label, delete, CRDs and their resources, and `get -w --output-watch-events -o json`.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use kinformer::apiserver::{EmbeddedServer, Seed, ServerConfig};
+use kube::Api;
+use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::{ApiResource, GroupVersionKind};
+use serde_json::json;
+use tempfile::TempDir;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// `kubectl` from PATH; its absence fails the test.
+fn kubectl_binary() -> Result<PathBuf, String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("kubectl"))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| "kubectl not found: install Debian's kubernetes-client".to_owned())
+}
+
+/// A running server plus a kubeconfig and a private kubectl cache directory.
+struct Fixture {
+    server: EmbeddedServer,
+    kubectl: PathBuf,
+    dir: TempDir,
+}
+
+impl Fixture {
+    async fn start() -> Result<Fixture, Box<dyn std::error::Error>> {
+        let kubectl = kubectl_binary()?;
+        let server = EmbeddedServer::start(ServerConfig {
+            seed: vec![Seed::Builtin],
+            ..ServerConfig::default()
+        })
+        .await?;
+        let dir = tempfile::tempdir()?;
+        server.write_kubeconfig(&dir.path().join("kubeconfig"))?;
+        Ok(Fixture {
+            server,
+            kubectl,
+            dir,
+        })
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.kubectl);
+        command
+            .arg("--kubeconfig")
+            .arg(self.dir.path().join("kubeconfig"))
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("cache"))
+            .args(args)
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        command
+    }
+
+    /// Runs kubectl; Err with its stderr unless it succeeds.
+    async fn run(&self, args: &[&str]) -> Result<String, Box<dyn std::error::Error>> {
+        let output =
+            tokio::time::timeout(Duration::from_secs(60), self.command(args).output()).await??;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if !output.status.success() {
+            return Err(format!("kubectl {args:?} failed: {stderr}").into());
+        }
+        Ok(String::from_utf8(output.stdout)?)
+    }
+
+    /// Runs kubectl expecting failure; returns its stderr.
+    async fn fail(&self, args: &[&str]) -> Result<String, Box<dyn std::error::Error>> {
+        let output =
+            tokio::time::timeout(Duration::from_secs(60), self.command(args).output()).await??;
+        if output.status.success() {
+            return Err(format!("kubectl {args:?} unexpectedly succeeded").into());
+        }
+        Ok(String::from_utf8(output.stderr)?)
+    }
+
+    fn write(&self, name: &str, text: &str) -> Result<PathBuf, std::io::Error> {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text)?;
+        Ok(path)
+    }
+}
+
+fn path_arg(path: &Path) -> Result<&str, String> {
+    path.to_str()
+        .ok_or_else(|| format!("non-UTF-8 path {path:?}"))
+}
+
+/// Data rows (without the header) of kubectl's table output.
+fn rows(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_version_reports_the_server() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let out = fixture.run(&["version", "-o", "json"]).await?;
+    let version: serde_json::Value = serde_json::from_str(&out)?;
+    assert_eq!(
+        version.pointer("/serverVersion/gitVersion"),
+        Some(&json!("v1.32.4"))
+    );
+    assert!(version.pointer("/clientVersion/gitVersion").is_some());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_gets_builtin_resources() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let all = fixture.run(&["get", "pods", "-A"]).await?;
+    assert!(all.starts_with("NAMESPACE"), "{all}");
+    assert!(rows(&all).len() >= 90, "{all}");
+    assert!(all.contains("kube-system") && all.contains("kube-proxy-"));
+
+    let deployments = fixture.run(&["get", "deploy", "-n", "shop"]).await?;
+    let names: Vec<&str> = rows(&deployments)
+        .iter()
+        .filter_map(|r| r.split_whitespace().next())
+        .collect();
+    assert_eq!(names, ["api", "cart", "web"]);
+    let qualified = fixture
+        .run(&["get", "deployments.apps", "-n", "shop", "-o", "name"])
+        .await?;
+    assert!(qualified.contains("deployment.apps/cart"));
+
+    let web = fixture.run(&["get", "po", "-l", "app=web"]).await?;
+    assert!(!rows(&web).is_empty());
+    assert!(rows(&web).iter().all(|r| r.starts_with("web-")), "{web}");
+    let singular = fixture
+        .run(&["get", "pod", "-l", "app=web", "-o", "name"])
+        .await?;
+    assert_eq!(singular.lines().count(), rows(&web).len());
+    let on_node = fixture
+        .run(&[
+            "get",
+            "pods",
+            "-A",
+            "--field-selector",
+            "spec.nodeName=node-2",
+            "-o",
+            "wide",
+        ])
+        .await?;
+    assert!(
+        rows(&on_node).iter().all(|r| r.contains("node-2")),
+        "{on_node}"
+    );
+
+    let nodes = fixture.run(&["get", "no"]).await?;
+    assert_eq!(rows(&nodes).len(), 3);
+    let namespaces = fixture.run(&["get", "ns", "-o", "name"]).await?;
+    assert!(
+        namespaces.contains("namespace/kube-system") && namespaces.contains("namespace/default")
+    );
+    for short in [
+        "cm", "svc", "sa", "rs", "sts", "ds", "ev", "secrets", "leases",
+    ] {
+        fixture.run(&["get", short, "-A"]).await?;
+    }
+    let denied = fixture.fail(&["get", "podz"]).await?;
+    assert!(denied.contains("podz"), "{denied}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_applies_labels_and_deletes() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  labels: {team: a}\ndata:\n  key: one\n";
+    let file = fixture.write("cm.yaml", manifest)?;
+    let created = fixture.run(&["apply", "-f", path_arg(&file)?]).await?;
+    assert!(created.contains("configmap/applied created"), "{created}");
+    let modified = manifest.replace("key: one", "key: two\n  other: three");
+    let file = fixture.write("cm.yaml", &modified)?;
+    let configured = fixture.run(&["apply", "-f", path_arg(&file)?]).await?;
+    assert!(
+        configured.contains("configmap/applied configured"),
+        "{configured}"
+    );
+    let data = fixture
+        .run(&[
+            "get",
+            "cm",
+            "applied",
+            "-o",
+            "jsonpath={.data.key},{.data.other}",
+        ])
+        .await?;
+    assert_eq!(data, "two,three");
+    let unchanged = fixture.run(&["apply", "-f", path_arg(&file)?]).await?;
+    assert!(unchanged.contains("unchanged"), "{unchanged}");
+
+    let labeled = fixture
+        .run(&["label", "cm", "applied", "tier=gold"])
+        .await?;
+    assert!(labeled.contains("labeled"), "{labeled}");
+    let selected = fixture
+        .run(&["get", "cm", "-l", "tier=gold", "-o", "name"])
+        .await?;
+    assert_eq!(selected.trim(), "configmap/applied");
+
+    let deleted = fixture.run(&["delete", "cm", "applied"]).await?;
+    assert!(deleted.contains("deleted"), "{deleted}");
+    let missing = fixture.fail(&["get", "cm", "applied"]).await?;
+    assert!(
+        missing.contains("NotFound") && missing.contains("\"applied\" not found"),
+        "{missing}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_serves_crds_and_their_resources() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+";
+    let file = fixture.write("crd.yaml", crd)?;
+    fixture.run(&["apply", "-f", path_arg(&file)?]).await?;
+    let crds = fixture.run(&["get", "crd"]).await?;
+    assert!(crds.contains("widgets.example.com"), "{crds}");
+    let widget = fixture.write(
+        "w.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 3}\n",
+    )?;
+    fixture.run(&["apply", "-f", path_arg(&widget)?]).await?;
+    let widgets = fixture.run(&["get", "widgets"]).await?;
+    assert!(widgets.contains("w1"), "{widgets}");
+    let by_short_name = fixture
+        .run(&["get", "wd", "w1", "-o", "jsonpath={.spec.size}"])
+        .await?;
+    assert_eq!(by_short_name, "3");
+    fixture
+        .run(&["delete", "crd", "widgets.example.com"])
+        .await?;
+    let gone = fixture.run(&["get", "crd", "-o", "name"]).await?;
+    assert!(!gone.contains("widgets"), "{gone}");
+    Ok(())
+}
+
+/// Reads stdout lines until one contains all `needles`, with a deadline.
+async fn wait_for_line(
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    needles: &[&str],
+) -> TestResult {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let line = tokio::time::timeout_at(deadline, lines.next_line())
+            .await
+            .map_err(|_| format!("no output line containing {needles:?} within 30s"))??
+            .ok_or_else(|| format!("kubectl ended before printing {needles:?}"))?;
+        if needles.iter().all(|n| line.contains(n)) {
+            return Ok(());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_watch_prints_events_as_writes_happen() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let client = fixture.server.client();
+    let pods_resource =
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods");
+    let pods: Api<DynamicObject> = Api::namespaced_with(client, "watched", &pods_resource);
+    let pod: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "watched-pod"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}
+    }))?;
+    pods.create(&PostParams::default(), &pod).await?;
+
+    let mut child = fixture
+        .command(&[
+            "get",
+            "pods",
+            "-n",
+            "watched",
+            "-w",
+            "--output-watch-events",
+            "-o",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    wait_for_line(&mut lines, &["ADDED", "watched-pod"]).await?;
+    let patch = Patch::Merge(json!({"metadata": {"labels": {"seen": "yes"}}}));
+    pods.patch("watched-pod", &PatchParams::default(), &patch)
+        .await?;
+    wait_for_line(&mut lines, &["MODIFIED", "watched-pod", "seen"]).await?;
+    pods.delete("watched-pod", &DeleteParams::default()).await?;
+    wait_for_line(&mut lines, &["DELETED", "watched-pod"]).await?;
+    child.kill().await?;
+    Ok(())
+}
