@@ -13,7 +13,7 @@ use tokio::sync::Notify;
 use super::object::ObjectRef;
 use super::real_fifo::RealFifo;
 use super::store::Store;
-use super::trace::{Event, Tracer};
+use super::trace::{Event, EventKind, Tracer};
 
 /// Why a delta was queued (client-go's `DeltaType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -256,7 +256,8 @@ impl DeltaFifo {
 
     fn trace_delta(&self, state: &FifoState, delta: &Delta, key: &str) {
         let depth = state.queue.len() + usize::from(!state.items.contains_key(key));
-        self.tracer.emit(delta_event(delta, depth));
+        self.tracer
+            .emit_with(EventKind::Delta, || delta_event(delta, depth));
     }
 
     fn replace(&self, list: Vec<ObjectRef>) {
@@ -336,7 +337,7 @@ impl DeltaFifo {
         let Some(deltas) = state.items.remove(&key) else {
             return;
         };
-        self.tracer.emit(Event::Pop {
+        self.tracer.emit_with(EventKind::Pop, || Event::Pop {
             key: key.clone(),
             deltas: deltas.len(),
             depth: state.queue.len(),

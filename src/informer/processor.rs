@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::delta_fifo::DeltaObject;
 use super::object::ObjectRef;
-use super::trace::{Event, HandlerSummary, NotifyKind, Tracer};
+use super::trace::{Event, EventKind, HandlerSummary, NotifyKind, Tracer};
 
 /// What a handler is told (client-go's addNotification / updateNotification /
 /// deleteNotification).
@@ -274,7 +274,7 @@ impl Listener {
             self.initial_pending.fetch_add(1, Ordering::AcqRel);
         }
         self.count(&notification, pending);
-        self.tracer.emit(Event::Notify {
+        self.tracer.emit_with(EventKind::Notify, || Event::Notify {
             handler: self.name.clone(),
             notification: notification.clone(),
             pending,
@@ -351,16 +351,17 @@ impl Listener {
         s.panics.fetch_add(u64::from(panicked), Ordering::Relaxed);
         s.latency_total_us
             .fetch_add(latency.as_micros() as u64, Ordering::Relaxed);
-        self.tracer.emit(Event::Handled {
-            handler: self.name.clone(),
-            kind: n.kind(),
-            key: n.key().to_owned(),
-            resource_version: n.object().resource_version().to_owned(),
-            sync: n.is_sync(),
-            pending,
-            latency,
-            panicked,
-        });
+        self.tracer
+            .emit_with(EventKind::Handled, || Event::Handled {
+                handler: self.name.clone(),
+                kind: n.kind(),
+                key: n.key().to_owned(),
+                resource_version: n.object().resource_version().to_owned(),
+                sync: n.is_sync(),
+                pending,
+                latency,
+                panicked,
+            });
     }
 
     /// This handler's figures for the exit summary.

@@ -10,7 +10,7 @@ use tokio::sync::Notify;
 use super::delta_fifo::{Delta, DeltaType, ProcessFn, QueueClosed, delta_event, sorted};
 use super::object::ObjectRef;
 use super::store::Store;
-use super::trace::{Event, Tracer};
+use super::trace::{Event, EventKind, Tracer};
 
 /// client-go's RealFIFO.
 pub struct RealFifo {
@@ -55,7 +55,9 @@ impl RealFifo {
     }
 
     fn push(&self, state: &mut RealState, delta: Delta) {
-        self.tracer.emit(delta_event(&delta, state.items.len() + 1));
+        let depth = state.items.len() + 1;
+        self.tracer
+            .emit_with(EventKind::Delta, || delta_event(&delta, depth));
         state.items.push_back(delta);
         self.notify.notify_one();
     }
@@ -127,7 +129,7 @@ impl RealFifo {
                     if state.initial_population_count > 0 {
                         state.initial_population_count -= 1;
                     }
-                    self.tracer.emit(Event::Pop {
+                    self.tracer.emit_with(EventKind::Pop, || Event::Pop {
                         key: delta.object.key().to_owned(),
                         deltas: 1,
                         depth: state.items.len(),

@@ -19,7 +19,7 @@ use super::object::{DecodeError, Ingest, ObjectRef};
 use super::source::{
     ListOptions, ListerWatcher, SourceError, WatchFrame, WatchOptions, WatchStream,
 };
-use super::trace::{Event, Tracer, WatchEventType};
+use super::trace::{Event, EventKind, Tracer, WatchEventType};
 
 /// client-go's backoff for reflectors: 800 ms doubling to 30 s, full jitter, reset after 2 min.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -419,11 +419,12 @@ impl Reflector {
 
     fn apply(&self, event_type: WatchEventType, raw: &[u8]) -> Result<(), String> {
         let obj = self.decode(raw).map_err(|e| self.trace_decode_error(&e))?;
-        self.tracer.emit(Event::WatchEvent {
-            event_type,
-            key: obj.key().to_owned(),
-            resource_version: obj.resource_version().to_owned(),
-        });
+        self.tracer
+            .emit_with(EventKind::WatchEvent, || Event::WatchEvent {
+                event_type,
+                key: obj.key().to_owned(),
+                resource_version: obj.resource_version().to_owned(),
+            });
         let rv = obj.resource_version().to_owned();
         match event_type {
             WatchEventType::Added => self.queue.add(obj),

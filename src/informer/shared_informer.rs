@@ -18,7 +18,7 @@ use super::processor::{
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
 use super::store::{IndexFunc, Store};
-use super::trace::{Event, Summary, Tracer};
+use super::trace::{Event, EventKind, Summary, Tracer};
 
 /// client-go's minimumResyncPeriod.
 pub const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
@@ -398,11 +398,12 @@ impl Inner {
         let obj = delta.object.object().clone();
         let notification = match self.store.upsert(obj.clone()) {
             Some(old) => {
-                self.tracer.emit(Event::IndexerUpdate {
-                    key: obj.key().to_owned(),
-                    resource_version: obj.resource_version().to_owned(),
-                    old_resource_version: old.resource_version().to_owned(),
-                });
+                self.tracer
+                    .emit_with(EventKind::IndexerUpdate, || Event::IndexerUpdate {
+                        key: obj.key().to_owned(),
+                        resource_version: obj.resource_version().to_owned(),
+                        old_resource_version: old.resource_version().to_owned(),
+                    });
                 // Rule H2: a Sync, or a Replaced that changed nothing, is a resync.
                 let sync = delta.delta_type == DeltaType::Sync
                     || (delta.delta_type == DeltaType::Replaced
@@ -414,10 +415,11 @@ impl Inner {
                 }
             }
             None => {
-                self.tracer.emit(Event::IndexerAdd {
-                    key: obj.key().to_owned(),
-                    resource_version: obj.resource_version().to_owned(),
-                });
+                self.tracer
+                    .emit_with(EventKind::IndexerAdd, || Event::IndexerAdd {
+                        key: obj.key().to_owned(),
+                        resource_version: obj.resource_version().to_owned(),
+                    });
                 Notification::Add { obj, initial }
             }
         };
@@ -427,11 +429,12 @@ impl Inner {
     fn handle_delete(&self, delta: &Delta) {
         let key = delta.object.key();
         self.store.delete(key);
-        self.tracer.emit(Event::IndexerDelete {
-            key: key.to_owned(),
-            resource_version: delta.object.object().resource_version().to_owned(),
-            tombstone: delta.object.is_tombstone(),
-        });
+        self.tracer
+            .emit_with(EventKind::IndexerDelete, || Event::IndexerDelete {
+                key: key.to_owned(),
+                resource_version: delta.object.object().resource_version().to_owned(),
+                tombstone: delta.object.is_tombstone(),
+            });
         self.processor.distribute(&Notification::Delete {
             obj: delta.object.clone(),
         });

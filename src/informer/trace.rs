@@ -257,49 +257,90 @@ pub struct HandlerSummary {
     pub mean_latency: Duration,
 }
 
+/// An event's kind without its fields: what the tracer counts, and what hot paths name
+/// before deciding whether to build the event at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    ListStart,
+    ListPage,
+    ListDone,
+    WatchStart,
+    WatchEvent,
+    Bookmark,
+    WatchEnd,
+    WatchError,
+    Relist,
+    Backoff,
+    Delta,
+    Pop,
+    IndexerAdd,
+    IndexerUpdate,
+    IndexerDelete,
+    Notify,
+    Handled,
+    ResyncTick,
+    SyncQueued,
+    Synced,
+    HandlerAdded,
+    HandlerRemoved,
+    ResyncPeriodChanged,
+    Stopped,
+    Summary,
+}
+
+impl EventKind {
+    pub fn stage(self) -> Stage {
+        EVENT_KINDS[self as usize].0
+    }
+
+    /// The `event` field of the JSONL line.
+    pub fn name(self) -> &'static str {
+        EVENT_KINDS[self as usize].1
+    }
+}
+
 impl Event {
     pub fn stage(&self) -> Stage {
-        EVENT_KINDS[self.index()].0
+        self.kind().stage()
     }
 
     /// The `event` field of the JSONL line.
     pub fn name(&self) -> &'static str {
-        EVENT_KINDS[self.index()].1
+        self.kind().name()
     }
 
-    fn index(&self) -> usize {
-        use Event::*;
+    pub fn kind(&self) -> EventKind {
         match self {
-            ListStart { .. } => 0,
-            ListPage { .. } => 1,
-            ListDone { .. } => 2,
-            WatchStart { .. } => 3,
-            WatchEvent { .. } => 4,
-            Bookmark { .. } => 5,
-            WatchEnd { .. } => 6,
-            WatchError { .. } => 7,
-            Relist { .. } => 8,
-            Backoff { .. } => 9,
-            Delta { .. } => 10,
-            Pop { .. } => 11,
-            IndexerAdd { .. } => 12,
-            IndexerUpdate { .. } => 13,
-            IndexerDelete { .. } => 14,
-            Notify { .. } => 15,
-            Handled { .. } => 16,
-            ResyncTick { .. } => 17,
-            SyncQueued { .. } => 18,
-            Synced { .. } => 19,
-            HandlerAdded { .. } => 20,
-            HandlerRemoved { .. } => 21,
-            ResyncPeriodChanged { .. } => 22,
-            Stopped { .. } => 23,
-            Summary(_) => 24,
+            Event::ListStart { .. } => EventKind::ListStart,
+            Event::ListPage { .. } => EventKind::ListPage,
+            Event::ListDone { .. } => EventKind::ListDone,
+            Event::WatchStart { .. } => EventKind::WatchStart,
+            Event::WatchEvent { .. } => EventKind::WatchEvent,
+            Event::Bookmark { .. } => EventKind::Bookmark,
+            Event::WatchEnd { .. } => EventKind::WatchEnd,
+            Event::WatchError { .. } => EventKind::WatchError,
+            Event::Relist { .. } => EventKind::Relist,
+            Event::Backoff { .. } => EventKind::Backoff,
+            Event::Delta { .. } => EventKind::Delta,
+            Event::Pop { .. } => EventKind::Pop,
+            Event::IndexerAdd { .. } => EventKind::IndexerAdd,
+            Event::IndexerUpdate { .. } => EventKind::IndexerUpdate,
+            Event::IndexerDelete { .. } => EventKind::IndexerDelete,
+            Event::Notify { .. } => EventKind::Notify,
+            Event::Handled { .. } => EventKind::Handled,
+            Event::ResyncTick { .. } => EventKind::ResyncTick,
+            Event::SyncQueued { .. } => EventKind::SyncQueued,
+            Event::Synced { .. } => EventKind::Synced,
+            Event::HandlerAdded { .. } => EventKind::HandlerAdded,
+            Event::HandlerRemoved { .. } => EventKind::HandlerRemoved,
+            Event::ResyncPeriodChanged { .. } => EventKind::ResyncPeriodChanged,
+            Event::Stopped { .. } => EventKind::Stopped,
+            Event::Summary(_) => EventKind::Summary,
         }
     }
 }
 
-/// Stage and name of each event kind, indexed by [`Event::index`].
+/// Stage and name of each event kind, indexed by [`EventKind`].
 const EVENT_KINDS: [(Stage, &str); 25] = [
     (Stage::Reflector, "list-start"),
     (Stage::Reflector, "list-page"),
@@ -384,18 +425,30 @@ impl Tracer {
         }
     }
 
-    /// Whether events of `stage` reach the sink (lets hot paths skip building them).
-    pub fn shows(&self, stage: Stage) -> bool {
-        self.inner.sink.is_some() && self.inner.shown.contains(stage)
-    }
-
     /// Counts `event` and, when its stage is shown, stamps and records it.
     pub fn emit(&self, event: Event) {
-        self.inner.counts[event.index()].fetch_add(1, Ordering::Relaxed);
-        let Some(sink) = &self.inner.sink else { return };
-        if !self.inner.shown.contains(event.stage()) {
-            return;
+        if self.count(event.kind()) {
+            self.record(event);
         }
+    }
+
+    /// Counts an event of `kind` and builds it with `make` only when its stage is shown: the
+    /// hot paths (deltas, pops, indexer writes, notifications) cost a counter increment when
+    /// nobody looks.
+    pub fn emit_with(&self, kind: EventKind, make: impl FnOnce() -> Event) {
+        if self.count(kind) {
+            self.record(make());
+        }
+    }
+
+    /// Counts `kind`; true when its events reach the sink.
+    fn count(&self, kind: EventKind) -> bool {
+        self.inner.counts[kind as usize].fetch_add(1, Ordering::Relaxed);
+        self.inner.sink.is_some() && self.inner.shown.contains(kind.stage())
+    }
+
+    fn record(&self, event: Event) {
+        let Some(sink) = &self.inner.sink else { return };
         // The lock makes seq order and sink order the same order.
         let mut seq = self
             .inner
