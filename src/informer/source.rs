@@ -235,20 +235,19 @@ pub fn frames(
     futures_util::stream::unfold(state, |(mut chunks, mut buf, mut done)| async move {
         loop {
             if let Some(pos) = buf.iter().position(|b| *b == b'\n') {
-                let line = buf.split_to(pos + 1);
-                let line = line.trim_ascii();
-                if line.is_empty() {
+                let line = buf.split_to(pos + 1).freeze();
+                if line.trim_ascii().is_empty() {
                     continue;
                 }
-                return Some((parse_watch_frame(line), (chunks, buf, done)));
+                return Some((parse_watch_frame(&line), (chunks, buf, done)));
             }
             if done {
                 // A trailing frame without newline is complete only if it parses.
                 if buf.trim_ascii().is_empty() {
                     return None;
                 }
-                let rest = buf.split();
-                return Some((parse_watch_frame(rest.trim_ascii()), (chunks, buf, done)));
+                let rest = buf.split().freeze();
+                return Some((parse_watch_frame(&rest), (chunks, buf, done)));
             }
             match chunks.next().await {
                 Some(Ok(bytes)) => buf.extend_from_slice(&bytes),
@@ -296,11 +295,11 @@ struct StatusBody {
 /// The annotation on the bookmark that ends a watch-list's initial events (Rule R6).
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 
-/// Decodes one `{"type":..,"object":..}` line.
-pub fn parse_watch_frame(line: &[u8]) -> Result<WatchFrame, SourceError> {
+/// Decodes one `{"type":..,"object":..}` line; the object is a zero-copy slice of `line`.
+pub fn parse_watch_frame(line: &Bytes) -> Result<WatchFrame, SourceError> {
     let frame: RawFrame<'_> = serde_json::from_slice(line)
         .map_err(|e| SourceError::Decode(format!("watch event: {e}")))?;
-    let object = Bytes::copy_from_slice(frame.object.get().as_bytes());
+    let object = line.slice_ref(frame.object.get().as_bytes());
     Ok(match frame.kind {
         "ADDED" => WatchFrame::Added(object),
         "MODIFIED" => WatchFrame::Modified(object),
@@ -358,8 +357,8 @@ struct ListMeta {
     continue_token: Option<String>,
 }
 
-/// Decodes a LIST response body into raw items.
-pub fn parse_list(body: &[u8]) -> Result<ListPage, SourceError> {
+/// Decodes a LIST response body into raw items, zero-copy slices of `body`.
+pub fn parse_list(body: &Bytes) -> Result<ListPage, SourceError> {
     let list: RawList<'_> =
         serde_json::from_slice(body).map_err(|e| SourceError::Decode(format!("list: {e}")))?;
     Ok(ListPage {
@@ -367,7 +366,7 @@ pub fn parse_list(body: &[u8]) -> Result<ListPage, SourceError> {
             .items
             .unwrap_or_default()
             .into_iter()
-            .map(|v| Bytes::copy_from_slice(v.get().as_bytes()))
+            .map(|v| body.slice_ref(v.get().as_bytes()))
             .collect(),
         resource_version: list.metadata.resource_version,
         continue_token: list.metadata.continue_token.filter(|c| !c.is_empty()),
@@ -607,19 +606,21 @@ mod tests {
 
     #[test]
     fn watch_frames_decode_every_type_and_reject_garbage() {
-        let added = parse_watch_frame(br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#);
+        let added = parse_watch_frame(&Bytes::from_static(
+            br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#,
+        ));
         assert!(
             matches!(added, Ok(WatchFrame::Added(b)) if &b[..] == br#"{"metadata":{"name":"a"}}"#)
         );
-        let bm = parse_watch_frame(
+        let bm = parse_watch_frame(&Bytes::from_static(
             br#"{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"12","annotations":{"k8s.io/initial-events-end":"true"}}}}"#,
-        );
+        ));
         assert!(
             matches!(bm, Ok(WatchFrame::Bookmark { resource_version, initial_events_end: true }) if resource_version == "12")
         );
-        let err = parse_watch_frame(
+        let err = parse_watch_frame(&Bytes::from_static(
             br#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}"#,
-        );
+        ));
         assert!(matches!(err, Ok(WatchFrame::Error(s)) if s.is_expired()));
         for bad in [
             &b"{"[..],
@@ -628,7 +629,7 @@ mod tests {
             br#"{"type":"ADDED"}"#,
         ] {
             assert!(matches!(
-                parse_watch_frame(bad),
+                parse_watch_frame(&Bytes::from_static(bad)),
                 Err(SourceError::Decode(_))
             ));
         }
@@ -652,13 +653,13 @@ mod tests {
 
     #[test]
     fn list_bodies_keep_items_raw_and_read_continue() {
-        let page = parse_list(
+        let page = parse_list(&Bytes::from_static(
             br#"{"kind":"PodList","metadata":{"resourceVersion":"9","continue":"abc"},"items":[{"metadata":{"name":"x"}}]}"#,
-        )
+        ))
         .unwrap();
         assert_eq!(page.resource_version, "9");
         assert_eq!(page.continue_token.as_deref(), Some("abc"));
         assert_eq!(&page.items[0][..], br#"{"metadata":{"name":"x"}}"#);
-        assert!(parse_list(b"<html>").is_err());
+        assert!(parse_list(&Bytes::from_static(b"<html>")).is_err());
     }
 }
