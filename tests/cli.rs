@@ -414,6 +414,15 @@ async fn signal(pid: u32, sig: &str) {
 
 #[tokio::test]
 async fn sigint_prints_the_summary_and_exits_130_with_complete_lines() {
+    signal_ends_with_summary("-INT", 130).await;
+}
+
+#[tokio::test]
+async fn sigterm_prints_the_summary_and_exits_143_with_complete_lines() {
+    signal_ends_with_summary("-TERM", 143).await;
+}
+
+async fn signal_ends_with_summary(sig: &str, code: i32) {
     let c = Cluster::start().await;
     let mut cmd = c.cmd(&["watch", "pods", "-A", "-o", "jsonl"]);
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -431,7 +440,7 @@ async fn sigint_prints_the_summary_and_exits_130_with_complete_lines() {
     })
     .await
     .unwrap();
-    signal(child.id().unwrap(), "-INT").await;
+    signal(child.id().unwrap(), sig).await;
     while let Some(line) = tokio::time::timeout(DEADLINE, out.next_line())
         .await
         .unwrap()
@@ -440,7 +449,7 @@ async fn sigint_prints_the_summary_and_exits_130_with_complete_lines() {
         seen.push(line);
     }
     let status = child.wait().await.unwrap();
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(status.code(), Some(code));
     let lines = parse_jsonl(&seen.join("\n"));
     assert_eq!(lines.last().unwrap()["stage"], "summary");
 }
