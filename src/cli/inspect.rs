@@ -143,9 +143,11 @@ pub fn render_options(output: &OutputArgs, resource: &ResolvedResource) -> Rende
     }
 }
 
-/// `$COLUMNS` when the shell exports it.
+/// stdout's terminal width, else `$COLUMNS` when the shell exports it.
 fn terminal_width() -> Option<usize> {
-    std::env::var("COLUMNS").ok()?.parse().ok()
+    terminal_size::terminal_size_of(std::io::stdout())
+        .map(|(terminal_size::Width(w), _)| usize::from(w))
+        .or_else(|| std::env::var("COLUMNS").ok()?.parse().ok())
 }
 
 /// The initial-LIST progress bar: on stderr, only when stderr is a terminal.

@@ -57,6 +57,9 @@ const WIDE: [Column; 9] = [
 
 const GAP: &str = "  ";
 
+/// DETAIL is cut to the terminal width only when at least this much of it stays visible.
+const MIN_DETAIL: usize = 40;
+
 /// ANSI colours for rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Color {
@@ -168,9 +171,10 @@ fn row(event: &TraceEvent, wide: bool, width: Option<usize>) -> String {
     }
     let detail = sanitize(&detail(&event.event, wide));
     let used = line.chars().count();
-    match width {
-        Some(w) => line.push_str(&truncate(&detail, w.saturating_sub(used))),
-        None => line.push_str(&detail),
+    // A terminal too narrow to leave DETAIL a useful width wraps instead of hiding it.
+    match width.map(|w| w.saturating_sub(used)) {
+        Some(room) if room >= MIN_DETAIL => line.push_str(&truncate(&detail, room)),
+        _ => line.push_str(&detail),
     }
     line.truncate(line.trim_end().len());
     line
@@ -653,11 +657,14 @@ mod tests {
     fn no_headers_no_colour_and_width_truncation() {
         let mut opts = RenderOptions::new(OutputFormat::Table);
         opts.no_headers = true;
-        opts.width = Some(100);
+        opts.width = Some(140);
         let text = render(&opts);
         assert!(!text.contains("SEQ"));
         assert!(!text.contains('\x1b'));
-        assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 140), "{text}");
+        // Too narrow to leave DETAIL 40 columns: rows are not cut, the terminal wraps them.
+        opts.width = Some(100);
+        assert!(render(&opts).contains("handler=slow kind=update pending=12"));
         opts.color = true;
         assert!(render(&opts).contains("\x1b[31m"));
     }
