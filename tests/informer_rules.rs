@@ -550,12 +550,12 @@ async fn f7_the_transform_runs_once_per_object_before_it_is_queued() {
         h.informer
             .indexer()
             .get("ns/a")
-            .is_some_and(|o| o.meta().labels["app"] == "db")
+            .is_some_and(|o| o.meta().label("app") == Some("db"))
     })
     .await;
     assert_eq!(calls.load(Ordering::SeqCst), 3, "2 listed + 1 watched");
     for obj in h.informer.indexer().list() {
-        assert_eq!(obj.meta().labels["transformed"], "yes");
+        assert_eq!(obj.meta().label("transformed"), Some("yes"));
     }
     h.shutdown().await;
 }

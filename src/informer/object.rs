@@ -5,7 +5,6 @@
 //! the raw bytes back out, and every decision the pipeline makes reads the parsed metadata.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -24,27 +23,82 @@ pub struct CachedObject {
     index_values: Box<[Box<[String]>]>,
 }
 
-/// The metadata fields the pipeline reads; everything else stays in the raw JSON.
+/// The metadata fields the pipeline reads; everything else stays in the raw JSON. Kept
+/// compact (exact-size boxed strings, labels as a sorted slice, name and namespace as parts of
+/// the key) because it is paid once per cached object.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObjectMeta {
-    pub key: String,
-    pub name: String,
-    pub namespace: Option<String>,
-    pub uid: String,
-    pub resource_version: String,
-    pub creation_timestamp: Option<String>,
-    pub deletion_timestamp: Option<String>,
-    pub labels: BTreeMap<String, String>,
-    pub owner_references: Vec<OwnerReference>,
+    /// `namespace/name`, or `name`.
+    key: Box<str>,
+    /// Length of the namespace prefix of `key`; 0 for cluster-scoped objects.
+    namespace_len: usize,
+    uid: Box<str>,
+    resource_version: Box<str>,
+    creation_timestamp: Option<Box<str>>,
+    deletion_timestamp: Option<Box<str>>,
+    /// Sorted by label key.
+    labels: Box<[(Box<str>, Box<str>)]>,
+    owner_references: Box<[OwnerReference]>,
 }
 
 /// One entry of `metadata.ownerReferences`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OwnerReference {
-    pub kind: String,
-    pub name: String,
-    pub uid: String,
+    pub kind: Box<str>,
+    pub name: Box<str>,
+    pub uid: Box<str>,
     pub controller: bool,
+}
+
+impl ObjectMeta {
+    /// `namespace/name`, or `name` for cluster-scoped objects (Rule I1).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    pub fn name(&self) -> &str {
+        match self.namespace_len {
+            0 => &self.key,
+            n => &self.key[n + 1..],
+        }
+    }
+
+    pub fn namespace(&self) -> Option<&str> {
+        (self.namespace_len > 0).then(|| &self.key[..self.namespace_len])
+    }
+
+    pub fn uid(&self) -> &str {
+        &self.uid
+    }
+
+    pub fn resource_version(&self) -> &str {
+        &self.resource_version
+    }
+
+    pub fn creation_timestamp(&self) -> Option<&str> {
+        self.creation_timestamp.as_deref()
+    }
+
+    pub fn deletion_timestamp(&self) -> Option<&str> {
+        self.deletion_timestamp.as_deref()
+    }
+
+    /// The value of label `key`.
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .binary_search_by(|(k, _)| (**k).cmp(key))
+            .ok()
+            .map(|i| &*self.labels[i].1)
+    }
+
+    /// Every label, sorted by key.
+    pub fn labels(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.labels.iter().map(|(k, v)| (&**k, &**v))
+    }
+
+    pub fn owner_references(&self) -> &[OwnerReference] {
+        &self.owner_references
+    }
 }
 
 /// Why raw bytes could not become a cached object.
@@ -88,11 +142,11 @@ impl CachedObject {
 
     /// `namespace/name`, or `name` for cluster-scoped objects (Rule I1).
     pub fn key(&self) -> &str {
-        &self.meta.key
+        self.meta.key()
     }
 
     pub fn resource_version(&self) -> &str {
-        &self.meta.resource_version
+        self.meta.resource_version()
     }
 
     /// The values index function `index` produced for this object.
@@ -251,10 +305,36 @@ struct RawMeta<'a> {
     creation_timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     deletion_timestamp: Option<Cow<'a, str>>,
-    #[serde(default)]
-    labels: Option<BTreeMap<String, String>>,
+    #[serde(borrow, default)]
+    labels: Option<Pairs<'a>>,
     #[serde(borrow, default)]
     owner_references: Option<Vec<RawOwnerRef<'a>>>,
+}
+
+/// A JSON object of strings as `(key, value)` pairs, without building a map.
+struct Pairs<'a>(Vec<(Cow<'a, str>, Cow<'a, str>)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Pairs<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
+            type Value = Pairs<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of strings")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut pairs = Vec::with_capacity(m.size_hint().unwrap_or(4));
+                while let Some(entry) = m.next_entry::<Cow<'de, str>, Cow<'de, str>>()? {
+                    pairs.push(entry);
+                }
+                Ok(Pairs(pairs))
+            }
+        }
+        d.deserialize_map(Visitor(std::marker::PhantomData))
+    }
 }
 
 #[derive(Deserialize)]
@@ -277,28 +357,39 @@ fn parse_meta(raw: &[u8]) -> Result<ObjectMeta, DecodeError> {
         .name
         .filter(|n| !n.is_empty())
         .ok_or(DecodeError::MissingName)?;
-    let namespace = m.namespace.filter(|n| !n.is_empty()).map(Cow::into_owned);
+    let namespace = m.namespace.filter(|n| !n.is_empty());
+    let mut labels: Vec<(Box<str>, Box<str>)> = m
+        .labels
+        .map(|p| p.0)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (boxed(k), boxed(v)))
+        .collect();
+    labels.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(ObjectMeta {
-        key: object_key(namespace.as_deref(), &name),
-        name: name.into_owned(),
-        namespace,
-        uid: m.uid.map(Cow::into_owned).unwrap_or_default(),
-        resource_version: m.resource_version.map(Cow::into_owned).unwrap_or_default(),
-        creation_timestamp: m.creation_timestamp.map(Cow::into_owned),
-        deletion_timestamp: m.deletion_timestamp.map(Cow::into_owned),
-        labels: m.labels.unwrap_or_default(),
+        key: object_key(namespace.as_deref(), &name).into_boxed_str(),
+        namespace_len: namespace.map_or(0, |n| n.len()),
+        uid: m.uid.map(boxed).unwrap_or_default(),
+        resource_version: m.resource_version.map(boxed).unwrap_or_default(),
+        creation_timestamp: m.creation_timestamp.map(boxed),
+        deletion_timestamp: m.deletion_timestamp.map(boxed),
+        labels: labels.into_boxed_slice(),
         owner_references: m
             .owner_references
             .unwrap_or_default()
             .into_iter()
             .map(|o| OwnerReference {
-                kind: o.kind.into_owned(),
-                name: o.name.into_owned(),
-                uid: o.uid.into_owned(),
+                kind: boxed(o.kind),
+                name: boxed(o.name),
+                uid: boxed(o.uid),
                 controller: o.controller.unwrap_or(false),
             })
             .collect(),
     })
+}
+
+fn boxed(s: Cow<'_, str>) -> Box<str> {
+    s.into_owned().into_boxed_str()
 }
 
 #[cfg(test)]
@@ -323,10 +414,7 @@ mod tests {
         let raw = br#"{"kind":"Pod","metadata":{"name":"p","namespace":"n","labels":{"app":"web"},
             "ownerReferences":[{"kind":"ReplicaSet","name":"rs1","uid":"u","controller":true}]},"spec":{}}"#;
         let obj = CachedObject::from_json(raw.to_vec()).unwrap();
-        assert_eq!(
-            obj.meta().labels.get("app").map(String::as_str),
-            Some("web")
-        );
+        assert_eq!(obj.meta().label("app"), Some("web"));
         assert_eq!(obj.controller_ref().as_deref(), Some("ReplicaSet/rs1"));
         assert_eq!(obj.raw(), raw);
     }

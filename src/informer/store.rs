@@ -95,8 +95,13 @@ impl IndexFunc {
 
     fn values(&self, obj: &CachedObject, json: Option<&Value>) -> Vec<String> {
         match self {
-            IndexFunc::Namespace => obj.meta().namespace.iter().cloned().collect(),
-            IndexFunc::Label(k) => obj.meta().labels.get(k).cloned().into_iter().collect(),
+            IndexFunc::Namespace => obj
+                .meta()
+                .namespace()
+                .map(str::to_owned)
+                .into_iter()
+                .collect(),
+            IndexFunc::Label(k) => obj.meta().label(k).map(str::to_owned).into_iter().collect(),
             IndexFunc::Annotation(k) => json
                 .and_then(|v| v.pointer("/metadata/annotations"))
                 .and_then(|a| a.get(k))

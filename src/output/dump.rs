@@ -132,8 +132,7 @@ fn write_columns(buf: &mut Vec<u8>, header: &[String], rows: Vec<Vec<String>>, n
 fn object_age(obj: &ObjectRef, now: jiff::Timestamp) -> String {
     let Some(created) = obj
         .meta()
-        .creation_timestamp
-        .as_deref()
+        .creation_timestamp()
         .and_then(|t| t.parse::<jiff::Timestamp>().ok())
     else {
         return "<unknown>".to_owned();

@@ -289,7 +289,7 @@ impl Cells {
                 rv: notification.object().resource_version().to_owned(),
                 handler: Some(handler.to_string()),
                 pending: Some(*pending),
-                uid: notification.object().meta().uid.clone(),
+                uid: notification.object().meta().uid().to_owned(),
             },
             Handled {
                 handler,
