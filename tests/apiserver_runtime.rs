@@ -288,3 +288,72 @@ async fn selector_watch_sees_objects_leave_and_enter() -> TestResult {
     server.shutdown().await;
     Ok(())
 }
+
+/// Creates `count` ~2 KB configmaps-like pods through the in-process write path.
+fn create_many(server: &EmbeddedServer, count: usize) -> TestResult {
+    let padding = "x".repeat(2_000);
+    for i in 0..count {
+        server.create_object(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("lag-{i:05}"), "namespace": NAMESPACE,
+                         "annotations": {"padding": padding}},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}
+        }))?;
+    }
+    Ok(())
+}
+
+/// Reads `count` events from a watch that was not polled while they were written.
+async fn read_after_lag(
+    history: usize,
+    count: usize,
+) -> Result<Vec<WatchEvent<Pod>>, Box<dyn std::error::Error>> {
+    let server = EmbeddedServer::start(ServerConfig {
+        history,
+        ..ServerConfig::default()
+    })
+    .await?;
+    let api: Api<Pod> = Api::namespaced(server.client(), NAMESPACE);
+    let start = server.resource_version().to_string();
+    let stream = api
+        .watch(&WatchParams::default().timeout(30), &start)
+        .await?;
+    // Far more than the broadcast channel and the socket buffers hold: the server-side watcher
+    // falls behind while nobody reads.
+    create_many(&server, 6_000)?;
+    let events = tokio::time::timeout(
+        Duration::from_secs(60),
+        stream.take(count).try_collect::<Vec<_>>(),
+    )
+    .await??;
+    server.shutdown().await;
+    Ok(events)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lagging_watchers_catch_up_from_history_without_losing_events() -> TestResult {
+    let events = read_after_lag(10_000, 6_000).await?;
+    let names: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            WatchEvent::Added(pod) => pod.metadata.name.clone(),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<String> = (0..6_000).map(|i| format!("lag-{i:05}")).collect();
+    assert_eq!(names, expected);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watchers_lagging_beyond_history_get_410() -> TestResult {
+    // The stream ends right after the ERROR event, before 6001 items.
+    let events = read_after_lag(100, 6_001).await?;
+    let last = events.last();
+    assert!(
+        matches!(last, Some(WatchEvent::Error(status)) if status.code == 410),
+        "expected the stream to end with a 410 ERROR event after {} events",
+        events.len()
+    );
+    Ok(())
+}

@@ -45,6 +45,7 @@ use self::server::App;
 use self::store::Store;
 
 pub use self::kubeconfig::CONTEXT;
+pub use self::seed::synthetic_pod;
 
 /// Where initial objects come from.
 #[derive(Debug, Clone, PartialEq)]
