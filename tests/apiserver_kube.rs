@@ -500,14 +500,19 @@ async fn metadata_watches_and_timeouts_end_cleanly() -> TestResult {
     let params = WatchParams::default().timeout(1);
     let events: Vec<_> = tokio::time::timeout(
         std::time::Duration::from_secs(10),
-        pods.watch_metadata(&params, "0").await?.try_collect::<Vec<_>>(),
+        pods.watch_metadata(&params, "0")
+            .await?
+            .try_collect::<Vec<_>>(),
     )
     .await??;
     assert!(!events.is_empty());
     for event in &events {
         match event {
             WatchEvent::Added(meta) => {
-                assert_eq!(meta.types.as_ref().map(|t| t.kind.as_str()), Some("PartialObjectMetadata"));
+                assert_eq!(
+                    meta.types.as_ref().map(|t| t.kind.as_str()),
+                    Some("PartialObjectMetadata")
+                );
                 assert_eq!(meta.metadata.namespace.as_deref(), Some("shop"));
             }
             other => return Err(format!("expected only ADDED events, got {other:?}").into()),
@@ -522,13 +527,26 @@ async fn status_subresource_updates_only_status() -> TestResult {
     let server = server(vec![]).await?;
     let client = server.client();
     let pods = api_for(&client, "", "v1", "Pod", Some("default")).await?;
-    let pod_resource = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods");
-    let pod = object(&pod_resource, json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}))?;
+    let pod_resource =
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods");
+    let pod = object(
+        &pod_resource,
+        json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}),
+    )?;
     let created = pods.create(&PostParams::default(), &pod).await?;
-    assert_eq!(created.data.pointer("/status/phase"), Some(&json!("Pending")));
-    let patch = Patch::Merge(json!({"status": {"phase": "Running"}, "spec": {"nodeName": "ignored"}}));
-    let patched = pods.patch_status("p", &PatchParams::default(), &patch).await?;
-    assert_eq!(patched.data.pointer("/status/phase"), Some(&json!("Running")));
+    assert_eq!(
+        created.data.pointer("/status/phase"),
+        Some(&json!("Pending"))
+    );
+    let patch =
+        Patch::Merge(json!({"status": {"phase": "Running"}, "spec": {"nodeName": "ignored"}}));
+    let patched = pods
+        .patch_status("p", &PatchParams::default(), &patch)
+        .await?;
+    assert_eq!(
+        patched.data.pointer("/status/phase"),
+        Some(&json!("Running"))
+    );
     assert_eq!(patched.data.pointer("/spec/nodeName"), None);
     server.shutdown().await;
     Ok(())
@@ -536,11 +554,19 @@ async fn status_subresource_updates_only_status() -> TestResult {
 
 #[tokio::test]
 async fn churn_keeps_writing_pods() -> TestResult {
-    let server = EmbeddedServer::start(ServerConfig { churn: Some(200.0), ..ServerConfig::default() }).await?;
+    let server = EmbeddedServer::start(ServerConfig {
+        churn: Some(200.0),
+        ..ServerConfig::default()
+    })
+    .await?;
     let client = server.client();
     let pods = api_for(&client, "", "v1", "Pod", Some("default")).await?;
     let events = pods.watch(&WatchParams::default().timeout(20), "0").await?;
-    let seen: Vec<_> = tokio::time::timeout(std::time::Duration::from_secs(20), events.take(30).try_collect::<Vec<_>>()).await??;
+    let seen: Vec<_> = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        events.take(30).try_collect::<Vec<_>>(),
+    )
+    .await??;
     assert!(seen.iter().any(|e| matches!(e, WatchEvent::Modified(_))));
     server.shutdown().await;
     Ok(())
@@ -550,20 +576,38 @@ async fn churn_keeps_writing_pods() -> TestResult {
 async fn seed_files_load_and_bad_ones_name_file_and_document() -> TestResult {
     let dir = tempfile::tempdir()?;
     let good = dir.path().join("good.yaml");
-    std::fs::write(&good, "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team}\ndata: {k: v}\n")?;
+    std::fs::write(
+        &good,
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team}\ndata: {k: v}\n",
+    )?;
     let server = server(vec![Seed::File(good.clone())]).await?;
     let configmaps = api_for(&server.client(), "", "v1", "ConfigMap", Some("team")).await?;
     assert!(configmaps.get("c").await.is_ok());
     server.shutdown().await;
 
     let bad = dir.path().join("bad.yaml");
-    std::fs::write(&bad, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\napiVersion: v9\nkind: Nope\nmetadata: {name: x}\n")?;
-    let message = match EmbeddedServer::start(ServerConfig { seed: vec![Seed::File(bad)], ..ServerConfig::default() }).await {
+    std::fs::write(
+        &bad,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\napiVersion: v9\nkind: Nope\nmetadata: {name: x}\n",
+    )?;
+    let message = match EmbeddedServer::start(ServerConfig {
+        seed: vec![Seed::File(bad)],
+        ..ServerConfig::default()
+    })
+    .await
+    {
         Err(e) => e.to_string(),
         Ok(_) => return Err("a bad seed file must fail".into()),
     };
-    assert!(message.contains("bad.yaml") && message.contains("document 2"), "{message}");
-    let missing = EmbeddedServer::start(ServerConfig { seed: vec![Seed::File(dir.path().join("missing.yaml"))], ..ServerConfig::default() }).await;
+    assert!(
+        message.contains("bad.yaml") && message.contains("document 2"),
+        "{message}"
+    );
+    let missing = EmbeddedServer::start(ServerConfig {
+        seed: vec![Seed::File(dir.path().join("missing.yaml"))],
+        ..ServerConfig::default()
+    })
+    .await;
     assert!(missing.is_err_and(|e| e.to_string().contains("missing.yaml")));
     Ok(())
 }
@@ -572,7 +616,11 @@ async fn seed_files_load_and_bad_ones_name_file_and_document() -> TestResult {
 async fn binding_a_used_port_is_a_clear_error() -> TestResult {
     let first = server(vec![]).await?;
     let listen = first.url().trim_start_matches("http://").parse()?;
-    let second = EmbeddedServer::start(ServerConfig { listen, ..ServerConfig::default() }).await;
+    let second = EmbeddedServer::start(ServerConfig {
+        listen,
+        ..ServerConfig::default()
+    })
+    .await;
     assert!(second.is_err_and(|e| e.to_string().starts_with("cannot listen on 127.0.0.1:")));
     first.shutdown().await;
     Ok(())

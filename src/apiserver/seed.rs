@@ -404,7 +404,7 @@ pub fn synthetic_pod(namespace: &str, index: usize) -> Value {
     let node = format!("node-{}", index % 50 + 1);
     let time = "2025-01-01T00:00:00Z";
     let tier = ["web", "api", "worker"][index % 3];
-    let phase = if index % 17 == 0 {
+    let phase = if index.is_multiple_of(17) {
         "Pending"
     } else {
         "Running"
