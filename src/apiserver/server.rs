@@ -153,12 +153,10 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
         Ok(body) => body,
         Err(e) => return ApiError::bad_request(format!("cannot read body: {e}")).into_response(),
     };
-    dispatch(&app, &parts, body)
-        .await
-        .unwrap_or_else(IntoResponse::into_response)
+    dispatch(&app, &parts, &body).unwrap_or_else(IntoResponse::into_response)
 }
 
-async fn dispatch(app: &Arc<App>, parts: &Parts, body: Bytes) -> Result<Response, ApiError> {
+fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Response, ApiError> {
     let path = parts.uri.path().to_owned();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let registry = || app.store.registry();
@@ -173,10 +171,8 @@ async fn dispatch(app: &Arc<App>, parts: &Parts, body: Bytes) -> Result<Response
         ["openapi", "v3"] => Ok(openapi::index(&registry())),
         ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version),
         ["openapi", "v3", "apis", group, version] => openapi::document(&registry(), group, version),
-        ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest).await,
-        ["apis", group, version, rest @ ..] => {
-            resource(app, parts, body, group, version, rest).await
-        }
+        ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest),
+        ["apis", group, version, rest @ ..] => resource(app, parts, body, group, version, rest),
         _ => Err(ApiError::no_route()),
     }
 }
@@ -221,10 +217,10 @@ fn parse_resource_path<'a>(group: &str, rest: &[&'a str]) -> Option<ResourcePath
     }
 }
 
-async fn resource(
+fn resource(
     app: &Arc<App>,
     parts: &Parts,
-    body: Bytes,
+    body: &Bytes,
     group: &str,
     version: &str,
     rest: &[&str],
@@ -257,10 +253,10 @@ async fn resource(
             .to_owned(),
         resource,
     };
-    route_method(app, &parts.method, &request, &body).await
+    route_method(app, &parts.method, &request, body)
 }
 
-async fn route_method(
+fn route_method(
     app: &Arc<App>,
     method: &Method,
     request: &ResourceRequest,
