@@ -32,6 +32,8 @@ pub struct App {
     pub token: Option<String>,
     /// Interval between BOOKMARK events on watches that allow them.
     pub bookmark_interval: Duration,
+    /// Minor version reported by `/version`.
+    pub kubernetes_minor: u32,
     /// Bumped to end every open watch.
     pub closer: watch::Sender<u64>,
     /// Set once shutdown began: new watches end at once.
@@ -51,14 +53,18 @@ pub enum Representation {
     Table,
 }
 
+/// The request's `Accept` header ("" when absent).
+fn accept(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
 impl Representation {
     /// Picks the first representation of the `Accept` header the server supports.
     fn from_headers(headers: &HeaderMap) -> Self {
-        let accept = headers
-            .get(header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        for clause in accept.split(',') {
+        for clause in accept(headers).split(',') {
             if clause.contains("as=Table") {
                 return Representation::Table;
             }
@@ -161,13 +167,14 @@ fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Response, Api
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let registry = || app.store.registry();
     match segments.as_slice() {
-        ["version"] => Ok(discovery::version()),
+        ["version"] => Ok(discovery::version(app.kubernetes_minor)),
         ["healthz" | "livez" | "readyz"] => Ok("ok".into_response()),
         ["api"] => Ok(discovery::core_versions(&app.address)),
         ["apis"] => Ok(discovery::group_list(&registry())),
         ["apis", group] => discovery::group(&registry(), group),
         ["api", version] => discovery::resource_list(&registry(), "", version),
         ["apis", group, version] => discovery::resource_list(&registry(), group, version),
+        ["openapi", "v2"] => Ok(openapi::v2(accept(&parts.headers))),
         ["openapi", "v3"] => Ok(openapi::index(&registry())),
         ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version),
         ["openapi", "v3", "apis", group, version] => openapi::document(&registry(), group, version),
