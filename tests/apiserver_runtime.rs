@@ -24,7 +24,7 @@ type TestResult = Result<(), Box<dyn std::error::Error>>;
 const NAMESPACE: &str = "rt";
 
 /// A disruption applied to the server at some write steps.
-type Disruption = fn(&EmbeddedServer);
+type Disruption = fn(&EmbeddedServer) -> TestResult;
 
 async fn start_server() -> Result<EmbeddedServer, Box<dyn std::error::Error>> {
     Ok(EmbeddedServer::start(ServerConfig {
@@ -78,7 +78,7 @@ async fn drive_writes(
             }
         }
         if step % every == every - 1 {
-            disrupt(server);
+            disrupt(server)?;
         }
         tokio::task::yield_now().await;
     }
@@ -149,15 +149,27 @@ async fn reflector_converges(
     result.map(|()| lists.load(Ordering::SeqCst))
 }
 
-fn no_disruption(_: &EmbeddedServer) {}
-
-fn close_watches(server: &EmbeddedServer) {
-    server.close_watches();
+fn no_disruption(_: &EmbeddedServer) -> TestResult {
+    Ok(())
 }
 
-fn force_410(server: &EmbeddedServer) {
+fn close_watches(server: &EmbeddedServer) -> TestResult {
+    server.close_watches();
+    Ok(())
+}
+
+/// A write the watchers cannot have seen yet, then history trimmed and watches closed: the
+/// watchers resume from an older resourceVersion than the history keeps and get 410.
+fn force_410(server: &EmbeddedServer) -> TestResult {
+    let name = format!("unseen-{}", server.resource_version());
+    server.create_object(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}
+    }))?;
     server.trim_history();
     server.close_watches();
+    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
