@@ -268,7 +268,11 @@ async fn watch_replays_events_after_a_resource_version() -> TestResult {
     )
     .await?;
     api.delete("a", &DeleteParams::default()).await?;
-    let params = WatchParams::default().timeout(5);
+    let params = WatchParams {
+        bookmarks: false,
+        ..WatchParams::default()
+    }
+    .timeout(5);
     let events: Vec<_> = api
         .watch(&params, &start.to_string())
         .await?
@@ -515,7 +519,14 @@ async fn metadata_watches_and_timeouts_end_cleanly() -> TestResult {
                 );
                 assert_eq!(meta.metadata.namespace.as_deref(), Some("shop"));
             }
-            other => return Err(format!("expected only ADDED events, got {other:?}").into()),
+            WatchEvent::Bookmark(bookmark) => {
+                assert_eq!(bookmark.types.kind, "PartialObjectMetadata")
+            }
+            other => {
+                return Err(
+                    format!("expected only ADDED and BOOKMARK events, got {other:?}").into(),
+                );
+            }
         }
     }
     server.shutdown().await;

@@ -273,7 +273,12 @@ async fn selector_watch_sees_objects_leave_and_enter() -> TestResult {
     let api: Api<Pod> = Api::namespaced(server.client(), NAMESPACE);
     api.create(&PostParams::default(), &pod("a")?).await?;
     let start = server.resource_version().to_string();
-    let params = WatchParams::default().labels("tier=gold").timeout(10);
+    let params = WatchParams {
+        bookmarks: false,
+        ..WatchParams::default()
+    }
+    .labels("tier=gold")
+    .timeout(10);
     let events = api.watch(&params, &start).await?;
     let relabel = |tier: &str| Patch::Merge(json!({"metadata": {"labels": {"tier": tier}}}));
     api.patch("a", &PatchParams::default(), &relabel("gold"))
@@ -328,7 +333,14 @@ async fn read_after_lag(
     let api: Api<Pod> = Api::namespaced(server.client(), NAMESPACE);
     let start = server.resource_version().to_string();
     let stream = api
-        .watch(&WatchParams::default().timeout(30), &start)
+        .watch(
+            &WatchParams {
+                bookmarks: false,
+                ..WatchParams::default()
+            }
+            .timeout(30),
+            &start,
+        )
         .await?;
     // Far more than the broadcast channel and the socket buffers hold: the server-side watcher
     // falls behind while nobody reads.
