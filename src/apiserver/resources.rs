@@ -292,6 +292,11 @@ impl Registry {
         groups
     }
 
+    /// Every served resource type.
+    pub fn all(&self) -> Vec<Arc<ResourceType>> {
+        self.types.values().cloned().collect()
+    }
+
     /// The resources served in one group version.
     pub fn in_group_version(&self, group: &str, version: &str) -> Vec<Arc<ResourceType>> {
         self.types
