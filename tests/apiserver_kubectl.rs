@@ -178,6 +178,20 @@ async fn kubectl_gets_builtin_resources() -> TestResult {
     ] {
         fixture.run(&["get", short, "-A"]).await?;
     }
+    let everything = fixture
+        .run(&["get", "all", "-n", "data", "-o", "name"])
+        .await?;
+    for expected in [
+        "pod/postgres-0",
+        "service/cache",
+        "deployment.apps/cache",
+        "statefulset.apps/postgres",
+    ] {
+        assert!(
+            everything.contains(expected),
+            "{expected} missing from {everything}"
+        );
+    }
     let denied = fixture.fail(&["get", "podz"]).await?;
     assert!(denied.contains("podz"), "{denied}");
     Ok(())
@@ -218,6 +232,15 @@ async fn kubectl_applies_labels_and_deletes() -> TestResult {
         .run(&["get", "cm", "-l", "tier=gold", "-o", "name"])
         .await?;
     assert_eq!(selected.trim(), "configmap/applied");
+
+    let server_side = fixture.write("ssa.yaml", &manifest.replace("applied", "server-side"))?;
+    let ssa = fixture
+        .run(&["apply", "--server-side", "-f", path_arg(&server_side)?])
+        .await?;
+    assert!(
+        ssa.contains("configmap/server-side serverside-applied"),
+        "{ssa}"
+    );
 
     let deleted = fixture.run(&["delete", "cm", "applied"]).await?;
     assert!(deleted.contains("deleted"), "{deleted}");

@@ -94,11 +94,13 @@ fn api_resource(resource: &ResourceType) -> Value {
         "kind": resource.kind,
         "verbs": VERBS,
     });
-    if let Some(map) = value
-        .as_object_mut()
-        .filter(|_| !resource.short_names.is_empty())
-    {
-        map.insert("shortNames".into(), json!(resource.short_names));
+    if let Some(map) = value.as_object_mut() {
+        if !resource.short_names.is_empty() {
+            map.insert("shortNames".into(), json!(resource.short_names));
+        }
+        if !resource.categories.is_empty() {
+            map.insert("categories".into(), json!(resource.categories));
+        }
     }
     value
 }
