@@ -310,6 +310,11 @@ impl Watcher {
     /// Writes to the client; false once it is gone or watches were closed meanwhile (a client
     /// that stops reading cannot hold a closing watch open).
     async fn send(&self, bytes: Bytes) -> bool {
+        let bytes = match self.out.try_send(bytes) {
+            Ok(()) => return true,
+            Err(mpsc::error::TrySendError::Closed(_)) => return false,
+            Err(mpsc::error::TrySendError::Full(bytes)) => bytes,
+        };
         let mut closer = self.app.closer.subscribe();
         if self.closed(&closer) {
             return false;
