@@ -154,7 +154,7 @@ pub fn delete_collection(app: &App, request: &ResourceRequest) -> Result<Respons
     } else {
         rv
     };
-    let body = render_list(resource, request.representation, &deleted, rv, None);
+    let body = render_list(resource, request.representation, deleted, rv, None);
     Ok(json_response(StatusCode::OK, body))
 }
 
