@@ -2,14 +2,15 @@
 //! (raw reader and kube-rs), then streams N watch events to a raw HTTP reader and to a
 //! kube-runtime `watcher` and prints the server's write rate next to both consumption rates.
 //!
-//! `cargo bench --bench apiserver`; `KINFORMER_BENCH_OBJECTS` and `KINFORMER_BENCH_EVENTS`
-//! shrink the run (defaults 100000 and 20000).
+//! `cargo bench --bench apiserver`; `KINFORMER_BENCH_OBJECTS` (configmaps), `KINFORMER_BENCH_PODS`
+//! (realistic pods, also listed) and `KINFORMER_BENCH_EVENTS` shrink the run (defaults 100000,
+//! 100000 and 20000).
 
 use std::error::Error;
 use std::time::{Duration, Instant};
 
 use futures_util::{StreamExt, TryStreamExt};
-use kinformer::apiserver::{EmbeddedServer, ServerConfig};
+use kinformer::apiserver::{EmbeddedServer, ServerConfig, synthetic_pod};
 use kube::Api;
 use kube::api::{DynamicObject, ListParams};
 use kube::core::{ApiResource, GroupVersionKind};
@@ -46,10 +47,17 @@ fn configmap(namespace: &str, index: usize) -> Value {
 }
 
 fn configmaps(client: kube::Client, namespace: Option<&str>) -> Api<DynamicObject> {
-    let resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("", "v1", "ConfigMap"),
-        "configmaps",
-    );
+    core_api(client, namespace, "ConfigMap", "configmaps")
+}
+
+fn core_api(
+    client: kube::Client,
+    namespace: Option<&str>,
+    kind: &str,
+    plural: &str,
+) -> Api<DynamicObject> {
+    let resource =
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", kind), plural);
     match namespace {
         Some(ns) => Api::namespaced_with(client, ns, &resource),
         None => Api::all_with(client, &resource),
@@ -75,13 +83,27 @@ async fn raw_get(server: &EmbeddedServer, path: &str) -> BenchResult<BufReader<T
     }
 }
 
+/// The `continue` token of a list response body (searched in the list metadata at its start).
+fn continue_token(body: &[u8]) -> Option<String> {
+    let head = String::from_utf8_lossy(&body[..body.len().min(4096)]);
+    let start = head.find("\"continue\":\"")? + "\"continue\":\"".len();
+    let end = head[start..].find('"')? + start;
+    Some(head[start..end].to_owned())
+}
+
 fn rate(count: f64, elapsed: Duration) -> f64 {
     count / elapsed.as_secs_f64().max(1e-9)
 }
 
-async fn bench_list(server: &EmbeddedServer, objects: usize) -> BenchResult {
+async fn bench_list(
+    server: &EmbeddedServer,
+    objects: usize,
+    kind: &str,
+    plural: &str,
+) -> BenchResult {
+    println!("-- {objects} {plural}");
     let started = Instant::now();
-    let mut reader = raw_get(server, "/api/v1/configmaps").await?;
+    let mut reader = raw_get(server, &format!("/api/v1/{plural}")).await?;
     let mut body = Vec::new();
     reader.read_to_end(&mut body).await?;
     let elapsed = started.elapsed();
@@ -93,7 +115,7 @@ async fn bench_list(server: &EmbeddedServer, objects: usize) -> BenchResult {
         rate(objects as f64, elapsed)
     );
     let started = Instant::now();
-    let listed = configmaps(server.client(), None)
+    let listed = core_api(server.client(), None, kind, plural)
         .list(&ListParams::default())
         .await?;
     let elapsed = started.elapsed();
@@ -104,11 +126,33 @@ async fn bench_list(server: &EmbeddedServer, objects: usize) -> BenchResult {
         rate(listed.items.len() as f64, elapsed)
     );
     let started = Instant::now();
+    let (mut pages, mut bytes) = (0, 0);
+    let mut path = format!("/api/v1/{plural}?limit=500");
+    loop {
+        let mut body = Vec::new();
+        raw_get(server, &path).await?.read_to_end(&mut body).await?;
+        pages += 1;
+        bytes += body.len();
+        match continue_token(&body) {
+            Some(token) => path = format!("/api/v1/{plural}?limit=500&continue={token}"),
+            None => break,
+        }
+    }
+    let elapsed = started.elapsed();
+    println!(
+        "LIST raw paged:  {pages} pages of 500, {:.1} MB in {:.3}s = {:.0} objects/s",
+        bytes as f64 / 1e6,
+        elapsed.as_secs_f64(),
+        rate(objects as f64, elapsed)
+    );
+    let started = Instant::now();
     let mut pages = 0;
     let mut seen = 0;
     let mut params = ListParams::default().limit(500);
     loop {
-        let page = configmaps(server.client(), None).list(&params).await?;
+        let page = core_api(server.client(), None, kind, plural)
+            .list(&params)
+            .await?;
         pages += 1;
         seen += page.items.len();
         match page.metadata.continue_ {
@@ -212,6 +256,7 @@ async fn bench_watch(server: &EmbeddedServer, events: usize) -> BenchResult {
 
 async fn run() -> BenchResult {
     let objects = env_count("KINFORMER_BENCH_OBJECTS", 100_000);
+    let pods = env_count("KINFORMER_BENCH_PODS", 100_000);
     let events = env_count("KINFORMER_BENCH_EVENTS", 20_000);
     let server = EmbeddedServer::start(ServerConfig {
         history: events + 1_000,
@@ -225,7 +270,15 @@ async fn run() -> BenchResult {
         "SEED direct:     {seeded} configmaps in {:.3}s",
         started.elapsed().as_secs_f64()
     );
-    bench_list(&server, seeded).await?;
+    bench_list(&server, seeded, "ConfigMap", "configmaps").await?;
+    let started = Instant::now();
+    let seeded =
+        server.seed_objects((0..pods).map(|i| synthetic_pod(&format!("ns-{}", i % 20), i)))?;
+    println!(
+        "SEED direct:     {seeded} pods (~2.5 KB each) in {:.3}s",
+        started.elapsed().as_secs_f64()
+    );
+    bench_list(&server, seeded, "Pod", "pods").await?;
     bench_watch(&server, events).await?;
     server.shutdown().await;
     Ok(())

@@ -268,7 +268,11 @@ async fn watch_replays_events_after_a_resource_version() -> TestResult {
     )
     .await?;
     api.delete("a", &DeleteParams::default()).await?;
-    let params = WatchParams::default().timeout(5);
+    let params = WatchParams {
+        bookmarks: false,
+        ..WatchParams::default()
+    }
+    .timeout(5);
     let events: Vec<_> = api
         .watch(&params, &start.to_string())
         .await?
@@ -515,7 +519,14 @@ async fn metadata_watches_and_timeouts_end_cleanly() -> TestResult {
                 );
                 assert_eq!(meta.metadata.namespace.as_deref(), Some("shop"));
             }
-            other => return Err(format!("expected only ADDED events, got {other:?}").into()),
+            WatchEvent::Bookmark(bookmark) => {
+                assert_eq!(bookmark.types.kind, "PartialObjectMetadata")
+            }
+            other => {
+                return Err(
+                    format!("expected only ADDED and BOOKMARK events, got {other:?}").into(),
+                );
+            }
         }
     }
     server.shutdown().await;
@@ -623,5 +634,42 @@ async fn binding_a_used_port_is_a_clear_error() -> TestResult {
     .await;
     assert!(second.is_err_and(|e| e.to_string().starts_with("cannot listen on 127.0.0.1:")));
     first.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn server_side_apply_creates_then_merges() -> TestResult {
+    let server = server(vec![]).await?;
+    let client = server.client();
+    let api = api_for(&client, "", "v1", "ConfigMap", Some("default")).await?;
+    let params = PatchParams::apply("kinformer-test");
+    let applied = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"}, "data": {"k": "1"}});
+    let created = api.patch("ssa", &params, &Patch::Apply(&applied)).await?;
+    assert_eq!(data_of(&created), Some("1"));
+    let changed = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"}, "data": {"k": "2"}});
+    let merged = api.patch("ssa", &params, &Patch::Apply(&changed)).await?;
+    assert_eq!(data_of(&merged), Some("2"));
+    assert_eq!(merged.metadata.uid, created.metadata.uid);
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn deleting_a_namespace_deletes_its_objects() -> TestResult {
+    let server = server(vec![Seed::Builtin]).await?;
+    let client = server.client();
+    let namespaces = api_for(&client, "", "v1", "Namespace", None).await?;
+    namespaces.delete("shop", &DeleteParams::default()).await?;
+    let pods = api_for(&client, "", "v1", "Pod", Some("shop")).await?;
+    assert!(pods.list(&ListParams::default()).await?.items.is_empty());
+    let everywhere = api_for(&client, "", "v1", "Pod", None).await?;
+    assert!(
+        !everywhere
+            .list(&ListParams::default())
+            .await?
+            .items
+            .is_empty()
+    );
+    server.shutdown().await;
     Ok(())
 }

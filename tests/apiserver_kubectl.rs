@@ -36,9 +36,15 @@ struct Fixture {
 
 impl Fixture {
     async fn start() -> Result<Fixture, Box<dyn std::error::Error>> {
+        Fixture::reporting_minor(32).await
+    }
+
+    /// A server whose `/version` reports `v1.{minor}` (the dispatcher then runs that kubectl).
+    async fn reporting_minor(minor: u32) -> Result<Fixture, Box<dyn std::error::Error>> {
         let kubectl = kubectl_binary()?;
         let server = EmbeddedServer::start(ServerConfig {
             seed: vec![Seed::Builtin],
+            kubernetes_minor: minor,
             ..ServerConfig::default()
         })
         .await?;
@@ -172,6 +178,20 @@ async fn kubectl_gets_builtin_resources() -> TestResult {
     ] {
         fixture.run(&["get", short, "-A"]).await?;
     }
+    let everything = fixture
+        .run(&["get", "all", "-n", "data", "-o", "name"])
+        .await?;
+    for expected in [
+        "pod/postgres-0",
+        "service/cache",
+        "deployment.apps/cache",
+        "statefulset.apps/postgres",
+    ] {
+        assert!(
+            everything.contains(expected),
+            "{expected} missing from {everything}"
+        );
+    }
     let denied = fixture.fail(&["get", "podz"]).await?;
     assert!(denied.contains("podz"), "{denied}");
     Ok(())
@@ -213,6 +233,15 @@ async fn kubectl_applies_labels_and_deletes() -> TestResult {
         .await?;
     assert_eq!(selected.trim(), "configmap/applied");
 
+    let server_side = fixture.write("ssa.yaml", &manifest.replace("applied", "server-side"))?;
+    let ssa = fixture
+        .run(&["apply", "--server-side", "-f", path_arg(&server_side)?])
+        .await?;
+    assert!(
+        ssa.contains("configmap/server-side serverside-applied"),
+        "{ssa}"
+    );
+
     let deleted = fixture.run(&["delete", "cm", "applied"]).await?;
     assert!(deleted.contains("deleted"), "{deleted}");
     let missing = fixture.fail(&["get", "cm", "applied"]).await?;
@@ -220,6 +249,35 @@ async fn kubectl_applies_labels_and_deletes() -> TestResult {
         missing.contains("NotFound") && missing.contains("\"applied\" not found"),
         "{missing}"
     );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn older_kubectl_minors_get_and_apply() -> TestResult {
+    // kubectl <= 1.28 validates `apply` against OpenAPI v2, newer ones against OpenAPI v3.
+    for minor in [27, 30] {
+        let fixture = Fixture::reporting_minor(minor).await?;
+        let version = fixture.run(&["version", "-o", "json"]).await?;
+        assert!(version.contains(&format!("v1.{minor}.4")), "{version}");
+        let pods = fixture
+            .run(&["get", "po", "-n", "shop", "-l", "app=cart", "-o", "name"])
+            .await?;
+        assert_eq!(pods.lines().count(), 12, "{pods}");
+        let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\ndata: {k: one}\n";
+        let file = fixture.write("old.yaml", manifest)?;
+        fixture.run(&["apply", "-f", path_arg(&file)?]).await?;
+        let file = fixture.write("old.yaml", &manifest.replace("one", "two"))?;
+        let configured = fixture.run(&["apply", "-f", path_arg(&file)?]).await?;
+        assert!(
+            configured.contains("configured"),
+            "kubectl 1.{minor}: {configured}"
+        );
+        let data = fixture
+            .run(&["get", "cm", "old", "-o", "jsonpath={.data.k}"])
+            .await?;
+        assert_eq!(data, "two");
+        fixture.server.shutdown().await;
+    }
     Ok(())
 }
 

@@ -24,7 +24,7 @@ type TestResult = Result<(), Box<dyn std::error::Error>>;
 const NAMESPACE: &str = "rt";
 
 /// A disruption applied to the server at some write steps.
-type Disruption = fn(&EmbeddedServer);
+type Disruption = fn(&EmbeddedServer) -> TestResult;
 
 async fn start_server() -> Result<EmbeddedServer, Box<dyn std::error::Error>> {
     Ok(EmbeddedServer::start(ServerConfig {
@@ -78,7 +78,7 @@ async fn drive_writes(
             }
         }
         if step % every == every - 1 {
-            disrupt(server);
+            disrupt(server)?;
         }
         tokio::task::yield_now().await;
     }
@@ -149,15 +149,27 @@ async fn reflector_converges(
     result.map(|()| lists.load(Ordering::SeqCst))
 }
 
-fn no_disruption(_: &EmbeddedServer) {}
-
-fn close_watches(server: &EmbeddedServer) {
-    server.close_watches();
+fn no_disruption(_: &EmbeddedServer) -> TestResult {
+    Ok(())
 }
 
-fn force_410(server: &EmbeddedServer) {
+fn close_watches(server: &EmbeddedServer) -> TestResult {
+    server.close_watches();
+    Ok(())
+}
+
+/// A write the watchers cannot have seen yet, then history trimmed and watches closed: the
+/// watchers resume from an older resourceVersion than the history keeps and get 410.
+fn force_410(server: &EmbeddedServer) -> TestResult {
+    let name = format!("unseen-{}", server.resource_version());
+    server.create_object(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}
+    }))?;
     server.trim_history();
     server.close_watches();
+    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -261,7 +273,12 @@ async fn selector_watch_sees_objects_leave_and_enter() -> TestResult {
     let api: Api<Pod> = Api::namespaced(server.client(), NAMESPACE);
     api.create(&PostParams::default(), &pod("a")?).await?;
     let start = server.resource_version().to_string();
-    let params = WatchParams::default().labels("tier=gold").timeout(10);
+    let params = WatchParams {
+        bookmarks: false,
+        ..WatchParams::default()
+    }
+    .labels("tier=gold")
+    .timeout(10);
     let events = api.watch(&params, &start).await?;
     let relabel = |tier: &str| Patch::Merge(json!({"metadata": {"labels": {"tier": tier}}}));
     api.patch("a", &PatchParams::default(), &relabel("gold"))
@@ -286,5 +303,81 @@ async fn selector_watch_sees_objects_leave_and_enter() -> TestResult {
         .collect();
     assert_eq!(kinds, ["ADDED", "MODIFIED", "DELETED"]);
     server.shutdown().await;
+    Ok(())
+}
+
+/// Creates `count` ~2 KB configmaps-like pods through the in-process write path.
+fn create_many(server: &EmbeddedServer, count: usize) -> TestResult {
+    let padding = "x".repeat(2_000);
+    for i in 0..count {
+        server.create_object(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("lag-{i:05}"), "namespace": NAMESPACE,
+                         "annotations": {"padding": padding}},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}
+        }))?;
+    }
+    Ok(())
+}
+
+/// Reads `count` events from a watch that was not polled while they were written.
+async fn read_after_lag(
+    history: usize,
+    count: usize,
+) -> Result<Vec<WatchEvent<Pod>>, Box<dyn std::error::Error>> {
+    let server = EmbeddedServer::start(ServerConfig {
+        history,
+        ..ServerConfig::default()
+    })
+    .await?;
+    let api: Api<Pod> = Api::namespaced(server.client(), NAMESPACE);
+    let start = server.resource_version().to_string();
+    let stream = api
+        .watch(
+            &WatchParams {
+                bookmarks: false,
+                ..WatchParams::default()
+            }
+            .timeout(30),
+            &start,
+        )
+        .await?;
+    // Far more than the broadcast channel and the socket buffers hold: the server-side watcher
+    // falls behind while nobody reads.
+    create_many(&server, 6_000)?;
+    let events = tokio::time::timeout(
+        Duration::from_secs(60),
+        stream.take(count).try_collect::<Vec<_>>(),
+    )
+    .await??;
+    server.shutdown().await;
+    Ok(events)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lagging_watchers_catch_up_from_history_without_losing_events() -> TestResult {
+    let events = read_after_lag(10_000, 6_000).await?;
+    let names: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            WatchEvent::Added(pod) => pod.metadata.name.clone(),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<String> = (0..6_000).map(|i| format!("lag-{i:05}")).collect();
+    assert_eq!(names, expected);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watchers_lagging_beyond_history_get_410() -> TestResult {
+    // The stream ends right after the ERROR event, before 6001 items.
+    let events = read_after_lag(100, 6_001).await?;
+    let last = events.last();
+    assert!(
+        matches!(last, Some(WatchEvent::Error(status)) if status.code == 410),
+        "expected the stream to end with a 410 ERROR event after {} events",
+        events.len()
+    );
     Ok(())
 }

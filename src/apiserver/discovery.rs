@@ -24,12 +24,12 @@ fn ok(value: &Value) -> Response {
     json_response(StatusCode::OK, value.to_string())
 }
 
-/// `/version`: a v1.32 server, so kubectl's dispatcher runs kubectl 1.32.
-pub fn version() -> Response {
+/// `/version`: `v1.{minor}.4` (32 by default, so kubectl's dispatcher runs kubectl 1.32).
+pub fn version(minor: u32) -> Response {
     ok(&json!({
         "major": "1",
-        "minor": "32",
-        "gitVersion": "v1.32.4",
+        "minor": minor.to_string(),
+        "gitVersion": format!("v1.{minor}.4"),
         "gitCommit": "0000000000000000000000000000000000000000",
         "gitTreeState": "clean",
         "buildDate": "2025-04-22T00:00:00Z",
@@ -37,7 +37,7 @@ pub fn version() -> Response {
         "compiler": "gc",
         "platform": "linux/amd64",
         "emulationMajor": "1",
-        "emulationMinor": "32"
+        "emulationMinor": minor.to_string()
     }))
 }
 
@@ -94,11 +94,13 @@ fn api_resource(resource: &ResourceType) -> Value {
         "kind": resource.kind,
         "verbs": VERBS,
     });
-    if let Some(map) = value
-        .as_object_mut()
-        .filter(|_| !resource.short_names.is_empty())
-    {
-        map.insert("shortNames".into(), json!(resource.short_names));
+    if let Some(map) = value.as_object_mut() {
+        if !resource.short_names.is_empty() {
+            map.insert("shortNames".into(), json!(resource.short_names));
+        }
+        if !resource.categories.is_empty() {
+            map.insert("categories".into(), json!(resource.categories));
+        }
     }
     value
 }

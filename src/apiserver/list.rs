@@ -3,8 +3,12 @@
 
 use std::sync::Arc;
 
+use std::convert::Infallible;
+
+use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
+use futures_util::stream;
 use http::StatusCode;
 
 use super::resources::ResourceType;
@@ -53,12 +57,17 @@ pub fn serve(app: &App, request: &ResourceRequest) -> Result<Response, ApiError>
     let body = match request.representation {
         Representation::Table => {
             let objects: Vec<&StoredObject> = page.items.iter().map(Arc::as_ref).collect();
-            table::render(&request.resource, &objects, page.rv, token.as_deref())
+            Body::from(table::render(
+                &request.resource,
+                &objects,
+                page.rv,
+                token.as_deref(),
+            ))
         }
         representation => render_list(
             &request.resource,
             representation,
-            &page.items,
+            page.items,
             page.rv,
             token.as_deref(),
         ),
@@ -144,14 +153,18 @@ pub fn object_bytes(representation: Representation, object: &StoredObject) -> By
     }
 }
 
-/// `{"kind":"XList",...,"items":[...]}` from stored bytes.
+/// Size of the chunks a list body is streamed in.
+const CHUNK_BYTES: usize = 256 * 1024;
+
+/// `{"kind":"XList",...,"items":[...]}` streamed in chunks built from the stored bytes (no
+/// re-serialisation, and no copy of the whole list in memory at once).
 pub fn render_list(
     resource: &ResourceType,
     representation: Representation,
-    items: &[Arc<StoredObject>],
+    items: Vec<Arc<StoredObject>>,
     rv: u64,
     continue_token: Option<&str>,
-) -> Bytes {
+) -> Body {
     let (kind, api_version) = match representation {
         Representation::Metadata => (
             "PartialObjectMetadataList".to_owned(),
@@ -159,30 +172,90 @@ pub fn render_list(
         ),
         _ => (resource.list_kind.clone(), resource.api_version()),
     };
-    let item_bytes: Vec<Bytes> = items
-        .iter()
-        .map(|o| object_bytes(representation, o))
-        .collect();
-    let size = item_bytes.iter().map(|b| b.len() + 1).sum::<usize>() + 256;
-    let mut out = Vec::with_capacity(size);
-    out.extend_from_slice(format!(r#"{{"kind":"{kind}","apiVersion":"{api_version}","metadata":{{"resourceVersion":"{rv}""#).as_bytes());
+    let mut head = format!(
+        r#"{{"kind":"{kind}","apiVersion":"{api_version}","metadata":{{"resourceVersion":"{rv}""#
+    );
     if let Some(token) = continue_token {
-        out.extend_from_slice(format!(r#","continue":"{token}""#).as_bytes());
+        head.push_str(&format!(r#","continue":"{token}""#));
     }
-    out.extend_from_slice(br#"},"items":["#);
-    for (i, bytes) in item_bytes.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+    head.push_str(r#"},"items":["#);
+    let chunks = ListChunks {
+        pending: head.into_bytes(),
+        items: items.into_iter(),
+        representation,
+        first: true,
+        finished: false,
+    };
+    Body::from_stream(stream::iter(chunks.map(Ok::<Bytes, Infallible>)))
+}
+
+/// The chunks of a list body.
+struct ListChunks {
+    pending: Vec<u8>,
+    items: std::vec::IntoIter<Arc<StoredObject>>,
+    representation: Representation,
+    first: bool,
+    finished: bool,
+}
+
+impl Iterator for ListChunks {
+    type Item = Bytes;
+
+    fn next(&mut self) -> Option<Bytes> {
+        if self.finished {
+            return None;
         }
-        out.extend_from_slice(bytes);
+        let mut chunk = std::mem::take(&mut self.pending);
+        while chunk.len() < CHUNK_BYTES {
+            let Some(object) = self.items.next() else {
+                chunk.extend_from_slice(b"]}");
+                self.finished = true;
+                break;
+            };
+            if !self.first {
+                chunk.push(b',');
+            }
+            self.first = false;
+            chunk.extend_from_slice(&object_bytes(self.representation, &object));
+        }
+        Some(Bytes::from(chunk))
     }
-    out.extend_from_slice(b"]}");
-    Bytes::from(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_chunks_concatenate_to_valid_json() {
+        let registry = super::super::resources::Registry::with_builtins();
+        let Some(resource) = registry.find("", "v1", "configmaps") else {
+            panic!("configmaps are built in");
+        };
+        let objects: Vec<Arc<StoredObject>> = (0..300)
+            .filter_map(|i| {
+                let value = serde_json::json!({"metadata": {"name": format!("c{i}")}, "data": {"k": "x".repeat(2_000)}});
+                StoredObject::new(&value, &resource, 1).ok().map(Arc::new)
+            })
+            .collect();
+        for count in [0, 1, 300] {
+            let chunks = ListChunks {
+                pending: b"{\"items\":[".to_vec(),
+                items: objects
+                    .iter()
+                    .take(count)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+                representation: Representation::Object,
+                first: true,
+                finished: false,
+            };
+            let body: Vec<u8> = chunks.flat_map(|c| c.to_vec()).collect();
+            let parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            assert_eq!(parsed["items"].as_array().map(Vec::len), Some(count));
+        }
+    }
 
     #[test]
     fn continue_tokens_round_trip() {

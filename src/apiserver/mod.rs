@@ -45,6 +45,7 @@ use self::server::App;
 use self::store::Store;
 
 pub use self::kubeconfig::CONTEXT;
+pub use self::seed::synthetic_pod;
 
 /// Where initial objects come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,6 +74,9 @@ pub struct ServerConfig {
     pub churn: Option<f64>,
     /// Interval between BOOKMARK events on watches that allow them.
     pub bookmark_interval: Duration,
+    /// Minor version `/version` reports (default 32: `v1.32.4`). kubectl's dispatcher runs the
+    /// installed kubectl of that minor, so tests can pin older clients.
+    pub kubernetes_minor: u32,
 }
 
 impl Default for ServerConfig {
@@ -85,6 +89,7 @@ impl Default for ServerConfig {
             history: 10_000,
             churn: None,
             bookmark_interval: Duration::from_secs(1),
+            kubernetes_minor: 32,
         }
     }
 }
@@ -169,6 +174,7 @@ impl EmbeddedServer {
             store: Arc::clone(&store),
             token,
             bookmark_interval: config.bookmark_interval,
+            kubernetes_minor: config.kubernetes_minor,
             closer: watch_channel::channel(0).0,
             shutting_down: AtomicBool::new(false),
             address: address.to_string(),

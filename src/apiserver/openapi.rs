@@ -42,6 +42,24 @@ fn hash(resources: &[std::sync::Arc<ResourceType>]) -> String {
     format!("{value:016X}")
 }
 
+/// `/openapi/v2`: an empty document (older kubectl, ≤ 1.28, validates with OpenAPI v2 and fails
+/// when it is missing; with no definitions it leaves validation to the server). The protobuf
+/// form of an empty document is zero bytes.
+pub fn v2(accept: &str) -> Response {
+    if accept.contains("protobuf") {
+        let mut response = json_response(StatusCode::OK, Vec::new());
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static(
+                "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+            ),
+        );
+        return response;
+    }
+    let document = json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.4"}, "paths": {}});
+    json_response(StatusCode::OK, document.to_string())
+}
+
 /// `/openapi/v3`: the index of group-version documents.
 pub fn index(registry: &Registry) -> Response {
     let mut paths = Map::new();

@@ -41,6 +41,8 @@ pub struct ResourceType {
     pub short_names: Vec<String>,
     /// Whether objects live in a namespace.
     pub namespaced: bool,
+    /// Categories (`all` makes `kubectl get all` include the resource).
+    pub categories: Vec<String>,
 }
 
 impl ResourceType {
@@ -102,7 +104,7 @@ impl ScopeKind for ClusterResourceScope {
 }
 
 /// Describes a built-in resource from its k8s-openapi type.
-fn builtin<K>(short_names: &[&str]) -> ResourceType
+fn builtin<K>(short_names: &[&str], categories: &[&str]) -> ResourceType
 where
     K: Resource + ListableResource,
     K::Scope: ScopeKind,
@@ -116,26 +118,28 @@ where
         list_kind: K::LIST_KIND.to_owned(),
         short_names: short_names.iter().map(|s| (*s).to_owned()).collect(),
         namespaced: <K::Scope as ScopeKind>::NAMESPACED,
+        categories: categories.iter().map(|s| (*s).to_owned()).collect(),
     }
 }
 
 /// The built-in resource types served by the embedded server.
 pub fn builtins() -> Vec<ResourceType> {
+    const ALL: &[&str] = &["all"];
     vec![
-        builtin::<Namespace>(&["ns"]),
-        builtin::<Pod>(&["po"]),
-        builtin::<ConfigMap>(&["cm"]),
-        builtin::<Secret>(&[]),
-        builtin::<Service>(&["svc"]),
-        builtin::<Node>(&["no"]),
-        builtin::<Event>(&["ev"]),
-        builtin::<ServiceAccount>(&["sa"]),
-        builtin::<Deployment>(&["deploy"]),
-        builtin::<ReplicaSet>(&["rs"]),
-        builtin::<StatefulSet>(&["sts"]),
-        builtin::<DaemonSet>(&["ds"]),
-        builtin::<Lease>(&[]),
-        builtin::<CustomResourceDefinition>(&["crd", "crds"]),
+        builtin::<Namespace>(&["ns"], &[]),
+        builtin::<Pod>(&["po"], ALL),
+        builtin::<ConfigMap>(&["cm"], &[]),
+        builtin::<Secret>(&[], &[]),
+        builtin::<Service>(&["svc"], ALL),
+        builtin::<Node>(&["no"], &[]),
+        builtin::<Event>(&["ev"], &[]),
+        builtin::<ServiceAccount>(&["sa"], &[]),
+        builtin::<Deployment>(&["deploy"], ALL),
+        builtin::<ReplicaSet>(&["rs"], ALL),
+        builtin::<StatefulSet>(&["sts"], ALL),
+        builtin::<DaemonSet>(&["ds"], ALL),
+        builtin::<Lease>(&[], &[]),
+        builtin::<CustomResourceDefinition>(&["crd", "crds"], &[]),
     ]
 }
 
@@ -156,6 +160,7 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
     let singular = text(names, "singular").unwrap_or_else(|_| kind.to_ascii_lowercase());
     let list_kind = text(names, "listKind").unwrap_or_else(|_| format!("{kind}List"));
     let short_names = string_list(names.get("shortNames"));
+    let categories = string_list(names.get("categories"));
     let namespaced = spec.get("scope").and_then(Value::as_str) != Some("Cluster");
     let versions = served_versions(spec);
     if versions.is_empty() {
@@ -177,6 +182,7 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         list_kind,
         short_names,
         namespaced,
+        categories,
     })
 }
 
@@ -290,6 +296,11 @@ impl Registry {
             }
         }
         groups
+    }
+
+    /// Every served resource type.
+    pub fn all(&self) -> Vec<Arc<ResourceType>> {
+        self.types.values().cloned().collect()
     }
 
     /// The resources served in one group version.

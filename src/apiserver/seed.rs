@@ -379,6 +379,77 @@ pub fn seed_builtin(store: &Store) -> Result<(), ServerError> {
     seeded.map_err(|e| ServerError::Seed(format!("built-in cluster: {}", e.message)))
 }
 
+/// A 5-character suffix that is distinct for every index below 27^5 (a scrambled bijection).
+fn unique_suffix(index: usize) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    const SPACE: u64 = 27 * 27 * 27 * 27 * 27;
+    // 7_777_777 is coprime with 27, so multiplication permutes 0..SPACE.
+    let mut value = (index as u64 % SPACE) * 7_777_777 % SPACE;
+    (0..5)
+        .map(|_| {
+            let digit = (value % 27) as usize;
+            value /= 27;
+            char::from(ALPHABET[digit])
+        })
+        .collect()
+}
+
+/// A realistic pod of about 2.5 KB (labels, annotations, ownerReferences, managedFields, a
+/// container with probes and resources, status with conditions) for large benchmarks through
+/// `EmbeddedServer::seed_objects`. Deterministic for a given namespace and index.
+pub fn synthetic_pod(namespace: &str, index: usize) -> Value {
+    let app = format!("app-{}", index % 40);
+    let hash = suffix(&app, 0, 10);
+    let name = format!("{app}-{hash}-{}", unique_suffix(index));
+    let node = format!("node-{}", index % 50 + 1);
+    let time = "2025-01-01T00:00:00Z";
+    let tier = ["web", "api", "worker"][index % 3];
+    let phase = if index.is_multiple_of(17) {
+        "Pending"
+    } else {
+        "Running"
+    };
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {
+            "name": name, "namespace": namespace,
+            "labels": {"app": app, "pod-template-hash": hash, "tier": tier},
+            "annotations": {"kubectl.kubernetes.io/restartedAt": time, "prometheus.io/scrape": "true"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-{hash}"),
+                "uid": format!("00000000-0000-4000-a000-{:012}", index % 40), "controller": true, "blockOwnerDeletion": true}],
+            "managedFields": [
+                {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1", "time": time,
+                 "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}},
+                    "f:ownerReferences": {".": {}, "k:{\"uid\":\"x\"}": {}}},
+                    "f:spec": {"f:containers": {"k:{\"name\":\"main\"}": {".": {}, "f:image": {}, "f:name": {}, "f:ports": {}, "f:resources": {}}}}}},
+                {"manager": "kubelet", "operation": "Update", "apiVersion": "v1", "time": time, "subresource": "status",
+                 "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:conditions": {}, "f:containerStatuses": {}, "f:hostIP": {}, "f:phase": {}, "f:podIP": {}, "f:startTime": {}}}}
+            ]
+        },
+        "spec": {
+            "nodeName": node, "restartPolicy": "Always", "schedulerName": "default-scheduler",
+            "serviceAccountName": "default", "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
+            "containers": [{"name": "main", "image": format!("registry.example.com/{app}:1.{}.0", index % 7),
+                "ports": [{"containerPort": 8080, "protocol": "TCP", "name": "http"}],
+                "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}},
+                "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10},
+                "terminationMessagePath": "/dev/termination-log", "imagePullPolicy": "IfNotPresent"}]
+        },
+        "status": {
+            "phase": phase,
+            "hostIP": format!("192.168.{}.{}", index % 50 / 250, index % 50 + 10),
+            "podIP": format!("10.{}.{}.{}", index / 65_536 % 256, index / 256 % 256, index % 256),
+            "startTime": time, "qosClass": "Burstable",
+            "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": time},
+                           {"type": "PodScheduled", "status": "True", "lastTransitionTime": time}],
+            "containerStatuses": [{"name": "main", "ready": true, "restartCount": 0, "started": true,
+                "image": format!("registry.example.com/{app}:1.{}.0", index % 7), "imageID": "",
+                "state": {"running": {"startedAt": time}}}]
+        }
+    })
+}
+
 /// The YAML documents of a file (`---`-separated), numbered from 1, empty ones skipped.
 fn documents(text: &str) -> Vec<(usize, String)> {
     let mut documents = vec![String::new()];
@@ -435,6 +506,24 @@ pub fn seed_file(store: &Store, path: &Path) -> Result<(), ServerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn synthetic_pods_are_realistically_sized_and_unique() {
+        let size = serde_json::to_vec(&synthetic_pod("bench", 7)).map_or(0, |b| b.len());
+        assert!((2_000..=3_500).contains(&size), "{size} bytes");
+        let names: std::collections::BTreeSet<String> = (0..2_000)
+            .map(|i| {
+                synthetic_pod("bench", i)["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(names.len(), 2_000);
+        let suffixes: std::collections::BTreeSet<String> =
+            (0..200_000).map(unique_suffix).collect();
+        assert_eq!(suffixes.len(), 200_000);
+    }
 
     #[test]
     fn documents_are_numbered_and_empty_ones_skipped() {

@@ -32,6 +32,8 @@ pub struct App {
     pub token: Option<String>,
     /// Interval between BOOKMARK events on watches that allow them.
     pub bookmark_interval: Duration,
+    /// Minor version reported by `/version`.
+    pub kubernetes_minor: u32,
     /// Bumped to end every open watch.
     pub closer: watch::Sender<u64>,
     /// Set once shutdown began: new watches end at once.
@@ -51,14 +53,18 @@ pub enum Representation {
     Table,
 }
 
+/// The request's `Accept` header ("" when absent).
+fn accept(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
 impl Representation {
     /// Picks the first representation of the `Accept` header the server supports.
     fn from_headers(headers: &HeaderMap) -> Self {
-        let accept = headers
-            .get(header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        for clause in accept.split(',') {
+        for clause in accept(headers).split(',') {
             if clause.contains("as=Table") {
                 return Representation::Table;
             }
@@ -153,30 +159,27 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
         Ok(body) => body,
         Err(e) => return ApiError::bad_request(format!("cannot read body: {e}")).into_response(),
     };
-    dispatch(&app, &parts, body)
-        .await
-        .unwrap_or_else(IntoResponse::into_response)
+    dispatch(&app, &parts, &body).unwrap_or_else(IntoResponse::into_response)
 }
 
-async fn dispatch(app: &Arc<App>, parts: &Parts, body: Bytes) -> Result<Response, ApiError> {
+fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Response, ApiError> {
     let path = parts.uri.path().to_owned();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let registry = || app.store.registry();
     match segments.as_slice() {
-        ["version"] => Ok(discovery::version()),
+        ["version"] => Ok(discovery::version(app.kubernetes_minor)),
         ["healthz" | "livez" | "readyz"] => Ok("ok".into_response()),
         ["api"] => Ok(discovery::core_versions(&app.address)),
         ["apis"] => Ok(discovery::group_list(&registry())),
         ["apis", group] => discovery::group(&registry(), group),
         ["api", version] => discovery::resource_list(&registry(), "", version),
         ["apis", group, version] => discovery::resource_list(&registry(), group, version),
+        ["openapi", "v2"] => Ok(openapi::v2(accept(&parts.headers))),
         ["openapi", "v3"] => Ok(openapi::index(&registry())),
         ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version),
         ["openapi", "v3", "apis", group, version] => openapi::document(&registry(), group, version),
-        ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest).await,
-        ["apis", group, version, rest @ ..] => {
-            resource(app, parts, body, group, version, rest).await
-        }
+        ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest),
+        ["apis", group, version, rest @ ..] => resource(app, parts, body, group, version, rest),
         _ => Err(ApiError::no_route()),
     }
 }
@@ -221,10 +224,10 @@ fn parse_resource_path<'a>(group: &str, rest: &[&'a str]) -> Option<ResourcePath
     }
 }
 
-async fn resource(
+fn resource(
     app: &Arc<App>,
     parts: &Parts,
-    body: Bytes,
+    body: &Bytes,
     group: &str,
     version: &str,
     rest: &[&str],
@@ -257,10 +260,10 @@ async fn resource(
             .to_owned(),
         resource,
     };
-    route_method(app, &parts.method, &request, &body).await
+    route_method(app, &parts.method, &request, body)
 }
 
-async fn route_method(
+fn route_method(
     app: &Arc<App>,
     method: &Method,
     request: &ResourceRequest,

@@ -68,9 +68,24 @@ pub fn selectable_fields(resource: &ResourceType) -> &'static [&'static str] {
         "status.podIP",
     ];
     const SECRET: &[&str] = &["metadata.name", "metadata.namespace", "type"];
+    const EVENT: &[&str] = &[
+        "metadata.name",
+        "metadata.namespace",
+        "involvedObject.apiVersion",
+        "involvedObject.fieldPath",
+        "involvedObject.kind",
+        "involvedObject.name",
+        "involvedObject.namespace",
+        "involvedObject.resourceVersion",
+        "involvedObject.uid",
+        "reason",
+        "reportingComponent",
+        "type",
+    ];
     match (resource.group.as_str(), resource.plural.as_str()) {
         ("", "pods") => POD,
         ("", "secrets") => SECRET,
+        ("", "events") => EVENT,
         _ => COMMON,
     }
 }

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use futures_util::stream;
 use http::StatusCode;
 use serde_json::json;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 
 use super::list::parse_rv;
@@ -55,6 +55,8 @@ struct Watcher {
     bookmarks: bool,
     timeout: Option<Duration>,
     out: mpsc::Sender<Bytes>,
+    /// `close_watches` generation when the watch was opened; any later one ends it.
+    generation: u64,
 }
 
 /// Serves a WATCH request.
@@ -79,6 +81,7 @@ pub fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response, ApiE
         bookmarks: request.flag("allowWatchBookmarks"),
         timeout,
         out,
+        generation: *app.closer.borrow(),
     };
     tokio::spawn(watcher.run(start));
     let body = stream::unfold(receiver, |mut receiver| async move {
@@ -119,7 +122,7 @@ async fn deadline_passed(deadline: Option<Instant>) {
 impl Watcher {
     async fn run(self, start: Start) {
         let mut closer = self.app.closer.subscribe();
-        if self.app.shutting_down.load(Ordering::SeqCst) {
+        if self.closed(&closer) {
             return;
         }
         let Some((mut receiver, mut last_rv)) = self.begin(start).await else {
@@ -299,8 +302,26 @@ impl Watcher {
         watch_line("BOOKMARK", object.to_string().as_bytes())
     }
 
-    /// Writes to the client; false once it is gone.
+    /// Whether `close_watches` or shutdown happened since the watch was opened.
+    fn closed(&self, closer: &watch::Receiver<u64>) -> bool {
+        *closer.borrow() != self.generation || self.app.shutting_down.load(Ordering::SeqCst)
+    }
+
+    /// Writes to the client; false once it is gone or watches were closed meanwhile (a client
+    /// that stops reading cannot hold a closing watch open).
     async fn send(&self, bytes: Bytes) -> bool {
-        self.out.send(bytes).await.is_ok()
+        let bytes = match self.out.try_send(bytes) {
+            Ok(()) => return true,
+            Err(mpsc::error::TrySendError::Closed(_)) => return false,
+            Err(mpsc::error::TrySendError::Full(bytes)) => bytes,
+        };
+        let mut closer = self.app.closer.subscribe();
+        if self.closed(&closer) {
+            return false;
+        }
+        tokio::select! {
+            sent = self.out.send(bytes) => sent.is_ok(),
+            _ = closer.changed() => false,
+        }
     }
 }

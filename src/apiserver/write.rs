@@ -1,6 +1,7 @@
 //! GET of one object and the writes: POST (generateName, AlreadyExists), PUT (resourceVersion
-//! precondition), PATCH (merge, strategic-merge treated as merge, JSON patch), DELETE (with
-//! finalizers) and DELETE collection. CRD writes start and stop serving their resource.
+//! precondition), PATCH (merge, strategic-merge treated as merge, JSON patch, server-side apply
+//! approximated as create-or-merge), DELETE (with finalizers; a namespace takes its objects with
+//! it) and DELETE collection. CRD writes start and stop serving their resource.
 
 use std::sync::Arc;
 
@@ -74,18 +75,45 @@ pub fn patch(
     body: &[u8],
 ) -> Result<Response, ApiError> {
     let kind = PatchKind::from_content_type(&request.content_type)?;
-    let patch: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("invalid patch body: {e}")))?;
+    let patch = kind.parse(body)?;
     let target = Target::of(request, name);
-    let object = app.store.write(|txn| {
-        let current = txn
-            .get(&target.resource.key(), &target.key())
-            .ok_or_else(|| ApiError::not_found(&target.resource, name))?;
+    let (object, created) = app.store.write(|txn| {
+        let Some(current) = txn.get(&target.resource.key(), &target.key()) else {
+            return apply_create(txn, &kind, &target, &patch).map(|o| (o, true));
+        };
         let mut value = current.to_value()?;
         kind.apply(&mut value, &patch, &target.resource, name)?;
-        update_in(txn, &target, value)
+        update_in(txn, &target, value).map(|o| (o, false))
     })?;
-    Ok(respond(StatusCode::OK, request, &object))
+    let code = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(respond(code, request, &object))
+}
+
+/// A server-side apply of an absent object creates it; other patches of it are 404.
+fn apply_create(
+    txn: &mut Txn<'_>,
+    kind: &PatchKind,
+    target: &Target,
+    patch: &Value,
+) -> Result<Arc<StoredObject>, ApiError> {
+    if !matches!(kind, PatchKind::Apply) || target.status_only {
+        return Err(ApiError::not_found(&target.resource, &target.name));
+    }
+    let mut value = patch.clone();
+    let given = str_at(&value, "/metadata/name");
+    if !given.is_empty() && given != target.name {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({given}) does not match the name on the URL ({})",
+            target.name
+        )));
+    }
+    metadata_mut(&mut value)?.insert("name".into(), target.name.clone().into());
+    let namespace = Some(target.namespace.as_str()).filter(|ns| !ns.is_empty());
+    create_in(txn, &target.resource, namespace, value)
 }
 
 /// Serves DELETE of one object.
@@ -126,7 +154,7 @@ pub fn delete_collection(app: &App, request: &ResourceRequest) -> Result<Respons
     } else {
         rv
     };
-    let body = render_list(resource, request.representation, &deleted, rv, None);
+    let body = render_list(resource, request.representation, deleted, rv, None);
     Ok(json_response(StatusCode::OK, body))
 }
 
@@ -597,13 +625,39 @@ fn finish_delete(
             txn.unregister(&defined)?;
         }
     }
+    if resource.group.is_empty() && resource.plural == "namespaces" {
+        delete_namespace_contents(txn, &removed.name)?;
+    }
     Ok(removed)
+}
+
+/// Removes every object in a deleted namespace.
+fn delete_namespace_contents(txn: &mut Txn<'_>, namespace: &str) -> Result<(), ApiError> {
+    let namespaced: Vec<Arc<ResourceType>> = txn
+        .registry()
+        .all()
+        .into_iter()
+        .filter(|r| r.namespaced)
+        .collect();
+    for resource in namespaced {
+        for object in txn.objects(&resource.key()) {
+            if object.namespace == namespace {
+                txn.remove(&resource, &object.key())?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Which patch format a PATCH uses.
 enum PatchKind {
+    /// JSON merge patch; strategic merge patches are treated as merge patches.
     Merge,
+    /// RFC 6902 JSON patch.
     Json,
+    /// Server-side apply, approximated: creates absent objects, merges into present ones (no
+    /// field ownership, so fields dropped from the applied configuration are not removed).
+    Apply,
 }
 
 impl PatchKind {
@@ -614,8 +668,20 @@ impl PatchKind {
                 Ok(PatchKind::Merge)
             }
             "application/json-patch+json" => Ok(PatchKind::Json),
+            "application/apply-patch+yaml" => Ok(PatchKind::Apply),
             other => Err(ApiError::unsupported_media_type(other)),
         }
+    }
+
+    /// Parses the body: YAML (a superset of JSON) for apply, JSON otherwise.
+    fn parse(&self, body: &[u8]) -> Result<Value, ApiError> {
+        let parsed = match self {
+            PatchKind::Apply => std::str::from_utf8(body)
+                .map_err(|e| e.to_string())
+                .and_then(|text| serde_saphyr::from_str::<Value>(text).map_err(|e| e.to_string())),
+            _ => serde_json::from_slice(body).map_err(|e| e.to_string()),
+        };
+        parsed.map_err(|e| ApiError::bad_request(format!("invalid patch body: {e}")))
     }
 
     fn apply(
@@ -626,7 +692,7 @@ impl PatchKind {
         name: &str,
     ) -> Result<(), ApiError> {
         match self {
-            PatchKind::Merge => {
+            PatchKind::Merge | PatchKind::Apply => {
                 if !patch.is_object() {
                     return Err(ApiError::bad_request("a merge patch must be a JSON object"));
                 }
