@@ -88,6 +88,12 @@ async fn force_relist(server: &EmbeddedServer, informer: &SharedIndexInformer) {
     server.trim_history();
 }
 
+/// Forces a 410: every resourceVersion so far expired, then watches closed.
+fn force_410(server: &EmbeddedServer) {
+    server.expire_all();
+    server.close_watches();
+}
+
 async fn random_writes(
     server: &EmbeddedServer,
     informer: &SharedIndexInformer,
@@ -136,6 +142,9 @@ async fn random_writes(
         }
         if i % 130 == 129 {
             force_relist(server, informer).await;
+        }
+        if i % 130 == 64 {
+            force_410(server);
         }
     }
     history
@@ -241,6 +250,10 @@ async fn run_contract(queue: QueueKind) {
         cache()
     );
     let counts = informer.tracer().counts();
+    assert!(
+        counts.get("reflector/watch-error").copied().unwrap_or(0) >= 1,
+        "seed {seed}: the run should force 410s: {counts:?}"
+    );
     assert!(
         counts.get("reflector/relist").copied().unwrap_or(0) >= 1,
         "seed {seed}: the run should force relists: {counts:?}"

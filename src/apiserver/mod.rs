@@ -244,6 +244,12 @@ impl EmbeddedServer {
         self.app.store.trim_history();
     }
 
+    /// Forces a 410 on every client: the history is dropped and even the current
+    /// resourceVersion counts as too old, so every watch resumed after this relists.
+    pub fn expire_all(&self) {
+        self.app.store.expire_all();
+    }
+
     /// The current global resourceVersion.
     pub fn resource_version(&self) -> u64 {
         self.app.store.resource_version()

@@ -357,6 +357,14 @@ impl Store {
         state.compacted = state.rv;
     }
 
+    /// A fault no real server has: even the current resourceVersion is expired, so the next
+    /// watch from any resourceVersion seen so far gets 410.
+    pub fn expire_all(&self) {
+        let mut state = self.write_lock();
+        state.history.clear();
+        state.compacted = state.rv + 1;
+    }
+
     /// One page of a resource's objects, consistent with one resourceVersion.
     pub fn list(&self, resource: &ResourceKey, query: &ListQuery<'_>) -> Result<Page, ApiError> {
         let state = self.read();
