@@ -28,54 +28,103 @@ pub struct DumpInput<'a> {
     pub now: jiff::Timestamp,
 }
 
-/// Renders the dump in `opts.format`.
+/// Renders the dump in `opts.format`, streaming object by object: memory stays flat however
+/// large the cache (JSON keeps each object compact on one line inside a pretty envelope).
 pub fn render(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<()> {
-    let mut buf = Vec::new();
     match opts.format {
-        OutputFormat::Table | OutputFormat::Wide => write_tables(&mut buf, input, opts),
-        OutputFormat::Jsonl => write_jsonl(&mut buf, input, opts),
-        OutputFormat::Json | OutputFormat::Yaml => {
-            write_document(&mut buf, &document(input, opts)?, opts.format)?;
+        OutputFormat::Table | OutputFormat::Wide => {
+            let mut buf = Vec::new();
+            write_tables(&mut buf, input, opts);
+            out.write_all(&buf)?;
         }
+        OutputFormat::Jsonl => write_jsonl(out, input, opts)?,
+        OutputFormat::Json => write_json(out, input, opts)?,
+        OutputFormat::Yaml => write_yaml(out, input, opts)?,
     }
-    out.write_all(&buf)?;
     out.flush()
 }
 
-fn write_jsonl(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) {
+/// One object's bytes as shown, on one line.
+fn one_line(obj: &ObjectRef, opts: &RenderOptions) -> Vec<u8> {
+    let bytes = opts.object_bytes(obj.raw());
+    bytes
+        .iter()
+        .copied()
+        .filter(|b| !matches!(b, b'\n' | b'\r'))
+        .collect()
+}
+
+fn write_jsonl(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<()> {
     for obj in input.objects {
-        let bytes = opts.object_bytes(obj.raw());
-        buf.extend(bytes.iter().filter(|b| !matches!(b, b'\n' | b'\r')));
-        buf.push(b'\n');
+        out.write_all(&one_line(obj, opts))?;
+        out.write_all(b"\n")?;
     }
+    Ok(())
 }
 
 /// `{"resourceVersion":…, "items":[…], "indices":{name:{value:[keys]}}}`.
-fn document(input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<OrderedValue> {
-    let items = input
-        .objects
-        .iter()
-        .map(|o| OrderedValue::from_slice(&opts.object_bytes(o.raw())))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(io::Error::other)?;
+fn write_json(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<()> {
+    out.write_all(b"{\n  \"resourceVersion\": ")?;
+    serde_json::to_writer(&mut *out, input.resource_version)?;
+    out.write_all(b",\n  \"items\": [")?;
+    for (i, obj) in input.objects.iter().enumerate() {
+        out.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
+        out.write_all(&one_line(obj, opts))?;
+    }
+    out.write_all(if input.objects.is_empty() {
+        b"],\n  \"indices\": "
+    } else {
+        b"\n  ],\n  \"indices\": "
+    })?;
+    let mut indices = Vec::new();
+    write_document(&mut indices, &indices_value(input), OutputFormat::Json)?;
+    let text = String::from_utf8_lossy(&indices);
+    out.write_all(text.trim_end().replace('\n', "\n  ").as_bytes())?;
+    out.write_all(b"\n}\n")?;
+    Ok(())
+}
+
+/// The same document as YAML, one item at a time.
+fn write_yaml(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<()> {
+    let rv = serde_saphyr::to_string(&input.resource_version).map_err(io::Error::other)?;
+    writeln!(out, "resourceVersion: {}", rv.trim_end())?;
+    out.write_all(if input.objects.is_empty() {
+        b"items: []\n"
+    } else {
+        b"items:\n"
+    })?;
+    for obj in input.objects {
+        let value =
+            OrderedValue::from_slice(&opts.object_bytes(obj.raw())).map_err(io::Error::other)?;
+        let yaml = serde_saphyr::to_string(&value).map_err(io::Error::other)?;
+        for (i, line) in yaml.lines().enumerate() {
+            let prefix = if i == 0 { "- " } else { "  " };
+            writeln!(out, "{prefix}{line}")?;
+        }
+    }
+    let indices = OrderedValue::Object(vec![("indices".into(), indices_value(input))]);
+    out.write_all(
+        serde_saphyr::to_string(&indices)
+            .map_err(io::Error::other)?
+            .as_bytes(),
+    )?;
+    Ok(())
+}
+
+/// `{name: {value: [keys]}}` for every index.
+fn indices_value(input: &DumpInput<'_>) -> OrderedValue {
     let strings =
         |v: &[String]| OrderedValue::Array(v.iter().cloned().map(OrderedValue::String).collect());
-    let indices = input
-        .indices
-        .iter()
-        .map(|(name, values)| {
-            let members = values.iter().map(|(v, keys)| (v.clone(), strings(keys)));
-            (name.clone(), OrderedValue::Object(members.collect()))
-        })
-        .collect();
-    Ok(OrderedValue::Object(vec![
-        (
-            "resourceVersion".into(),
-            OrderedValue::String(input.resource_version.to_owned()),
-        ),
-        ("items".into(), OrderedValue::Array(items)),
-        ("indices".into(), OrderedValue::Object(indices)),
-    ]))
+    OrderedValue::Object(
+        input
+            .indices
+            .iter()
+            .map(|(name, values)| {
+                let members = values.iter().map(|(v, keys)| (v.clone(), strings(keys)));
+                (name.clone(), OrderedValue::Object(members.collect()))
+            })
+            .collect(),
+    )
 }
 
 fn write_tables(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) {
