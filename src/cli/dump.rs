@@ -89,8 +89,7 @@ type Snapshot = (
 );
 
 fn snapshot(store: &Store) -> Snapshot {
-    let mut objects = store.list();
-    objects.sort_by(|a, b| a.key().cmp(b.key()));
+    let objects = store.list_sorted();
     let index_names: Vec<String> = store.indexers().names().map(str::to_owned).collect();
     let indices = index_names
         .iter()

@@ -282,14 +282,13 @@ impl DeltaFifo {
             self.queue_action(&mut state, Delta::tombstone(key, obj));
         }
         // ...and so are known keys missing from the list that have nothing queued.
-        for key in sorted(self.known.list_keys()) {
-            if keys.contains(&key) || state.items.get(&key).is_some_and(|d| !d.is_empty()) {
+        for obj in self.known.list_sorted() {
+            let key = obj.key();
+            if keys.contains(key) || state.items.get(key).is_some_and(|d| !d.is_empty()) {
                 continue;
             }
-            if let Some(obj) = self.known.get(&key) {
-                queued_deletions += 1;
-                self.queue_action(&mut state, Delta::tombstone(key, obj));
-            }
+            queued_deletions += 1;
+            self.queue_action(&mut state, Delta::tombstone(key.to_owned(), obj.clone()));
         }
         if !state.populated {
             state.populated = true;
@@ -300,15 +299,13 @@ impl DeltaFifo {
     fn resync(&self) -> usize {
         let mut state = self.lock();
         let mut queued = 0;
-        for key in sorted(self.known.list_keys()) {
+        for obj in self.known.list_sorted() {
             // Rule F5: only keys with nothing queued get a Sync.
-            if state.items.get(&key).is_some_and(|d| !d.is_empty()) {
+            if state.items.get(obj.key()).is_some_and(|d| !d.is_empty()) {
                 continue;
             }
-            if let Some(obj) = self.known.get(&key) {
-                self.queue_action(&mut state, Delta::new(DeltaType::Sync, obj));
-                queued += 1;
-            }
+            self.queue_action(&mut state, Delta::new(DeltaType::Sync, obj));
+            queued += 1;
         }
         queued
     }
@@ -384,12 +381,6 @@ fn dedup_deltas(deltas: &mut Vec<Delta>) {
     } else {
         deltas.remove(n - 2);
     }
-}
-
-/// Known keys in a stable order, so traces are reproducible.
-pub(crate) fn sorted(mut keys: Vec<String>) -> Vec<String> {
-    keys.sort_unstable();
-    keys
 }
 
 /// The `fifo delta` trace event for `delta` at queue depth `depth`.

@@ -20,84 +20,132 @@ pub type ObjectRef = Arc<CachedObject>;
 pub struct CachedObject {
     raw: Box<[u8]>,
     meta: ObjectMeta,
+    /// Values of the indices after the built-in `namespace` one (which is read off the key).
     index_values: Box<[Box<[String]>]>,
 }
 
-/// The metadata fields the pipeline reads; everything else stays in the raw JSON. Kept
-/// compact (exact-size boxed strings, labels as a sorted slice, name and namespace as parts of
-/// the key) because it is paid once per cached object.
+/// A `start..start+len` range of [`ObjectMeta`]'s text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+/// The metadata fields the pipeline reads; everything else stays in the raw JSON. Every
+/// string lives in one buffer per object (a handful of allocations instead of one per field:
+/// this is paid once per cached object).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObjectMeta {
+    text: Box<str>,
     /// `namespace/name`, or `name`.
-    key: Box<str>,
-    /// Length of the namespace prefix of `key`; 0 for cluster-scoped objects.
-    namespace_len: usize,
-    uid: Box<str>,
-    resource_version: Box<str>,
-    creation_timestamp: Option<Box<str>>,
-    deletion_timestamp: Option<Box<str>>,
+    key: Span,
+    /// Length of the namespace prefix of the key; 0 for cluster-scoped objects.
+    namespace_len: u32,
+    uid: Span,
+    resource_version: Span,
+    creation_timestamp: Option<Span>,
+    deletion_timestamp: Option<Span>,
     /// Sorted by label key.
-    labels: Box<[(Box<str>, Box<str>)]>,
-    owner_references: Box<[OwnerReference]>,
+    labels: Box<[(Span, Span)]>,
+    owner_references: Box<[OwnerSpans]>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct OwnerSpans {
+    kind: Span,
+    name: Span,
+    uid: Span,
+    controller: bool,
 }
 
 /// One entry of `metadata.ownerReferences`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OwnerReference {
-    pub kind: Box<str>,
-    pub name: Box<str>,
-    pub uid: Box<str>,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnerReference<'a> {
+    pub kind: &'a str,
+    pub name: &'a str,
+    pub uid: &'a str,
     pub controller: bool,
 }
 
 impl ObjectMeta {
+    fn get(&self, span: Span) -> &str {
+        let start = span.start as usize;
+        self.text
+            .get(start..start + span.len as usize)
+            .unwrap_or_default()
+    }
+
     /// `namespace/name`, or `name` for cluster-scoped objects (Rule I1).
     pub fn key(&self) -> &str {
-        &self.key
+        self.get(self.key)
     }
 
     pub fn name(&self) -> &str {
-        match self.namespace_len {
-            0 => &self.key,
-            n => &self.key[n + 1..],
+        let key = self.key();
+        match self.namespace_len as usize {
+            0 => key,
+            n => key.get(n + 1..).unwrap_or_default(),
         }
     }
 
     pub fn namespace(&self) -> Option<&str> {
-        (self.namespace_len > 0).then(|| &self.key[..self.namespace_len])
+        let n = self.namespace_len as usize;
+        (n > 0).then(|| self.key().get(..n).unwrap_or_default())
     }
 
     pub fn uid(&self) -> &str {
-        &self.uid
+        self.get(self.uid)
     }
 
     pub fn resource_version(&self) -> &str {
-        &self.resource_version
+        self.get(self.resource_version)
     }
 
     pub fn creation_timestamp(&self) -> Option<&str> {
-        self.creation_timestamp.as_deref()
+        self.creation_timestamp.map(|s| self.get(s))
     }
 
     pub fn deletion_timestamp(&self) -> Option<&str> {
-        self.deletion_timestamp.as_deref()
+        self.deletion_timestamp.map(|s| self.get(s))
     }
 
     /// The value of label `key`.
     pub fn label(&self, key: &str) -> Option<&str> {
         self.labels
-            .binary_search_by(|(k, _)| (**k).cmp(key))
+            .binary_search_by(|(k, _)| self.get(*k).cmp(key))
             .ok()
-            .map(|i| &*self.labels[i].1)
+            .map(|i| self.get(self.labels[i].1))
     }
 
     /// Every label, sorted by key.
     pub fn labels(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.labels.iter().map(|(k, v)| (&**k, &**v))
+        self.labels
+            .iter()
+            .map(|(k, v)| (self.get(*k), self.get(*v)))
     }
 
-    pub fn owner_references(&self) -> &[OwnerReference] {
-        &self.owner_references
+    pub fn owner_references(&self) -> impl Iterator<Item = OwnerReference<'_>> {
+        self.owner_references.iter().map(|o| OwnerReference {
+            kind: self.get(o.kind),
+            name: self.get(o.name),
+            uid: self.get(o.uid),
+            controller: o.controller,
+        })
+    }
+}
+
+/// Builds an [`ObjectMeta`]'s text buffer.
+#[derive(Default)]
+struct TextBuilder(String);
+
+impl TextBuilder {
+    fn push(&mut self, s: &str) -> Span {
+        let start = self.0.len();
+        self.0.push_str(s);
+        Span {
+            start: u32::try_from(start).unwrap_or(u32::MAX),
+            len: u32::try_from(s.len()).unwrap_or(0),
+        }
     }
 }
 
@@ -125,7 +173,8 @@ impl CachedObject {
         })
     }
 
-    /// Attaches the values of the informer's index functions, in the indexer's order.
+    /// Attaches the values of the informer's index functions after the namespace index, in
+    /// the indexer's order.
     pub fn with_index_values(mut self, values: Vec<Box<[String]>>) -> Self {
         self.index_values = values.into_boxed_slice();
         self
@@ -149,16 +198,21 @@ impl CachedObject {
         self.meta.resource_version()
     }
 
-    /// The values index function `index` produced for this object.
-    pub fn index_values(&self, index: usize) -> &[String] {
-        self.index_values.get(index).map_or(&[], |v| v)
+    /// The values index `index` holds for this object (index 0 is always the built-in
+    /// `namespace` index, whose value is the key's namespace).
+    pub fn index_values(&self, index: usize) -> impl Iterator<Item = &str> {
+        let namespace = (index == 0).then(|| self.meta.namespace()).flatten();
+        let rest = index
+            .checked_sub(1)
+            .and_then(|i| self.index_values.get(i))
+            .map_or(&[][..], |v| &v[..]);
+        namespace.into_iter().chain(rest.iter().map(String::as_str))
     }
 
     /// The controller owner reference as `Kind/name`, if any.
     pub fn controller_ref(&self) -> Option<String> {
         self.meta
-            .owner_references
-            .iter()
+            .owner_references()
             .find(|o| o.controller)
             .map(|o| format!("{}/{}", o.kind, o.name))
     }
@@ -167,8 +221,8 @@ impl CachedObject {
 impl fmt::Debug for CachedObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CachedObject")
-            .field("key", &self.meta.key)
-            .field("rv", &self.meta.resource_version)
+            .field("key", &self.meta.key())
+            .field("rv", &self.meta.resource_version())
             .finish()
     }
 }
@@ -358,38 +412,40 @@ fn parse_meta(raw: &[u8]) -> Result<ObjectMeta, DecodeError> {
         .filter(|n| !n.is_empty())
         .ok_or(DecodeError::MissingName)?;
     let namespace = m.namespace.filter(|n| !n.is_empty());
-    let mut labels: Vec<(Box<str>, Box<str>)> = m
-        .labels
-        .map(|p| p.0)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(k, v)| (boxed(k), boxed(v)))
+    let mut text = TextBuilder::default();
+    let key = text.push(&object_key(namespace.as_deref(), &name));
+    let uid = text.push(m.uid.as_deref().unwrap_or_default());
+    let resource_version = text.push(m.resource_version.as_deref().unwrap_or_default());
+    let creation_timestamp = m.creation_timestamp.as_deref().map(|t| text.push(t));
+    let deletion_timestamp = m.deletion_timestamp.as_deref().map(|t| text.push(t));
+    let mut pairs = m.labels.map(|p| p.0).unwrap_or_default();
+    pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let labels: Box<[(Span, Span)]> = pairs
+        .iter()
+        .map(|(k, v)| (text.push(k), text.push(v)))
         .collect();
-    labels.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let owner_references = m
+        .owner_references
+        .unwrap_or_default()
+        .iter()
+        .map(|o| OwnerSpans {
+            kind: text.push(&o.kind),
+            name: text.push(&o.name),
+            uid: text.push(&o.uid),
+            controller: o.controller.unwrap_or(false),
+        })
+        .collect();
     Ok(ObjectMeta {
-        key: object_key(namespace.as_deref(), &name).into_boxed_str(),
-        namespace_len: namespace.map_or(0, |n| n.len()),
-        uid: m.uid.map(boxed).unwrap_or_default(),
-        resource_version: m.resource_version.map(boxed).unwrap_or_default(),
-        creation_timestamp: m.creation_timestamp.map(boxed),
-        deletion_timestamp: m.deletion_timestamp.map(boxed),
-        labels: labels.into_boxed_slice(),
-        owner_references: m
-            .owner_references
-            .unwrap_or_default()
-            .into_iter()
-            .map(|o| OwnerReference {
-                kind: boxed(o.kind),
-                name: boxed(o.name),
-                uid: boxed(o.uid),
-                controller: o.controller.unwrap_or(false),
-            })
-            .collect(),
+        text: text.0.into_boxed_str(),
+        key,
+        namespace_len: namespace.map_or(0, |n| u32::try_from(n.len()).unwrap_or(0)),
+        uid,
+        resource_version,
+        creation_timestamp,
+        deletion_timestamp,
+        labels,
+        owner_references,
     })
-}
-
-fn boxed(s: Cow<'_, str>) -> Box<str> {
-    s.into_owned().into_boxed_str()
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Notify;
 
-use super::delta_fifo::{Delta, DeltaType, ProcessFn, QueueClosed, delta_event, sorted};
+use super::delta_fifo::{Delta, DeltaType, ProcessFn, QueueClosed, delta_event};
 use super::object::ObjectRef;
 use super::store::Store;
 use super::trace::{Event, EventKind, Tracer};
@@ -82,13 +82,12 @@ impl RealFifo {
             let obj = last.object.object().clone();
             self.push(&mut state, Delta::tombstone(key.clone(), obj));
         }
-        for key in sorted(self.known.list_keys()) {
-            if keys.contains(key.as_str()) || newest.contains_key(&key) {
+        for obj in self.known.list_sorted() {
+            let key = obj.key();
+            if keys.contains(key) || newest.contains_key(key) {
                 continue;
             }
-            if let Some(obj) = self.known.get(&key) {
-                self.push(&mut state, Delta::tombstone(key, obj));
-            }
+            self.push(&mut state, Delta::tombstone(key.to_owned(), obj.clone()));
         }
         drop(keys);
         for obj in list {
@@ -108,14 +107,12 @@ impl RealFifo {
             .map(|d| d.object.key().to_owned())
             .collect();
         let mut count = 0;
-        for key in sorted(self.known.list_keys()) {
-            if queued.contains(&key) {
+        for obj in self.known.list_sorted() {
+            if queued.contains(obj.key()) {
                 continue;
             }
-            if let Some(obj) = self.known.get(&key) {
-                self.push(&mut state, Delta::new(DeltaType::Sync, obj));
-                count += 1;
-            }
+            self.push(&mut state, Delta::new(DeltaType::Sync, obj));
+            count += 1;
         }
         count
     }

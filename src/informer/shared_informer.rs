@@ -191,9 +191,7 @@ impl SharedIndexInformer {
             // Rule P3: no deltas are handled while the late handler is caught up.
             let _blocked = inner.block_deltas();
             inner.processor.add_listener(listener.clone());
-            let mut items = inner.store.list();
-            items.sort_by(|a, b| a.key().cmp(b.key()));
-            for obj in items {
+            for obj in inner.store.list_sorted() {
                 listener.add(Notification::Add { obj, initial: true });
             }
         } else {

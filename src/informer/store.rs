@@ -4,8 +4,10 @@
 //! each object carries its index values, computed once at ingest, so an update moves the key
 //! between buckets without re-running any index function on the old object (Rule I2).
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::Value;
@@ -192,14 +194,16 @@ impl Indexers {
     }
 
     /// Computes every index's values for `obj`, in index order.
+    /// The values of every index after the built-in `namespace` one (position 0, whose value
+    /// every object derives from its key), in index order.
     pub fn compute(&self, obj: &CachedObject) -> Vec<Box<[String]>> {
-        let json = self
-            .defs
+        let added = self.defs.get(1..).unwrap_or_default();
+        let json = added
             .iter()
             .any(|(_, f)| f.needs_json())
             .then(|| serde_json::from_slice::<Value>(obj.raw()).ok())
             .flatten();
-        self.defs
+        added
             .iter()
             .map(|(_, f)| f.values(obj, json.as_ref()).into_boxed_slice())
             .collect()
@@ -212,12 +216,37 @@ pub struct Store {
     inner: RwLock<Inner>,
 }
 
+/// An object in a set, hashed and compared by its key: the sets need no key strings of
+/// their own (lookups borrow a `&str`).
+#[derive(Debug, Clone)]
+struct Keyed(ObjectRef);
+
+impl Borrow<str> for Keyed {
+    fn borrow(&self) -> &str {
+        self.0.key()
+    }
+}
+
+impl Hash for Keyed {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.key().hash(state);
+    }
+}
+
+impl PartialEq for Keyed {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.key() == other.0.key()
+    }
+}
+
+impl Eq for Keyed {}
+
 #[derive(Debug)]
 struct Inner {
     indexers: Indexers,
-    items: HashMap<String, ObjectRef>,
-    /// One map per index: value → keys.
-    indices: Vec<HashMap<String, HashSet<String>>>,
+    items: HashSet<Keyed>,
+    /// One map per index: value → the objects under it.
+    indices: Vec<HashMap<String, HashSet<Keyed>>>,
 }
 
 impl Default for Store {
@@ -232,7 +261,7 @@ impl Store {
         Self {
             inner: RwLock::new(Inner {
                 indexers,
-                items: HashMap::new(),
+                items: HashSet::new(),
                 indices,
             }),
         }
@@ -257,33 +286,43 @@ impl Store {
     /// Inserts or replaces `obj`; returns the object it replaced.
     pub fn upsert(&self, obj: ObjectRef) -> Option<ObjectRef> {
         let mut inner = self.write();
-        let key = obj.key().to_owned();
-        let old = inner.items.insert(key.clone(), obj.clone());
+        let old = inner.items.replace(Keyed(obj.clone())).map(|k| k.0);
         if let Some(old) = &old {
-            inner.unindex(old, &key);
+            inner.unindex(old);
         }
-        inner.index(&obj, &key);
+        inner.index(&obj);
         old
     }
 
     /// Removes the object stored under `key`; returns it.
     pub fn delete(&self, key: &str) -> Option<ObjectRef> {
         let mut inner = self.write();
-        let old = inner.items.remove(key)?;
-        inner.unindex(&old, key);
+        let old = inner.items.take(key)?.0;
+        inner.unindex(&old);
         Some(old)
     }
 
     pub fn get(&self, key: &str) -> Option<ObjectRef> {
-        self.read().items.get(key).cloned()
+        self.read().items.get(key).map(|k| k.0.clone())
     }
 
     pub fn list(&self) -> Vec<ObjectRef> {
-        self.read().items.values().cloned().collect()
+        self.read().items.iter().map(|k| k.0.clone()).collect()
+    }
+
+    /// Every object, sorted by key.
+    pub fn list_sorted(&self) -> Vec<ObjectRef> {
+        let mut objects = self.list();
+        objects.sort_unstable_by(|a, b| a.key().cmp(b.key()));
+        objects
     }
 
     pub fn list_keys(&self) -> Vec<String> {
-        self.read().items.keys().cloned().collect()
+        self.read()
+            .items
+            .iter()
+            .map(|k| k.0.key().to_owned())
+            .collect()
     }
 
     pub fn len(&self) -> usize {
@@ -297,12 +336,11 @@ impl Store {
     /// Objects whose index `index` holds `value` (client-go's `ByIndex`).
     pub fn by_index(&self, index: &str, value: &str) -> Result<Vec<ObjectRef>, IndexError> {
         let i = self.index_position(index)?;
-        let inner = self.read();
-        Ok(inner.indices[i]
+        Ok(self.read().indices[i]
             .get(value)
             .into_iter()
             .flatten()
-            .filter_map(|k| inner.items.get(k).cloned())
+            .map(|k| k.0.clone())
             .collect())
     }
 
@@ -313,7 +351,7 @@ impl Store {
             .get(value)
             .into_iter()
             .flatten()
-            .cloned()
+            .map(|k| k.0.key().to_owned())
             .collect();
         keys.sort();
         Ok(keys)
@@ -344,23 +382,25 @@ impl Store {
 }
 
 impl Inner {
-    fn index(&mut self, obj: &CachedObject, key: &str) {
+    fn index(&mut self, obj: &ObjectRef) {
         for (i, index) in self.indices.iter_mut().enumerate() {
             for value in obj.index_values(i) {
-                index
-                    .entry(value.clone())
-                    .or_default()
-                    .insert(key.to_owned());
+                let bucket = match index.get_mut(value) {
+                    Some(bucket) => bucket,
+                    None => index.entry(value.to_owned()).or_default(),
+                };
+                bucket.insert(Keyed(obj.clone()));
             }
         }
     }
 
-    fn unindex(&mut self, obj: &CachedObject, key: &str) {
+    fn unindex(&mut self, obj: &CachedObject) {
+        let key = obj.key();
         for (i, index) in self.indices.iter_mut().enumerate() {
             for value in obj.index_values(i) {
-                if let Some(keys) = index.get_mut(value) {
-                    keys.remove(key);
-                    if keys.is_empty() {
+                if let Some(bucket) = index.get_mut(value) {
+                    bucket.remove(key);
+                    if bucket.is_empty() {
                         index.remove(value);
                     }
                 }

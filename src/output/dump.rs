@@ -142,7 +142,11 @@ fn write_tables(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) 
             o.resource_version().to_owned(),
             object_age(o, input.now),
         ];
-        row.extend(shown.iter().map(|(i, _)| o.index_values(*i).join(",")));
+        row.extend(
+            shown
+                .iter()
+                .map(|(i, _)| o.index_values(*i).collect::<Vec<_>>().join(",")),
+        );
         row
     });
     write_columns(buf, &header, rows.collect(), opts.no_headers);
