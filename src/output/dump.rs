@@ -9,7 +9,7 @@ use crate::informer::object::ObjectRef;
 
 use super::durations::age;
 use super::ordered::OrderedValue;
-use super::{OutputFormat, RenderOptions, write_document};
+use super::{OutputFormat, RenderOptions, single_line, write_document};
 
 /// The index every store has; its values are not shown as an object column.
 const NAMESPACE_INDEX: &str = "namespace";
@@ -44,19 +44,14 @@ pub fn render(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) 
     out.flush()
 }
 
-/// One object's bytes as shown, on one line.
-fn one_line(obj: &ObjectRef, opts: &RenderOptions) -> Vec<u8> {
-    let bytes = opts.object_bytes(obj.raw());
-    bytes
-        .iter()
-        .copied()
-        .filter(|b| !matches!(b, b'\n' | b'\r'))
-        .collect()
+/// Writes one object's bytes as shown (redacted when needed), on one line.
+fn write_one_line(out: &mut dyn Write, obj: &ObjectRef, opts: &RenderOptions) -> io::Result<()> {
+    out.write_all(&single_line(&opts.object_bytes(obj.raw())))
 }
 
 fn write_jsonl(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<()> {
     for obj in input.objects {
-        out.write_all(&one_line(obj, opts))?;
+        write_one_line(out, obj, opts)?;
         out.write_all(b"\n")?;
     }
     Ok(())
@@ -69,7 +64,7 @@ fn write_json(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) 
     out.write_all(b",\n  \"items\": [")?;
     for (i, obj) in input.objects.iter().enumerate() {
         out.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
-        out.write_all(&one_line(obj, opts))?;
+        write_one_line(out, obj, opts)?;
     }
     out.write_all(if input.objects.is_empty() {
         b"],\n  \"indices\": "

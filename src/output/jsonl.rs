@@ -404,11 +404,8 @@ impl<'a> Line<'a> {
         self.key(key);
         if raw.is_empty() {
             self.buf.extend_from_slice(b"null");
-        } else if raw.iter().any(|b| matches!(b, b'\n' | b'\r')) {
-            self.buf
-                .extend(raw.iter().filter(|b| !matches!(b, b'\n' | b'\r')));
         } else {
-            self.buf.extend_from_slice(raw);
+            self.buf.extend_from_slice(&super::single_line(raw));
         }
     }
 

@@ -162,6 +162,20 @@ impl<W: Write> EventRenderer<W> {
     }
 }
 
+/// `raw` without raw CR/LF (only ever whitespace in valid JSON), borrowed when it has none.
+pub(crate) fn single_line(raw: &[u8]) -> Cow<'_, [u8]> {
+    if raw.contains(&b'\n') || raw.contains(&b'\r') {
+        Cow::Owned(
+            raw.iter()
+                .copied()
+                .filter(|b| !matches!(b, b'\n' | b'\r'))
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
 /// Writes one value as pretty JSON (newline-terminated) or as a `---`-led YAML document.
 pub(crate) fn write_document(
     out: &mut Vec<u8>,
