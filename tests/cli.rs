@@ -659,3 +659,35 @@ async fn completions_and_man_pages_print() {
     let man = run(kinformer(&["man"])).await;
     assert!(man.stdout.contains(".TH") && man.stdout.contains("EXIT STATUS"));
 }
+
+#[tokio::test]
+async fn a_crd_resolves_by_plural_short_name_and_group_like_kubectl() {
+    let c = Cluster::start().await;
+    c.server
+        .create_object(serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                     "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "shortNames": ["wd"]},
+                     "versions": [{"name": "v1", "served": true, "storage": true}]}
+        }))
+        .unwrap();
+    c.server
+        .create_object(serde_json::json!({
+            "apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w1", "namespace": "default"}, "spec": {"size": 3}
+        }))
+        .unwrap();
+    for name in [
+        "widgets",
+        "widget",
+        "wd",
+        "Widget",
+        "widgets.example.com",
+        "widgets.v1.example.com",
+    ] {
+        let r = run(c.cmd(&["dump", name, "-A", "-o", "jsonl"])).await;
+        assert_eq!(r.code, 0, "{name}: {}", r.stderr);
+        assert!(r.stdout.contains("\"w1\""), "{name}: {}", r.stdout);
+    }
+}
