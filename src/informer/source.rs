@@ -231,31 +231,66 @@ impl ListerWatcher for KubeSource {
 pub fn frames(
     chunks: impl futures_util::Stream<Item = Result<Bytes, SourceError>> + Send + 'static,
 ) -> impl futures_util::Stream<Item = Result<WatchFrame, SourceError>> + Send + 'static {
-    let state = (Box::pin(chunks), BytesMut::new(), false);
-    futures_util::stream::unfold(state, |(mut chunks, mut buf, mut done)| async move {
+    let state = LineSplitter {
+        chunks: Box::pin(chunks),
+        buf: BytesMut::new(),
+        scanned: 0,
+        done: false,
+    };
+    futures_util::stream::unfold(state, |mut lines| async move {
+        let frame = match lines.next_line().await? {
+            Ok((line, true)) => parse_watch_frame(&line),
+            // client-go's StreamWatcher: an unexpected EOF inside a frame ends the watch (the
+            // reflector re-watches from its last resourceVersion); it is not a decode error.
+            Ok((line, false)) => parse_watch_frame(&line).map_err(|_| {
+                SourceError::Transport("unexpected EOF during watch stream event decoding".into())
+            }),
+            Err(e) => Err(e),
+        };
+        Some((frame, lines))
+    })
+}
+
+/// Newline-delimited lines from byte chunks; each byte is scanned for `\n` once.
+struct LineSplitter<S> {
+    chunks: std::pin::Pin<Box<S>>,
+    buf: BytesMut,
+    /// `buf[..scanned]` holds no newline.
+    scanned: usize,
+    done: bool,
+}
+
+impl<S: futures_util::Stream<Item = Result<Bytes, SourceError>>> LineSplitter<S> {
+    /// The next non-blank line and whether it was newline-terminated (a trailing line without
+    /// newline comes last, when the stream ends).
+    async fn next_line(&mut self) -> Option<Result<(Bytes, bool), SourceError>> {
         loop {
-            if let Some(pos) = buf.iter().position(|b| *b == b'\n') {
-                let line = buf.split_to(pos + 1).freeze();
-                if line.trim_ascii().is_empty() {
-                    continue;
+            if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.scanned..]) {
+                let line = self.buf.split_to(self.scanned + pos + 1).freeze();
+                self.scanned = 0;
+                if !line.trim_ascii().is_empty() {
+                    return Some(Ok((line, true)));
                 }
-                return Some((parse_watch_frame(&line), (chunks, buf, done)));
+                continue;
             }
-            if done {
-                // A trailing frame without newline is complete only if it parses.
-                if buf.trim_ascii().is_empty() {
-                    return None;
+            self.scanned = self.buf.len();
+            if self.done {
+                self.scanned = 0;
+                let rest = self.buf.split().freeze();
+                return (!rest.trim_ascii().is_empty()).then_some(Ok((rest, false)));
+            }
+            match self.chunks.next().await {
+                Some(Ok(bytes)) => self.buf.extend_from_slice(&bytes),
+                Some(Err(e)) => {
+                    self.done = true;
+                    self.buf.clear();
+                    self.scanned = 0;
+                    return Some(Err(e));
                 }
-                let rest = buf.split().freeze();
-                return Some((parse_watch_frame(&rest), (chunks, buf, done)));
-            }
-            match chunks.next().await {
-                Some(Ok(bytes)) => buf.extend_from_slice(&bytes),
-                Some(Err(e)) => return Some((Err(e), (chunks, buf, true))),
-                None => done = true,
+                None => self.done = true,
             }
         }
-    })
+    }
 }
 
 #[derive(Deserialize)]
@@ -649,6 +684,25 @@ mod tests {
         assert_eq!(got.len(), 2);
         assert!(matches!(got[0], Ok(WatchFrame::Added(_))));
         assert!(matches!(got[1], Ok(WatchFrame::Deleted(_))));
+    }
+
+    #[tokio::test]
+    async fn a_stream_cut_inside_a_frame_ends_the_watch_but_a_bad_line_is_a_decode_error() {
+        let cut: Vec<Result<Bytes, SourceError>> = vec![Ok(Bytes::from_static(
+            b"{\"type\":\"DELETED\",\"object\":{}}\n{\"type\":\"ADD",
+        ))];
+        let got: Vec<_> = frames(futures_util::stream::iter(cut)).collect().await;
+        assert!(matches!(got[0], Ok(WatchFrame::Deleted(_))));
+        assert!(matches!(&got[1], Err(SourceError::Transport(m)) if m.contains("unexpected EOF")));
+        let bad: Vec<Result<Bytes, SourceError>> = vec![Ok(Bytes::from_static(
+            b"not json\n{\"type\":\"DELETED\",\"object\":{}}",
+        ))];
+        let got: Vec<_> = frames(futures_util::stream::iter(bad)).collect().await;
+        assert!(matches!(got[0], Err(SourceError::Decode(_))));
+        assert!(
+            matches!(got[1], Ok(WatchFrame::Deleted(_))),
+            "a complete last line parses"
+        );
     }
 
     #[test]
