@@ -143,6 +143,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
         'kinformer;demo' {
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (default: run until interrupted)')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Writes per second the embedded server makes (creates, updates, deletes)')
+            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario file (timed writes, faults, handler changes) instead of churning')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all')
@@ -172,6 +173,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Objects to start with: `builtin` or a YAML file (repeatable)')
             [CompletionResult]::new('--history', '--history', [CompletionResultType]::ParameterName, 'How many events the watch history keeps (older resourceVersions get 410 Gone)')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Writes per second to generate (0 = none)')
+            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario file''s writes and faults (handler steps are skipped with a warning)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
             [CompletionResult]::new('--no-auth', '--no-auth', [CompletionResultType]::ParameterName, 'Accept requests without a token')

@@ -115,7 +115,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --churn --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --transform --v --help --version"
+            opts="-o -v -h -V --duration --churn --scenario --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -126,6 +126,10 @@ _kinformer() {
                     return 0
                     ;;
                 --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scenario)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -509,7 +513,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__serve)
-            opts="-v -h -V --listen --kubeconfig-out --token --no-auth --seed --history --churn --v --help --version"
+            opts="-v -h -V --listen --kubeconfig-out --token --no-auth --seed --history --churn --scenario --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -536,6 +540,10 @@ _kinformer() {
                     return 0
                     ;;
                 --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scenario)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

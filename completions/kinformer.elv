@@ -136,6 +136,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;demo'= {
             cand --duration 'Stop after this long (default: run until interrupted)'
             cand --churn 'Writes per second the embedded server makes (creates, updates, deletes)'
+            cand --scenario 'Play a scenario file (timed writes, faults, handler changes) instead of churning'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --show 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all'
@@ -164,6 +165,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --seed 'Objects to start with: `builtin` or a YAML file (repeatable)'
             cand --history 'How many events the watch history keeps (older resourceVersions get 410 Gone)'
             cand --churn 'Writes per second to generate (0 = none)'
+            cand --scenario 'Play a scenario file''s writes and faults (handler steps are skipped with a warning)'
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --no-auth 'Accept requests without a token'

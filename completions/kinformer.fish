@@ -125,6 +125,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s h -l help
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l duration -d 'Stop after this long (default: run until interrupted)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l churn -d 'Writes per second the embedded server makes (creates, updates, deletes)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l scenario -d 'Play a scenario file (timed writes, faults, handler changes) instead of churning' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -152,6 +153,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l token -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l seed -d 'Objects to start with: `builtin` or a YAML file (repeatable)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l history -d 'How many events the watch history keeps (older resourceVersions get 410 Gone)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l churn -d 'Writes per second to generate (0 = none)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l scenario -d 'Play a scenario file\'s writes and faults (handler steps are skipped with a warning)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l no-auth -d 'Accept requests without a token'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s h -l help -d 'Print help'

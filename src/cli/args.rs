@@ -150,6 +150,9 @@ pub struct DemoArgs {
     /// Writes per second the embedded server makes (creates, updates, deletes)
     #[arg(long, value_name = "OPS", default_value_t = 5)]
     pub churn: u32,
+    /// Play a scenario file (timed writes, faults, handler changes) instead of churning
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -180,6 +183,9 @@ pub struct ServeArgs {
     /// Writes per second to generate (0 = none)
     #[arg(long, value_name = "OPS_PER_S", default_value_t = 0.0, value_parser = parse_rate)]
     pub churn: f64,
+    /// Play a scenario file's writes and faults (handler steps are skipped with a warning)
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
 }
 
 /// A `--seed` source.

@@ -17,6 +17,8 @@ pub struct ClusterChoice {
     pub embedded: bool,
     /// Background pod churn on the embedded server (writes per second).
     pub churn: Option<f64>,
+    /// The embedded server's configuration (None: the builtin cluster, `churn`).
+    pub server: Option<ServerConfig>,
 }
 
 /// A client plus, for `--embedded`, the server it talks to (kept alive as long as this is).
@@ -44,6 +46,7 @@ impl ClusterChoice {
             context: args.context.clone(),
             embedded: args.embedded,
             churn: None,
+            server: None,
         }
     }
 
@@ -63,14 +66,15 @@ impl ClusterChoice {
     }
 
     async fn connect_embedded(&self) -> Result<Connection, ConnectError> {
-        let server = EmbeddedServer::start(ServerConfig {
+        let config = self.server.clone().unwrap_or_else(|| ServerConfig {
             seed: vec![Seed::Builtin],
             churn: self.churn,
             bookmark_interval: Duration::from_secs(5),
             ..ServerConfig::default()
-        })
-        .await
-        .map_err(|e| ConnectError::Embedded(e.to_string()))?;
+        });
+        let server = EmbeddedServer::start(config)
+            .await
+            .map_err(|e| ConnectError::Embedded(e.to_string()))?;
         Ok(Connection {
             client: server.client(),
             default_namespace: "default".into(),
