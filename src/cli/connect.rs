@@ -56,7 +56,7 @@ impl ClusterChoice {
         }
         let config = self.kube_config().await?;
         let default_namespace = config.default_namespace.clone();
-        let client = kube::Client::try_from(config)
+        let client = client_of(config)
             .map_err(|e| ConnectError::Kubeconfig(format!("cannot build a client: {e}")))?;
         Ok(Connection {
             client,
@@ -75,8 +75,10 @@ impl ClusterChoice {
         let server = EmbeddedServer::start(config)
             .await
             .map_err(|e| ConnectError::Embedded(e.to_string()))?;
+        let client = client_of(server.kube_config())
+            .map_err(|e| ConnectError::Embedded(format!("cannot build a client: {e}")))?;
         Ok(Connection {
-            client: server.client(),
+            client,
             default_namespace: "default".into(),
             server: Some(server),
         })
@@ -113,6 +115,13 @@ impl ClusterChoice {
             }),
         }
     }
+}
+
+/// A client without kube's transparent retry of 429/503/504: every refusal reaches the
+/// reflector, whose backoff is then visible in the trace.
+fn client_of(mut config: kube::Config) -> Result<kube::Client, kube::Error> {
+    config.default_retry = false;
+    kube::Client::try_from(config)
 }
 
 fn one_line(e: &KubeconfigError) -> String {
