@@ -300,6 +300,9 @@ pub struct PipelineArgs {
     /// Watch only metadata (PartialObjectMetadata)
     #[arg(long)]
     pub metadata_only: bool,
+    /// Cap on the reflector's retry backoff (client-go: 800ms doubling to 30s)
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub max_backoff: Option<Duration>,
     /// Transform objects before they are queued
     #[arg(long, value_name = "NAME")]
     pub transform: Option<TransformArg>,

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 
 use crate::informer::object::strip_managed_fields;
-use crate::informer::reflector::ReflectorConfig;
+use crate::informer::reflector::{BackoffConfig, ReflectorConfig};
 use crate::informer::shared_informer::InformerConfig;
 use crate::informer::source::{KubeSource, KubeTarget};
 use crate::informer::trace::{Stage, StageSet};
@@ -118,12 +118,28 @@ pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
         reflector: ReflectorConfig {
             page_size: Some(pipeline.page_size).filter(|n| *n > 0),
             watch_list: pipeline.watch_list,
+            backoff: backoff(pipeline.max_backoff),
             ..ReflectorConfig::default()
         },
         transform: pipeline.transform.map(|t| match t {
             TransformArg::StripManagedFields => strip_managed_fields(),
         }),
         watch_error_handler: None,
+    }
+}
+
+/// client-go's reflector backoff, capped by `--max-backoff` (the first step too). A zero cap
+/// still waits 1ms, so a failing server is never hammered in a hot loop.
+fn backoff(max: Option<std::time::Duration>) -> BackoffConfig {
+    let defaults = BackoffConfig::default();
+    let Some(max) = max else {
+        return defaults;
+    };
+    let max = max.max(std::time::Duration::from_millis(1));
+    BackoffConfig {
+        initial: defaults.initial.min(max),
+        max,
+        ..defaults
     }
 }
 
