@@ -59,6 +59,7 @@ fn random_fault(rng: &mut StdRng) -> Fault {
             fraction: None,
             status: Some([500, 429][rng.random_range(0..2)]),
             retry_after_seconds: Some(1),
+            path: None,
         },
         4 => Fault::Delay {
             delay_ms: rng.random_range(10..100),

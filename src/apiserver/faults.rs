@@ -49,6 +49,9 @@ pub enum Fault {
         /// `Retry-After` seconds sent with 429/503 (default 1).
         #[serde(default)]
         retry_after_seconds: Option<u64>,
+        /// Only requests whose path contains this (e.g. `/pods`; default every request).
+        #[serde(default)]
+        path: Option<String>,
     },
     /// Hold each response back before answering.
     #[serde(rename_all = "camelCase")]
@@ -94,8 +97,10 @@ impl Fault {
                 if fraction.is_some_and(|f| !(0.0..=1.0).contains(&f)) {
                     return Err("fail-requests: fraction must be between 0 and 1".into());
                 }
-                if status.is_some_and(|s| !matches!(s, 429 | 500 | 503)) {
-                    return Err("fail-requests: status must be 429, 500 or 503".into());
+                if status.is_some_and(|s| !matches!(s, 401 | 403 | 404 | 429 | 500 | 503)) {
+                    return Err(
+                        "fail-requests: status must be 401, 403, 404, 429, 500 or 503".into(),
+                    );
                 }
                 Ok(())
             }
@@ -108,8 +113,9 @@ impl Fault {
 }
 
 /// Failing requests while armed.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Failing {
+    path: Option<String>,
     remaining: Option<u64>,
     fraction: f64,
     status: u16,
@@ -170,15 +176,17 @@ impl Faults {
     /// Arms a request or watch fault (the store and watch faults are the server's to apply).
     pub fn arm(&self, fault: &Fault) {
         let mut state = self.state();
-        match *fault {
+        match fault {
             Fault::FailRequests {
                 count,
                 fraction,
                 status,
                 retry_after_seconds,
+                path,
             } => {
                 state.failing = Some(Failing {
-                    remaining: count,
+                    path: path.clone(),
+                    remaining: *count,
                     fraction: fraction.unwrap_or(1.0),
                     status: status.unwrap_or(500),
                     retry_after: retry_after_seconds.unwrap_or(1),
@@ -186,8 +194,8 @@ impl Faults {
             }
             Fault::Delay { delay_ms, count } => {
                 state.delaying = Some(Delaying {
-                    remaining: count,
-                    delay: Duration::from_millis(delay_ms).min(MAX_DELAY),
+                    remaining: *count,
+                    delay: Duration::from_millis(*delay_ms).min(MAX_DELAY),
                 });
             }
             Fault::CutWatch => state.cut = true,
@@ -216,14 +224,14 @@ impl Faults {
         self.state().restarts
     }
 
-    /// What the next request must suffer; `None` (one atomic load) when nothing is armed.
-    pub fn next_request(&self) -> Option<RequestFault> {
+    /// What the request for `path` must suffer; `None` (one atomic load) when nothing is armed.
+    pub fn next_request(&self, path: &str) -> Option<RequestFault> {
         if !self.requests_armed.load(Ordering::Acquire) {
             return None;
         }
         let mut state = self.state();
         let delay = take_delay(&mut state.delaying);
-        let failure = take_failure(&mut state.failing).map(failure_response);
+        let failure = take_failure(&mut state.failing, path).map(failure_response);
         self.publish(&state);
         Some(RequestFault { delay, failure })
     }
@@ -268,12 +276,15 @@ fn take_delay(delaying: &mut Option<Delaying>) -> Option<Duration> {
     used.then_some(delay)
 }
 
-fn take_failure(failing: &mut Option<Failing>) -> Option<Failing> {
+fn take_failure(failing: &mut Option<Failing>, path: &str) -> Option<Failing> {
     let active = failing.as_mut()?;
+    if active.path.as_deref().is_some_and(|p| !path.contains(p)) {
+        return None;
+    }
     if active.fraction < 1.0 && !rand::rng().random_bool(active.fraction.max(0.0)) {
         return None;
     }
-    let chosen = *active;
+    let chosen = active.clone();
     let used = use_once(&mut active.remaining);
     if active.remaining == Some(0) || !used {
         *failing = None;
@@ -284,6 +295,9 @@ fn take_failure(failing: &mut Option<Failing>) -> Option<Failing> {
 /// The Status response of a failed request, with `Retry-After` for 429 and 503.
 fn failure_response(failing: Failing) -> Response {
     let error = match failing.status {
+        401 => ApiError::unauthorized(),
+        403 => ApiError::new(403, "Forbidden", "forbidden: injected fault"),
+        404 => ApiError::no_route(),
         429 => ApiError::new(
             429,
             "TooManyRequests",
@@ -368,7 +382,8 @@ mod tests {
                 count: Some(5),
                 status: Some(429),
                 retry_after_seconds: Some(2),
-                fraction: None
+                fraction: None,
+                path: None,
             })
         ));
         assert!(matches!(
@@ -382,21 +397,38 @@ mod tests {
     #[test]
     fn failing_counts_down_then_disarms() {
         let faults = Faults::default();
-        assert!(faults.next_request().is_none());
+        assert!(faults.next_request("/").is_none());
         faults.arm(&Fault::FailRequests {
             count: Some(2),
             fraction: None,
             status: Some(429),
             retry_after_seconds: None,
+            path: None,
         });
         for _ in 0..2 {
-            let fault = faults.next_request();
+            let fault = faults.next_request("/api/v1/pods");
             let failure = fault.and_then(|f| f.failure);
             assert!(failure.is_some_and(
                 |r| r.status() == 429 && r.headers().get(header::RETRY_AFTER).is_some()
             ));
         }
-        assert!(faults.next_request().is_none());
+        assert!(faults.next_request("/api/v1/pods").is_none());
+    }
+
+    #[test]
+    fn a_path_filter_spares_other_requests() {
+        let faults = Faults::default();
+        faults.arm(&Fault::FailRequests {
+            count: Some(1),
+            fraction: None,
+            status: Some(403),
+            retry_after_seconds: None,
+            path: Some("/pods".into()),
+        });
+        let spared = faults.next_request("/api/v1");
+        assert!(spared.is_some_and(|f| f.failure.is_none()));
+        let failed = faults.next_request("/api/v1/pods").and_then(|f| f.failure);
+        assert!(failed.is_some_and(|r| r.status() == 403));
     }
 
     #[test]
@@ -416,6 +448,7 @@ mod tests {
             fraction: Some(2.0),
             status: None,
             retry_after_seconds: None,
+            path: None,
         };
         assert!(bad.validate().is_err());
         assert!(

@@ -165,10 +165,9 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
     if parts.uri.path() == FAULTS_PATH {
         return faults::admin(&app, &parts.method, &body);
     }
-    if let Some(fault) = app
-        .faults
-        .next_request()
-        .filter(|_| !is_public(parts.uri.path()))
+    let path = parts.uri.path();
+    if !is_public(path)
+        && let Some(fault) = app.faults.next_request(path)
     {
         if let Some(delay) = fault.delay {
             tokio::time::sleep(delay).await;

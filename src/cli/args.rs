@@ -247,6 +247,9 @@ pub struct ConnectionArgs {
     /// Start an embedded API server (seeded, with churn) and use it instead of a cluster
     #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
     pub embedded: bool,
+    /// How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)
+    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
+    pub retry_timeout: Duration,
 }
 
 /// What to show and how.

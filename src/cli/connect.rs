@@ -19,6 +19,8 @@ pub struct ClusterChoice {
     pub churn: Option<f64>,
     /// The embedded server's configuration (None: the builtin cluster, `churn`).
     pub server: Option<ServerConfig>,
+    /// How long to retry an unreachable server's first contact (zero: one attempt).
+    pub retry_timeout: Duration,
 }
 
 /// A client plus, for `--embedded`, the server it talks to (kept alive as long as this is).
@@ -47,6 +49,7 @@ impl ClusterChoice {
             embedded: args.embedded,
             churn: None,
             server: None,
+            retry_timeout: args.retry_timeout,
         }
     }
 
