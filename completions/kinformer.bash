@@ -115,7 +115,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --churn --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --transform --v --help --version"
+            opts="-o -v -h -V --duration --churn --scenario --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -126,6 +126,10 @@ _kinformer() {
                     return 0
                     ;;
                 --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scenario)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -161,6 +165,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-backoff)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --transform)
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
@@ -181,7 +189,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -215,6 +223,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --retry-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide jsonl json yaml" -- "${cur}"))
                     return 0
@@ -244,6 +256,10 @@ _kinformer() {
                     return 0
                     ;;
                 --page-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-backoff)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -419,7 +435,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -457,6 +473,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --retry-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide jsonl json yaml" -- "${cur}"))
                     return 0
@@ -489,6 +509,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-backoff)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --transform)
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
@@ -509,7 +533,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__serve)
-            opts="-v -h -V --listen --kubeconfig-out --token --no-auth --seed --history --churn --v --help --version"
+            opts="-v -h -V --listen --kubeconfig-out --token --no-auth --seed --history --churn --scenario --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -539,6 +563,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --scenario)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -555,7 +583,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-n -A -l -o -v -h -V --count --timeout --until-synced --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --count --timeout --until-synced --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -597,6 +625,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --retry-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide jsonl json yaml" -- "${cur}"))
                     return 0
@@ -626,6 +658,10 @@ _kinformer() {
                     return 0
                     ;;
                 --page-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-backoff)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -42,6 +42,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l context -d
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -54,6 +55,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l max-backoff -d 'Cap on the reflector\'s retry backoff (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l until-synced -d 'Stop once the informer has synced (the initial list was delivered)'
@@ -71,6 +73,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l context -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -83,6 +86,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'A
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l max-backoff -d 'Cap on the reflector\'s retry backoff (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
@@ -100,6 +104,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l context -
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -112,6 +117,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l max-backoff -d 'Cap on the reflector\'s retry backoff (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
@@ -125,6 +131,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s h -l help
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l duration -d 'Stop after this long (default: run until interrupted)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l churn -d 'Writes per second the embedded server makes (creates, updates, deletes)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l scenario -d 'Play a scenario file (timed writes, faults, handler changes) instead of churning' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -137,6 +144,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'A
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l max-backoff -d 'Cap on the reflector\'s retry backoff (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l no-headers -d 'Don\'t print table headers'
@@ -152,6 +160,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l token -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l seed -d 'Objects to start with: `builtin` or a YAML file (repeatable)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l history -d 'How many events the watch history keeps (older resourceVersions get 410 Gone)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l churn -d 'Writes per second to generate (0 = none)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l scenario -d 'Play a scenario file\'s writes and faults (handler steps are skipped with a warning)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l no-auth -d 'Accept requests without a token'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s h -l help -d 'Print help'

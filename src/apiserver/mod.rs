@@ -16,6 +16,7 @@
 
 mod churn;
 mod discovery;
+mod faults;
 mod kubeconfig;
 mod list;
 mod openapi;
@@ -44,6 +45,7 @@ use tokio::task::JoinHandle;
 use self::server::App;
 use self::store::Store;
 
+pub use self::faults::{FAULTS_PATH, Fault};
 pub use self::kubeconfig::CONTEXT;
 pub use self::seed::synthetic_pod;
 
@@ -178,6 +180,7 @@ impl EmbeddedServer {
             closer: watch_channel::channel(0).0,
             shutting_down: AtomicBool::new(false),
             address: address.to_string(),
+            faults: faults::Faults::default(),
         });
         let (stop, stopped) = oneshot::channel::<()>();
         let router = server::router(Arc::clone(&app));
@@ -250,6 +253,14 @@ impl EmbeddedServer {
         self.app.store.expire_all();
     }
 
+    /// Causes a fault now (the library side of `POST /kinformer/v1/faults`); an invalid value
+    /// is refused with what is wrong.
+    pub fn inject(&self, fault: &Fault) -> Result<(), String> {
+        fault.validate()?;
+        faults::inject(&self.app, fault);
+        Ok(())
+    }
+
     /// The current global resourceVersion.
     pub fn resource_version(&self) -> u64 {
         self.app.store.resource_version()
@@ -268,6 +279,67 @@ impl EmbeddedServer {
     /// Creates one object through the normal write path (with a watch event).
     pub fn create_object(&self, object: serde_json::Value) -> Result<(), ServerError> {
         write::create_object(&self.app.store, object)
+            .map(drop)
+            .map_err(|e| ServerError::Seed(e.message))
+    }
+
+    /// The core (`v1`) or any group's resource type called `plural`.
+    fn resource_named(&self, plural: &str) -> Result<Arc<resources::ResourceType>, ServerError> {
+        let registry = self.app.store.registry();
+        registry
+            .find("", "v1", plural)
+            .or_else(|| {
+                let groups = registry.groups();
+                groups.iter().find_map(|(group, versions)| {
+                    versions
+                        .iter()
+                        .find_map(|v| registry.find(group, v, plural))
+                })
+            })
+            .ok_or_else(|| ServerError::Seed(format!("no resource type {plural:?}")))
+    }
+
+    /// Every object of resource `plural` (in `namespace`, or all), as stored, in key order.
+    pub fn objects(
+        &self,
+        plural: &str,
+        namespace: Option<&str>,
+    ) -> Result<Vec<serde_json::Value>, ServerError> {
+        let key = self.resource_named(plural)?.key();
+        let stored = self
+            .app
+            .store
+            .write(|txn| Ok(txn.objects(&key)))
+            .map_err(|e| ServerError::Seed(e.message))?;
+        Ok(stored
+            .iter()
+            .filter(|o| namespace.is_none_or(|ns| o.namespace == ns))
+            .filter_map(|o| serde_json::from_slice(&o.bytes).ok())
+            .collect())
+    }
+
+    /// Replaces an object of resource `plural` addressed by its own metadata (with a watch
+    /// event); a stale `metadata.resourceVersion` is a conflict.
+    pub fn update_object(
+        &self,
+        plural: &str,
+        object: serde_json::Value,
+    ) -> Result<(), ServerError> {
+        let resource = self.resource_named(plural)?;
+        write::update_object(&self.app.store, &resource, object)
+            .map(drop)
+            .map_err(|e| ServerError::Seed(e.message))
+    }
+
+    /// Deletes one object (with a watch event).
+    pub fn delete_object(
+        &self,
+        plural: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Result<(), ServerError> {
+        let resource = self.resource_named(plural)?;
+        write::delete_object(&self.app.store, &resource, namespace, name)
             .map(drop)
             .map_err(|e| ServerError::Seed(e.message))
     }

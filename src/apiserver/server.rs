@@ -16,10 +16,11 @@ use http::request::Parts;
 use http::{HeaderMap, Method, header};
 use tokio::sync::watch;
 
+use super::faults::{FAULTS_PATH, Faults};
 use super::resources::ResourceType;
 use super::status::ApiError;
 use super::store::Store;
-use super::{discovery, list, openapi, watch as watch_handler, write};
+use super::{discovery, faults, list, openapi, watch as watch_handler, write};
 
 /// Largest accepted request body.
 const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
@@ -40,6 +41,8 @@ pub struct App {
     pub shutting_down: AtomicBool,
     /// `host:port` the server listens on.
     pub address: String,
+    /// Faults armed on purpose (admin endpoint, scenarios).
+    pub faults: Faults,
 }
 
 /// How the client wants objects represented (from its `Accept` header).
@@ -159,6 +162,20 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
         Ok(body) => body,
         Err(e) => return ApiError::bad_request(format!("cannot read body: {e}")).into_response(),
     };
+    if parts.uri.path() == FAULTS_PATH {
+        return faults::admin(&app, &parts.method, &body);
+    }
+    let path = parts.uri.path();
+    if !is_public(path)
+        && let Some(fault) = app.faults.next_request(path)
+    {
+        if let Some(delay) = fault.delay {
+            tokio::time::sleep(delay).await;
+        }
+        if let Some(failure) = fault.failure {
+            return failure;
+        }
+    }
     dispatch(&app, &parts, &body).unwrap_or_else(IntoResponse::into_response)
 }
 

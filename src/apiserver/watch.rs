@@ -3,9 +3,8 @@
 //! resourceVersions older than the kept history, per-watcher selector filtering, timeouts, and
 //! clean ends on `close_watches`/shutdown. Each event's bytes are shared by every watcher.
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -17,6 +16,7 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 
+use super::faults::{MALFORMED_LINE, WatchFault};
 use super::list::parse_rv;
 use super::resources::{ResourceKey, ResourceType};
 use super::selector::Selection;
@@ -57,6 +57,10 @@ struct Watcher {
     out: mpsc::Sender<Bytes>,
     /// `close_watches` generation when the watch was opened; any later one ends it.
     generation: u64,
+    /// Restart generation when the watch was opened; a later one aborts the stream.
+    restarts: u64,
+    /// Set when the stream must end without a clean close (restart, cut-watch fault).
+    aborted: Arc<AtomicBool>,
 }
 
 /// Serves a WATCH request.
@@ -72,6 +76,7 @@ pub fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response, ApiE
         .transpose()?;
     let start = start(app, request)?;
     let (out, receiver) = mpsc::channel::<Bytes>(64);
+    let aborted = Arc::new(AtomicBool::new(false));
     let watcher = Watcher {
         app: Arc::clone(app),
         key: request.resource.key(),
@@ -82,11 +87,20 @@ pub fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response, ApiE
         timeout,
         out,
         generation: *app.closer.borrow(),
+        restarts: app.faults.restarts(),
+        aborted: Arc::clone(&aborted),
     };
-    tokio::spawn(watcher.run(start));
-    let body = stream::unfold(receiver, |mut receiver| async move {
-        let chunk = receiver.recv().await?;
-        Some((Ok::<Bytes, Infallible>(chunk), receiver))
+    tokio::spawn(watcher.run_until_end(start));
+    let body = stream::unfold((receiver, aborted), |(mut receiver, aborted)| async move {
+        match receiver.recv().await {
+            Some(chunk) => Some((Ok(chunk), (receiver, aborted))),
+            // An error item makes hyper drop the connection: no clean end of the stream.
+            None if aborted.swap(false, Ordering::AcqRel) => {
+                let cut = std::io::Error::other("watch aborted by an injected fault");
+                Some((Err(cut), (receiver, aborted)))
+            }
+            None => None,
+        }
     });
     Ok(json_response(StatusCode::OK, Body::from_stream(body)))
 }
@@ -120,7 +134,15 @@ async fn deadline_passed(deadline: Option<Instant>) {
 }
 
 impl Watcher {
-    async fn run(self, start: Start) {
+    /// Runs the watch; a restart that happened meanwhile aborts the stream instead of ending it.
+    async fn run_until_end(self, start: Start) {
+        self.run(start).await;
+        if self.app.faults.restarts() != self.restarts {
+            self.aborted.store(true, Ordering::Release);
+        }
+    }
+
+    async fn run(&self, start: Start) {
         let mut closer = self.app.closer.subscribe();
         if self.closed(&closer) {
             return;
@@ -310,6 +332,28 @@ impl Watcher {
     /// Writes to the client; false once it is gone or watches were closed meanwhile (a client
     /// that stops reading cannot hold a closing watch open).
     async fn send(&self, bytes: Bytes) -> bool {
+        if let Some(fault) = self.app.faults.next_watch_write() {
+            return self.send_faulty(fault, bytes).await;
+        }
+        self.send_now(bytes).await
+    }
+
+    /// Writes with a fault: half a frame then an aborted stream, or a non-JSON line first.
+    async fn send_faulty(&self, fault: WatchFault, bytes: Bytes) -> bool {
+        match fault {
+            WatchFault::Cut => {
+                self.send_now(bytes.slice(..bytes.len() / 2)).await;
+                self.aborted.store(true, Ordering::Release);
+                false
+            }
+            WatchFault::Malformed => {
+                self.send_now(Bytes::from_static(MALFORMED_LINE)).await
+                    && self.send_now(bytes).await
+            }
+        }
+    }
+
+    async fn send_now(&self, bytes: Bytes) -> bool {
         let bytes = match self.out.try_send(bytes) {
             Ok(()) => return true,
             Err(mpsc::error::TrySendError::Closed(_)) => return false,

@@ -150,6 +150,9 @@ pub struct DemoArgs {
     /// Writes per second the embedded server makes (creates, updates, deletes)
     #[arg(long, value_name = "OPS", default_value_t = 5)]
     pub churn: u32,
+    /// Play a scenario file (timed writes, faults, handler changes) instead of churning
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -180,6 +183,9 @@ pub struct ServeArgs {
     /// Writes per second to generate (0 = none)
     #[arg(long, value_name = "OPS_PER_S", default_value_t = 0.0, value_parser = parse_rate)]
     pub churn: f64,
+    /// Play a scenario file's writes and faults (handler steps are skipped with a warning)
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
 }
 
 /// A `--seed` source.
@@ -241,6 +247,9 @@ pub struct ConnectionArgs {
     /// Start an embedded API server (seeded, with churn) and use it instead of a cluster
     #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
     pub embedded: bool,
+    /// How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)
+    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
+    pub retry_timeout: Duration,
 }
 
 /// What to show and how.
@@ -294,6 +303,9 @@ pub struct PipelineArgs {
     /// Watch only metadata (PartialObjectMetadata)
     #[arg(long)]
     pub metadata_only: bool,
+    /// Cap on the reflector's retry backoff (client-go: 800ms doubling to 30s)
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub max_backoff: Option<Duration>,
     /// Transform objects before they are queued
     #[arg(long, value_name = "NAME")]
     pub transform: Option<TransformArg>,

@@ -17,6 +17,10 @@ pub struct ClusterChoice {
     pub embedded: bool,
     /// Background pod churn on the embedded server (writes per second).
     pub churn: Option<f64>,
+    /// The embedded server's configuration (None: the builtin cluster, `churn`).
+    pub server: Option<ServerConfig>,
+    /// How long to retry an unreachable server's first contact (zero: one attempt).
+    pub retry_timeout: Duration,
 }
 
 /// A client plus, for `--embedded`, the server it talks to (kept alive as long as this is).
@@ -44,6 +48,8 @@ impl ClusterChoice {
             context: args.context.clone(),
             embedded: args.embedded,
             churn: None,
+            server: None,
+            retry_timeout: args.retry_timeout,
         }
     }
 
@@ -53,7 +59,7 @@ impl ClusterChoice {
         }
         let config = self.kube_config().await?;
         let default_namespace = config.default_namespace.clone();
-        let client = kube::Client::try_from(config)
+        let client = client_of(config)
             .map_err(|e| ConnectError::Kubeconfig(format!("cannot build a client: {e}")))?;
         Ok(Connection {
             client,
@@ -63,16 +69,19 @@ impl ClusterChoice {
     }
 
     async fn connect_embedded(&self) -> Result<Connection, ConnectError> {
-        let server = EmbeddedServer::start(ServerConfig {
+        let config = self.server.clone().unwrap_or_else(|| ServerConfig {
             seed: vec![Seed::Builtin],
             churn: self.churn,
             bookmark_interval: Duration::from_secs(5),
             ..ServerConfig::default()
-        })
-        .await
-        .map_err(|e| ConnectError::Embedded(e.to_string()))?;
+        });
+        let server = EmbeddedServer::start(config)
+            .await
+            .map_err(|e| ConnectError::Embedded(e.to_string()))?;
+        let client = client_of(server.kube_config())
+            .map_err(|e| ConnectError::Embedded(format!("cannot build a client: {e}")))?;
         Ok(Connection {
-            client: server.client(),
+            client,
             default_namespace: "default".into(),
             server: Some(server),
         })
@@ -109,6 +118,13 @@ impl ClusterChoice {
             }),
         }
     }
+}
+
+/// A client without kube's transparent retry of 429/503/504: every refusal reaches the
+/// reflector, whose backoff is then visible in the trace.
+fn client_of(mut config: kube::Config) -> Result<kube::Client, kube::Error> {
+    config.default_retry = false;
+    kube::Client::try_from(config)
 }
 
 fn one_line(e: &KubeconfigError) -> String {

@@ -1,26 +1,45 @@
 //! `kinformer demo`: the cluster-free tour. An embedded API server with the builtin seed and
 //! pod churn; an informer on pods in all namespaces with a fast handler (short resync) and a
 //! slow one (processing delay), every stage shown live until Ctrl-C or `--duration`.
+//! `--scenario FILE` replaces the churn with a scenario's timed writes, faults and handler
+//! changes, played from the informer's first sync; the scenario's `end` step stops the demo.
 
+use std::io::{self, BufWriter};
 use std::time::Duration;
 
-use crate::informer::trace::StageSet;
+use tokio::sync::{mpsc, watch};
 
-use super::args::{DemoArgs, HandlerSpec, PipelineArgs, parse_show};
+use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
+use crate::informer::trace::{Event, StageSet};
+use crate::output::EventRenderer;
+use crate::scenario::{self, InspectorAction, Scenario};
+
+use super::args::{DemoArgs, HandlerSpec, PipelineArgs, QueueArg, parse_show};
 use super::connect::ClusterChoice;
 use super::exit::CliError;
-use super::inspect::{Inspection, Selection};
-use super::stream::{Signals, StopWhen};
+use super::inspect::{Inspection, Selection, list_progress};
+use super::session::Session;
+use super::stream::{self, Signals, StopWhen};
 use super::watch::live;
 
 /// The `--show` default; the demo widens it to every stage.
 const DEFAULT_SHOW: &str = "reflector,notifications,resync";
 
 pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliError> {
+    let scenario = args
+        .scenario
+        .as_deref()
+        .map(scenario::load)
+        .transpose()
+        .map_err(|e| CliError::Config(e.to_string()))?;
+    if let Some(scenario) = &scenario {
+        scenario_settings(scenario, &mut args.pipeline);
+    }
     demo_defaults(&mut args.pipeline);
     let cluster = ClusterChoice {
         embedded: true,
         churn: Some(f64::from(args.churn)).filter(|c| *c > 0.0),
+        server: scenario.as_ref().map(scenario_server),
         ..ClusterChoice::default()
     };
     let selection = Selection {
@@ -38,7 +57,115 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         timeout: args.duration,
         ..StopWhen::default()
     };
-    live(inspection, stop_when, signals).await
+    match scenario {
+        Some(scenario) => play(inspection, &scenario, stop_when, signals).await,
+        None => live(inspection, stop_when, signals).await,
+    }
+}
+
+/// A scenario's pipeline settings override the demo's defaults (not explicit flags).
+fn scenario_settings(scenario: &Scenario, pipeline: &mut PipelineArgs) {
+    if pipeline.handlers.is_empty() {
+        pipeline.handlers = scenario
+            .handlers
+            .iter()
+            .map(|h| HandlerSpec {
+                name: h.name.clone(),
+                resync: h.resync,
+                delay: h.delay,
+            })
+            .collect();
+    }
+    if let Some(resync) = scenario.resync.filter(|_| pipeline.resync.is_zero()) {
+        pipeline.resync = resync;
+    }
+    match scenario.queue.as_deref() {
+        Some("real-fifo") => pipeline.queue = QueueArg::RealFifo,
+        Some("delta-fifo") => pipeline.queue = QueueArg::DeltaFifo,
+        _ => {}
+    }
+}
+
+/// The server a scenario runs against: no churn, its seed and history, frequent bookmarks.
+pub fn scenario_server(scenario: &Scenario) -> ServerConfig {
+    let defaults = ServerConfig::default();
+    ServerConfig {
+        seed: if scenario.builtin_seed {
+            vec![Seed::Builtin]
+        } else {
+            Vec::new()
+        },
+        history: scenario.history.unwrap_or(defaults.history),
+        bookmark_interval: Duration::from_secs(5),
+        ..defaults
+    }
+}
+
+/// Streams the session while the scenario plays; inspector steps reach the stream loop.
+async fn play(
+    inspection: Inspection,
+    scenario: &Scenario,
+    stop_when: StopWhen,
+    signals: &mut Signals,
+) -> Result<i32, CliError> {
+    let Inspection {
+        connection,
+        resource,
+        plan,
+        render,
+    } = inspection;
+    let Some(server) = connection.server.as_ref() else {
+        return Err(CliError::Runtime("the demo has no embedded server".into()));
+    };
+    if !scenario.description.is_empty() {
+        eprintln!("scenario: {}", scenario.description);
+    }
+    let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
+    let mut renderer = EventRenderer::new(BufWriter::new(io::stdout()), render);
+    let mut progress = list_progress();
+    let (actions_tx, mut actions) = mpsc::unbounded_channel();
+    let (synced_tx, synced) = watch::channel(false);
+    let mut stderr = io::stderr();
+    let mut observe = |e: &Event| {
+        progress.observe(e);
+        if matches!(e, Event::Synced { .. }) {
+            synced_tx.send_replace(true);
+        }
+    };
+    let (ending, _) = {
+        let streaming = stream::run_with_actions(
+            session,
+            &mut renderer,
+            &mut stderr,
+            stop_when,
+            &mut observe,
+            signals,
+            &mut actions,
+        );
+        let player = play_after_sync(scenario, server, synced, &actions_tx);
+        tokio::pin!(streaming, player);
+        let mut playing = true;
+        loop {
+            tokio::select! {
+                result = &mut streaming => break result?,
+                () = &mut player, if playing => playing = false,
+            }
+        }
+    };
+    progress.finish();
+    ending.into_exit(&resource.plural)
+}
+
+/// Waits for the informer's first sync, then plays the scenario.
+async fn play_after_sync(
+    scenario: &Scenario,
+    server: &EmbeddedServer,
+    mut synced: watch::Receiver<bool>,
+    actions: &mpsc::UnboundedSender<InspectorAction>,
+) {
+    if synced.wait_for(|s| *s).await.is_ok() {
+        scenario::play(scenario, server, Some(actions)).await;
+    }
 }
 
 /// Without `--handler`: `fast` (resync 10s) and `slow` (250ms per notification); without

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 
 use crate::informer::object::strip_managed_fields;
-use crate::informer::reflector::ReflectorConfig;
+use crate::informer::reflector::{Backoff, BackoffConfig, ReflectorConfig};
 use crate::informer::shared_informer::InformerConfig;
 use crate::informer::source::{KubeSource, KubeTarget};
 use crate::informer::trace::{Stage, StageSet};
@@ -16,7 +16,7 @@ use crate::output::table::color_enabled;
 use super::args::{ConnectionArgs, OutputArgs, PipelineArgs, TransformArg};
 use super::connect::{ClusterChoice, ConnectError, Connection};
 use super::exit::CliError;
-use super::resolve::{ResolvedResource, resolve};
+use super::resolve::{ResolveError, ResolvedResource, resolve};
 use super::session::SessionPlan;
 
 /// Which objects to inform on.
@@ -83,7 +83,12 @@ impl Inspection {
             ConnectError::Kubeconfig(m) => CliError::Config(m),
             ConnectError::Embedded(m) => CliError::Runtime(m),
         })?;
-        let resource = resolve(&connection.client, &selection.resource).await?;
+        let resource = resolve_with_retry(
+            &connection.client,
+            &selection.resource,
+            cluster.retry_timeout,
+        )
+        .await?;
         let target = KubeTarget {
             resource: resource.api_resource(),
             namespace: selection.namespace(&resource, &connection.default_namespace),
@@ -109,6 +114,48 @@ impl Inspection {
     }
 }
 
+/// Resolves RESOURCE; while the server is unreachable, retries with client-go's backoff (one
+/// stderr line per attempt: `retrying in 1.6s: connection refused`) until `give_up_after`.
+async fn resolve_with_retry(
+    client: &kube::Client,
+    resource: &str,
+    give_up_after: std::time::Duration,
+) -> Result<ResolvedResource, CliError> {
+    let deadline = tokio::time::Instant::now() + give_up_after;
+    let mut backoff = Backoff::new(BackoffConfig::default());
+    loop {
+        let (error, reason) = match resolve(client, resource).await {
+            Err(ResolveError::Discovery(e)) => {
+                (CliError::from_kube(&e, "list", "discovery"), root_cause(&e))
+            }
+            other => return other.map_err(CliError::from),
+        };
+        if !matches!(error, CliError::Unreachable(_)) {
+            return Err(error);
+        }
+        let now = tokio::time::Instant::now();
+        let (delay, _) = backoff.step(now);
+        let delay = delay.min(deadline.saturating_duration_since(now));
+        if delay.is_zero() {
+            return Err(CliError::Unreachable(format!(
+                "{reason} (gave up after {}s)",
+                give_up_after.as_secs_f64()
+            )));
+        }
+        eprintln!("retrying in {:.1}s: {reason}", delay.as_secs_f64());
+        tokio::time::sleep(delay).await;
+    }
+}
+
+/// The innermost cause of an error (`Connection refused (os error 111)`).
+fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut cause = error;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
+}
+
 /// The informer's configuration from `--resync`, `--queue`, `--page-size`, `--watch-list`,
 /// `--transform`.
 pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
@@ -118,12 +165,28 @@ pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
         reflector: ReflectorConfig {
             page_size: Some(pipeline.page_size).filter(|n| *n > 0),
             watch_list: pipeline.watch_list,
+            backoff: backoff(pipeline.max_backoff),
             ..ReflectorConfig::default()
         },
         transform: pipeline.transform.map(|t| match t {
             TransformArg::StripManagedFields => strip_managed_fields(),
         }),
         watch_error_handler: None,
+    }
+}
+
+/// client-go's reflector backoff, capped by `--max-backoff` (the first step too). A zero cap
+/// still waits 1ms, so a failing server is never hammered in a hot loop.
+fn backoff(max: Option<std::time::Duration>) -> BackoffConfig {
+    let defaults = BackoffConfig::default();
+    let Some(max) = max else {
+        return defaults;
+    };
+    let max = max.max(std::time::Duration::from_millis(1));
+    BackoffConfig {
+        initial: defaults.initial.min(max),
+        max,
+        ..defaults
     }
 }
 

@@ -1,23 +1,39 @@
 //! `kinformer serve`: run the embedded Kubernetes API server until SIGINT/SIGTERM. Prints the
 //! URL and the kubeconfig path on stdout; kubectl and kinformer use that kubeconfig as-is.
+//! `--scenario FILE` plays a scenario's writes and faults against it (its handler steps need an
+//! inspector and are skipped with a warning); the scenario's `end` step stops the server.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
+use crate::scenario::{self, Scenario};
 
 use super::args::{self, ServeArgs};
 use super::exit::CliError;
 use super::stream::Signals;
 
 pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError> {
+    let scenario = args
+        .scenario
+        .as_deref()
+        .map(scenario::load)
+        .transpose()
+        .map_err(|e| CliError::Config(e.to_string()))?;
     let defaults = ServerConfig::default();
+    let mut seeds: Vec<Seed> = args.seed.iter().map(seed).collect();
+    if seeds.is_empty() && scenario.as_ref().is_some_and(|s| s.builtin_seed) {
+        seeds.push(Seed::Builtin);
+    }
+    let history = args
+        .history
+        .or_else(|| scenario.as_ref().and_then(|s| s.history));
     let config = ServerConfig {
         listen: args.listen,
         token: args.token.clone(),
         auth: !args.no_auth,
-        seed: args.seed.iter().map(seed).collect(),
-        history: args.history.unwrap_or(defaults.history),
+        seed: seeds,
+        history: history.unwrap_or(defaults.history),
         churn: Some(args.churn).filter(|c| *c > 0.0),
         ..defaults
     };
@@ -39,9 +55,28 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
         "serving the Kubernetes API; try: kubectl --kubeconfig {} get pods -A  (Ctrl-C stops)",
         path.display()
     );
-    signals.recv().await;
+    match &scenario {
+        Some(scenario) => serve_scenario(&server, scenario, signals).await,
+        None => drop(signals.recv().await),
+    }
     server.shutdown().await;
     Ok(0)
+}
+
+/// Plays the scenario until its `end` step or a signal; without an `end` step the server keeps
+/// serving until a signal.
+async fn serve_scenario(server: &EmbeddedServer, scenario: &Scenario, signals: &mut Signals) {
+    if !scenario.description.is_empty() {
+        eprintln!("scenario: {}", scenario.description);
+    }
+    tokio::select! {
+        _ = signals.recv() => {}
+        ended = scenario::play(scenario, server, None) => {
+            if !ended {
+                signals.recv().await;
+            }
+        }
+    }
 }
 
 fn seed(s: &args::Seed) -> Seed {

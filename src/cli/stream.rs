@@ -5,11 +5,14 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::informer::trace::{Event, Summary, TraceEvent};
 use crate::output::EventRenderer;
+use crate::scenario::InspectorAction;
 
+use super::args::HandlerSpec;
 use super::session::Session;
 
 /// When the live loop ends on its own.
@@ -63,12 +66,36 @@ impl Signals {
 /// Renders `session`'s events until a stop condition, then stops it and writes the summary
 /// (to stdout in JSONL/JSON/YAML where it is part of the stream, to `summary_out` for tables).
 pub async fn run<W: Write>(
+    session: Session,
+    renderer: &mut EventRenderer<W>,
+    summary_out: &mut dyn Write,
+    stop_when: StopWhen,
+    observe: &mut dyn FnMut(&Event),
+    signals: &mut Signals,
+) -> io::Result<(Ending, Summary)> {
+    let (_keep, mut none) = mpsc::unbounded_channel();
+    run_with_actions(
+        session,
+        renderer,
+        summary_out,
+        stop_when,
+        observe,
+        signals,
+        &mut none,
+    )
+    .await
+}
+
+/// [`run`], also carrying out a scenario's inspector actions as they arrive (add or remove a
+/// handler; `End` stops like a timeout).
+pub async fn run_with_actions<W: Write>(
     mut session: Session,
     renderer: &mut EventRenderer<W>,
     summary_out: &mut dyn Write,
     stop_when: StopWhen,
     observe: &mut dyn FnMut(&Event),
     signals: &mut Signals,
+    actions: &mut mpsc::UnboundedReceiver<InspectorAction>,
 ) -> io::Result<(Ending, Summary)> {
     let deadline = stop_when.timeout.map(|t| Instant::now() + t);
     let mut printed = 0u64;
@@ -76,6 +103,12 @@ pub async fn run<W: Write>(
         let event = tokio::select! {
             code = signals.recv() => break Ending::Signal(code),
             _ = sleep_until(deadline) => break Ending::Done,
+            Some(action) = actions.recv() => {
+                if !carry_out(&mut session, action) {
+                    break Ending::Done;
+                }
+                continue;
+            }
             event = session.events.recv() => match event {
                 Some(event) => event,
                 None => break Ending::Done,
@@ -115,6 +148,29 @@ pub async fn run<W: Write>(
         }
     }
     Ok((ending, summary))
+}
+
+/// Carries out one inspector action; false for `End`.
+fn carry_out(session: &mut Session, action: InspectorAction) -> bool {
+    match action {
+        InspectorAction::AddHandler(handler) => {
+            let spec = HandlerSpec {
+                name: handler.name,
+                resync: handler.resync,
+                delay: handler.delay,
+            };
+            if let Err(e) = session.add_handler(&spec) {
+                eprintln!("warning: scenario: cannot add handler {}: {e}", spec.name);
+            }
+        }
+        InspectorAction::RemoveHandler(name) => {
+            if !session.remove_handler(&name) {
+                eprintln!("warning: scenario: no handler {name} to remove");
+            }
+        }
+        InspectorAction::End => return false,
+    }
+    true
 }
 
 /// Writes the summary: into the stream for machine formats, as tables on `summary_out` for

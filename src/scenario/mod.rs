@@ -1,0 +1,111 @@
+//! Scenario files: a timed list of steps — writes to the embedded server, faults, and
+//! inspector actions (add or remove a handler) — that `kinformer demo --scenario` and
+//! `kinformer serve --scenario` play so a user can watch the informer react to events a real
+//! cluster gives only by accident.
+//!
+//! ```yaml
+//! description: relist after 410
+//! queue: delta-fifo
+//! handlers: [{name: fast, resync: 10s}, {name: slow, delay: 200ms}]
+//! steps:
+//!   - at: 1s
+//!     create: {count: 20, rate: 10}
+//!   - at: 4s
+//!     fault: expire-all
+//!   - at: 8s
+//!     end: true
+//! ```
+
+mod parse;
+mod run;
+
+use std::time::Duration;
+
+pub use self::parse::{ScenarioError, load, parse};
+pub use self::run::{InspectorAction, play};
+
+use crate::apiserver::Fault;
+
+/// A parsed scenario file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// What the scenario shows (printed on stderr when it starts).
+    pub description: String,
+    /// The informer's queue (`delta-fifo` or `real-fifo`); None keeps the command's.
+    pub queue: Option<String>,
+    /// The informer's resync check period; None keeps the command's.
+    pub resync: Option<Duration>,
+    /// Handlers registered before the informer starts; empty keeps the command's.
+    pub handlers: Vec<HandlerDef>,
+    /// Start the server with the builtin cluster (default: empty but for namespaces).
+    pub builtin_seed: bool,
+    /// Watch events the server keeps (None: the server's default).
+    pub history: Option<usize>,
+    /// The steps, in file order.
+    pub steps: Vec<Step>,
+}
+
+/// A handler a scenario registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerDef {
+    pub name: String,
+    /// Its own resync period (None: the informer's).
+    pub resync: Option<Duration>,
+    /// Simulated processing time per notification.
+    pub delay: Duration,
+}
+
+/// One timed step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Offset from the scenario's start (the informer's first sync in `demo`).
+    pub at: Duration,
+    pub action: Action,
+}
+
+/// What a step does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Writes to the server.
+    Write(WriteKind, Writes),
+    /// A fault on the server.
+    Fault(Fault),
+    /// Register a handler on the running informer.
+    AddHandler(HandlerDef),
+    /// Remove a handler by name.
+    RemoveHandler(String),
+    /// The scenario is over: `demo` stops.
+    End,
+}
+
+impl Action {
+    /// Whether only the inspector (not the server) can carry it out.
+    pub fn is_inspector(&self) -> bool {
+        matches!(self, Action::AddHandler(_) | Action::RemoveHandler(_))
+    }
+}
+
+/// Which write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    Create,
+    Update,
+    Delete,
+    Label,
+}
+
+/// The objects a write step touches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Writes {
+    /// Resource plural (default `pods`; creates make pods only).
+    pub resource: String,
+    pub namespace: String,
+    /// How many objects.
+    pub count: usize,
+    /// Writes per second (None: all at once).
+    pub rate: Option<f64>,
+    /// Only objects whose name starts with this (creates name them `PREFIX-N`).
+    pub prefix: String,
+    /// `key=value` for label steps.
+    pub label: Option<(String, String)>,
+}

@@ -1,0 +1,222 @@
+//! Bad input, table-driven: each case is one stderr line `error: …` naming the problem (plus,
+//! for an unreachable server, one `retrying in …` line per attempt), its documented exit code,
+//! no panic and nothing on stdout.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use kinformer::apiserver::{EmbeddedServer, Fault, ServerConfig};
+use tokio::process::Command;
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// One bad input and what must come of it.
+struct Case {
+    name: &'static str,
+    args: Vec<String>,
+    code: i32,
+    /// The error line contains this.
+    names: &'static str,
+    /// Extra stderr lines allowed before the error (`retrying in` lines).
+    retries: bool,
+}
+
+fn case(name: &'static str, args: &[&str], code: i32, names: &'static str) -> Case {
+    Case {
+        name,
+        args: args.iter().map(|s| (*s).to_owned()).collect(),
+        code,
+        names,
+        retries: false,
+    }
+}
+
+fn path_arg(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const UNREACHABLE_KUBECONFIG: &str = r#"apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:9"}}]
+users: [{name: u, user: {token: abc}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+"#;
+
+async fn check(case: &Case) {
+    let output = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+        .args(&case.args)
+        .env_remove("KUBECONFIG")
+        .env("NO_COLOR", "1")
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(DEADLINE, output)
+        .await
+        .unwrap_or_else(|_| panic!("{}: no exit within {DEADLINE:?}", case.name))
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let name = case.name;
+    assert_eq!(output.status.code(), Some(case.code), "{name}: {stderr}");
+    assert!(output.stdout.is_empty(), "{name}: stdout not empty");
+    assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{name}: {stderr}");
+    assert!(
+        errors[0].contains(case.names),
+        "{name}: {:?} lacks {:?}",
+        errors[0],
+        case.names
+    );
+    // Besides the error: clap's hint after usage errors, and the unreachable retries.
+    let others: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("error: ") && !l.is_empty())
+        .filter(|l| !l.starts_with("For more information, try '--help'"))
+        .collect();
+    if case.retries {
+        assert!(!others.is_empty(), "{name}: no retry line");
+        assert!(
+            others.iter().all(|l| l.starts_with("retrying in ")),
+            "{name}: {stderr}"
+        );
+    } else {
+        assert!(others.is_empty(), "{name}: more than one line: {stderr}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_one_line_with_its_exit_code() {
+    let server = EmbeddedServer::start(ServerConfig::default())
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("config");
+    server.write_kubeconfig(&good).unwrap();
+    let token = server.token().unwrap().to_owned();
+    let wrong = write(
+        dir.path(),
+        "wrong",
+        &std::fs::read_to_string(&good)
+            .unwrap()
+            .replace(&token, "wrong-token"),
+    );
+    let garbled = write(dir.path(), "garbled", "{{ not yaml");
+    let unreachable = write(dir.path(), "unreachable", UNREACHABLE_KUBECONFIG);
+    let bad_scenario = write(
+        dir.path(),
+        "bad.yaml",
+        "steps:\n  - {at: 1s, create: {count: 1}}\n  - {at: 2s, explode: now}\n",
+    );
+    let (good, wrong, garbled, unreachable, bad_scenario) = (
+        path_arg(&good),
+        path_arg(&wrong),
+        path_arg(&garbled),
+        path_arg(&unreachable),
+        path_arg(&bad_scenario),
+    );
+    let with = |args: &[&str], kubeconfig: &str| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--kubeconfig", kubeconfig]);
+        all.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>()
+    };
+    let mut cases = vec![
+        case(
+            "missing kubeconfig",
+            &["dump", "pods", "--kubeconfig", "/nonexistent/kc"],
+            3,
+            "/nonexistent/kc",
+        ),
+        Case {
+            args: with(&["dump", "pods"], &garbled),
+            ..case("garbled kubeconfig", &[], 3, "kubeconfig")
+        },
+        Case {
+            args: with(&["dump", "pods", "--context", "nope"], &good),
+            ..case("unknown context", &[], 3, "nope")
+        },
+        Case {
+            args: with(&["dump", "pods", "--retry-timeout", "2s"], &unreachable),
+            retries: true,
+            ..case("unreachable server", &[], 5, "unable to connect")
+        },
+        Case {
+            args: with(&["dump", "pods"], &wrong),
+            ..case("401", &[], 4, "Unauthorized")
+        },
+        Case {
+            args: with(&["watch", "podz"], &good),
+            ..case("unknown resource", &[], 4, "\"podz\"")
+        },
+        Case {
+            args: with(&["watch", "pods", "-l", "app in (web"], &good),
+            ..case("invalid label selector", &[], 2, "app in (web")
+        },
+        Case {
+            args: with(
+                &["watch", "pods", "--field-selector", "metadata.name"],
+                &good,
+            ),
+            ..case("invalid field selector", &[], 2, "metadata.name")
+        },
+        Case {
+            args: with(&["watch", "pods", "--resync", "5x"], &good),
+            ..case("invalid duration", &[], 2, "5x")
+        },
+        Case {
+            args: with(
+                &["watch", "pods", "--index", "by-node=fields:spec.nodeName"],
+                &good,
+            ),
+            ..case("invalid index expression", &[], 2, "fields:spec.nodeName")
+        },
+        case(
+            "scenario with an unknown step",
+            &["demo", "--scenario", &bad_scenario],
+            3,
+            "step 2: unknown step kind \"explode\"",
+        ),
+        case(
+            "missing scenario",
+            &["demo", "--scenario", "/nonexistent/s.yaml"],
+            3,
+            "/nonexistent/s.yaml",
+        ),
+        case(
+            "serve with a bad scenario",
+            &["serve", "--scenario", &bad_scenario],
+            3,
+            "step 2",
+        ),
+    ];
+    for case in &cases {
+        check(case).await;
+    }
+    // 403 last: it arms a fault that fails every pods request from now on.
+    server
+        .inject(&Fault::FailRequests {
+            count: None,
+            fraction: None,
+            status: Some(403),
+            retry_after_seconds: None,
+            path: Some("/pods".into()),
+        })
+        .unwrap();
+    cases.clear();
+    cases.push(Case {
+        args: with(&["dump", "pods"], &good),
+        ..case("403", &[], 4, "Forbidden: cannot list resource \"pods\"")
+    });
+    for case in &cases {
+        check(case).await;
+    }
+    server.shutdown().await;
+}

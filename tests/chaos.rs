@@ -1,0 +1,347 @@
+//! Chaos: the binary's informer (`watch pods -A -o jsonl --show all`, three handlers, one
+//! slow) against an in-process server that the test drives with 5 000 seeded random writes
+//! interleaved with 60 random faults (the reflector's backoff capped at 100ms with
+//! `--max-backoff`, so faults land instead of being absorbed by a long backoff sleep) (close-watches, trim-history, expire-all, fail-requests
+//! 500/429, delay, cut-watch, malformed-event, restart). Afterwards every handler's last view
+//! equals the server's collection (C1), each handler's notifications per object are a
+//! subsequence of the server's states (C2), no add repeats without a delete between, every
+//! line parses, the run ends on SIGTERM with exit 143 and the summary's counts equal the lines
+//! printed. The seed is printed; `KINFORMER_SEED=N` replays it; a failure names the seed and
+//! the first divergence.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use kinformer::apiserver::{EmbeddedServer, Fault, ServerConfig};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+use tokio::sync::mpsc;
+
+const WRITES: usize = 5_000;
+const FAULTS: usize = 60;
+const PODS: usize = 150;
+const HANDLERS: [&str; 3] = ["fast", "steady", "slow"];
+/// How long the informer may take to converge after the last write.
+const CONVERGE: Duration = Duration::from_secs(30);
+
+/// Per pod key: `S:rv` per stored state, `D` per deletion.
+type History = BTreeMap<String, Vec<String>>;
+
+fn seed() -> u64 {
+    let seed = std::env::var("KINFORMER_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    eprintln!("chaos test seed: {seed} (replay with KINFORMER_SEED={seed})");
+    seed
+}
+
+fn pod(name: &str, generation: usize) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"gen": generation.to_string()}},
+        "spec": {"containers": [{"name": "app", "image": "busybox:1.37"}]}
+    })
+}
+
+/// One random fault.
+fn random_fault(rng: &mut StdRng) -> Fault {
+    match rng.random_range(0..8) {
+        0 => Fault::CloseWatches,
+        1 => Fault::TrimHistory,
+        2 => Fault::ExpireAll,
+        3 => Fault::FailRequests {
+            count: Some(rng.random_range(1..=3)),
+            fraction: None,
+            status: Some([500, 429][rng.random_range(0..2)]),
+            retry_after_seconds: Some(1),
+            path: None,
+        },
+        4 => Fault::Delay {
+            delay_ms: rng.random_range(10..100),
+            count: Some(3),
+        },
+        5 => Fault::CutWatch,
+        6 => Fault::MalformedEvent,
+        _ => Fault::Restart,
+    }
+}
+
+/// The writes and faults; returns the server's history per key.
+async fn drive(server: &EmbeddedServer, rng: &mut StdRng) -> History {
+    let mut history = History::new();
+    let mut live = [false; PODS];
+    let fault_every = WRITES / FAULTS;
+    for i in 0..WRITES {
+        let n = rng.random_range(0..PODS);
+        let name = format!("chaos-{n}");
+        let result = if !live[n] {
+            live[n] = true;
+            server.create_object(pod(&name, i))
+        } else if rng.random_range(0..4) == 0 {
+            live[n] = false;
+            server.delete_object("pods", "default", &name)
+        } else {
+            server.update_object("pods", pod(&name, i))
+        };
+        result.unwrap_or_else(|e| panic!("write {i} {name}: {e}"));
+        let token = if live[n] {
+            format!("S:{}", server.resource_version())
+        } else {
+            "D".to_owned()
+        };
+        history
+            .entry(format!("default/{name}"))
+            .or_default()
+            .push(token);
+        if i % fault_every == fault_every - 1 {
+            server.inject(&random_fault(rng)).unwrap();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+    server.inject(&Fault::Clear).unwrap();
+    history
+}
+
+/// What the JSONL stream showed so far.
+#[derive(Default)]
+struct Seen {
+    lines: Vec<Value>,
+    /// handler → key → `A:rv`, `U:rv`, `D:rv`, `T:rv` tokens.
+    tokens: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+}
+
+impl Seen {
+    fn take(&mut self, line: &str, seed: u64) {
+        let value: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("seed {seed}: unparsable line ({e}): {line}"));
+        if value["stage"] == "handler" && value["event"] == "notify" {
+            let kind = match (value["kind"].as_str(), value["tombstone"] == true) {
+                (Some("add"), _) => "A",
+                (Some("update"), _) => "U",
+                (Some("delete"), true) => "T",
+                _ => "D",
+            };
+            let token = format!("{kind}:{}", value["rv"].as_str().unwrap_or(""));
+            let handler = value["handler"].as_str().unwrap_or("").to_owned();
+            let key = value["key"].as_str().unwrap_or("").to_owned();
+            self.tokens
+                .entry(handler)
+                .or_default()
+                .entry(key)
+                .or_default()
+                .push(token);
+        }
+        self.lines.push(value);
+    }
+
+    /// The handler's live objects (key → rv) by its last notification per key.
+    fn view(&self, handler: &str) -> BTreeMap<String, String> {
+        let Some(keys) = self.tokens.get(handler) else {
+            return BTreeMap::new();
+        };
+        keys.iter()
+            .filter_map(|(key, tokens)| {
+                let (kind, rv) = tokens.last()?.split_once(':')?;
+                matches!(kind, "A" | "U").then(|| (key.clone(), rv.to_owned()))
+            })
+            .collect()
+    }
+}
+
+/// The server's collection: key → resourceVersion.
+fn server_state(server: &EmbeddedServer) -> BTreeMap<String, String> {
+    server
+        .objects("pods", Some("default"))
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let name = o["metadata"]["name"].as_str().unwrap_or("");
+            let rv = o["metadata"]["resourceVersion"].as_str().unwrap_or("");
+            (format!("default/{name}"), rv.to_owned())
+        })
+        .collect()
+}
+
+/// The first key where two views differ.
+fn first_divergence(
+    got: &BTreeMap<String, String>,
+    want: &BTreeMap<String, String>,
+) -> Option<String> {
+    let keys = got.keys().chain(want.keys());
+    keys.filter(|k| got.get(*k) != want.get(*k))
+        .min()
+        .map(|k| format!("{k}: handler {:?}, server {:?}", got.get(k), want.get(k)))
+}
+
+/// C2 (as in tests/contract.rs): the tokens are a subsequence of the server's states.
+fn is_subsequence(seen: &[String], states: &[String]) -> bool {
+    let mut it = states.iter();
+    seen.iter().all(|token| match token.split_once(':') {
+        Some(("A" | "U", rv)) => it.any(|s| *s == format!("S:{rv}")),
+        _ => it.any(|s| s == "D"),
+    })
+}
+
+fn check_order(seed: u64, seen: &Seen, history: &History) {
+    for (handler, keys) in &seen.tokens {
+        for (key, tokens) in keys {
+            let states = history.get(key).cloned().unwrap_or_default();
+            assert!(
+                is_subsequence(tokens, &states),
+                "seed {seed}: C2 first divergence: handler {handler} key {key}: saw {tokens:?}, server states {states:?}"
+            );
+            let mut live = false;
+            for token in tokens {
+                let add = token.starts_with('A');
+                assert!(
+                    !(add && live),
+                    "seed {seed}: handler {handler} key {key}: add while live: {tokens:?}"
+                );
+                live = !token.starts_with('D') && !token.starts_with('T');
+            }
+        }
+    }
+}
+
+fn check_summary(seed: u64, lines: &[Value]) {
+    let summary = lines.last().expect("at least the summary");
+    assert_eq!(summary["stage"], "summary", "seed {seed}: last line");
+    let mut printed: BTreeMap<String, u64> = BTreeMap::new();
+    for line in &lines[..lines.len() - 1] {
+        let key = format!(
+            "{}/{}",
+            line["stage"].as_str().unwrap_or(""),
+            line["event"].as_str().unwrap_or("")
+        );
+        *printed.entry(key).or_default() += 1;
+    }
+    let counted: BTreeMap<String, u64> = summary["counts"]
+        .as_object()
+        .expect("summary counts")
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+        .collect();
+    assert_eq!(printed, counted, "seed {seed}: summary counts vs lines");
+    let seqs: Vec<u64> = lines.iter().filter_map(|l| l["seq"].as_u64()).collect();
+    assert_eq!(seqs.len(), lines.len(), "seed {seed}: every line has a seq");
+    assert!(
+        seqs.windows(2).all(|w| w[0] < w[1]),
+        "seed {seed}: seq order"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_writes_and_faults_never_diverge() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let server = EmbeddedServer::start(ServerConfig {
+        history: 500,
+        bookmark_interval: Duration::from_millis(500),
+        ..ServerConfig::default()
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    server.write_kubeconfig(&kubeconfig).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+        .args(["watch", "pods", "-A", "-o", "jsonl", "--show", "all"])
+        .args(["--handler", "fast", "--handler", "steady:delay=0s"])
+        .args([
+            "--handler",
+            "slow:delay=1ms",
+            "--max-backoff",
+            "100ms",
+            "--kubeconfig",
+        ])
+        .arg(&kubeconfig)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, mut lines) = mpsc::unbounded_channel::<String>();
+    let reader = tokio::spawn(async move {
+        let mut stdout = BufReader::new(stdout).lines();
+        while let Ok(Some(line)) = stdout.next_line().await {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let history = drive(&server, &mut rng).await;
+    let want = server_state(&server);
+
+    let mut seen = Seen::default();
+    let deadline = tokio::time::Instant::now() + CONVERGE;
+    let converged = loop {
+        let all_equal = HANDLERS.iter().all(|h| seen.view(h) == want);
+        if all_equal {
+            break true;
+        }
+        match tokio::time::timeout_at(deadline, lines.recv()).await {
+            Ok(Some(line)) => seen.take(&line, seed),
+            Ok(None) | Err(_) => break false,
+        }
+    };
+    if !converged {
+        let divergence = HANDLERS
+            .iter()
+            .find_map(|h| first_divergence(&seen.view(h), &want).map(|d| format!("{h}: {d}")));
+        panic!(
+            "seed {seed}: C1 no convergence within {CONVERGE:?}; first divergence {divergence:?}"
+        );
+    }
+
+    let pid = child.id().expect("running child");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .expect("exit after SIGTERM")
+        .unwrap();
+    reader.await.unwrap();
+    while let Some(line) = lines.recv().await {
+        seen.take(&line, seed);
+    }
+    let mut stderr = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        use tokio::io::AsyncReadExt;
+        err.read_to_string(&mut stderr).await.unwrap();
+    }
+    assert_eq!(status.code(), Some(143), "seed {seed}: stderr {stderr}");
+    assert!(!stderr.contains("panic"), "seed {seed}: {stderr}");
+    check_summary(seed, &seen.lines);
+    check_order(seed, &seen, &history);
+    for handler in HANDLERS {
+        assert_eq!(
+            first_divergence(&seen.view(handler), &want),
+            None,
+            "seed {seed}: C1 handler {handler}"
+        );
+    }
+    let counts = &seen.lines[seen.lines.len() - 1]["counts"];
+    let landed = |name: &str| counts[name].as_u64().unwrap_or(0);
+    assert!(
+        landed("reflector/watch-error") >= 5 && landed("reflector/relist") >= 5,
+        "seed {seed}: too few faults reached the informer: {counts}"
+    );
+    eprintln!(
+        "chaos seed {seed}: {} lines; watch-errors {}, relists {}, backoffs {}",
+        seen.lines.len(),
+        counts["reflector/watch-error"],
+        counts["reflector/relist"],
+        counts["reflector/backoff"]
+    );
+    server.shutdown().await;
+}

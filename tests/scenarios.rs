@@ -1,0 +1,286 @@
+//! Every file in `scenarios/` played by the binary (`demo --scenario F -o jsonl --show all`):
+//! the run ends on the scenario's `end` step with exit 0, every line parses, the summary's
+//! counts equal the lines printed, no handler sees a second add for an object it has, and the
+//! trace shows what the README says the user will notice.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::process::Command;
+
+/// A scenario lasts at most 8 s; debug builds and a busy machine get generous slack.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+fn scenario_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(format!("{name}.yaml"))
+}
+
+/// The JSONL lines of one scenario run, checked for the properties every run must have.
+struct Trace {
+    lines: Vec<Value>,
+}
+
+async fn play(name: &str, extra: &[&str]) -> Trace {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kinformer"));
+    command
+        .args(["demo", "--scenario"])
+        .arg(scenario_path(name))
+        .args(["-o", "jsonl", "--show", "all"])
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(DEADLINE, command.output())
+        .await
+        .unwrap_or_else(|_| panic!("{name}: did not end within {DEADLINE:?}"))
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{name}: stderr {stderr}");
+    assert!(!stderr.contains("panic"), "{name}: {stderr}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{name}: {e}: {l}")))
+        .collect();
+    let trace = Trace { lines };
+    trace.check_common(name);
+    trace
+}
+
+fn text<'a>(line: &'a Value, field: &str) -> &'a str {
+    line[field].as_str().unwrap_or("")
+}
+
+impl Trace {
+    fn events<'a>(&'a self, stage: &'a str, event: &'a str) -> impl Iterator<Item = &'a Value> {
+        self.lines
+            .iter()
+            .filter(move |l| text(l, "stage") == stage && text(l, "event") == event)
+    }
+
+    fn count(&self, stage: &str, event: &str) -> usize {
+        self.events(stage, event).count()
+    }
+
+    /// Notifications one handler received.
+    fn notified<'a>(&'a self, handler: &'a str) -> impl Iterator<Item = &'a Value> {
+        self.events("handler", "notify")
+            .filter(move |l| text(l, "handler") == handler)
+    }
+
+    fn max_pending(&self, handler: &str) -> u64 {
+        self.notified(handler)
+            .filter_map(|l| l["pending"].as_u64())
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn check_common(&self, name: &str) {
+        let seqs: Vec<u64> = self
+            .lines
+            .iter()
+            .map(|l| l["seq"].as_u64().unwrap())
+            .collect();
+        assert!(
+            seqs.windows(2).all(|w| w[0] < w[1]),
+            "{name}: seq not increasing"
+        );
+        let summary = self.lines.last().unwrap();
+        assert_eq!(text(summary, "stage"), "summary", "{name}: last line");
+        let mut printed: BTreeMap<String, u64> = BTreeMap::new();
+        for line in &self.lines[..self.lines.len() - 1] {
+            let key = format!("{}/{}", text(line, "stage"), text(line, "event"));
+            *printed.entry(key).or_default() += 1;
+        }
+        let counted: BTreeMap<String, u64> = summary["counts"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+            .collect();
+        assert_eq!(printed, counted, "{name}: summary counts vs lines printed");
+        self.check_no_double_add(name);
+    }
+
+    /// Per handler and object: never an add while the handler already has the object.
+    fn check_no_double_add(&self, name: &str) {
+        let mut has: BTreeSet<(String, String)> = BTreeSet::new();
+        for line in self.events("handler", "notify") {
+            let id = (
+                text(line, "handler").to_owned(),
+                text(line, "key").to_owned(),
+            );
+            match text(line, "kind") {
+                "add" => assert!(has.insert(id.clone()), "{name}: second add {id:?}"),
+                "delete" => {
+                    has.remove(&id);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn relist_after_410_shows_410_relist_and_replaced_deltas() {
+    let trace = play("relist-after-410", &[]).await;
+    assert!(
+        trace
+            .events("reflector", "watch-error")
+            .any(|l| l["code"] == 410),
+        "no watch-error 410"
+    );
+    assert!(trace.count("reflector", "relist") >= 1);
+    let replaced = trace
+        .events("fifo", "delta")
+        .filter(|l| text(l, "type") == "Replaced")
+        .count();
+    assert!(replaced >= 10, "Replaced deltas: {replaced}");
+}
+
+#[tokio::test]
+async fn delete_during_disconnect_shows_tombstones() {
+    let trace = play("delete-during-disconnect", &[]).await;
+    let tombstones: BTreeSet<&str> = trace
+        .events("fifo", "delta")
+        .filter(|l| text(l, "type") == "Deleted" && l["tombstone"] == true)
+        .map(|l| text(l, "key"))
+        .collect();
+    let expected: BTreeSet<&str> = [
+        "default/scenario-1",
+        "default/scenario-2",
+        "default/scenario-3",
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(tombstones, expected);
+    let deletes = trace
+        .notified("fast")
+        .filter(|l| text(l, "kind") == "delete" && l["tombstone"] == true)
+        .count();
+    assert_eq!(deletes, 3);
+    assert!(trace.count("reflector", "watch-error") >= 1);
+}
+
+#[tokio::test]
+async fn slow_handler_backlog_grows_without_slowing_the_fast_one() {
+    let trace = play("slow-handler-backlog", &[]).await;
+    let (slow, fast) = (trace.max_pending("slow"), trace.max_pending("fast"));
+    assert!(slow >= 10, "slow max pending {slow}");
+    assert!(fast <= 5, "fast max pending {fast}");
+    for handler in ["slow", "fast"] {
+        let handled = trace
+            .events("handler", "handled")
+            .filter(|l| text(l, "handler") == handler)
+            .count();
+        assert_eq!(handled, 40, "{handler} handled");
+    }
+}
+
+#[tokio::test]
+async fn three_handlers_resync_at_their_own_periods() {
+    let trace = play("three-handlers-resync", &[]).await;
+    let syncs = |handler: &str| {
+        trace
+            .notified(handler)
+            .filter(|l| l["sync"] == true)
+            .count()
+    };
+    let (every_second, every_3s, never) =
+        (syncs("every-second"), syncs("every-3s"), syncs("never"));
+    assert!(every_second >= 9, "every-second syncs {every_second}");
+    assert!(
+        every_3s >= 3 && every_3s < every_second,
+        "every-3s syncs {every_3s}"
+    );
+    assert_eq!(never, 0);
+    assert!(trace.count("resync", "tick") >= 5);
+}
+
+#[tokio::test]
+async fn late_handler_gets_the_cache_then_live_events() {
+    let trace = play("late-handler", &[]).await;
+    let added = trace
+        .events("informer", "handler-added")
+        .find(|l| text(l, "handler") == "late")
+        .expect("late handler added");
+    assert_eq!(added["after_start"], true);
+    let adds: BTreeSet<&str> = trace
+        .notified("late")
+        .filter(|l| text(l, "kind") == "add")
+        .map(|l| text(l, "key"))
+        .collect();
+    assert_eq!(adds.len(), 17, "late adds {adds:?}");
+    let removed = trace
+        .events("informer", "handler-removed")
+        .find(|l| text(l, "handler") == "early")
+        .expect("early handler removed");
+    let after_removal = trace
+        .notified("early")
+        .filter(|l| l["seq"].as_u64() > removed["seq"].as_u64())
+        .count();
+    assert_eq!(after_removal, 0);
+}
+
+#[tokio::test]
+async fn throttled_server_shows_429_and_growing_backoff() {
+    let trace = play("throttled-server", &[]).await;
+    let throttled = trace
+        .events("reflector", "watch-error")
+        .filter(|l| l["code"] == 429)
+        .count();
+    assert_eq!(throttled, 2);
+    let attempts: Vec<u64> = trace
+        .events("reflector", "backoff")
+        .filter_map(|l| l["attempt"].as_u64())
+        .collect();
+    assert_eq!(attempts, [1, 2]);
+    let delays: Vec<u64> = trace
+        .events("reflector", "backoff")
+        .filter_map(|l| l["delay_ms"].as_u64())
+        .collect();
+    assert!(delays[0] >= 800 && delays[1] >= 1600, "{delays:?}");
+    assert_eq!(trace.count("indexer", "add"), 8);
+    assert_eq!(trace.count("reflector", "relist"), 0);
+}
+
+#[tokio::test]
+async fn delta_fifo_merges_deltas_real_fifo_does_not() {
+    let delta = play("delta-vs-real-fifo", &["--queue", "delta-fifo"]).await;
+    let (pops, deltas) = (delta.count("fifo", "pop"), delta.count("fifo", "delta"));
+    assert!(pops < deltas, "delta-fifo: {pops} pops for {deltas} deltas");
+    assert!(
+        delta
+            .events("fifo", "pop")
+            .any(|l| l["deltas"].as_u64() > Some(1))
+    );
+    let real = play("delta-vs-real-fifo", &["--queue", "real-fifo"]).await;
+    assert_eq!(real.count("fifo", "pop"), real.count("fifo", "delta"));
+    assert!(real.events("fifo", "pop").all(|l| l["deltas"] == 1));
+}
+
+#[tokio::test]
+async fn every_shipped_scenario_has_a_test() {
+    let tested = [
+        "relist-after-410",
+        "delete-during-disconnect",
+        "slow-handler-backlog",
+        "three-handlers-resync",
+        "late-handler",
+        "throttled-server",
+        "delta-vs-real-fifo",
+    ];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        assert!(
+            tested.contains(&name.as_str()),
+            "scenario {name} has no test"
+        );
+        kinformer::scenario::load(&path).unwrap();
+    }
+}
