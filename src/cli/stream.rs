@@ -118,7 +118,15 @@ pub async fn run_with_actions<W: Write>(
         if let Some(refused) = refusal(&event.event) {
             break refused;
         }
-        match renderer.render(&event) {
+        // Flush when no event is waiting: live output, one write per burst.
+        let written = renderer.render(&event).and_then(|()| {
+            if session.events.is_empty() {
+                renderer.flush()
+            } else {
+                Ok(())
+            }
+        });
+        match written {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break Ending::PipeClosed,
             Err(e) => return Err(e),
@@ -184,7 +192,22 @@ fn finish<W: Write>(
     if matches!(ending, Ending::PipeClosed | Ending::Refused { .. }) {
         return Ok(());
     }
-    let result = if renderer.options().format.is_table() {
+    let result = renderer
+        .flush()
+        .and_then(|()| write_summary(renderer, summary_out, event));
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// The summary: tables on `summary_out` for people, the stream's last line otherwise.
+fn write_summary<W: Write>(
+    renderer: &mut EventRenderer<W>,
+    summary_out: &mut dyn Write,
+    event: &TraceEvent,
+) -> io::Result<()> {
+    if renderer.options().format.is_table() {
         let Event::Summary(summary) = &event.event else {
             return Ok(());
         };
@@ -192,11 +215,7 @@ fn finish<W: Write>(
         crate::output::summary::write_tables(&mut buf, summary)?;
         summary_out.write_all(&buf)
     } else {
-        renderer.render(event)
-    };
-    match result {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+        renderer.render(event).and_then(|()| renderer.flush())
     }
 }
 

@@ -103,9 +103,10 @@ impl RenderOptions {
     }
 }
 
-/// Renders trace events one by one to a writer, in the chosen format, flushing after every
-/// event so a live view (or `| jq`) sees it at once. Write errors are returned as they are:
-/// the caller maps `BrokenPipe` to a quiet exit 0.
+/// Renders trace events one by one to a writer, in the chosen format. The caller flushes
+/// whenever it has no further event at hand, so a live view (or `| jq`) sees every line at
+/// once while a burst costs one write per buffer, not per line. Write errors are returned as
+/// they are: the caller maps `BrokenPipe` to a quiet exit 0.
 pub struct EventRenderer<W: Write> {
     out: W,
     opts: RenderOptions,
@@ -127,7 +128,7 @@ impl<W: Write> EventRenderer<W> {
         &self.opts
     }
 
-    /// Writes one event (and flushes). In table modes a summary event is rendered as the
+    /// Writes one event (without flushing). In table modes a summary event is rendered as the
     /// summary tables; callers that want the summary elsewhere (stderr) handle
     /// [`Event::Summary`] themselves with [`summary::render`].
     pub fn render(&mut self, event: &TraceEvent) -> io::Result<()> {
@@ -140,8 +141,7 @@ impl<W: Write> EventRenderer<W> {
             OutputFormat::Jsonl => jsonl::write_event(&mut self.buf, event, &self.opts),
             OutputFormat::Json | OutputFormat::Yaml => self.write_document(event)?,
         }
-        self.out.write_all(&self.buf)?;
-        self.out.flush()
+        self.out.write_all(&self.buf)
     }
 
     /// `-o json`: each event as a pretty JSON object; `-o yaml`: each as a YAML document.
