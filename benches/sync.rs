@@ -8,7 +8,8 @@
 //!
 //! Knobs (arguments after `--`, or environment): `--n 10000,100000` (`BENCH_N`), `--m 200000`
 //! (`BENCH_M`), `--runs 3` (`BENCH_RUNS`), `--watch-n 10000` (`BENCH_WATCH_N`: the pod count
-//! the watch benchmark runs at), `--json PATH`, `--markdown PATH`, `--smoke`.
+//! the watch benchmark runs at), `--json PATH`, `--markdown PATH`, `--only NAME,...` (`BENCH_ONLY`: run only
+//! clients whose name contains one of these), `--smoke`.
 //!
 //! The harness re-executes itself with `--role NAME` for the kube-runtime, floor and raw HTTP
 //! clients; kinformer is the binary of this package built in the same profile and kubectl is
@@ -48,6 +49,8 @@ pub struct Settings {
     pub json: PathBuf,
     /// Where the Markdown table goes (None: not written).
     pub markdown: Option<PathBuf>,
+    /// Run only clients whose name contains one of these (empty: all).
+    pub only: Vec<String>,
 }
 
 /// The value of `--name VALUE` or else environment variable `env`.
@@ -112,7 +115,15 @@ impl Settings {
             smoke,
             json,
             markdown,
+            only: knob(args, "--only", "BENCH_ONLY")
+                .map(|o| o.split(',').map(str::to_owned).collect())
+                .unwrap_or_default(),
         })
+    }
+
+    /// Whether client `name` runs.
+    pub fn selected(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| name.contains(o.as_str()))
     }
 }
 

@@ -196,8 +196,9 @@ pub enum Progress {
 pub enum Counting {
     /// kinformer JSONL: `notify` lines count, the `synced` line means ready.
     Notifications,
-    /// kubectl `-o json --output-watch-events`: one event per `{"type":` line (compact) or
-    /// `    "type":` line (indented); ready after this many.
+    /// kubectl `-o json --output-watch-events`: `MODIFIED` lines count; ready once `ADDED`
+    /// lines carried this many pods (kubectl prints each LIST chunk of a multi-page list as
+    /// one `ADDED` event holding a List, and single pods otherwise).
     WatchEvents(u64),
     /// Role marker lines: `ready`, `done N` (N is the count).
     Markers,
@@ -212,6 +213,12 @@ fn early(line: &[u8], needle: &[u8]) -> bool {
         .any(|w| w == needle)
 }
 
+/// How many pods a kubectl `ADDED` line carries.
+fn pods_in(line: &[u8]) -> u64 {
+    let needle = br#""kind":"Pod""#;
+    line.windows(needle.len()).filter(|w| w == needle).count() as u64
+}
+
 /// Counts `stdout` on a thread until it ends, reporting readiness, the moment the count
 /// reaches `target`, and the final count.
 pub fn count(stdout: ChildStdout, counting: Counting, target: u64) -> Receiver<Progress> {
@@ -220,6 +227,7 @@ pub fn count(stdout: ChildStdout, counting: Counting, target: u64) -> Receiver<P
         let mut reader = BufReader::with_capacity(1 << 20, stdout);
         let mut line = Vec::with_capacity(1 << 14);
         let mut seen = 0u64;
+        let mut added = 0u64;
         loop {
             line.clear();
             match reader.read_until(b'\n', &mut line) {
@@ -236,9 +244,12 @@ pub fn count(stdout: ChildStdout, counting: Counting, target: u64) -> Receiver<P
                     }
                 }
                 Counting::WatchEvents(ready_after) => {
-                    if line.starts_with(br#"{"type":"#) || line.starts_with(br#"    "type": "#) {
+                    if line.starts_with(br#"{"type":"MODIFIED""#) {
                         seen += 1;
-                        if seen == ready_after {
+                    } else if line.starts_with(br#"{"type":"ADDED""#) {
+                        let before = added;
+                        added += pods_in(&line);
+                        if before < ready_after && added >= ready_after {
                             let _ = sender.send(Progress::Ready(Instant::now()));
                         }
                     }

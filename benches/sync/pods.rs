@@ -1,5 +1,5 @@
-//! Deterministic, realistic pods (~2.5 KB of JSON each): labels, ownerReferences, managedFields,
-//! three containers with env and resources, and a status with conditions and container states.
+//! Deterministic, realistic pods (~3 KB of JSON each as served): labels, ownerReferences, managedFields,
+//! two containers with env and resources, and a status with conditions and container states.
 
 use serde_json::{Value, json};
 
@@ -35,8 +35,7 @@ fn container(name: &str, image: &str, index: usize) -> Value {
             {"name": "LOG_LEVEL", "value": "info"},
             {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}}
         ],
-        "resources": {"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "100m", "memory": "128Mi"}},
-        "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"
+        "resources": {"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "100m", "memory": "128Mi"}}
     })
 }
 
@@ -57,18 +56,18 @@ fn managed_fields() -> Value {
 /// The status of a running pod.
 fn status(index: usize, phase: &str) -> Value {
     let condition = |kind: &str| json!({"type": kind, "status": "True", "lastProbeTime": null, "lastTransitionTime": "2026-01-01T00:00:05Z"});
-    let state = |name: &str, image: &str| json!({"name": name, "image": image, "imageID": format!("docker.io/library/{image}@sha256:4c0fdaa8b6341bfdeca5f18f7837462c80cff90527ee35ef185571e1c327beac"), "ready": true, "restartCount": 0, "started": true, "state": {"running": {"startedAt": "2026-01-01T00:00:04Z"}}});
+    let state = |name: &str, image: &str| json!({"name": name, "image": image, "imageID": format!("docker.io/library/{image}@sha256:4c0fdaa8b6341bfdeca5f18f"), "ready": true, "restartCount": 0, "started": true, "state": {"running": {"startedAt": "2026-01-01T00:00:04Z"}}});
     json!({
         "phase": phase,
         "conditions": [condition("Initialized"), condition("Ready"), condition("ContainersReady"), condition("PodScheduled")],
         "hostIP": format!("10.0.{}.{}", index / 250 % 250, index % 250),
         "podIP": format!("10.244.{}.{}", index / 250 % 250, index % 250),
         "startTime": "2026-01-01T00:00:03Z", "qosClass": "Burstable",
-        "containerStatuses": [state("app", "nginx:1.27"), state("sidecar", "envoy:1.31"), state("metrics", "exporter:0.15")]
+        "containerStatuses": [state("app", "nginx:1.27"), state("sidecar", "envoy:1.31")]
     })
 }
 
-/// Pod number `index`, deterministic, about 2.5 KB of JSON.
+/// Pod number `index`, deterministic, about 3 KB of JSON as served.
 pub fn pod(index: usize) -> Value {
     let app = APPS[index / NAMESPACES % APPS.len()];
     let hash = suffix(index as u64 / 160);
@@ -87,10 +86,9 @@ pub fn pod(index: usize) -> Value {
         },
         "spec": {
             "nodeName": format!("node-{}", index % 50),
-            "containers": [container("app", "nginx:1.27", index), container("sidecar", "envoy:1.31", index), container("metrics", "exporter:0.15", index)],
+            "containers": [container("app", "nginx:1.27", index), container("sidecar", "envoy:1.31", index)],
             "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
-            "serviceAccountName": "default", "schedulerName": "default-scheduler",
-            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]
+            "serviceAccountName": "default", "schedulerName": "default-scheduler"
         },
         "status": status(index, "Running")
     })
