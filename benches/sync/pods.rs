@@ -105,7 +105,11 @@ pub fn updated(base: &Value, step: usize) -> Value {
         labels.insert("bench-step".into(), step.to_string().into());
     }
     if let Some(status) = pod.get_mut("status").and_then(Value::as_object_mut) {
-        let phase = if step % 2 == 0 { "Running" } else { "Pending" };
+        let phase = if step.is_multiple_of(2) {
+            "Running"
+        } else {
+            "Pending"
+        };
         status.insert("phase".into(), phase.into());
     }
     pod

@@ -49,6 +49,7 @@ pub struct Row {
     mode: &'static str,
     samples: Vec<Sample>,
     errors: Vec<String>,
+    notes: Vec<String>,
 }
 
 /// The median of `values` (0 when empty).
@@ -85,6 +86,7 @@ impl Row {
             .map(|s| s.note.clone())
             .filter(|n| !n.is_empty())
             .collect();
+        notes.extend(self.notes.iter().cloned());
         notes.extend(self.errors.iter().map(|e| format!("FAILED: {e}")));
         notes.join("; ")
     }
@@ -156,6 +158,24 @@ impl Report {
         match result {
             Ok(sample) => self.rows[index].samples.push(sample),
             Err(e) => self.rows[index].errors.push(e),
+        }
+    }
+
+    /// Adds a note to the row of `client` (shown once however often it is added).
+    pub fn note(
+        &mut self,
+        section: &'static str,
+        pods: usize,
+        client: &'static str,
+        mode: &'static str,
+        note: &str,
+    ) {
+        let row = self
+            .rows
+            .iter_mut()
+            .find(|r| (r.section, r.pods, r.client, r.mode) == (section, pods, client, mode));
+        if let Some(row) = row.filter(|r| !r.notes.iter().any(|n| n == note)) {
+            row.notes.push(note.to_owned());
         }
     }
 
@@ -402,7 +422,7 @@ impl Report {
                 json!({
                     "section": r.section, "pods": r.pods, "client": r.client, "mode": r.mode,
                     "median_seconds": r.seconds(), "median_peak_rss_bytes": r.rss_kb() * 1024.0,
-                    "median_rate": r.rate(), "samples": r.samples, "errors": r.errors,
+                    "median_rate": r.rate(), "samples": r.samples, "errors": r.errors, "notes": r.notes,
                 })
             })
             .collect();

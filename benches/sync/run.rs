@@ -24,6 +24,13 @@ const READY_TIMEOUT: Duration = Duration::from_secs(60);
 /// then measured over what it consumed.
 const KUBECTL_WATCH_CAP: Duration = Duration::from_secs(20);
 
+/// A client whose run takes longer than this (per mode) runs only once, so the default run
+/// fits in 10 minutes; its row says so.
+const SLOW_RUN: Duration = Duration::from_secs(30);
+
+/// The note on the rows of such a client.
+const SLOW_NOTE: &str = "1 run only (a run takes > 30 s)";
+
 /// A client program and how to read what it prints.
 struct Client {
     name: &'static str,
@@ -156,9 +163,18 @@ fn sync_section(settings: &Settings, env: &Env, size: usize, report: &mut Report
     let mut clients = sync_clients(env);
     clients.retain(|c| settings.selected(c.name));
     let timeout = Duration::from_secs(60 + size as u64 / 500);
+    let mut slow = Vec::new();
     for run in 0..settings.runs {
         for client in &clients {
+            if slow.contains(&client.name) {
+                continue;
+            }
+            let started = Instant::now();
             let result = sync_once(client, env, size, settings.smoke, timeout);
+            if started.elapsed() > SLOW_RUN {
+                slow.push(client.name);
+                report.note("sync", size, client.name, "", SLOW_NOTE);
+            }
             match &result {
                 Ok(s) => eprintln!(
                     "sync  {size:>7} {:<26} run {run}: {:.3}s {:.0} MB",
@@ -350,8 +366,13 @@ fn watch_section(
     let mut watchers = watch_clients(env, size as u64, settings.events);
     watchers.retain(|w| settings.selected(w.client.name));
     let mut step = 0usize;
+    let mut slow = Vec::new();
     for run in 0..settings.runs {
         for watcher in &watchers {
+            if slow.contains(&watcher.client.name) {
+                continue;
+            }
+            let started = Instant::now();
             for mode in MODES {
                 let writer = Writer {
                     server,
@@ -386,6 +407,12 @@ fn watch_section(
                     sample.rate = rate;
                     sample.count = settings.events;
                     report.add("watch", size, "server update writes", mode, Ok(sample));
+                }
+            }
+            if started.elapsed() > SLOW_RUN * 2 {
+                slow.push(watcher.client.name);
+                for mode in MODES {
+                    report.note("watch", size, watcher.client.name, mode, SLOW_NOTE);
                 }
             }
         }
