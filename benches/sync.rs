@@ -6,12 +6,15 @@
 //! `benches/RESULTS.md`. `cargo test --benches` runs the same code as a smoke test (N = 200,
 //! M = 500, one run, no timing assertions; non-zero exit when a client fails or miscounts).
 //!
-//! Knobs (arguments after `--`, or environment): `--n 10000,100000` (`BENCH_N`), `--m 200000`
-//! (`BENCH_M`; 50000 by default, not issue 6's 200000: the embedded server's
-//! update path writes ~9k pods/s, so 200k updates would take ~23 s per client run and the
-//! default run would not fit in 10 minutes), `--runs 3` (`BENCH_RUNS`), `--watch-n 10000` (`BENCH_WATCH_N`: the pod count
-//! the watch benchmark runs at), `--json PATH`, `--markdown PATH`, `--only NAME,...` (`BENCH_ONLY`: run only
-//! clients whose name contains one of these), `--smoke`.
+//! Knobs (arguments after `--`, or environment):
+//! - `--n 10000,100000` (`BENCH_N`): pod counts of the sync benchmark;
+//! - `--m 50000` (`BENCH_M`): watch updates per client run. 50k by default, not issue 6's
+//!   200k: the embedded server's update path writes ~9k pods/s, so 200k updates take ~23 s per
+//!   client run and the default run would not fit in 10 minutes;
+//! - `--runs 3` (`BENCH_RUNS`); `--watch-n 10000` (`BENCH_WATCH_N`): the pod count the watch
+//!   benchmark runs at (default: the smallest N);
+//! - `--only NAME,...` (`BENCH_ONLY`): only clients whose name contains one of these;
+//! - `--json PATH`, `--markdown PATH`, `--smoke`.
 //!
 //! The harness re-executes itself with `--role NAME` for the kube-runtime, floor and raw HTTP
 //! clients; kinformer is the binary of this package built in the same profile and kubectl is
