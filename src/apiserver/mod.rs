@@ -344,6 +344,16 @@ impl EmbeddedServer {
             .map_err(|e| ServerError::Seed(e.message))
     }
 
+    /// Replaces existing objects, each addressed by its own `apiVersion`, `kind` and metadata,
+    /// through the normal update path: one watch event each, written in batches (benchmarks).
+    /// Returns how many were written.
+    pub fn update_objects(
+        &self,
+        objects: impl IntoIterator<Item = serde_json::Value>,
+    ) -> Result<usize, ServerError> {
+        write::update_many(&self.app.store, objects).map_err(|e| ServerError::Seed(e.message))
+    }
+
     /// Stops the listener, ends watches and connections, stops churn.
     pub async fn shutdown(mut self) {
         self.stop_now();

@@ -1,0 +1,465 @@
+//! Samples, medians, the ratios issue 6 asks for, and the table / JSON / Markdown outputs.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use comfy_table::{Table, presets::ASCII_MARKDOWN};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::Settings;
+
+/// One client run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sample {
+    /// Wall time: spawn to exit (sync), or first write / SIGCONT to the last event (watch).
+    pub seconds: f64,
+    /// Peak RSS of the client process (and its reaped children), KiB.
+    pub max_rss_kb: u64,
+    /// Objects synced, bytes read (raw LIST) or events consumed (watch).
+    pub count: u64,
+    /// Events per second (watch).
+    pub rate: f64,
+    /// RSS right after sync as the client reports it (kube-runtime), KiB.
+    pub rss_after_sync_kb: Option<u64>,
+    /// Anything unusual about the run (e.g. capped).
+    pub note: String,
+}
+
+impl Sample {
+    /// A sample with a time and peak RSS.
+    pub fn new(seconds: f64, max_rss_kb: u64) -> Sample {
+        Sample {
+            seconds,
+            max_rss_kb,
+            count: 0,
+            rate: 0.0,
+            rss_after_sync_kb: None,
+            note: String::new(),
+        }
+    }
+}
+
+/// All runs of one client in one section.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Row {
+    section: &'static str,
+    pods: usize,
+    client: &'static str,
+    mode: &'static str,
+    samples: Vec<Sample>,
+    errors: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// The median of `values` (0 when empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+impl Row {
+    fn seconds(&self) -> f64 {
+        median(self.samples.iter().map(|s| s.seconds).collect())
+    }
+
+    fn rss_kb(&self) -> f64 {
+        median(self.samples.iter().map(|s| s.max_rss_kb as f64).collect())
+    }
+
+    fn rate(&self) -> f64 {
+        median(self.samples.iter().map(|s| s.rate).collect())
+    }
+
+    fn count(&self) -> f64 {
+        median(self.samples.iter().map(|s| s.count as f64).collect())
+    }
+
+    fn notes(&self) -> String {
+        let mut notes: Vec<String> = self
+            .samples
+            .iter()
+            .map(|s| s.note.clone())
+            .filter(|n| !n.is_empty())
+            .collect();
+        notes.extend(self.notes.iter().cloned());
+        notes.extend(self.errors.iter().map(|e| format!("FAILED: {e}")));
+        notes.join("; ")
+    }
+}
+
+/// A ratio or rate with its target.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ratio {
+    name: String,
+    value: Option<f64>,
+    /// `<= x` or `>= x`, or empty for information.
+    target: String,
+    met: Option<bool>,
+}
+
+/// Everything measured in one run.
+pub struct Report {
+    date: String,
+    settings: Settings,
+    rows: Vec<Row>,
+}
+
+/// Formats a float compactly.
+fn num(value: f64) -> String {
+    if value >= 1000.0 {
+        format!("{value:.0}")
+    } else if value >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.3}")
+    }
+}
+
+impl Report {
+    /// An empty report dated now.
+    pub fn new(settings: &Settings) -> Report {
+        Report {
+            date: jiff::Timestamp::now()
+                .round(jiff::Unit::Second)
+                .map_or_else(|_| String::new(), |t| t.to_string()),
+            settings: settings.clone(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Records one run of `client`.
+    pub fn add(
+        &mut self,
+        section: &'static str,
+        pods: usize,
+        client: &'static str,
+        mode: &'static str,
+        result: Result<Sample, String>,
+    ) {
+        let position = self
+            .rows
+            .iter()
+            .position(|r| (r.section, r.pods, r.client, r.mode) == (section, pods, client, mode));
+        let index = position.unwrap_or_else(|| {
+            self.rows.push(Row {
+                section,
+                pods,
+                client,
+                mode,
+                ..Row::default()
+            });
+            self.rows.len() - 1
+        });
+        match result {
+            Ok(sample) => self.rows[index].samples.push(sample),
+            Err(e) => self.rows[index].errors.push(e),
+        }
+    }
+
+    /// Adds a note to the row of `client` (shown once however often it is added).
+    pub fn note(
+        &mut self,
+        section: &'static str,
+        pods: usize,
+        client: &'static str,
+        mode: &'static str,
+        note: &str,
+    ) {
+        let row = self
+            .rows
+            .iter_mut()
+            .find(|r| (r.section, r.pods, r.client, r.mode) == (section, pods, client, mode));
+        if let Some(row) = row.filter(|r| !r.notes.iter().any(|n| n == note)) {
+            row.notes.push(note.to_owned());
+        }
+    }
+
+    fn row(&self, section: &str, pods: usize, client: &str, mode: &str) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|r| (r.section, r.pods, r.client, r.mode) == (section, pods, client, mode))
+            .filter(|r| !r.samples.is_empty())
+    }
+
+    /// Cached JSON bytes at `pods`: the LIST body the raw reader got (the items' JSON plus a
+    /// comma each and a ~100-byte envelope).
+    fn cached_bytes(&self, pods: usize) -> Option<f64> {
+        Some(self.row("sync", pods, "server raw LIST", "")?.count())
+    }
+
+    /// Every failed run and miscount.
+    pub fn failures(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .flat_map(|r| {
+                r.errors.iter().map(move |e| {
+                    format!("{} {} pods {} {}: {e}", r.section, r.pods, r.client, r.mode)
+                })
+            })
+            .collect()
+    }
+
+    /// The ratios and rates issue 6 sets targets for (targets are not checked in smoke mode).
+    pub fn ratios(&self) -> Vec<Ratio> {
+        let mut ratios = Vec::new();
+        let mut push = |name: String, value: Option<f64>, target: &str| {
+            let met = value.and_then(|v| {
+                let (op, bound) = target.split_once(' ')?;
+                let bound: f64 = bound.parse().ok()?;
+                Some(if op == "<=" { v <= bound } else { v >= bound })
+            });
+            ratios.push(Ratio {
+                name,
+                value,
+                target: target.to_owned(),
+                met,
+            });
+        };
+        for &pods in &self.settings.sizes {
+            let time = |client: &str| self.row("sync", pods, client, "").map(Row::seconds);
+            let rss = |client: &str| {
+                self.row("sync", pods, client, "")
+                    .map(|r| r.rss_kb() * 1024.0)
+            };
+            let div = |a: Option<f64>, b: Option<f64>| Some(a? / b?);
+            let k = time("kinformer");
+            push(
+                format!("{pods} sync time kinformer / kube-runtime"),
+                div(k, time("kube-runtime")),
+                "<= 0.5",
+            );
+            push(
+                format!("{pods} sync time kinformer / kubectl"),
+                div(k, time("kubectl")),
+                "<= 0.25",
+            );
+            push(
+                format!("{pods} sync time kinformer / floor"),
+                div(k, time("floor (serde_json)")),
+                "<= 2",
+            );
+            let cached = self.cached_bytes(pods);
+            push(
+                format!("{pods} kinformer peak RSS / cached JSON bytes"),
+                div(rss("kinformer"), cached),
+                "<= 1.5",
+            );
+            push(
+                format!("{pods} kinformer metadata-only peak RSS / cached JSON bytes"),
+                div(rss("kinformer metadata-only"), cached),
+                "",
+            );
+            push(
+                format!("{pods} kube-runtime peak RSS / cached JSON bytes"),
+                div(rss("kube-runtime"), cached),
+                "",
+            );
+            let after = self.row("sync", pods, "kube-runtime", "").map(|r| {
+                median(
+                    r.samples
+                        .iter()
+                        .filter_map(|s| s.rss_after_sync_kb)
+                        .map(|v| v as f64 * 1024.0)
+                        .collect(),
+                )
+            });
+            push(
+                format!("{pods} kube-runtime RSS after sync / cached JSON bytes"),
+                div(after, cached),
+                "",
+            );
+            let list = self
+                .row("sync", pods, "server raw LIST", "")
+                .map(|r| r.count() / r.seconds());
+            push(format!("{pods} server LIST bytes/s (raw reader)"), list, "");
+        }
+        let pods = self.settings.watch_size;
+        for mode in ["live", "drain"] {
+            let rate = |client: &str| self.row("watch", pods, client, mode).map(Row::rate);
+            let k = rate("kinformer 1 handler");
+            push(
+                format!("{pods} watch {mode} kinformer 1 handler events/s"),
+                k,
+                ">= 150000",
+            );
+            push(
+                format!("{pods} watch {mode} kinformer 4 handlers events/s"),
+                rate("kinformer 4 handlers"),
+                "",
+            );
+            push(
+                format!("{pods} watch {mode} kinformer / kube-runtime events/s"),
+                k.zip(rate("kube-runtime")).map(|(a, b)| a / b),
+                ">= 1.5",
+            );
+            let fastest = [
+                "kinformer 1 handler",
+                "kinformer 4 handlers",
+                "kube-runtime",
+                "kubectl",
+            ]
+            .iter()
+            .filter_map(|c| rate(c))
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+            let server = if mode == "live" {
+                self.row("watch", pods, "server update writes", "live")
+                    .map(Row::rate)
+            } else {
+                rate("server raw watch")
+            };
+            let what = if mode == "live" {
+                "write (event emit) rate"
+            } else {
+                "raw watch serve rate"
+            };
+            push(
+                format!("{pods} watch {mode} server {what} events/s"),
+                server,
+                "",
+            );
+            push(
+                format!("{pods} watch {mode} server / fastest client"),
+                server.zip(fastest).map(|(a, b)| a / b),
+                ">= 2",
+            );
+        }
+        ratios
+    }
+
+    /// The one table: absolute figures, then the ratios.
+    pub fn render(&self) -> String {
+        let mut table = Table::new();
+        table.load_style(ASCII_MARKDOWN).set_header([
+            "section",
+            "pods",
+            "client",
+            "mode",
+            "median s",
+            "peak RSS MB",
+            "rate",
+            "runs ok",
+            "note",
+        ]);
+        for row in &self.rows {
+            let (rate, unit) = match (row.section, row.client) {
+                ("sync", "server raw LIST") => (row.count() / row.seconds() / 1e6, "MB/s"),
+                ("sync", _) => (row.pods as f64 / row.seconds(), "pods/s"),
+                _ => (row.rate(), "events/s"),
+            };
+            let ok = format!(
+                "{}/{}",
+                row.samples.len(),
+                row.samples.len() + row.errors.len()
+            );
+            let empty = row.samples.is_empty();
+            table.add_row([
+                row.section.to_owned(),
+                row.pods.to_string(),
+                row.client.to_owned(),
+                row.mode.to_owned(),
+                if empty {
+                    "-".into()
+                } else {
+                    num(row.seconds())
+                },
+                if empty || row.rss_kb() == 0.0 {
+                    "-".into()
+                } else {
+                    num(row.rss_kb() / 1024.0)
+                },
+                if empty {
+                    "-".into()
+                } else {
+                    format!("{} {unit}", num(rate))
+                },
+                ok,
+                row.notes(),
+            ]);
+        }
+        let mut ratios = Table::new();
+        ratios
+            .load_style(ASCII_MARKDOWN)
+            .set_header(["ratio / rate", "value", "target", "met"]);
+        for ratio in self.ratios() {
+            let met = match (self.settings.smoke, ratio.met) {
+                (true, _) | (false, None) => "",
+                (false, Some(true)) => "yes",
+                (false, Some(false)) => "NO",
+            };
+            ratios.add_row([
+                ratio.name,
+                ratio.value.map_or("-".into(), num),
+                ratio.target,
+                met.to_owned(),
+            ]);
+        }
+        format!(
+            "kinformer sync benchmark, {} ({} CPUs; N = {:?}, M = {}, runs = {}{})\n\n{table}\n\n{ratios}",
+            self.date,
+            std::thread::available_parallelism().map_or(0, usize::from),
+            self.settings.sizes,
+            self.settings.events,
+            self.settings.runs,
+            if self.settings.smoke {
+                ", SMOKE: no targets"
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// Writes the same figures as JSON.
+    pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
+        let rows: Vec<_> = self
+            .rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "section": r.section, "pods": r.pods, "client": r.client, "mode": r.mode,
+                    "median_seconds": r.seconds(), "median_peak_rss_bytes": r.rss_kb() * 1024.0,
+                    "median_rate": r.rate(), "samples": r.samples, "errors": r.errors, "notes": r.notes,
+                })
+            })
+            .collect();
+        let mut cached = BTreeMap::new();
+        for &pods in &self.settings.sizes {
+            cached.insert(pods.to_string(), self.cached_bytes(pods));
+        }
+        let document = json!({
+            "date": self.date,
+            "settings": {"sizes": self.settings.sizes, "watch_size": self.settings.watch_size,
+                         "events": self.settings.events, "runs": self.settings.runs, "smoke": self.settings.smoke},
+            "cached_json_bytes": cached,
+            "rows": rows,
+            "ratios": self.ratios(),
+        });
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, serde_json::to_string_pretty(&document)? + "\n")
+    }
+
+    /// `benches/RESULTS.md`: how to run, then the table.
+    pub fn markdown(&self, table: &str) -> String {
+        format!(
+            "# Sync benchmark results\n\n\
+             Generated by `cargo bench --bench sync` (knobs: doc comment of `benches/sync.rs`; \
+             the smoke version is `cargo test --bench sync`). One embedded server per pod count, \
+             every client a child process.\n\n\
+             - sync rows: wall time from spawn to exit (`kinformer dump pods -A -o jsonl`, \
+             `kubectl get pods -A -o json`, both to /dev/null; kube-runtime until \
+             `wait_until_ready`; floor = one unpaged LIST parsed into `serde_json::Value`) and \
+             the client's peak RSS (`VmHWM`);\n\
+             - watch rows: `live` = M / (first write → M-th event consumed) while the server \
+             writes; `drain` = the client is stopped (SIGSTOP) during the writes and timed from \
+             SIGCONT: its own consumption capacity. `server update writes` is the server's \
+             write (event emit) rate during those runs; `server raw watch` a raw HTTP reader;\n\
+             - cached JSON bytes = the raw LIST body size.\n\n```text\n{table}\n```\n"
+        )
+    }
+}

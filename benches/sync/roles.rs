@@ -1,0 +1,177 @@
+//! The client roles the harness runs as child processes of itself. Each talks to the server in
+//! `KUBECONFIG` (raw roles: `KINFORMER_BENCH_URL` and `KINFORMER_BENCH_TOKEN`) and reports on
+//! stdout with marker lines: `items N`, `ready`, `done N`, `rss_kb N`.
+
+use std::error::Error;
+use std::io::Write;
+
+use futures_util::{StreamExt, TryStreamExt};
+use kube::Api;
+use kube::api::DynamicObject;
+use kube::core::{ApiResource, GroupVersionKind};
+use kube::runtime::reflector::{self, store::Writer};
+use kube::runtime::watcher;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+/// Errors of a role; printed to stderr and turned into a non-zero exit by `main`.
+pub type RoleResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
+
+/// Runs role `name` with its remaining arguments.
+pub fn run(name: &str, args: &[String]) -> RoleResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    match name {
+        "kube-runtime" => runtime.block_on(kube_runtime_sync()),
+        "kube-runtime-watch" => runtime.block_on(kube_runtime_watch(count_arg(args)?)),
+        "floor" => runtime.block_on(floor()),
+        "raw-list" => runtime.block_on(raw_list()),
+        "raw-watch" => runtime.block_on(raw_watch(count_arg(args)?)),
+        other => Err(format!("unknown role {other:?}").into()),
+    }
+}
+
+/// The first argument as an event count.
+fn count_arg(args: &[String]) -> RoleResult<u64> {
+    let first = args.first().ok_or("missing event count")?;
+    Ok(first.parse()?)
+}
+
+/// Prints a marker line and flushes it at once (the harness times these).
+fn mark(line: &str) -> RoleResult {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{line}")?;
+    stdout.flush()?;
+    Ok(())
+}
+
+fn pods_resource() -> ApiResource {
+    ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods")
+}
+
+/// This process's resident set size now, in KiB (0 when unknown).
+fn rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// kube-runtime `watcher` + `reflector` on DynamicObject pods, page size 500; exits when the
+/// store is ready.
+async fn kube_runtime_sync() -> RoleResult {
+    let client = kube::Client::try_default().await?;
+    let resource = pods_resource();
+    let api: Api<DynamicObject> = Api::all_with(client, &resource);
+    let writer = Writer::new(resource);
+    let reader = writer.as_reader();
+    let stream = reflector::reflector(
+        writer,
+        watcher::watcher(api, watcher::Config::default().page_size(500)),
+    );
+    let driver = tokio::spawn(stream.for_each(|_| std::future::ready(())));
+    reader.wait_until_ready().await?;
+    mark(&format!("items {}", reader.state().len()))?;
+    mark(&format!("rss_kb {}", rss_kb()))?;
+    driver.abort();
+    Ok(())
+}
+
+/// As [`kube_runtime_sync`], then counts `events` Apply events after the initial list.
+async fn kube_runtime_watch(events: u64) -> RoleResult {
+    let client = kube::Client::try_default().await?;
+    let resource = pods_resource();
+    let api: Api<DynamicObject> = Api::all_with(client, &resource);
+    let writer = Writer::new(resource);
+    let mut stream = reflector::reflector(
+        writer,
+        watcher::watcher(api, watcher::Config::default().page_size(500)),
+    )
+    .boxed();
+    let mut seen = 0;
+    while seen < events {
+        match stream.try_next().await? {
+            Some(watcher::Event::InitDone) => mark("ready")?,
+            Some(watcher::Event::Apply(_)) => seen += 1,
+            Some(_) => {}
+            None => return Err(format!("watch stream ended after {seen} events").into()),
+        }
+    }
+    mark(&format!("done {seen}"))
+}
+
+/// The floor: the same LIST bytes fetched with kube's client and parsed into a
+/// `serde_json::Value`.
+async fn floor() -> RoleResult {
+    let client = kube::Client::try_default().await?;
+    let request = http::Request::get("/api/v1/pods").body(Vec::new())?;
+    let text = client.request_text(request).await?;
+    let list: serde_json::Value = serde_json::from_str(&text)?;
+    let items = list["items"].as_array().map_or(0, Vec::len);
+    mark(&format!("items {items}"))
+}
+
+/// Opens a raw HTTP/1.0 GET (no chunked framing) and returns the stream after the headers.
+async fn raw_get(path: &str) -> RoleResult<BufReader<TcpStream>> {
+    let url = std::env::var("KINFORMER_BENCH_URL")?;
+    let token = std::env::var("KINFORMER_BENCH_TOKEN").unwrap_or_default();
+    let address = url.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).await?;
+    let request = format!(
+        "GET {path} HTTP/1.0\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nAccept: application/json\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await?;
+    let mut reader = BufReader::with_capacity(1 << 20, stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).await?;
+    if !line.contains(" 200 ") {
+        return Err(format!("GET {path}: {}", line.trim()).into());
+    }
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).await? == 0 || line == "\r\n" {
+            return Ok(reader);
+        }
+    }
+}
+
+/// Reads the whole unpaged pod LIST and discards it: the server's LIST serving rate.
+async fn raw_list() -> RoleResult {
+    let mut reader = raw_get("/api/v1/pods").await?;
+    let mut buffer = vec![0; 1 << 20];
+    let mut bytes = 0;
+    loop {
+        let read = reader.read(&mut buffer).await?;
+        if read == 0 {
+            break;
+        }
+        bytes += read;
+    }
+    mark(&format!("bytes {bytes}"))
+}
+
+/// Watches pods from the current resourceVersion on a raw connection and counts `events`
+/// MODIFIED lines: the server's event serving rate.
+async fn raw_watch(events: u64) -> RoleResult {
+    let rv = std::env::var("KINFORMER_BENCH_RV")?;
+    let mut reader = raw_get(&format!(
+        "/api/v1/pods?watch=1&resourceVersion={rv}&allowWatchBookmarks=false"
+    ))
+    .await?;
+    mark("ready")?;
+    let mut line = Vec::with_capacity(1 << 14);
+    let mut seen = 0;
+    while seen < events {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).await? == 0 {
+            return Err(format!("raw watch ended after {seen} events").into());
+        }
+        if line.starts_with(br#"{"type":"MODIFIED""#) {
+            seen += 1;
+        }
+    }
+    mark(&format!("done {seen}"))
+}
