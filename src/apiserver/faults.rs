@@ -6,7 +6,7 @@
 //! other request). With nothing armed the request and watch paths cost one atomic load each.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::response::{IntoResponse, Response};
@@ -154,6 +154,8 @@ pub struct Faults {
     requests_armed: AtomicBool,
     /// Any watch fault armed (the watch path's one load).
     watch_armed: AtomicBool,
+    /// Bumped by every restart; watches opened before it end without a clean close.
+    restarts: AtomicU64,
     state: Mutex<State>,
 }
 
@@ -163,8 +165,6 @@ struct State {
     delaying: Option<Delaying>,
     cut: bool,
     malformed: bool,
-    /// Bumped by every restart; watches opened before it end without a clean close.
-    restarts: u64,
 }
 
 impl Faults {
@@ -200,7 +200,9 @@ impl Faults {
             }
             Fault::CutWatch => state.cut = true,
             Fault::MalformedEvent => state.malformed = true,
-            Fault::Restart => state.restarts += 1,
+            Fault::Restart => {
+                self.restarts.fetch_add(1, Ordering::AcqRel);
+            }
             Fault::Clear => {
                 state.failing = None;
                 state.delaying = None;
@@ -221,7 +223,7 @@ impl Faults {
 
     /// The restart generation (a watch remembers it when opened).
     pub fn restarts(&self) -> u64 {
-        self.state().restarts
+        self.restarts.load(Ordering::Acquire)
     }
 
     /// What the request for `path` must suffer; `None` (one atomic load) when nothing is armed.
