@@ -539,6 +539,34 @@ mod faults {
     }
 
     #[tokio::test]
+    async fn restart_aborts_a_delayed_request() {
+        let server = EmbeddedServer::start(ServerConfig::default())
+            .await
+            .unwrap();
+        server
+            .inject(&Fault::Delay {
+                delay_ms: 10_000,
+                count: Some(1),
+            })
+            .unwrap();
+        let client = server.client();
+        let request = tokio::spawn(async move {
+            match client.send(get("/api/v1/pods")).await {
+                Ok(response) => response.into_body().collect().await.is_err(),
+                Err(_) => true,
+            }
+        });
+        // The request is held back from the moment it arrives; restart once the delay is used.
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        while server.inject(&Fault::Restart).is_ok() && !request.is_finished() {
+            assert!(tokio::time::Instant::now() < deadline, "never aborted");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(request.await.unwrap(), "the delayed request must fail");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
     async fn delay_holds_responses_back() {
         let server = EmbeddedServer::start(ServerConfig::default())
             .await

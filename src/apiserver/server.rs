@@ -169,8 +169,10 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
     if !is_public(path)
         && let Some(fault) = app.faults.next_request(path)
     {
-        if let Some(delay) = fault.delay {
-            tokio::time::sleep(delay).await;
+        if let Some(delay) = fault.delay
+            && !app.faults.delay_unless_restarted(delay).await
+        {
+            return faults::aborted_response();
         }
         if let Some(failure) = fault.failure {
             return failure;
