@@ -129,6 +129,10 @@ async fn resolve_with_retry(
             Err(ResolveError::Discovery(e)) if is_retriable(&e) => {
                 (CliError::from_kube(&e, "list", "discovery"), root_cause(&e))
             }
+            Err(ResolveError::Discovery(kube::Error::Api(status))) if status.code == 401 => {
+                let what = format!("get API discovery for {resource}: {}", status.message);
+                return Err(CliError::Unauthorized(what));
+            }
             other => return other.map_err(CliError::from),
         };
         let now = tokio::time::Instant::now();
