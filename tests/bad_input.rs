@@ -218,5 +218,20 @@ async fn bad_input_is_one_line_with_its_exit_code() {
     for case in &cases {
         check(case).await;
     }
+    // A 401 on the LIST itself (discovery passed) names the verb and resource as well.
+    server
+        .inject(&Fault::FailRequests {
+            count: None,
+            fraction: None,
+            status: Some(401),
+            retry_after_seconds: None,
+            path: Some("/pods".into()),
+        })
+        .unwrap();
+    check(&Case {
+        args: with(&["dump", "pods"], &good),
+        ..case("401 on list", &[], 4, "(list pods: Unauthorized")
+    })
+    .await;
     server.shutdown().await;
 }

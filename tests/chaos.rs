@@ -235,6 +235,18 @@ fn check_summary(seed: u64, lines: &[Value]) {
     );
 }
 
+/// The child's stderr once it exited (empty while it runs: the read would block).
+async fn read_stderr(child: &mut tokio::process::Child) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut stderr = String::new();
+    let exited = child.try_wait().ok().flatten().is_some();
+    if let (true, Some(mut err)) = (exited, child.stderr.take()) {
+        // Best effort: the text only decorates a failure message.
+        let _ = err.read_to_string(&mut stderr).await;
+    }
+    stderr
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chaos_writes_and_faults_never_diverge() {
     let seed = seed();
@@ -276,10 +288,26 @@ async fn chaos_writes_and_faults_never_diverge() {
             }
         }
     });
+    // Chaos starts once the informer synced (its first contact is not what is tested here).
+    let mut seen = Seen::default();
+    let synced = tokio::time::timeout(CONVERGE, async {
+        while let Some(line) = lines.recv().await {
+            seen.take(&line, seed);
+            let last = &seen.lines[seen.lines.len() - 1];
+            if last["stage"] == "informer" && last["event"] == "synced" {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert!(
+        matches!(synced, Ok(true)),
+        "seed {seed}: the informer never synced"
+    );
     let history = drive(&server, &mut rng).await;
     let want = server_state(&server);
 
-    let mut seen = Seen::default();
     let deadline = tokio::time::Instant::now() + CONVERGE;
     let converged = loop {
         let all_equal = HANDLERS.iter().all(|h| seen.view(h) == want);
@@ -295,8 +323,11 @@ async fn chaos_writes_and_faults_never_diverge() {
         let divergence = HANDLERS
             .iter()
             .find_map(|h| first_divergence(&seen.view(h), &want).map(|d| format!("{h}: {d}")));
+        let exited = child.try_wait().ok().flatten();
+        let stderr = read_stderr(&mut child).await;
         panic!(
-            "seed {seed}: C1 no convergence within {CONVERGE:?}; first divergence {divergence:?}"
+            "seed {seed}: C1 no convergence within {CONVERGE:?}; first divergence {divergence:?}; \
+             binary exited: {exited:?}; stderr: {stderr}"
         );
     }
 
@@ -314,11 +345,7 @@ async fn chaos_writes_and_faults_never_diverge() {
     while let Some(line) = lines.recv().await {
         seen.take(&line, seed);
     }
-    let mut stderr = String::new();
-    if let Some(mut err) = child.stderr.take() {
-        use tokio::io::AsyncReadExt;
-        err.read_to_string(&mut stderr).await.unwrap();
-    }
+    let stderr = read_stderr(&mut child).await;
     assert_eq!(status.code(), Some(143), "seed {seed}: stderr {stderr}");
     assert!(!stderr.contains("panic"), "seed {seed}: {stderr}");
     check_summary(seed, &seen.lines);
@@ -344,4 +371,216 @@ async fn chaos_writes_and_faults_never_diverge() {
         counts["reflector/backoff"]
     );
     server.shutdown().await;
+}
+
+/// The admin endpoint and the watch-level faults, one by one.
+mod faults {
+    use std::time::Duration;
+
+    use http_body_util::BodyExt;
+    use kinformer::apiserver::{EmbeddedServer, FAULTS_PATH, Fault, ServerConfig};
+    use kube::client::Body;
+    use serde_json::{Value, json};
+
+    const DEADLINE: Duration = Duration::from_secs(20);
+
+    async fn send(
+        client: &kube::Client,
+        request: http::Request<Body>,
+    ) -> (u16, http::HeaderMap, Vec<u8>) {
+        let response = client.send(request).await.unwrap();
+        let (parts, body) = response.into_parts();
+        let bytes = body.collect().await.unwrap().to_bytes().to_vec();
+        (parts.status.as_u16(), parts.headers, bytes)
+    }
+
+    fn post_fault(body: &str) -> http::Request<Body> {
+        http::Request::post(FAULTS_PATH)
+            .header("content-type", "application/json")
+            .body(Body::from(body.as_bytes().to_vec()))
+            .unwrap()
+    }
+
+    fn get(path: &str) -> http::Request<Body> {
+        http::Request::get(path).body(Body::empty()).unwrap()
+    }
+
+    fn small_pod(name: &str) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": "default"},
+               "spec": {"containers": [{"name": "app", "image": "busybox"}]}})
+    }
+
+    #[tokio::test]
+    async fn admin_endpoint_injects_and_needs_the_token() {
+        let server = EmbeddedServer::start(ServerConfig::default())
+            .await
+            .unwrap();
+        // Without kube's transparent retry of 429s, so the test sees each one.
+        let mut config = server.kube_config();
+        config.default_retry = false;
+        let client = kube::Client::try_from(config).unwrap();
+        let armed = r#"{"fault":"fail-requests","count":2,"status":429,"retryAfterSeconds":3}"#;
+        let (code, _, body) = send(&client, post_fault(armed)).await;
+        assert_eq!(code, 200, "{}", String::from_utf8_lossy(&body));
+        let status: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(status["status"], "Success");
+        for _ in 0..2 {
+            let (code, headers, _) = send(&client, get("/api/v1/pods")).await;
+            assert_eq!(code, 429);
+            assert_eq!(headers["retry-after"], "3");
+        }
+        assert_eq!(send(&client, get("/api/v1/pods")).await.0, 200);
+        assert_eq!(
+            send(&client, post_fault(r#"{"fault":"reboot"}"#)).await.0,
+            400
+        );
+        let bad_fraction = r#"{"fault":"fail-requests","fraction":3}"#;
+        assert_eq!(send(&client, post_fault(bad_fraction)).await.0, 400);
+        assert_eq!(send(&client, get(FAULTS_PATH)).await.0, 405);
+        let anonymous =
+            kube::Client::try_from(kube::Config::new(server.url().parse().unwrap())).unwrap();
+        assert_eq!(
+            send(&anonymous, post_fault(r#"{"fault":"restart"}"#))
+                .await
+                .0,
+            401
+        );
+        server.shutdown().await;
+    }
+
+    /// Opens a watch on pods in `default` from the current resourceVersion.
+    async fn open_watch(server: &EmbeddedServer) -> Body {
+        let path = format!(
+            "/api/v1/namespaces/default/pods?watch=true&resourceVersion={}",
+            server.resource_version()
+        );
+        let response = server.client().send(get(&path)).await.unwrap();
+        assert_eq!(response.status(), 200);
+        response.into_body()
+    }
+
+    /// Reads the watch body until it ends (or holds `lines` lines): the bytes, and whether it
+    /// ended with an error.
+    async fn read_watch(mut body: Body, lines: usize) -> (Vec<u8>, bool) {
+        let mut bytes = Vec::new();
+        let read = async {
+            while bytes.iter().filter(|b| **b == b'\n').count() < lines {
+                match body.frame().await {
+                    Some(Ok(frame)) => {
+                        bytes.extend_from_slice(frame.data_ref().map_or(&[][..], |d| &d[..]))
+                    }
+                    Some(Err(_)) => return true,
+                    None => return false,
+                }
+            }
+            false
+        };
+        let aborted = tokio::time::timeout(DEADLINE, read)
+            .await
+            .expect("the watch ended");
+        (bytes, aborted)
+    }
+
+    async fn read_to_end(body: Body) -> (Vec<u8>, bool) {
+        read_watch(body, usize::MAX).await
+    }
+
+    #[tokio::test]
+    async fn malformed_event_writes_one_non_json_line_first() {
+        let server = EmbeddedServer::start(ServerConfig::default())
+            .await
+            .unwrap();
+        let body = open_watch(&server).await;
+        server.inject(&Fault::MalformedEvent).unwrap();
+        server.create_object(small_pod("a")).unwrap();
+        let (bytes, aborted) = read_watch(body, 2).await;
+        assert!(!aborted);
+        let text = String::from_utf8(bytes).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(serde_json::from_str::<Value>(lines[0]).is_err());
+        let event: Value = serde_json::from_str(lines[1]).unwrap();
+        assert_eq!(event["type"], "ADDED");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn cut_watch_ends_mid_frame_without_a_clean_end() {
+        let server = EmbeddedServer::start(ServerConfig::default())
+            .await
+            .unwrap();
+        let body = open_watch(&server).await;
+        server.inject(&Fault::CutWatch).unwrap();
+        server.create_object(small_pod("a")).unwrap();
+        let (bytes, aborted) = read_to_end(body).await;
+        assert!(aborted, "the stream must end with an error");
+        assert!(!bytes.is_empty() && !bytes.contains(&b'\n'), "{bytes:?}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn restart_aborts_watches_and_keeps_the_objects() {
+        let server = EmbeddedServer::start(ServerConfig::default())
+            .await
+            .unwrap();
+        server.create_object(small_pod("kept")).unwrap();
+        let body = open_watch(&server).await;
+        server.inject(&Fault::Restart).unwrap();
+        let (_, aborted) = read_to_end(body).await;
+        assert!(aborted, "a restart must not end watches cleanly");
+        let pods = server.objects("pods", Some("default")).unwrap();
+        assert_eq!(pods.len(), 1);
+        // A watch opened after the restart is served normally.
+        let body = open_watch(&server).await;
+        server.inject(&Fault::CloseWatches).unwrap();
+        assert!(!read_to_end(body).await.1);
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn restart_aborts_a_delayed_request() {
+        let server = EmbeddedServer::start(ServerConfig::default())
+            .await
+            .unwrap();
+        server
+            .inject(&Fault::Delay {
+                delay_ms: 10_000,
+                count: Some(1),
+            })
+            .unwrap();
+        let client = server.client();
+        let request = tokio::spawn(async move {
+            match client.send(get("/api/v1/pods")).await {
+                Ok(response) => response.into_body().collect().await.is_err(),
+                Err(_) => true,
+            }
+        });
+        // The request is held back from the moment it arrives; restart once the delay is used.
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        while server.inject(&Fault::Restart).is_ok() && !request.is_finished() {
+            assert!(tokio::time::Instant::now() < deadline, "never aborted");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(request.await.unwrap(), "the delayed request must fail");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn delay_holds_responses_back() {
+        let server = EmbeddedServer::start(ServerConfig::default())
+            .await
+            .unwrap();
+        let client = server.client();
+        server
+            .inject(&Fault::Delay {
+                delay_ms: 300,
+                count: Some(1),
+            })
+            .unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(send(&client, get("/api/v1/pods")).await.0, 200);
+        assert!(started.elapsed() >= Duration::from_millis(300));
+        server.shutdown().await;
+    }
 }

@@ -284,3 +284,33 @@ async fn every_shipped_scenario_has_a_test() {
         kinformer::scenario::load(&path).unwrap();
     }
 }
+
+#[tokio::test]
+async fn serve_plays_server_steps_skips_inspector_steps_and_stops_at_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.yaml");
+    let text = "steps:\n  - {at: 0s, create: {count: 3}}\n  - {at: 0.2s, add-handler: {name: late}}\n  - {at: 0.5s, fault: restart}\n  - {at: 1s, end: true}\n";
+    std::fs::write(&file, text).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kinformer"));
+    command
+        .args(["serve", "--kubeconfig-out"])
+        .arg(dir.path().join("kc"))
+        .arg("--scenario")
+        .arg(&file)
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(DEADLINE, command.output())
+        .await
+        .expect("serve stops at the scenario's end")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("scenario 0.0s: create 3 pods in default"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("warning: scenario: no inspector runs here; step skipped"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("scenario 1.0s: end"), "{stderr}");
+}

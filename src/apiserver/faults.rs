@@ -1,7 +1,7 @@
 //! Faults on demand: the failures a real API server shows now and then, caused on purpose so a
 //! user can watch the informer react. Requests can be answered with 500/429 (+ `Retry-After`)
 //! or delayed; the next watch event can be cut mid-frame or preceded by a malformed line; a
-//! restart aborts every open watch without a clean end (the store is kept). Armed through
+//! restart aborts every open watch and every delayed request (the store is kept). Armed through
 //! [`super::EmbeddedServer::inject`] or `POST /kinformer/v1/faults` (authenticated like every
 //! other request). With nothing armed the request and watch paths cost one atomic load each.
 
@@ -9,10 +9,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use axum::body::Body;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, header};
 use rand::Rng;
 use serde::Deserialize;
+use tokio::sync::watch;
 
 use super::server::App;
 use super::status::{ApiError, json_response};
@@ -66,7 +68,8 @@ pub enum Fault {
     CutWatch,
     /// The next watch event written is preceded by one line that is not JSON.
     MalformedEvent,
-    /// Drop every open watch connection without a clean end; the objects are kept.
+    /// Drop every open watch connection without a clean end and abort the requests a `delay`
+    /// holds back; the objects are kept.
     Restart,
     /// Disarm every request and watch fault.
     Clear,
@@ -154,6 +157,8 @@ pub struct Faults {
     requests_armed: AtomicBool,
     /// Any watch fault armed (the watch path's one load).
     watch_armed: AtomicBool,
+    /// Bumped by every restart: watches opened and requests delayed before it are aborted.
+    restarts: watch::Sender<u64>,
     state: Mutex<State>,
 }
 
@@ -163,8 +168,6 @@ struct State {
     delaying: Option<Delaying>,
     cut: bool,
     malformed: bool,
-    /// Bumped by every restart; watches opened before it end without a clean close.
-    restarts: u64,
 }
 
 impl Faults {
@@ -200,7 +203,9 @@ impl Faults {
             }
             Fault::CutWatch => state.cut = true,
             Fault::MalformedEvent => state.malformed = true,
-            Fault::Restart => state.restarts += 1,
+            Fault::Restart => {
+                self.restarts.send_modify(|generation| *generation += 1);
+            }
             Fault::Clear => {
                 state.failing = None;
                 state.delaying = None;
@@ -221,7 +226,16 @@ impl Faults {
 
     /// The restart generation (a watch remembers it when opened).
     pub fn restarts(&self) -> u64 {
-        self.state().restarts
+        *self.restarts.borrow()
+    }
+
+    /// Waits `delay`; false when a restart came first (the request must then be aborted).
+    pub async fn delay_unless_restarted(&self, delay: Duration) -> bool {
+        let mut restarts = self.restarts.subscribe();
+        tokio::select! {
+            () = tokio::time::sleep(delay) => true,
+            _ = restarts.changed() => false,
+        }
     }
 
     /// What the request for `path` must suffer; `None` (one atomic load) when nothing is armed.
@@ -359,6 +373,15 @@ pub fn admin(app: &App, method: &http::Method, body: &[u8]) -> Response {
         "message": format!("fault {} injected", fault.name()), "code": 200,
     });
     json_response(http::StatusCode::OK, status.to_string().into_bytes())
+}
+
+/// A response whose body fails at once: hyper drops the connection, as a restarting server
+/// would.
+pub fn aborted_response() -> Response {
+    let failing = futures_util::stream::once(async {
+        Err::<bytes::Bytes, _>(std::io::Error::other("the server restarted"))
+    });
+    Response::new(Body::from_stream(failing))
 }
 
 /// The frame a malformed-event fault writes.

@@ -162,15 +162,17 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
         Ok(body) => body,
         Err(e) => return ApiError::bad_request(format!("cannot read body: {e}")).into_response(),
     };
-    if parts.uri.path() == FAULTS_PATH {
+    let path = parts.uri.path();
+    if path == FAULTS_PATH {
         return faults::admin(&app, &parts.method, &body);
     }
-    let path = parts.uri.path();
     if !is_public(path)
         && let Some(fault) = app.faults.next_request(path)
     {
-        if let Some(delay) = fault.delay {
-            tokio::time::sleep(delay).await;
+        if let Some(delay) = fault.delay
+            && !app.faults.delay_unless_restarted(delay).await
+        {
+            return faults::aborted_response();
         }
         if let Some(failure) = fault.failure {
             return failure;

@@ -343,6 +343,7 @@ impl Watcher {
         match fault {
             WatchFault::Cut => {
                 self.send_now(bytes.slice(..bytes.len() / 2)).await;
+                self.wait_flushed().await;
                 self.aborted.store(true, Ordering::Release);
                 false
             }
@@ -351,6 +352,18 @@ impl Watcher {
                     && self.send_now(bytes).await
             }
         }
+    }
+
+    /// Waits (briefly, bounded) until the client's writer took every queued chunk and had a
+    /// moment to flush it, so a cut stream really ends after half a frame.
+    async fn wait_flushed(&self) {
+        for _ in 0..100 {
+            if self.out.capacity() == self.out.max_capacity() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 
     async fn send_now(&self, bytes: Bytes) -> bool {

@@ -87,7 +87,7 @@ fn scenario_settings(scenario: &Scenario, pipeline: &mut PipelineArgs) {
 }
 
 /// The server a scenario runs against: no churn, its seed and history, frequent bookmarks.
-pub fn scenario_server(scenario: &Scenario) -> ServerConfig {
+fn scenario_server(scenario: &Scenario) -> ServerConfig {
     let defaults = ServerConfig::default();
     ServerConfig {
         seed: if scenario.builtin_seed {

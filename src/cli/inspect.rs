@@ -114,8 +114,9 @@ impl Inspection {
     }
 }
 
-/// Resolves RESOURCE; while the server is unreachable, retries with client-go's backoff (one
-/// stderr line per attempt: `retrying in 1.6s: connection refused`) until `give_up_after`.
+/// Resolves RESOURCE; while the server is unreachable or answers 429/5xx, retries with
+/// client-go's backoff (one stderr line per attempt: `retrying in 1.6s: connection refused`)
+/// until `give_up_after`.
 async fn resolve_with_retry(
     client: &kube::Client,
     resource: &str,
@@ -125,25 +126,38 @@ async fn resolve_with_retry(
     let mut backoff = Backoff::new(BackoffConfig::default());
     loop {
         let (error, reason) = match resolve(client, resource).await {
-            Err(ResolveError::Discovery(e)) => {
+            Err(ResolveError::Discovery(e)) if is_retriable(&e) => {
                 (CliError::from_kube(&e, "list", "discovery"), root_cause(&e))
+            }
+            Err(ResolveError::Discovery(kube::Error::Api(status))) if status.code == 401 => {
+                let what = format!("get API discovery for {resource}: {}", status.message);
+                return Err(CliError::Unauthorized(what));
             }
             other => return other.map_err(CliError::from),
         };
-        if !matches!(error, CliError::Unreachable(_)) {
-            return Err(error);
-        }
         let now = tokio::time::Instant::now();
         let (delay, _) = backoff.step(now);
         let delay = delay.min(deadline.saturating_duration_since(now));
         if delay.is_zero() {
-            return Err(CliError::Unreachable(format!(
-                "{reason} (gave up after {}s)",
-                give_up_after.as_secs_f64()
-            )));
+            let gave_up = format!("(gave up after {}s)", give_up_after.as_secs_f64());
+            return Err(match error {
+                CliError::Unreachable(_) => CliError::Unreachable(format!("{reason} {gave_up}")),
+                other => CliError::Runtime(format!("{other} {gave_up}")),
+            });
         }
         eprintln!("retrying in {:.1}s: {reason}", delay.as_secs_f64());
         tokio::time::sleep(delay).await;
+    }
+}
+
+/// Errors worth retrying the first contact for: no connection, throttling, server errors.
+fn is_retriable(error: &kube::Error) -> bool {
+    match error {
+        kube::Error::Api(status) => matches!(status.code, 429 | 500..=599),
+        other => matches!(
+            CliError::from_kube(other, "list", "discovery"),
+            CliError::Unreachable(_)
+        ),
     }
 }
 

@@ -249,6 +249,10 @@ impl Ending {
         match self {
             Ending::Done | Ending::PipeClosed => Ok(0),
             Ending::Signal(code) => Ok(code),
+            // A 401 names the request too ("list pods: Unauthorized").
+            Ending::Refused { code: 401, message } => Err(super::exit::CliError::Unauthorized(
+                format!("list {resource}: {message}"),
+            )),
             Ending::Refused { code, message } => Err(super::exit::CliError::from_status(
                 code, "list", resource, &message,
             )),

@@ -78,13 +78,6 @@ pub enum Action {
     End,
 }
 
-impl Action {
-    /// Whether only the inspector (not the server) can carry it out.
-    pub fn is_inspector(&self) -> bool {
-        matches!(self, Action::AddHandler(_) | Action::RemoveHandler(_))
-    }
-}
-
 /// Which write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteKind {
