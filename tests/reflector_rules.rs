@@ -155,6 +155,7 @@ async fn r3_a_410_error_event_leads_to_a_relist_not_a_blind_rewatch() {
     })
     .await;
     h.source.send_frame(Ok(WatchFrame::Error(ApiStatus {
+        retry_after: None,
         code: Some(410),
         reason: "Expired".into(),
         message: "too old resource version".into(),
@@ -188,6 +189,7 @@ async fn r3_a_410_http_status_on_watch_open_also_relists() {
     h.synced().await;
     h.wait("first watch", watch_count(&h)).await;
     h.source.fail_next(SourceError::Api(ApiStatus {
+        retry_after: None,
         code: Some(410),
         reason: "Gone".into(),
         message: "gone".into(),
@@ -423,5 +425,34 @@ async fn r3_a_malformed_watch_event_is_traced_and_relists_never_panics() {
         "the watch-error hook saw both"
     );
     assert_eq!(h.informer.indexer().list_keys(), ["ns/a"]);
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r5_backoff_waits_at_least_the_servers_retry_after() {
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    for _ in 0..2 {
+        h.source.fail_next(SourceError::Api(ApiStatus {
+            code: Some(429),
+            reason: "TooManyRequests".into(),
+            message: "slow down".into(),
+            retry_after: Some(Duration::from_secs(7)),
+        }));
+    }
+    h.synced().await;
+    let delays: Vec<u64> = h
+        .events()
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Backoff { delay_ms, .. } => Some(*delay_ms),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(delays.len(), 2, "{}", h.dump());
+    assert!(
+        delays.iter().all(|d| *d >= 7000),
+        "Retry-After 7s: {delays:?}"
+    );
     h.shutdown().await;
 }

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::delta_fifo::Queue;
 use super::object::{DecodeError, Ingest, ObjectRef};
 use super::source::{
-    ListOptions, ListerWatcher, SourceError, WatchFrame, WatchOptions, WatchStream,
+    ApiStatus, ListOptions, ListerWatcher, SourceError, WatchFrame, WatchOptions, WatchStream,
 };
 use super::trace::{Event, EventKind, Tracer, WatchEventType};
 
@@ -131,6 +131,8 @@ pub struct Reflector {
     watch_error_handler: Option<WatchErrorHandler>,
     tracer: Tracer,
     last_sync_rv: Arc<Mutex<String>>,
+    /// The server's last `Retry-After`: the next backoff waits at least that long.
+    retry_after: Mutex<Option<Duration>>,
 }
 
 /// What a Reflector needs besides its source and queue.
@@ -158,6 +160,7 @@ impl Reflector {
             watch_error_handler: parts.watch_error_handler,
             tracer: parts.tracer,
             last_sync_rv: parts.last_sync_rv,
+            retry_after: Mutex::new(None),
         }
     }
 
@@ -172,7 +175,7 @@ impl Reflector {
             if let Some(handler) = &self.watch_error_handler {
                 handler(&reason);
             }
-            let (delay, attempt) = backoff.step(Instant::now());
+            let (delay, attempt) = self.next_delay(&mut backoff);
             self.tracer.emit(Event::Backoff {
                 reason: reason.clone(),
                 delay_ms: delay.as_millis() as u64,
@@ -363,8 +366,19 @@ impl Reflector {
         }
     }
 
-    async fn sleep_backoff(&self, backoff: &mut Backoff, reason: String) {
+    /// The backoff's next delay, but never shorter than the server's `Retry-After`.
+    fn next_delay(&self, backoff: &mut Backoff) -> (Duration, u32) {
         let (delay, attempt) = backoff.step(Instant::now());
+        let asked = self
+            .retry_after
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        (asked.map_or(delay, |a| delay.max(a)), attempt)
+    }
+
+    async fn sleep_backoff(&self, backoff: &mut Backoff, reason: String) {
+        let (delay, attempt) = self.next_delay(backoff);
         self.tracer.emit(Event::Backoff {
             reason,
             delay_ms: delay.as_millis() as u64,
@@ -468,6 +482,16 @@ impl Reflector {
 
     /// Emits a `watch-error` line for `e` and returns the reason text for the relist.
     fn trace_error(&self, e: &SourceError) -> String {
+        if let SourceError::Api(ApiStatus {
+            retry_after: Some(after),
+            ..
+        }) = e
+        {
+            *self
+                .retry_after
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(*after);
+        }
         self.tracer.emit(Event::WatchError {
             code: e.status_code(),
             reason: e.reason(),

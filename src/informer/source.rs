@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::stream::{BoxStream, StreamExt};
@@ -57,6 +58,8 @@ pub struct ApiStatus {
     pub code: Option<u16>,
     pub reason: String,
     pub message: String,
+    /// The `Retry-After` the server asked for (429, 503).
+    pub retry_after: Option<Duration>,
 }
 
 impl ApiStatus {
@@ -193,11 +196,18 @@ impl KubeSource {
             return Ok(response);
         }
         let code = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(http::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
         let body = response.into_body().collect().await.map(|b| b.to_bytes());
-        Err(SourceError::Api(status_from_body(
-            code,
-            &body.unwrap_or_default(),
-        )))
+        let status = status_from_body(code, &body.unwrap_or_default());
+        Err(SourceError::Api(ApiStatus {
+            retry_after,
+            ..status
+        }))
     }
 }
 
@@ -362,6 +372,7 @@ fn status_from_body(http_code: u16, body: &[u8]) -> ApiStatus {
     let code = status.code.or(Some(http_code)).filter(|c| *c != 0);
     ApiStatus {
         code,
+        retry_after: None,
         reason: if status.reason.is_empty() {
             code.map(|c| format!("HTTP {c}")).unwrap_or_default()
         } else {
@@ -597,6 +608,7 @@ impl MemorySource {
             }));
         } else if from < s.compacted {
             let _ = tx.send(Ok(WatchFrame::Error(ApiStatus {
+                retry_after: None,
                 code: Some(410),
                 reason: "Expired".into(),
                 message: format!("too old resource version: {from} ({})", s.compacted),
