@@ -2,10 +2,12 @@
 //!
 //! The library runs client-go's shared informer pipeline ([`informer`]), renders what it does
 //! ([`output`]), serves an embedded Kubernetes API server ([`apiserver`]) and wires it all into
-//! the command line ([`cli`]); [`scenario`] plays scripted writes and faults against it.
+//! the command line ([`cli`]); [`scenario`] plays scripted writes and faults against it;
+//! [`duration`] parses and prints durations the way kubectl does, for all of them.
 
 pub mod apiserver;
 pub mod cli;
+pub mod duration;
 pub mod informer;
 pub mod output;
 pub mod scenario;

@@ -18,7 +18,7 @@ use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::OutputFormat;
 
-use super::duration::parse_duration;
+use crate::duration::parse_duration;
 
 mod selector;
 

@@ -6,7 +6,6 @@ pub mod connect;
 pub mod demo;
 pub mod docs;
 pub mod dump;
-pub mod duration;
 pub mod exit;
 pub mod inspect;
 pub mod resolve;

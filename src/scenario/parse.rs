@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{Action, HandlerDef, Scenario, Step, WriteKind, Writes};
 use crate::apiserver::Fault;
-use crate::cli::duration::parse_duration;
+use crate::duration::parse_duration;
 
 /// Largest number of steps and of writes per step (a scenario is a demo, not a load test).
 const MAX_STEPS: usize = 10_000;
