@@ -539,6 +539,39 @@ mod faults {
     }
 
     #[tokio::test]
+    async fn restart_drops_idle_keep_alive_connections() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let server = EmbeddedServer::start(ServerConfig::default())
+            .await
+            .unwrap();
+        let address = server.url().trim_start_matches("http://").to_owned();
+        let mut conn = tokio::net::TcpStream::connect(&address).await.unwrap();
+        conn.write_all(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+        let mut buf = vec![0u8; 4096];
+        let n = conn.read(&mut buf).await.unwrap();
+        assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+        // The connection is idle and kept alive; a restart must close it.
+        server.inject(&Fault::Restart).unwrap();
+        let closed = tokio::time::timeout(DEADLINE, async {
+            loop {
+                match conn.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await;
+        assert!(closed.is_ok(), "an idle connection survived the restart");
+        // New connections are served.
+        assert!(server.objects("pods", None).is_ok());
+        let version = server.client().apiserver_version().await;
+        assert!(version.is_ok(), "{version:?}");
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
     async fn restart_aborts_a_delayed_request() {
         let server = EmbeddedServer::start(ServerConfig::default())
             .await

@@ -229,6 +229,11 @@ impl Faults {
         *self.restarts.borrow()
     }
 
+    /// A receiver that changes at every restart (each connection holds one).
+    pub fn subscribe_restarts(&self) -> watch::Receiver<u64> {
+        self.restarts.subscribe()
+    }
+
     /// Waits `delay`; false when a restart came first (the request must then be aborted).
     pub async fn delay_unless_restarted(&self, delay: Duration) -> bool {
         let mut restarts = self.restarts.subscribe();

@@ -19,6 +19,7 @@ mod discovery;
 mod faults;
 mod kubeconfig;
 mod list;
+mod listener;
 mod openapi;
 mod resources;
 mod seed;
@@ -184,11 +185,13 @@ impl EmbeddedServer {
         });
         let (stop, stopped) = oneshot::channel::<()>();
         let router = server::router(Arc::clone(&app));
+        let restarts = app.faults.subscribe_restarts();
         let serving = tokio::spawn(async move {
             let graceful = async move {
                 // Either a stop request or the server handle being dropped ends serving.
                 let _ = stopped.await;
             };
+            let listener = listener::RestartableListener::new(listener, restarts);
             if let Err(e) = axum::serve(listener, router)
                 .with_graceful_shutdown(graceful)
                 .await
