@@ -2,9 +2,10 @@
 //! kube-runtime, kubectl and a serde_json floor, all against the embedded API server, in one run.
 //!
 //! `cargo bench --bench sync` runs the full benchmark (N = 10k and 100k pods, M = 40k watch
-//! updates, median of 3; clients whose single run takes > 30 s run once), prints one table and writes `benches/results.json` and
-//! `benches/RESULTS.md`. `cargo test --benches` runs the same code as a smoke test (N = 200,
-//! M = 500, one run, no timing assertions; non-zero exit when a client fails or miscounts).
+//! updates, median of 3; a client whose single run takes > 30 s runs once), prints one table
+//! and writes `benches/results.json` and `benches/RESULTS.md`. `cargo test` (the bench target
+//! has `test = true`) and `cargo test --bench sync` run the same code as a smoke test (N = 200,
+//! M = 500, one run, no timing targets; non-zero exit when a client fails or miscounts).
 //!
 //! Knobs (arguments after `--`, or environment):
 //! - `--n 10000,100000` (`BENCH_N`): pod counts of the sync benchmark;
@@ -78,8 +79,8 @@ fn parse_list(text: &str) -> Result<Vec<usize>, String> {
 }
 
 impl Settings {
-    /// From the command line: `cargo bench` passes `--bench`; `cargo test --benches` passes
-    /// nothing, which selects smoke mode.
+    /// From the command line: `cargo bench` passes `--bench`; `cargo test` passes nothing
+    /// (or a test filter), which selects smoke mode.
     fn from_args(args: &[String]) -> Result<Settings, String> {
         let smoke = args.iter().any(|a| a == "--smoke") || !args.iter().any(|a| a == "--bench");
         let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -97,11 +98,11 @@ impl Settings {
         };
         let json = knob(args, "--json", "BENCH_JSON").map_or_else(
             || {
-                manifest.join(if smoke {
-                    "target/smoke-results.json"
+                if smoke {
+                    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sync-smoke-results.json")
                 } else {
-                    "benches/results.json"
-                })
+                    manifest.join("benches/results.json")
+                }
             },
             PathBuf::from,
         );
