@@ -107,13 +107,23 @@ fn tail_of(stream: impl Read + Send + 'static) -> thread::JoinHandle<String> {
     })
 }
 
-/// `VmHWM` of `pid` in KiB (None once it has exited).
-fn high_water_kb(pid: i32) -> Option<u64> {
+/// A `/proc/PID/status` memory field (`VmHWM`, `VmRSS`) in KiB (None once it has exited).
+fn status_kb(pid: i32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// `VmHWM` of `pid` in KiB.
+fn high_water_kb(pid: i32) -> Option<u64> {
+    status_kb(pid, "VmHWM")
+}
+
+/// The current `VmRSS` of `pid` in KiB.
+pub fn rss_kb(pid: i32) -> Option<u64> {
+    status_kb(pid, "VmRSS")
 }
 
 /// Samples the peak RSS of `pid` until `exited` is set; returns the highest value seen.

@@ -22,14 +22,17 @@ pub fn run(name: &str, args: &[String]) -> RoleResult {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    match name {
+    let result = match name {
         "kube-runtime" => runtime.block_on(kube_runtime_sync()),
         "kube-runtime-watch" => runtime.block_on(kube_runtime_watch(count_arg(args)?)),
         "floor" => runtime.block_on(floor()),
         "raw-list" => runtime.block_on(raw_list()),
         "raw-watch" => runtime.block_on(raw_watch(count_arg(args)?)),
         other => Err(format!("unknown role {other:?}").into()),
-    }
+    };
+    // Done: exit like a CLI would, without waiting for connections and tasks to wind down.
+    runtime.shutdown_background();
+    result
 }
 
 /// The first argument as an event count.

@@ -22,7 +22,7 @@ const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long kubectl may take to consume the watch events after the writes ended; its rate is
 /// then measured over what it consumed.
-const KUBECTL_WATCH_CAP: Duration = Duration::from_secs(20);
+const KUBECTL_WATCH_CAP: Duration = Duration::from_secs(10);
 
 /// A client whose run takes longer than this (per mode) runs only once, so the default run
 /// fits in 10 minutes; its row says so.
@@ -40,6 +40,8 @@ struct Client {
     markers: bool,
     /// What marks an object line of its output (smoke mode counts them).
     objects: Option<&'static [u8]>,
+    /// kinformer JSONL whose `synced` line is the moment to sample the RSS after sync.
+    rss_at_synced: bool,
 }
 
 /// The paths and environment every client run needs.
@@ -56,6 +58,7 @@ fn client(name: &'static str, program: &Path, args: &[&str], markers: bool) -> C
         args: args.iter().map(|s| (*s).to_owned()).collect(),
         markers,
         objects: (!markers).then_some(b"{".as_slice()),
+        rss_at_synced: false,
     }
 }
 
@@ -143,6 +146,25 @@ fn sync_clients(env: &Env) -> Vec<Client> {
             &with(&["--metadata-only"]),
             false,
         ),
+        Client {
+            objects: None,
+            rss_at_synced: true,
+            ..client(
+                "kinformer until-synced",
+                k,
+                &[
+                    "watch",
+                    "pods",
+                    "-A",
+                    "-o",
+                    "jsonl",
+                    "--show",
+                    "reflector",
+                    "--until-synced",
+                ],
+                false,
+            )
+        },
         client("kube-runtime", &env.me, &["--role", "kube-runtime"], true),
         Client {
             objects: Some(br#""kind": "Pod""#),
@@ -209,9 +231,14 @@ fn sync_once(
     timeout: Duration,
 ) -> Result<Sample, String> {
     let args: Vec<&str> = client.args.iter().map(String::as_str).collect();
-    let mut running = child::spawn(&client.program, &args, &env.vars, client.markers || verify)
+    let pipe = client.markers || verify || client.rss_at_synced;
+    let mut running = child::spawn(&client.program, &args, &env.vars, pipe)
         .map_err(|e| format!("cannot start {}: {e}", client.program.display()))?;
     let stdout = running.stdout.take();
+    if client.rss_at_synced {
+        let stdout = stdout.ok_or("no stdout")?;
+        return sync_until_synced(running, stdout, timeout);
+    }
     let (markers, counted) = match (stdout, client.markers, client.objects) {
         (Some(stdout), true, _) => (Some(child::markers(stdout)), None),
         (Some(stdout), false, Some(needle)) => (
@@ -247,6 +274,27 @@ fn sync_once(
         check_count("objects printed", objects.unwrap_or(0), size as u64)?;
         sample.count = size as u64;
     }
+    Ok(sample)
+}
+
+/// A kinformer run that prints a `synced` line and exits: its RSS is sampled at that line.
+fn sync_until_synced(
+    running: Running,
+    stdout: std::process::ChildStdout,
+    timeout: Duration,
+) -> Result<Sample, String> {
+    let progress = child::count(stdout, Counting::Notifications, u64::MAX);
+    let rss = match next(&progress, timeout) {
+        Some(Progress::Ready(_)) => child::rss_kb(running.pid),
+        _ => None,
+    };
+    let started = running.started;
+    let (reaped, in_time) = running.wait(timeout);
+    if let Some(e) = failure(&reaped, in_time) {
+        return Err(e);
+    }
+    let mut sample = Sample::new((reaped.ended - started).as_secs_f64(), reaped.max_rss_kb);
+    sample.rss_after_sync_kb = Some(rss.ok_or("no synced line")?);
     Ok(sample)
 }
 
