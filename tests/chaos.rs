@@ -9,6 +9,8 @@
 //! printed. The seed is printed; `KINFORMER_SEED=N` replays it; a failure names the seed and
 //! the first divergence.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::Duration;
@@ -30,15 +32,6 @@ const CONVERGE: Duration = Duration::from_secs(30);
 
 /// Per pod key: `S:rv` per stored state, `D` per deletion.
 type History = BTreeMap<String, Vec<String>>;
-
-fn seed() -> u64 {
-    let seed = std::env::var("KINFORMER_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::rng().random());
-    eprintln!("chaos test seed: {seed} (replay with KINFORMER_SEED={seed})");
-    seed
-}
 
 fn pod(name: &str, generation: usize) -> Value {
     json!({
@@ -249,7 +242,7 @@ async fn read_stderr(child: &mut tokio::process::Child) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chaos_writes_and_faults_never_diverge() {
-    let seed = seed();
+    let seed = common::seed("chaos test");
     let mut rng = StdRng::seed_from_u64(seed);
     let server = EmbeddedServer::start(ServerConfig {
         history: 500,

@@ -62,15 +62,6 @@ impl EventHandler for Seen {
 /// The server's states per key: `S:rv` for each stored state, `D` for a deletion.
 type History = BTreeMap<String, Vec<String>>;
 
-fn seed() -> u64 {
-    let seed = std::env::var("KINFORMER_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::rng().random());
-    eprintln!("contract test seed: {seed} (replay with KINFORMER_SEED={seed})");
-    seed
-}
-
 /// Forces a relist: a watch that closes within a second with no events is client-go's
 /// "very short watch", which ends ListAndWatch; writes during the backoff are missed.
 async fn force_relist(server: &EmbeddedServer, informer: &SharedIndexInformer) {
@@ -164,7 +155,7 @@ fn is_subsequence(seen: &[String], states: &[String]) -> bool {
 }
 
 async fn run_contract(queue: QueueKind) {
-    let seed = seed();
+    let seed = common::seed("contract test");
     let mut rng = StdRng::seed_from_u64(seed);
     let server = EmbeddedServer::start(ServerConfig {
         history: 50,

@@ -8,6 +8,8 @@
 //! `KINFORMER_SEED=N` replays a run; `KINFORMER_FUZZ_ITERATIONS=N` (default 2 000 per parser)
 //! runs longer: `KINFORMER_FUZZ_ITERATIONS=1000000 cargo test --release --test fuzz_parsers`.
 
+mod common;
+
 use bytes::Bytes;
 use futures_util::StreamExt;
 use kinformer::apiserver::{EmbeddedServer, ServerConfig};
@@ -19,15 +21,6 @@ use kinformer::informer::source::{SourceError, WatchFrame, frames, parse_watch_f
 use kinformer::informer::store::IndexFunc;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-fn seed() -> u64 {
-    let seed = std::env::var("KINFORMER_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::rng().random());
-    eprintln!("fuzz seed: {seed} (replay with KINFORMER_SEED={seed})");
-    seed
-}
 
 fn iterations() -> usize {
     std::env::var("KINFORMER_FUZZ_ITERATIONS")
@@ -104,7 +97,7 @@ const FIELD_SELECTORS: &[&str] = &[
 
 #[test]
 fn cli_selectors_never_panic() {
-    let mut rng = StdRng::seed_from_u64(seed());
+    let mut rng = StdRng::seed_from_u64(common::seed("fuzz"));
     let labels = alphabet("=!(),");
     for input in inputs(&mut rng, LABEL_SELECTORS, &labels) {
         let _ = parse_label_selector(&input);
@@ -119,7 +112,7 @@ fn cli_selectors_never_panic() {
 
 #[test]
 fn index_expressions_handlers_and_durations_never_panic() {
-    let mut rng = StdRng::seed_from_u64(seed());
+    let mut rng = StdRng::seed_from_u64(common::seed("fuzz"));
     let exprs = [
         "label:app",
         "annotation:example.com/x",
@@ -144,7 +137,7 @@ const SCENARIO: &str = "description: x\nqueue: real-fifo\nhandlers: [{name: a, r
 
 #[test]
 fn scenario_files_never_panic() {
-    let mut rng = StdRng::seed_from_u64(seed());
+    let mut rng = StdRng::seed_from_u64(common::seed("fuzz"));
     assert!(kinformer::scenario::parse(SCENARIO).is_ok());
     for input in inputs(&mut rng, &[SCENARIO], &alphabet(":{}[],-\n&*!|>'\"#")) {
         if let Err(message) = kinformer::scenario::parse(&input) {
@@ -162,7 +155,7 @@ const FRAMES: &[&str] = &[
 
 #[test]
 fn watch_frames_never_panic() {
-    let mut rng = StdRng::seed_from_u64(seed());
+    let mut rng = StdRng::seed_from_u64(common::seed("fuzz"));
     for sample in FRAMES {
         assert!(parse_watch_frame(&Bytes::from(*sample)).is_ok(), "{sample}");
     }
@@ -174,7 +167,7 @@ fn watch_frames_never_panic() {
 /// A body of valid frames cut into random chunks decodes to the same frames.
 #[tokio::test]
 async fn frames_survive_any_chunking() {
-    let mut rng = StdRng::seed_from_u64(seed());
+    let mut rng = StdRng::seed_from_u64(common::seed("fuzz"));
     for _ in 0..iterations() / 10 {
         let count = rng.random_range(1..6);
         let body: String = (0..count)
@@ -203,7 +196,7 @@ async fn frames_survive_any_chunking() {
 /// The embedded server's selectors, through LIST: 200 or 400, nothing else.
 #[tokio::test]
 async fn server_selectors_answer_200_or_400() {
-    let mut rng = StdRng::seed_from_u64(seed());
+    let mut rng = StdRng::seed_from_u64(common::seed("fuzz"));
     let server = EmbeddedServer::start(ServerConfig::default())
         .await
         .unwrap();

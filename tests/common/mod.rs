@@ -13,6 +13,17 @@ use kinformer::informer::trace::{Event, MemorySink, StageSet, TraceEvent, Tracer
 use tokio_util::sync::CancellationToken;
 
 /// Virtual time on the paused clock, wall time otherwise.
+/// The seed of a randomised test: `KINFORMER_SEED` to replay, else a fresh one; printed either way.
+pub fn seed(what: &str) -> u64 {
+    use rand::Rng;
+    let seed = std::env::var("KINFORMER_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    eprintln!("{what} seed: {seed} (replay with KINFORMER_SEED={seed})");
+    seed
+}
+
 pub const DEADLINE: Duration = Duration::from_secs(600);
 
 pub fn pod(ns: &str, name: &str, app: &str) -> serde_json::Value {
