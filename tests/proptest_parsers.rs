@@ -1,0 +1,95 @@
+//! Property tests (proptest) of the parsers that read outside input: watch-event frames,
+//! label/field selectors, index expressions, handler specs, durations and scenario files.
+//! Arbitrary input never panics and errors stay one line; well-formed input parses to what it
+//! says. (`tests/fuzz_parsers.rs` adds seeded mutation fuzzing of the same parsers.)
+//! A longer run: `PROPTEST_CASES=100000 cargo test --release --test proptest_parsers`.
+
+use bytes::Bytes;
+use kinformer::cli::args::{
+    parse_field_selector, parse_handler, parse_index, parse_label_selector,
+};
+use kinformer::duration::{format_duration, parse_duration};
+use kinformer::informer::source::{WatchFrame, parse_watch_frame};
+use kinformer::informer::store::IndexFunc;
+use proptest::prelude::*;
+
+fn one_line(e: &str) -> bool {
+    !e.contains('\n')
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_bytes_never_panic_the_watch_frame_parser(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        let _ = parse_watch_frame(&Bytes::from(bytes));
+    }
+
+    #[test]
+    fn well_formed_watch_frames_keep_their_object(
+        kind in prop::sample::select(vec!["ADDED", "MODIFIED", "DELETED"]),
+        name in "[a-z0-9-]{1,20}",
+        rv in 1u64..1_000_000,
+    ) {
+        let object = format!(r#"{{"metadata":{{"name":"{name}","resourceVersion":"{rv}"}}}}"#);
+        let line = format!(r#"{{"type":"{kind}","object":{object}}}"#);
+        let raw = match parse_watch_frame(&Bytes::from(line)) {
+            Ok(WatchFrame::Added(b) | WatchFrame::Modified(b) | WatchFrame::Deleted(b)) => b,
+            other => return Err(TestCaseError::fail(format!("{other:?}"))),
+        };
+        prop_assert_eq!(&raw[..], object.as_bytes());
+    }
+
+    #[test]
+    fn arbitrary_selectors_never_panic_and_errors_are_one_line(text in "\\PC{0,64}") {
+        for result in [parse_label_selector(&text), parse_field_selector(&text)] {
+            if let Err(e) = result {
+                prop_assert!(one_line(&e), "{}", e);
+            }
+        }
+    }
+
+    #[test]
+    fn equality_and_set_label_selectors_parse(key in "[a-z][a-z0-9]{0,10}", value in "[a-z0-9]{0,10}") {
+        let equality = format!("{key}={value}");
+        let set = format!("{key} in ({value}x)");
+        let absent = format!("!{key}");
+        for selector in [equality, set, absent] {
+            let parsed = parse_label_selector(&selector);
+            prop_assert!(parsed.is_ok(), "{}: {:?}", selector, parsed);
+        }
+    }
+
+    #[test]
+    fn arbitrary_index_expressions_never_panic(text in "\\PC{0,48}") {
+        let _ = IndexFunc::parse(&text);
+        if let Err(e) = parse_index(&text) {
+            prop_assert!(one_line(&e), "{}", e);
+        }
+    }
+
+    #[test]
+    fn label_index_expressions_keep_their_key(key in "[a-z][a-z0-9./-]{0,20}") {
+        let expr = format!("label:{key}");
+        let parsed = IndexFunc::parse(&expr);
+        prop_assert!(matches!(parsed, Ok(IndexFunc::Label(ref k)) if *k == key), "{:?}", parsed);
+    }
+
+    #[test]
+    fn arbitrary_handler_specs_never_panic(text in "\\PC{0,48}") {
+        if let Err(e) = parse_handler(&text) {
+            prop_assert!(one_line(&e), "{}", e);
+        }
+    }
+
+    #[test]
+    fn durations_print_back_to_themselves(millis in 0u64..100_000_000) {
+        let d = std::time::Duration::from_millis(millis);
+        prop_assert_eq!(parse_duration(&format_duration(d)), Ok(d));
+    }
+
+    #[test]
+    fn arbitrary_scenario_files_never_panic_and_errors_are_one_line(text in "\\PC{0,256}") {
+        if let Err(e) = kinformer::scenario::parse(&text) {
+            prop_assert!(one_line(&e), "{}", e);
+        }
+    }
+}
