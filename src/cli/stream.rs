@@ -137,6 +137,12 @@ pub async fn run_with_actions<W: Write>(
             break Ending::Done;
         }
     };
+    // The line that ended the stream is visible before the informer stops.
+    if let Err(e) = renderer.flush()
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        return Err(e);
+    }
     // Events emitted after a count was reached are not printed; after a timeout or signal
     // everything up to the summary is, so the summary's counts match the lines.
     let print_rest =
