@@ -166,11 +166,27 @@ impl CachedObject {
     pub fn from_json(raw: impl Into<Box<[u8]>>) -> Result<Self, DecodeError> {
         let raw = raw.into();
         let meta = parse_meta(&raw)?;
-        Ok(Self {
+        Ok(Self::new(raw, meta))
+    }
+
+    /// Like [`CachedObject::from_json`] for bytes already known to be one valid JSON value
+    /// (a LIST item or watch object the frame parser delimited): only the members before
+    /// `metadata` and `metadata` itself are read, not the whole object again.
+    pub fn from_valid_json(raw: impl Into<Box<[u8]>>) -> Result<Self, DecodeError> {
+        let raw = raw.into();
+        let meta = match metadata_offset(&raw).and_then(|at| parse_meta_at(&raw, at)) {
+            Some(meta) => meta?,
+            None => parse_meta(&raw)?,
+        };
+        Ok(Self::new(raw, meta))
+    }
+
+    fn new(raw: Box<[u8]>, meta: ObjectMeta) -> Self {
+        Self {
             raw,
             meta,
             index_values: Box::default(),
-        })
+        }
     }
 
     /// Attaches the values of the informer's index functions after the namespace index, in
@@ -261,7 +277,8 @@ impl Ingest {
     pub fn decode(&self, raw: &[u8]) -> Result<ObjectRef, DecodeError> {
         let obj = match &self.transform {
             Some(t) => CachedObject::from_json(t(raw).map_err(DecodeError::Transform)?)?,
-            None => CachedObject::from_json(raw)?,
+            // The reflector's bytes were delimited by a JSON parser: valid, so read only the head.
+            None => CachedObject::from_valid_json(raw)?,
         };
         let values = self.indexers.compute(&obj);
         Ok(Arc::new(obj.with_index_values(values)))
@@ -406,7 +423,63 @@ struct RawOwnerRef<'a> {
 fn parse_meta(raw: &[u8]) -> Result<ObjectMeta, DecodeError> {
     let envelope: Envelope<'_> =
         serde_json::from_slice(raw).map_err(|e| DecodeError::Json(e.to_string()))?;
-    let m = envelope.metadata.ok_or(DecodeError::MissingName)?;
+    meta_from(envelope.metadata.ok_or(DecodeError::MissingName)?)
+}
+
+/// Where the value of the top-level `metadata` member starts, found by skipping the members
+/// before it; None when the shape is unusual (escaped keys, no metadata), so the caller falls
+/// back to a full parse.
+fn metadata_offset(raw: &[u8]) -> Option<usize> {
+    let mut i = skip_whitespace(raw, 0);
+    if raw.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_whitespace(raw, i);
+        if raw.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = i + 1 + memchr::memchr(b'"', raw.get(i + 1..)?)?;
+        let key = &raw[i + 1..key_end];
+        if key.contains(&b'\\') {
+            return None;
+        }
+        i = skip_whitespace(raw, key_end + 1);
+        if raw.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_whitespace(raw, i + 1);
+        if key == b"metadata" {
+            return Some(i);
+        }
+        let mut value = serde_json::Deserializer::from_slice(raw.get(i..)?)
+            .into_iter::<serde::de::IgnoredAny>();
+        value.next()?.ok()?;
+        i = skip_whitespace(raw, i + value.byte_offset());
+        if raw.get(i) != Some(&b',') {
+            return None;
+        }
+        i += 1;
+    }
+}
+
+fn skip_whitespace(raw: &[u8], mut i: usize) -> usize {
+    while raw.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+        i += 1;
+    }
+    i
+}
+
+/// The metadata value starting at `at`; None to fall back to a full parse.
+fn parse_meta_at(raw: &[u8], at: usize) -> Option<Result<ObjectMeta, DecodeError>> {
+    let mut values =
+        serde_json::Deserializer::from_slice(raw.get(at..)?).into_iter::<RawMeta<'_>>();
+    let m = values.next()?.ok()?;
+    Some(meta_from(m))
+}
+
+fn meta_from(m: RawMeta<'_>) -> Result<ObjectMeta, DecodeError> {
     let name = m
         .name
         .filter(|n| !n.is_empty())
@@ -484,6 +557,27 @@ mod tests {
             br#"{"kind":"Pod","metadata":{"name":"p","uid":"u"},"spec":{"a":1}}"#
         );
         assert!(strip_managed_fields()(b"nope").is_err());
+    }
+
+    #[test]
+    fn reading_only_the_head_gives_the_same_metadata_as_a_full_parse() {
+        let objects: [&[u8]; 6] = [
+            br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"n","resourceVersion":"3","labels":{"x":"y"}},"spec":{"big":[1,2,{"k":"v\"}"}]}}"#,
+            br#"{"metadata":{"name":"first"},"status":{}}"#,
+            br#" { "kind" : "Pod" , "spec" : {"metadata":{"name":"nested"}} , "metadata" : {"name":"late","uid":"u"} }"#,
+            br#"{"kind":"Pod","n":1.5e3,"b":true,"z":null,"metadata":{"name":"after-scalars"}}"#,
+            br#"{"k\u0069nd":"escaped key","metadata":{"name":"fallback"}}"#,
+            br#"{"kind":"NoMetadata"}"#,
+        ];
+        for raw in objects {
+            let full = CachedObject::from_json(raw.to_vec()).map(|o| o.meta().clone());
+            let head = CachedObject::from_valid_json(raw.to_vec()).map(|o| o.meta().clone());
+            assert_eq!(head, full, "{}", String::from_utf8_lossy(raw));
+        }
+        assert_eq!(
+            metadata_offset(objects[2]).map(|at| objects[2][at]),
+            Some(b'{')
+        );
     }
 
     #[test]
