@@ -22,16 +22,20 @@ use super::session::Session;
 use super::stream::{self, Signals, StopWhen};
 use super::watch::live;
 
+/// `--scenario FILE`, loaded; a bad file is a configuration error (exit 3).
+pub(super) fn load_scenario(
+    path: Option<&std::path::Path>,
+) -> Result<Option<scenario::Scenario>, CliError> {
+    path.map(scenario::load)
+        .transpose()
+        .map_err(|e| CliError::Config(e.to_string()))
+}
+
 /// The `--show` default; the demo widens it to every stage.
 const DEFAULT_SHOW: &str = "reflector,notifications,resync";
 
 pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let scenario = args
-        .scenario
-        .as_deref()
-        .map(scenario::load)
-        .transpose()
-        .map_err(|e| CliError::Config(e.to_string()))?;
+    let scenario = load_scenario(args.scenario.as_deref())?;
     if let Some(scenario) = &scenario {
         scenario_settings(scenario, &mut args.pipeline);
     }

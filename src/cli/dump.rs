@@ -10,24 +10,14 @@ use crate::informer::trace::Event;
 use crate::output::dump::{DumpInput, render};
 
 use super::args::DumpArgs;
-use super::connect::ClusterChoice;
 use super::exit::CliError;
-use super::inspect::{Inspection, Selection, dump_stages, list_progress};
+use super::inspect::{Inspection, dump_stages, list_progress};
 use super::session::Session;
 use super::stream::{Ending, Signals, refusal};
 
 pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let informer = &args.informer;
-    let cluster = ClusterChoice::from_args(&informer.connection);
-    let selection = Selection::from_args(&args.resource, None, &informer.connection);
-    let inspection = Inspection::prepare(
-        &cluster,
-        &selection,
-        &informer.output,
-        &informer.pipeline,
-        dump_stages(),
-    )
-    .await?;
+    let inspection =
+        Inspection::for_command(&args.informer, &args.resource, None, dump_stages()).await?;
     let Inspection {
         connection: _connection,
         resource,

@@ -13,7 +13,7 @@ use crate::output::RenderOptions;
 use crate::output::progress::ListProgress;
 use crate::output::table::color_enabled;
 
-use super::args::{ConnectionArgs, OutputArgs, PipelineArgs, TransformArg};
+use super::args::{ConnectionArgs, InformerArgs, OutputArgs, PipelineArgs, TransformArg};
 use super::connect::{ClusterChoice, ConnectError, Connection};
 use super::exit::CliError;
 use super::resolve::{ResolveError, ResolvedResource, resolve};
@@ -71,6 +71,18 @@ pub struct Inspection {
 }
 
 impl Inspection {
+    /// [`Inspection::prepare`] from the flags `watch`, `dump` and `resync` share.
+    pub async fn for_command(
+        args: &InformerArgs,
+        resource: &str,
+        name: Option<&str>,
+        shown: StageSet,
+    ) -> Result<Self, CliError> {
+        let cluster = ClusterChoice::from_args(&args.connection);
+        let selection = Selection::from_args(resource, name, &args.connection);
+        Self::prepare(&cluster, &selection, &args.output, &args.pipeline, shown).await
+    }
+
     /// Connects, resolves and plans; every failure is a one-line [`CliError`].
     pub async fn prepare(
         cluster: &ClusterChoice,

@@ -15,30 +15,19 @@ use crate::output::EventRenderer;
 use crate::output::resync::{ScheduleRow, Timeline, write_schedule, write_timeline};
 
 use super::args::ResyncArgs;
-use super::connect::ClusterChoice;
 use super::exit::CliError;
-use super::inspect::{Inspection, Selection, list_progress};
+use super::inspect::{Inspection, list_progress};
 use super::session::Session;
 use super::stream::{self, Signals, StopWhen};
 
 pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let informer = &args.informer;
-    let cluster = ClusterChoice::from_args(&informer.connection);
-    let selection = Selection::from_args(&args.resource, None, &informer.connection);
-    let shown = informer.output.show.stages().with(Stage::Resync);
+    let shown = args.informer.output.show.stages().with(Stage::Resync);
     let Inspection {
         connection: _connection,
         resource,
         plan,
         render,
-    } = Inspection::prepare(
-        &cluster,
-        &selection,
-        &informer.output,
-        &informer.pipeline,
-        shown,
-    )
-    .await?;
+    } = Inspection::for_command(&args.informer, &args.resource, None, shown).await?;
     let tables = render.format.is_table();
     let no_headers = render.no_headers;
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;

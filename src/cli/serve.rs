@@ -14,12 +14,7 @@ use super::exit::CliError;
 use super::stream::Signals;
 
 pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let scenario = args
-        .scenario
-        .as_deref()
-        .map(scenario::load)
-        .transpose()
-        .map_err(|e| CliError::Config(e.to_string()))?;
+    let scenario = super::demo::load_scenario(args.scenario.as_deref())?;
     let defaults = ServerConfig::default();
     let mut seeds: Vec<Seed> = args.seed.iter().map(seed).collect();
     if seeds.is_empty() && scenario.as_ref().is_some_and(|s| s.builtin_seed) {

@@ -5,26 +5,16 @@ use std::io::{self, BufWriter};
 use crate::output::EventRenderer;
 
 use super::args::WatchArgs;
-use super::connect::ClusterChoice;
 use super::exit::CliError;
-use super::inspect::{Inspection, Selection, list_progress};
+use super::inspect::{Inspection, list_progress};
 use super::session::Session;
 use super::stream::{self, Signals, StopWhen};
 
 pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let informer = &args.informer;
-    let cluster = ClusterChoice::from_args(&informer.connection);
-    let selection =
-        Selection::from_args(&args.resource, args.name.as_deref(), &informer.connection);
-    let shown = informer.output.show.stages();
-    let inspection = Inspection::prepare(
-        &cluster,
-        &selection,
-        &informer.output,
-        &informer.pipeline,
-        shown,
-    )
-    .await?;
+    let shown = args.informer.output.show.stages();
+    let inspection =
+        Inspection::for_command(&args.informer, &args.resource, args.name.as_deref(), shown)
+            .await?;
     let stop_when = StopWhen {
         count: args.count,
         timeout: args.timeout,

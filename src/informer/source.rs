@@ -429,7 +429,7 @@ pub struct MemorySource {
 struct MemoryState {
     rv: u64,
     objects: BTreeMap<String, (u64, serde_json::Value)>,
-    history: VecDeque<(u64, &'static str, Bytes)>,
+    history: VecDeque<(u64, WatchFrame)>,
     /// Events at or below this RV are gone: watching from an older RV gets 410.
     compacted: u64,
     watchers: Vec<mpsc::UnboundedSender<Result<WatchFrame, SourceError>>>,
@@ -449,12 +449,12 @@ impl MemoryState {
         } else {
             self.objects.insert(key, (rv, obj));
         }
-        self.history.push_back((rv, kind, bytes.clone()));
         let frame = match kind {
             "ADDED" => WatchFrame::Added(bytes),
             "MODIFIED" => WatchFrame::Modified(bytes),
             _ => WatchFrame::Deleted(bytes),
         };
+        self.history.push_back((rv, frame.clone()));
         self.watchers.retain(|w| w.send(Ok(frame.clone())).is_ok());
         rv
     }
@@ -615,14 +615,9 @@ impl MemorySource {
             })));
             return Ok(tokio_stream_from(rx));
         } else {
-            for (rv, kind, bytes) in &s.history {
+            for (rv, frame) in &s.history {
                 if *rv > from {
-                    let frame = match *kind {
-                        "ADDED" => WatchFrame::Added(bytes.clone()),
-                        "MODIFIED" => WatchFrame::Modified(bytes.clone()),
-                        _ => WatchFrame::Deleted(bytes.clone()),
-                    };
-                    let _ = tx.send(Ok(frame));
+                    let _ = tx.send(Ok(frame.clone()));
                 }
             }
         }
