@@ -9,6 +9,7 @@ use kinformer::cli::args::{
     parse_field_selector, parse_handler, parse_index, parse_label_selector,
 };
 use kinformer::duration::{format_duration, parse_duration};
+use kinformer::informer::json_scan::{skip_whitespace, value_end};
 use kinformer::informer::source::{WatchFrame, parse_watch_frame};
 use kinformer::informer::store::IndexFunc;
 use proptest::prelude::*;
@@ -36,6 +37,16 @@ proptest! {
             other => return Err(TestCaseError::fail(format!("{other:?}"))),
         };
         prop_assert_eq!(&raw[..], object.as_bytes());
+    }
+
+    #[test]
+    fn the_json_scanner_accepts_exactly_what_serde_json_accepts(
+        text in prop_oneof![json_like(), "\\PC{0,64}"],
+    ) {
+        let b = text.as_bytes();
+        let ours = value_end(b, 0).is_some_and(|end| skip_whitespace(b, end) == b.len());
+        let serde = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+        prop_assert_eq!(ours, serde, "{:?}", text);
     }
 
     #[test]
@@ -92,4 +103,30 @@ proptest! {
             prop_assert!(one_line(&e), "{}", e);
         }
     }
+}
+
+/// Text that is often JSON and often almost JSON: JSON tokens glued at random.
+fn json_like() -> impl Strategy<Value = String> {
+    let token = prop::sample::select(vec![
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        " ",
+        "\"k\"",
+        "\"v\\n\"",
+        "\"\\u00e9\"",
+        "\"\\x\"",
+        "0",
+        "-1.5e3",
+        "01",
+        "1.",
+        "true",
+        "nul",
+        "null",
+        "\"",
+    ]);
+    prop::collection::vec(token, 0..24).prop_map(|tokens| tokens.concat())
 }

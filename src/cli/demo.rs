@@ -19,7 +19,7 @@ use super::connect::ClusterChoice;
 use super::exit::CliError;
 use super::inspect::{Inspection, Selection, list_progress};
 use super::session::Session;
-use super::stream::{self, Signals, StopWhen};
+use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
 use super::watch::live;
 
 /// `--scenario FILE`, loaded; a bad file is a configuration error (exit 3).
@@ -125,7 +125,10 @@ async fn play(
         eprintln!("scenario: {}", scenario.description);
     }
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut renderer = EventRenderer::new(BufWriter::new(io::stdout()), render);
+    let mut renderer = EventRenderer::new(
+        BufWriter::with_capacity(STDOUT_BUFFER, io::stdout()),
+        render,
+    );
     let mut progress = list_progress();
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);

@@ -13,7 +13,7 @@ use super::args::DumpArgs;
 use super::exit::CliError;
 use super::inspect::{Inspection, dump_stages, list_progress};
 use super::session::Session;
-use super::stream::{Ending, Signals, refusal};
+use super::stream::{Ending, STDOUT_BUFFER, Signals, refusal};
 
 pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let inspection =
@@ -41,7 +41,7 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
         indices: &indices,
         now: jiff::Timestamp::now(),
     };
-    let mut out = BufWriter::new(io::stdout());
+    let mut out = BufWriter::with_capacity(STDOUT_BUFFER, io::stdout());
     match render(&mut out, &input, &opts).and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(0),

@@ -18,7 +18,7 @@ use super::args::ResyncArgs;
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
 use super::session::Session;
-use super::stream::{self, Signals, StopWhen};
+use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
 
 pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let shown = args.informer.output.show.stages().with(Stage::Resync);
@@ -33,7 +33,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let listeners = session.informer.listeners();
     let started = Instant::now();
-    let mut stdout = BufWriter::new(io::stdout());
+    let mut stdout = BufWriter::with_capacity(STDOUT_BUFFER, io::stdout());
     if tables {
         write_schedule(
             &mut stdout,

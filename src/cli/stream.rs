@@ -15,6 +15,16 @@ use crate::scenario::InspectorAction;
 use super::args::HandlerSpec;
 use super::session::Session;
 
+/// How long a rendered line may wait for the lines after it before it is written: output stays
+/// live (a person cannot see 2 ms) while a burst of events costs one write, not one per line.
+const LINGER: Duration = Duration::from_millis(2);
+
+/// stdout's buffer: a write per 64 KiB in a burst (or per [`LINGER`] when slower).
+pub const STDOUT_BUFFER: usize = 64 * 1024;
+
+/// Events taken from the trace channel at once.
+const BATCH: usize = 256;
+
 /// When the live loop ends on its own.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StopWhen {
@@ -99,42 +109,63 @@ pub async fn run_with_actions<W: Write>(
 ) -> io::Result<(Ending, Summary)> {
     let deadline = stop_when.timeout.map(|t| Instant::now() + t);
     let mut printed = 0u64;
-    let ending = loop {
-        let event = tokio::select! {
+    let mut batch = Vec::with_capacity(BATCH);
+    // Events of `batch` handled so far; the rest are printed after the stop if due.
+    let mut handled = 0;
+    let mut flush_at: Option<Instant> = None;
+    let ending = 'stream: loop {
+        tokio::select! {
             code = signals.recv() => break Ending::Signal(code),
             _ = sleep_until(deadline) => break Ending::Done,
+            _ = sleep_until(flush_at) => {
+                flush_at = None;
+                match renderer.flush() {
+                    Ok(()) => continue,
+                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break Ending::PipeClosed,
+                    Err(e) => return Err(e),
+                }
+            }
             Some(action) = actions.recv() => {
                 if !carry_out(&mut session, action) {
                     break Ending::Done;
                 }
                 continue;
             }
-            event = session.events.recv() => match event {
-                Some(event) => event,
-                None => break Ending::Done,
+            received = session.events.recv_many(&mut batch, BATCH) => if received == 0 {
+                break Ending::Done;
             },
-        };
-        observe(&event.event);
-        if let Some(refused) = refusal(&event.event) {
-            break refused;
         }
-        // Flush when no event is waiting: live output, one write per burst.
-        let written = renderer.render(&event).and_then(|()| {
-            if session.events.is_empty() {
-                renderer.flush()
-            } else {
-                Ok(())
+        handled = 0;
+        while let Some(event) = batch.get(handled) {
+            handled += 1;
+            observe(&event.event);
+            if let Some(refused) = refusal(&event.event) {
+                break 'stream refused;
             }
-        });
-        match written {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break Ending::PipeClosed,
-            Err(e) => return Err(e),
+            match renderer.render(event) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                    break 'stream Ending::PipeClosed;
+                }
+                Err(e) => return Err(e),
+            }
+            printed += 1;
+            let synced = matches!(event.event, Event::Synced { .. });
+            if stop_when.count.is_some_and(|n| printed >= n) || (stop_when.until_synced && synced) {
+                break 'stream Ending::Done;
+            }
         }
-        printed += 1;
-        let synced = matches!(event.event, Event::Synced { .. });
-        if stop_when.count.is_some_and(|n| printed >= n) || (stop_when.until_synced && synced) {
-            break Ending::Done;
+        batch.clear();
+        // A line waits at most LINGER for the lines after it: one write per burst.
+        let now = Instant::now();
+        let due = *flush_at.get_or_insert(now + LINGER);
+        if now >= due {
+            flush_at = None;
+            match renderer.flush() {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break Ending::PipeClosed,
+                Err(e) => return Err(e),
+            }
         }
     };
     // The line that ended the stream is visible before the informer stops.
@@ -148,7 +179,8 @@ pub async fn run_with_actions<W: Write>(
     let print_rest =
         stop_when.count.is_none() && matches!(ending, Ending::Done | Ending::Signal(_));
     let (summary, mut rest) = session.stop().await;
-    while let Ok(event) = rest.try_recv() {
+    let unprinted = batch.into_iter().skip(handled).filter(|_| print_rest);
+    for event in unprinted.chain(std::iter::from_fn(|| rest.try_recv().ok())) {
         let is_summary = matches!(event.event, Event::Summary(_));
         if is_summary {
             finish(renderer, summary_out, &event, &ending)?;

@@ -8,7 +8,7 @@ use super::args::WatchArgs;
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
 use super::session::Session;
-use super::stream::{self, Signals, StopWhen};
+use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
 
 pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let shown = args.informer.output.show.stages();
@@ -36,7 +36,10 @@ pub async fn live(
         render,
     } = inspection;
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut renderer = EventRenderer::new(BufWriter::new(io::stdout()), render);
+    let mut renderer = EventRenderer::new(
+        BufWriter::with_capacity(STDOUT_BUFFER, io::stdout()),
+        render,
+    );
     let mut progress = list_progress();
     let (ending, _) = stream::run(
         session,

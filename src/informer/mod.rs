@@ -4,6 +4,7 @@
 
 pub mod delta_fifo;
 pub mod factory;
+pub mod json_scan;
 pub mod object;
 pub mod processor;
 pub mod real_fifo;

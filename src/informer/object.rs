@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::json_scan;
 use super::store::Indexers;
 
 /// A shared, immutable cached object. Cloning is a reference-count bump.
@@ -174,8 +175,8 @@ impl CachedObject {
     /// `metadata` and `metadata` itself are read, not the whole object again.
     pub fn from_valid_json(raw: impl Into<Box<[u8]>>) -> Result<Self, DecodeError> {
         let raw = raw.into();
-        let meta = match metadata_offset(&raw).and_then(|at| parse_meta_at(&raw, at)) {
-            Some(meta) => meta?,
+        let meta = match scan_meta(&raw) {
+            Some(meta) => meta_from(meta)?,
             None => parse_meta(&raw)?,
         };
         Ok(Self::new(raw, meta))
@@ -361,7 +362,7 @@ struct Envelope<'a> {
     metadata: Option<RawMeta<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct RawMeta<'a> {
     #[serde(borrow, default)]
@@ -426,57 +427,56 @@ fn parse_meta(raw: &[u8]) -> Result<ObjectMeta, DecodeError> {
     meta_from(envelope.metadata.ok_or(DecodeError::MissingName)?)
 }
 
-/// Where the value of the top-level `metadata` member starts, found by skipping the members
-/// before it; None when the shape is unusual (escaped keys, no metadata), so the caller falls
-/// back to a full parse.
-fn metadata_offset(raw: &[u8]) -> Option<usize> {
-    let mut i = skip_whitespace(raw, 0);
-    if raw.get(i) != Some(&b'{') {
-        return None;
-    }
-    i += 1;
-    loop {
-        i = skip_whitespace(raw, i);
-        if raw.get(i) != Some(&b'"') {
-            return None;
+/// The metadata of a valid object, read by walking its members up to `metadata` and then only
+/// the metadata members the cache keeps ([`json_scan`]; annotations and managedFields are
+/// skipped, never decoded). None when the shape is unusual (escaped keys, no metadata), so the
+/// caller falls back to a full parse.
+fn scan_meta(raw: &[u8]) -> Option<RawMeta<'_>> {
+    let mut meta = None;
+    // The walk stops (None) right after metadata: the rest of the object is not read.
+    let _ = json_scan::for_each_member(raw, 0, |key, at| match key {
+        b"metadata" => {
+            meta = Some(scan_meta_members(raw, at)?);
+            None
         }
-        let key_end = i + 1 + memchr::memchr(b'"', raw.get(i + 1..)?)?;
-        let key = &raw[i + 1..key_end];
-        if key.contains(&b'\\') {
-            return None;
-        }
-        i = skip_whitespace(raw, key_end + 1);
-        if raw.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_whitespace(raw, i + 1);
-        if key == b"metadata" {
-            return Some(i);
-        }
-        let mut value = serde_json::Deserializer::from_slice(raw.get(i..)?)
-            .into_iter::<serde::de::IgnoredAny>();
-        value.next()?.ok()?;
-        i = skip_whitespace(raw, i + value.byte_offset());
-        if raw.get(i) != Some(&b',') {
-            return None;
-        }
-        i += 1;
-    }
+        _ if key.contains(&b'\\') => None,
+        _ => json_scan::value_end(raw, at),
+    });
+    meta
 }
 
-fn skip_whitespace(raw: &[u8], mut i: usize) -> usize {
-    while raw.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
-        i += 1;
-    }
-    i
+/// The members of the metadata object at `at` that [`RawMeta`] keeps.
+fn scan_meta_members(raw: &[u8], at: usize) -> Option<RawMeta<'_>> {
+    let mut m = RawMeta::default();
+    json_scan::for_each_member(raw, at, |key, at| {
+        let text = match key {
+            b"name" => &mut m.name,
+            b"namespace" => &mut m.namespace,
+            b"uid" => &mut m.uid,
+            b"resourceVersion" => &mut m.resource_version,
+            b"creationTimestamp" => &mut m.creation_timestamp,
+            b"deletionTimestamp" => &mut m.deletion_timestamp,
+            b"labels" => return decode_member(raw, at, &mut m.labels),
+            b"ownerReferences" => return decode_member(raw, at, &mut m.owner_references),
+            _ if key.contains(&b'\\') => return None,
+            _ => return json_scan::value_end(raw, at),
+        };
+        let (value, end) = json_scan::string_at(raw, at)?;
+        *text = value;
+        Some(end)
+    })?;
+    Some(m)
 }
 
-/// The metadata value starting at `at`; None to fall back to a full parse.
-fn parse_meta_at(raw: &[u8], at: usize) -> Option<Result<ObjectMeta, DecodeError>> {
-    let mut values =
-        serde_json::Deserializer::from_slice(raw.get(at..)?).into_iter::<RawMeta<'_>>();
-    let m = values.next()?.ok()?;
-    Some(meta_from(m))
+/// Decodes the (small) member value at `at` with serde into `slot`; returns where it ends.
+fn decode_member<'a, T: Deserialize<'a>>(
+    raw: &'a [u8],
+    at: usize,
+    slot: &mut Option<T>,
+) -> Option<usize> {
+    let end = json_scan::value_end(raw, at)?;
+    *slot = serde_json::from_slice(&raw[at..end]).ok()?;
+    Some(end)
 }
 
 fn meta_from(m: RawMeta<'_>) -> Result<ObjectMeta, DecodeError> {
@@ -561,23 +561,29 @@ mod tests {
 
     #[test]
     fn reading_only_the_head_gives_the_same_metadata_as_a_full_parse() {
-        let objects: [&[u8]; 6] = [
+        let objects: [&[u8]; 9] = [
             br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"n","resourceVersion":"3","labels":{"x":"y"}},"spec":{"big":[1,2,{"k":"v\"}"}]}}"#,
             br#"{"metadata":{"name":"first"},"status":{}}"#,
             br#" { "kind" : "Pod" , "spec" : {"metadata":{"name":"nested"}} , "metadata" : {"name":"late","uid":"u"} }"#,
             br#"{"kind":"Pod","n":1.5e3,"b":true,"z":null,"metadata":{"name":"after-scalars"}}"#,
             br#"{"k\u0069nd":"escaped key","metadata":{"name":"fallback"}}"#,
             br#"{"kind":"NoMetadata"}"#,
+            br#"{"metadata":{"name":"web\u002d1","labels":null,"deletionTimestamp":null,"annotations":{"a":"b"},"ownerReferences":[{"kind":"ReplicaSet","name":"rs","uid":"u1","controller":true}],"managedFields":[{"manager":"m","fieldsV1":{"f:x":{}}}]}}"#,
+            br#"{"metadata":{"name":"bad-labels","labels":{"x":1}}}"#,
+            br#"{"metadata":{"n\u0061me":"escaped-metadata-key"}}"#,
         ];
         for raw in objects {
             let full = CachedObject::from_json(raw.to_vec()).map(|o| o.meta().clone());
             let head = CachedObject::from_valid_json(raw.to_vec()).map(|o| o.meta().clone());
             assert_eq!(head, full, "{}", String::from_utf8_lossy(raw));
         }
+        // The walk reads the late metadata; escaped keys leave it to serde.
         assert_eq!(
-            metadata_offset(objects[2]).map(|at| objects[2][at]),
-            Some(b'{')
+            scan_meta(objects[2]).and_then(|m| m.name).as_deref(),
+            Some("late")
         );
+        assert!(scan_meta(objects[4]).is_none());
+        assert!(scan_meta(objects[8]).is_none());
     }
 
     #[test]

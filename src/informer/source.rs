@@ -6,6 +6,7 @@
 //! lists, watch from a resourceVersion, bookmarks, 410 for trimmed history, injected failures)
 //! for unit tests and replay.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
@@ -20,6 +21,8 @@ use kube::core::{ApiResource, DynamicObject, Request, Resource};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
+
+use super::json_scan;
 
 /// A boxed future returned by [`ListerWatcher`] methods.
 pub type SourceFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, SourceError>> + Send + 'a>>;
@@ -341,11 +344,14 @@ struct StatusBody {
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 
 /// Decodes one `{"type":..,"object":..}` line; the object is a zero-copy slice of `line`.
+/// The line is scanned once ([`json_scan`]); serde_json reads lines of unusual shape and words
+/// the errors.
 pub fn parse_watch_frame(line: &Bytes) -> Result<WatchFrame, SourceError> {
-    let frame: RawFrame<'_> = serde_json::from_slice(line)
-        .map_err(|e| SourceError::Decode(format!("watch event: {e}")))?;
-    let object = line.slice_ref(frame.object.get().as_bytes());
-    Ok(match frame.kind {
+    let (kind, object) = match scan_frame(line) {
+        Some(found) => found,
+        None => serde_frame(line)?,
+    };
+    Ok(match &*kind {
         "ADDED" => WatchFrame::Added(object),
         "MODIFIED" => WatchFrame::Modified(object),
         "DELETED" => WatchFrame::Deleted(object),
@@ -365,6 +371,38 @@ pub fn parse_watch_frame(line: &Bytes) -> Result<WatchFrame, SourceError> {
             )));
         }
     })
+}
+
+/// The event type and object of a valid frame with plain (unescaped) keys, in one pass.
+fn scan_frame(line: &Bytes) -> Option<(Cow<'_, str>, Bytes)> {
+    std::str::from_utf8(line).ok()?;
+    let (mut kind, mut object) = (None, None);
+    let end = json_scan::for_each_member(line, 0, |key, at| match key {
+        b"type" => {
+            let (text, end) = json_scan::string_at(line, at)?;
+            kind = Some(text?);
+            Some(end)
+        }
+        b"object" => {
+            let end = json_scan::value_end(line, at)?;
+            object = Some(line.slice(at..end));
+            Some(end)
+        }
+        _ if key.contains(&b'\\') => None,
+        _ => json_scan::value_end(line, at),
+    })?;
+    (json_scan::skip_whitespace(line, end) == line.len()).then_some(())?;
+    Some((kind?, object?))
+}
+
+/// [`scan_frame`] by serde_json: any shape it accepts, and its error messages.
+fn serde_frame(line: &Bytes) -> Result<(Cow<'_, str>, Bytes), SourceError> {
+    let frame: RawFrame<'_> = serde_json::from_slice(line)
+        .map_err(|e| SourceError::Decode(format!("watch event: {e}")))?;
+    Ok((
+        Cow::Borrowed(frame.kind),
+        line.slice_ref(frame.object.get().as_bytes()),
+    ))
 }
 
 fn status_from_body(http_code: u16, body: &[u8]) -> ApiStatus {
@@ -403,8 +441,12 @@ struct ListMeta {
     continue_token: Option<String>,
 }
 
-/// Decodes a LIST response body into raw items, zero-copy slices of `body`.
+/// Decodes a LIST response body into raw items, zero-copy slices of `body`. The body is scanned
+/// once ([`json_scan`]); serde_json reads bodies of unusual shape and words the errors.
 pub fn parse_list(body: &Bytes) -> Result<ListPage, SourceError> {
+    if let Some(page) = scan_list(body) {
+        return Ok(page);
+    }
     let list: RawList<'_> =
         serde_json::from_slice(body).map_err(|e| SourceError::Decode(format!("list: {e}")))?;
     Ok(ListPage {
@@ -417,6 +459,30 @@ pub fn parse_list(body: &Bytes) -> Result<ListPage, SourceError> {
         resource_version: list.metadata.resource_version,
         continue_token: list.metadata.continue_token.filter(|c| !c.is_empty()),
     })
+}
+
+/// [`parse_list`] for a valid body with plain (unescaped) keys, in one pass.
+fn scan_list(body: &Bytes) -> Option<ListPage> {
+    std::str::from_utf8(body).ok()?;
+    let mut page = ListPage::default();
+    let end = json_scan::for_each_member(body, 0, |key, at| match key {
+        b"items" if body.get(at) == Some(&b'n') => json_scan::value_end(body, at),
+        b"items" => json_scan::for_each_element(body, at, |item| {
+            let end = json_scan::value_end(body, item)?;
+            page.items.push(body.slice(item..end));
+            Some(end)
+        }),
+        b"metadata" => {
+            let end = json_scan::value_end(body, at)?;
+            let meta: ListMeta = serde_json::from_slice(&body[at..end]).ok()?;
+            page.resource_version = meta.resource_version;
+            page.continue_token = meta.continue_token.filter(|c| !c.is_empty());
+            Some(end)
+        }
+        _ if key.contains(&b'\\') => None,
+        _ => json_scan::value_end(body, at),
+    })?;
+    (json_scan::skip_whitespace(body, end) == body.len()).then_some(page)
 }
 
 /// An in-memory collection behaving like one resource of an API server.

@@ -1,0 +1,393 @@
+//! A validating JSON scanner for the hot path: it finds where values, members and elements
+//! start and end without building anything, so a watch frame or LIST body is checked once and
+//! the cached object's bytes are sliced out of it, and an object's metadata is read without
+//! re-parsing the rest (managedFields are most of a pod).
+//!
+//! Scanning checks the JSON grammar (RFC 8259: structure, string escapes, control characters,
+//! number syntax, literals, nesting up to [`MAX_DEPTH`]) but not UTF-8: callers validate the
+//! whole buffer once with `std::str::from_utf8`, which is much faster than per string.
+//! Positions are byte offsets into the scanned buffer; `None` means "not valid JSON here", and
+//! callers fall back to serde_json for the error message.
+
+use std::borrow::Cow;
+
+/// Deepest nesting scanned; deeper values are left to serde_json (callers fall back on None).
+pub const MAX_DEPTH: usize = 128;
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in each byte of `word` that is `"`, `\` or a control character (< 0x20).
+#[inline]
+fn string_specials(word: u64) -> u64 {
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    (zero_byte(quote) | zero_byte(backslash) | control) & HIGHS
+}
+
+/// The offset just past the closing quote of the string whose opening quote is at `at - 1`.
+fn string_end(b: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        // Eight bytes at a time up to the next byte that needs a look.
+        while let Some(chunk) = b.get(at..at + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().ok()?);
+            let specials = string_specials(word);
+            if specials != 0 {
+                at += (specials.trailing_zeros() / 8) as usize;
+                break;
+            }
+            at += 8;
+        }
+        match *b.get(at)? {
+            b'"' => return Some(at + 1),
+            b'\\' => at = escape_end(b, at + 1)?,
+            c if c < 0x20 => return None,
+            _ => at += 1,
+        }
+    }
+}
+
+/// The offset past the escape whose character after the backslash is at `at`.
+fn escape_end(b: &[u8], at: usize) -> Option<usize> {
+    match *b.get(at)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(at + 1),
+        b'u' if b.get(at + 1..at + 5)?.iter().all(u8::is_ascii_hexdigit) => Some(at + 5),
+        _ => None,
+    }
+}
+
+/// The first offset at or after `at` that is not JSON whitespace.
+pub fn skip_whitespace(b: &[u8], mut at: usize) -> usize {
+    while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(at) {
+        at += 1;
+    }
+    at
+}
+
+fn digits_end(b: &[u8], mut at: usize) -> usize {
+    while b.get(at).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+    }
+    at
+}
+
+/// The offset past the number at `at`: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn number_end(b: &[u8], mut at: usize) -> Option<usize> {
+    if b.get(at) == Some(&b'-') {
+        at += 1;
+    }
+    at = match *b.get(at)? {
+        b'0' => at + 1,
+        b'1'..=b'9' => digits_end(b, at + 1),
+        _ => return None,
+    };
+    if b.get(at) == Some(&b'.') {
+        let end = digits_end(b, at + 1);
+        if end == at + 1 {
+            return None;
+        }
+        at = end;
+    }
+    if let Some(b'e' | b'E') = b.get(at) {
+        at += 1;
+        if let Some(b'+' | b'-') = b.get(at) {
+            at += 1;
+        }
+        let end = digits_end(b, at);
+        if end == at {
+            return None;
+        }
+        at = end;
+    }
+    Some(at)
+}
+
+fn literal_end(b: &[u8], at: usize, literal: &[u8]) -> Option<usize> {
+    (b.get(at..at + literal.len())? == literal).then_some(at + literal.len())
+}
+
+/// For a member whose key's opening quote is at `at`: the key's raw bytes (between the quotes)
+/// and where the value starts, past `:` and whitespace.
+fn member_key(b: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    if b.get(at) != Some(&b'"') {
+        return None;
+    }
+    let key_end = string_end(b, at + 1)?;
+    let colon = skip_whitespace(b, key_end);
+    (b.get(colon) == Some(&b':')).then(|| (&b[at + 1..key_end - 1], skip_whitespace(b, colon + 1)))
+}
+
+/// Validates the JSON value starting at `at` (after optional whitespace) and returns the offset
+/// just past it. Iterative: nesting costs one byte of stack per level, up to [`MAX_DEPTH`].
+pub fn value_end(b: &[u8], at: usize) -> Option<usize> {
+    // The closing bracket of each open container.
+    let mut open: Vec<u8> = Vec::new();
+    let mut at = skip_whitespace(b, at);
+    'value: loop {
+        at = match *b.get(at)? {
+            c @ (b'{' | b'[') => {
+                let close = if c == b'{' { b'}' } else { b']' };
+                let inner = skip_whitespace(b, at + 1);
+                if b.get(inner) == Some(&close) {
+                    inner + 1
+                } else {
+                    if open.len() == MAX_DEPTH {
+                        return None;
+                    }
+                    open.push(close);
+                    at = if close == b'}' {
+                        member_key(b, inner)?.1
+                    } else {
+                        inner
+                    };
+                    continue 'value;
+                }
+            }
+            b'"' => string_end(b, at + 1)?,
+            b't' => literal_end(b, at, b"true")?,
+            b'f' => literal_end(b, at, b"false")?,
+            b'n' => literal_end(b, at, b"null")?,
+            _ => number_end(b, at)?,
+        };
+        // After a value: close containers or move to the next member or element.
+        while let Some(&close) = open.last() {
+            at = skip_whitespace(b, at);
+            match *b.get(at)? {
+                b',' => {
+                    let next = skip_whitespace(b, at + 1);
+                    at = if close == b'}' {
+                        member_key(b, next)?.1
+                    } else {
+                        next
+                    };
+                    continue 'value;
+                }
+                c if c == close => {
+                    open.pop();
+                    at += 1;
+                }
+                _ => return None,
+            }
+        }
+        return Some(at);
+    }
+}
+
+/// Walks the object at `at` (after optional whitespace): for each member, `visit(key, start)`
+/// gets the key's raw bytes (between the quotes, escapes as written) and where its value starts,
+/// and returns where that value ends (usually by scanning it with [`value_end`] or another
+/// walker). Returns the offset just past the object.
+pub fn for_each_member(
+    b: &[u8],
+    at: usize,
+    mut visit: impl FnMut(&[u8], usize) -> Option<usize>,
+) -> Option<usize> {
+    let mut at = skip_whitespace(b, at);
+    if b.get(at) != Some(&b'{') {
+        return None;
+    }
+    at = skip_whitespace(b, at + 1);
+    if b.get(at) == Some(&b'}') {
+        return Some(at + 1);
+    }
+    loop {
+        let (key, value_start) = member_key(b, at)?;
+        at = skip_whitespace(b, visit(key, value_start)?);
+        match *b.get(at)? {
+            b',' => at = skip_whitespace(b, at + 1),
+            b'}' => return Some(at + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Walks the array at `at` (after optional whitespace): `visit(start)` gets where each element
+/// starts and returns where it ends. Returns the offset just past the array.
+pub fn for_each_element(
+    b: &[u8],
+    at: usize,
+    mut visit: impl FnMut(usize) -> Option<usize>,
+) -> Option<usize> {
+    let mut at = skip_whitespace(b, at);
+    if b.get(at) != Some(&b'[') {
+        return None;
+    }
+    at = skip_whitespace(b, at + 1);
+    if b.get(at) == Some(&b']') {
+        return Some(at + 1);
+    }
+    loop {
+        at = skip_whitespace(b, visit(at)?);
+        match *b.get(at)? {
+            b',' => at = skip_whitespace(b, at + 1),
+            b']' => return Some(at + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Whether a raw member key (as [`for_each_member`] passes it) is `name`; keys written with
+/// escapes are decoded first.
+pub fn key_is(raw: &[u8], name: &str) -> bool {
+    if raw.contains(&b'\\') {
+        decode_escaped(raw).is_some_and(|key| key == name)
+    } else {
+        raw == name.as_bytes()
+    }
+}
+
+/// The string value at `at` and where it ends; `None` for `null`. Borrowed unless it has escapes.
+/// The buffer must be valid UTF-8 (see the module doc).
+pub fn string_at(b: &[u8], at: usize) -> Option<(Option<Cow<'_, str>>, usize)> {
+    if b.get(at) != Some(&b'"') {
+        return literal_end(b, at, b"null").map(|end| (None, end));
+    }
+    let end = string_end(b, at + 1)?;
+    let raw = &b[at + 1..end - 1];
+    let text = if raw.contains(&b'\\') {
+        Cow::Owned(decode_escaped(raw)?)
+    } else {
+        Cow::Borrowed(std::str::from_utf8(raw).ok()?)
+    };
+    Some((Some(text), end))
+}
+
+/// Decodes the inside of a JSON string that has escapes (rare: serde_json does it).
+fn decode_escaped(raw: &[u8]) -> Option<String> {
+    let mut quoted = Vec::with_capacity(raw.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(raw);
+    quoted.push(b'"');
+    serde_json::from_slice(&quoted).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `text` is one JSON value (and whitespace), by our scanner and by serde_json.
+    fn valid(text: &str) -> (bool, bool) {
+        let b = text.as_bytes();
+        let ours = value_end(b, 0).is_some_and(|end| skip_whitespace(b, end) == b.len());
+        let serde = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+        (ours, serde)
+    }
+
+    #[test]
+    fn value_end_agrees_with_serde_json_on_valid_and_invalid_values() {
+        let cases = [
+            "{}",
+            "[]",
+            " { } ",
+            "0",
+            "-0",
+            "12.5e-3",
+            "1E+2",
+            "true",
+            "false",
+            "null",
+            r#""plain""#,
+            r#""esc \" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE00""#,
+            r#"{"a":[1,{"b":null},"x"],"c":{"d":[[]]}}"#,
+            r#"{"key with spaces" : [ 1 , 2 ] , "k2":"v"}"#,
+            "{\"long\":\"0123456789abcdef0123456789abcdef\"}",
+            // invalid ones
+            "",
+            "{",
+            "[",
+            "{]",
+            "[}",
+            "{\"a\"}",
+            "{\"a\":}",
+            "{\"a\":1,}",
+            "[1,]",
+            "[,1]",
+            "01",
+            "-",
+            "1.",
+            "1e",
+            ".5",
+            "+1",
+            "tru",
+            "nul",
+            "\"unterminated",
+            "\"bad \\x escape\"",
+            "\"\\u12G4\"",
+            "\"tab\tinside\"",
+            "{a:1}",
+            "{\"a\" 1}",
+            "[1 2]",
+            "{\"a\":1 \"b\":2}",
+        ];
+        for case in cases {
+            let (ours, serde) = valid(case);
+            assert_eq!(ours, serde, "{case:?}");
+        }
+    }
+
+    #[test]
+    fn value_end_stops_after_the_first_value() {
+        assert_eq!(value_end(b"{\"a\":1} trailing", 0), Some(7));
+        assert_eq!(value_end(b"  [1] ", 0), Some(5));
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_refused() {
+        for n in [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1] {
+            for (open, close) in [("[", "]"), ("{\"k\":", "}")] {
+                let text = format!("{}1{}", open.repeat(n), close.repeat(n));
+                let (ours, _) = valid(&text);
+                assert_eq!(ours, n <= MAX_DEPTH, "depth {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn members_and_elements_are_visited_with_their_spans() {
+        let text = br#"{"type":"ADDED", "obj\u0065ct" : {"a":[1, 2]} }"#;
+        let mut seen = Vec::new();
+        let end = for_each_member(text, 0, |key, at| {
+            let end = value_end(text, at)?;
+            seen.push((
+                key_is(key, "object"),
+                String::from_utf8_lossy(&text[at..end]).into_owned(),
+            ));
+            Some(end)
+        });
+        assert_eq!(end, Some(text.len()));
+        assert_eq!(
+            seen,
+            [
+                (false, r#""ADDED""#.to_owned()),
+                (true, r#"{"a":[1, 2]}"#.to_owned())
+            ]
+        );
+        let mut starts = Vec::new();
+        let end = for_each_element(b"[ 1 , \"x\" ]", 0, |at| {
+            starts.push(at);
+            value_end(b"[ 1 , \"x\" ]", at)
+        });
+        assert_eq!((end, starts), (Some(11), vec![2, 6]));
+        assert_eq!(
+            for_each_member(b"{\"a\":1,}", 0, |_, at| value_end(b"{\"a\":1,}", at)),
+            None
+        );
+        assert_eq!(
+            for_each_element(b"[1,]", 0, |at| value_end(b"[1,]", at)),
+            None
+        );
+    }
+
+    #[test]
+    fn strings_are_borrowed_unless_escaped_and_null_is_none() {
+        let (plain, end) = string_at(br#""web-1","#, 0).unwrap();
+        assert!(matches!(plain, Some(Cow::Borrowed("web-1"))));
+        assert_eq!(end, 7);
+        let (escaped, _) = string_at(br#""a\"b\u00e9""#, 0).unwrap();
+        assert_eq!(escaped.as_deref(), Some("a\"bé"));
+        assert_eq!(string_at(b"null", 0), Some((None, 4)));
+        assert_eq!(string_at(b"12", 0), None);
+    }
+}
