@@ -256,8 +256,8 @@ impl Report {
                 })
             };
             push(
-                format!("{pods} kinformer RSS at synced / cached JSON bytes"),
-                div(after("kinformer until-synced"), cached),
+                format!("{pods} kinformer RSS after sync / cached JSON bytes"),
+                div(after("kinformer after sync"), cached),
                 "<= 1.5",
             );
             push(
@@ -461,10 +461,10 @@ impl Report {
              writes; `drain` = the client is stopped (SIGSTOP) during the writes and timed from \
              SIGCONT: its own consumption capacity. `server update writes` is the server's \
              write (event emit) rate during those runs; `server raw watch` a raw HTTP reader;\n\
-             - cached JSON bytes = the raw LIST body size; `kinformer until-synced` is \
-             `kinformer watch pods -A -o jsonl --show reflector --until-synced`, its RSS sampled \
-             when the `synced` line appears (the RSS after sync; `dump`'s peak also holds its \
-             output).\n\n```text\n{table}\n```\n"
+             - cached JSON bytes = the raw LIST body size; `kinformer after sync` is \
+             `kinformer watch pods -A -o jsonl --show reflector`, timed to its `synced` line, its \
+             RSS read 300 ms after that line while it keeps watching (the RSS after sync; \
+             `dump`'s peak also holds its output).\n\n```text\n{table}\n```\n"
         )
     }
 }

@@ -150,18 +150,9 @@ fn sync_clients(env: &Env) -> Vec<Client> {
             objects: None,
             rss_at_synced: true,
             ..client(
-                "kinformer until-synced",
+                "kinformer after sync",
                 k,
-                &[
-                    "watch",
-                    "pods",
-                    "-A",
-                    "-o",
-                    "jsonl",
-                    "--show",
-                    "reflector",
-                    "--until-synced",
-                ],
+                &["watch", "pods", "-A", "-o", "jsonl", "--show", "reflector"],
                 false,
             )
         },
@@ -277,28 +268,35 @@ fn sync_once(
     Ok(sample)
 }
 
-/// A kinformer run that prints a `synced` line and exits: its RSS is sampled at that line.
+/// A kinformer watch that prints a `synced` line and goes on watching: its sync time is spawn →
+/// that line, its RSS after sync is sampled [`SETTLE`] later (the steady state a user sees), then
+/// it is killed.
 fn sync_until_synced(
     running: Running,
     stdout: std::process::ChildStdout,
     timeout: Duration,
 ) -> Result<Sample, String> {
     let progress = child::count(stdout, Counting::Notifications, u64::MAX);
-    let synced = matches!(next(&progress, timeout), Some(Progress::Ready(_)));
-    let rss = synced.then(|| child::rss_kb(running.pid)).flatten();
+    let synced_at = match next(&progress, timeout) {
+        Some(Progress::Ready(at)) => Some(at),
+        _ => None,
+    };
+    if synced_at.is_some() {
+        std::thread::sleep(SETTLE);
+    }
+    let rss = synced_at.and_then(|_| child::rss_kb(running.pid));
     let started = running.started;
-    let (reaped, in_time) = running.wait(timeout);
-    if let Some(e) = failure(&reaped, in_time) {
-        return Err(e);
-    }
-    if !synced {
-        return Err("no synced line".into());
-    }
-    let mut sample = Sample::new((reaped.ended - started).as_secs_f64(), reaped.max_rss_kb);
-    // The client may exit before its RSS is read: its sampled peak then stands in (≥ at synced).
-    sample.rss_after_sync_kb = Some(rss.unwrap_or(reaped.max_rss_kb));
+    let (reaped, _) = finish(running, &progress);
+    let Some(synced_at) = synced_at else {
+        return Err(format!("no synced line: {}", reaped.stderr.trim()));
+    };
+    let mut sample = Sample::new((synced_at - started).as_secs_f64(), reaped.max_rss_kb);
+    sample.rss_after_sync_kb = Some(rss.ok_or("the watch exited before its RSS was read")?);
     Ok(sample)
 }
+
+/// How long after the `synced` line the RSS after sync is read.
+const SETTLE: Duration = Duration::from_millis(300);
 
 /// An error unless `got == want`.
 fn check_count(what: &str, got: u64, want: u64) -> Result<(), String> {

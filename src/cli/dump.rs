@@ -33,6 +33,7 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
     let store = session.informer.indexer().clone();
     let resource_version = session.informer.last_sync_resource_version();
     session.stop().await;
+    super::memory::release_free_heap();
     let (objects, index_names, indices) = snapshot(&store);
     let input = DumpInput {
         resource_version: &resource_version,

@@ -8,6 +8,7 @@ pub mod docs;
 pub mod dump;
 pub mod exit;
 pub mod inspect;
+pub mod memory;
 pub mod resolve;
 pub mod resync;
 pub mod serve;

@@ -151,6 +151,9 @@ pub async fn run_with_actions<W: Write>(
             }
             printed += 1;
             let synced = matches!(event.event, Event::Synced { .. });
+            if synced {
+                super::memory::release_free_heap();
+            }
             if stop_when.count.is_some_and(|n| printed >= n) || (stop_when.until_synced && synced) {
                 break 'stream Ending::Done;
             }

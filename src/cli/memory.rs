@@ -1,0 +1,14 @@
+//! The binary's memory policy. glibc's allocator keeps freed memory mapped for reuse, per
+//! thread arena; after the initial LIST (page bodies, frames, queued deltas, all transient) that
+//! is megabytes the process no longer needs. Once the informer has synced we hand the free heap
+//! back to the kernel, so the RSS a user sees is the cache, not the LIST's high-water mark.
+
+/// Returns free heap memory of every arena to the kernel (glibc's `malloc_trim`); a no-op on
+/// other C libraries.
+pub fn release_free_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim has no preconditions; it only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
