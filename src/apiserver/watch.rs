@@ -1,7 +1,8 @@
 //! WATCH: newline-delimited JSON events after a resourceVersion (or the current state replayed
 //! as ADDED first), BOOKMARKs, the watch-list initial-events-end bookmark, 410 ERROR events for
 //! resourceVersions older than the kept history, per-watcher selector filtering, timeouts, and
-//! clean ends on `close_watches`/shutdown. Each event's bytes are shared by every watcher.
+//! clean ends on `close_watches`/shutdown. Each event's line is rendered once for every
+//! watcher; a watcher writes the lines of a write transaction's events in chunks.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +24,7 @@ use super::selector::Selection;
 use super::server::{App, Representation, ResourceRequest};
 use super::status::{ApiError, json_response};
 use super::store::{
-    EventType, StateSubscription, StoreEvent, StoredObject, Subscription, watch_line,
+    EventBatch, EventType, StateSubscription, StoreEvent, StoredObject, Subscription, watch_line,
 };
 use super::table;
 
@@ -33,6 +34,9 @@ const MAX_BOOKMARK_INTERVAL: Duration = Duration::from_secs(86_400);
 
 /// How many initial ADDED events go into one write.
 const INITIAL_BATCH: usize = 256;
+
+/// How many bytes of events go into one write (one more event may end it past this).
+const CHUNK_BYTES: usize = 64 * 1024;
 
 /// Where a watch starts.
 enum Start {
@@ -168,7 +172,7 @@ impl Watcher {
                 }
                 received = receiver.recv() => {
                     let delivered = match received {
-                        Ok(event) => self.deliver(&event, &mut last_rv).await,
+                        Ok(batch) => self.deliver(&batch, &mut last_rv).await,
                         Err(broadcast::error::RecvError::Lagged(_)) => {
                             self.catch_up(&mut receiver, &mut last_rv).await
                         }
@@ -183,7 +187,7 @@ impl Watcher {
     }
 
     /// Sends the initial events; returns the live receiver and the resourceVersion reached.
-    async fn begin(&self, start: Start) -> Option<(broadcast::Receiver<Arc<StoreEvent>>, u64)> {
+    async fn begin(&self, start: Start) -> Option<(broadcast::Receiver<EventBatch>, u64)> {
         match start {
             Start::State(subscription, end_bookmark) => {
                 self.send_initial(&subscription.items).await?;
@@ -194,10 +198,8 @@ impl Watcher {
             }
             Start::After(rv, subscription) => {
                 let mut last_rv = rv;
-                for event in &subscription.backlog {
-                    if !self.deliver(event, &mut last_rv).await {
-                        return None;
-                    }
+                if !self.deliver(&subscription.backlog, &mut last_rv).await {
+                    return None;
                 }
                 Some((subscription.receiver, last_rv))
             }
@@ -231,18 +233,13 @@ impl Watcher {
     /// After falling behind the broadcast channel: replays from the history, or ends with 410.
     async fn catch_up(
         &self,
-        receiver: &mut broadcast::Receiver<Arc<StoreEvent>>,
+        receiver: &mut broadcast::Receiver<EventBatch>,
         last_rv: &mut u64,
     ) -> bool {
         match self.app.store.subscribe_after(*last_rv) {
             Ok(subscription) => {
                 *receiver = subscription.receiver;
-                for event in &subscription.backlog {
-                    if !self.deliver(event, last_rv).await {
-                        return false;
-                    }
-                }
-                true
+                self.deliver(&subscription.backlog, last_rv).await
             }
             Err(expired) => {
                 self.send(watch_line(
@@ -255,22 +252,66 @@ impl Watcher {
         }
     }
 
-    /// Sends one store event if this watcher selects it; false once the client is gone.
-    async fn deliver(&self, event: &StoreEvent, last_rv: &mut u64) -> bool {
-        if event.rv <= *last_rv {
+    /// Sends the events this watcher selects and has not seen yet, in writes of up to
+    /// [`CHUNK_BYTES`]; false once the client is gone.
+    async fn deliver(&self, events: &[Arc<StoreEvent>], last_rv: &mut u64) -> bool {
+        let mut lines = Vec::new();
+        let mut size = 0;
+        for event in events {
+            if event.rv <= *last_rv {
+                continue;
+            }
+            *last_rv = event.rv;
+            let Some(line) = self.render(event) else {
+                continue;
+            };
+            size += line.len();
+            lines.push(line);
+            if size >= CHUNK_BYTES {
+                if !self.send_lines(std::mem::take(&mut lines)).await {
+                    return false;
+                }
+                size = 0;
+            }
+        }
+        self.send_lines(lines).await
+    }
+
+    /// Writes lines as one chunk; an armed fault hits the first of them, as it would hit the
+    /// next write.
+    async fn send_lines(&self, lines: Vec<Bytes>) -> bool {
+        let mut lines = lines.into_iter();
+        let Some(first) = lines.next() else {
+            return true;
+        };
+        if let Some(fault) = self.app.faults.next_watch_write() {
+            if !self.send_faulty(fault, first).await {
+                return false;
+            }
+            for line in lines {
+                if !self.send(line).await {
+                    return false;
+                }
+            }
             return true;
         }
-        *last_rv = event.rv;
-        match self.render(event) {
-            Some(line) => self.send(line).await,
-            None => true,
+        let rest = lines.as_slice();
+        if rest.is_empty() {
+            return self.send_now(first).await;
         }
+        let mut chunk =
+            Vec::with_capacity(first.len() + rest.iter().map(Bytes::len).sum::<usize>());
+        chunk.extend_from_slice(&first);
+        for line in rest {
+            chunk.extend_from_slice(line);
+        }
+        self.send_now(Bytes::from(chunk)).await
     }
 
     /// The event as this watcher sees it: objects entering the selection are ADDED, objects
     /// leaving it are DELETED, others are skipped.
     fn render(&self, event: &StoreEvent) -> Option<Bytes> {
-        if event.resource != self.key {
+        if *event.resource != self.key {
             return None;
         }
         let before = event
