@@ -436,18 +436,27 @@ impl<'a, 'r> Scanner<'a, 'r> {
             Level::Nested(entries) => entries,
             Level::Deeper => &[],
         };
+        let top = matches!(level, Level::Top);
         let mut cursor = 0;
         let mut previous: Option<Key> = None;
         loop {
-            let key = self.key()?;
-            if previous.is_some_and(|p| !self.in_order(p, key)) || !self.eat(b':') {
+            let first_child = self.layout.entries.len();
+            let (key, start) = match self.repeated_member(guide, top, &mut cursor) {
+                Some(repeated) => repeated,
+                None => {
+                    let key = self.key()?;
+                    if !self.eat(b':') {
+                        return None;
+                    }
+                    let start = self.pos;
+                    let counterpart = self.counterpart(guide, top, &mut cursor, key);
+                    self.member_value(depth, level, counterpart)?;
+                    (key, start)
+                }
+            };
+            if previous.is_some_and(|p| !self.in_order(p, key)) {
                 return None;
             }
-            let start = self.pos;
-            let top = matches!(level, Level::Top);
-            let counterpart = self.counterpart(guide, top, &mut cursor, key);
-            let first_child = self.layout.entries.len();
-            self.member_value(depth, level, counterpart)?;
             let member = Member {
                 key: Span::new(key.span.0, key.span.1)?,
                 value: Span::new(start, self.pos)?,
@@ -458,6 +467,47 @@ impl<'a, 'r> Scanner<'a, 'r> {
                 return self.eat(b'}').then_some(());
             }
         }
+    }
+
+    /// Passes the member at `pos` when it repeats, key and value, the next member of the guide
+    /// (reference entries at the `top` level or of one value); its key and where its value
+    /// starts.
+    fn repeated_member(
+        &mut self,
+        guide: &[Entry],
+        top: bool,
+        cursor: &mut usize,
+    ) -> Option<(Key, usize)> {
+        let (reference, layout) = self.reference?;
+        let index = (*cursor..guide.len()).find(|&i| !top || guide[i].children != NESTED)?;
+        let theirs = guide.get(index)?.member;
+        let from = theirs.key.start().checked_sub(1)?;
+        let whole = reference.get(from..theirs.value.end())?;
+        let rest = &self.bytes[self.pos..];
+        if !matches!(rest.get(whole.len()), Some(b',' | b'}')) || !rest.starts_with(whole) {
+            return None;
+        }
+        let delta = self.pos as i64 - from as i64;
+        if top {
+            for child in layout.children_of(index) {
+                self.layout.entries.push(Entry {
+                    member: child.member.shifted(delta)?,
+                    children: NESTED,
+                });
+            }
+        }
+        let key = theirs.key.shifted(delta)?;
+        let escaped = has_escape(key.of(self.bytes));
+        let start = theirs.value.shifted(delta)?.start();
+        self.pos += whole.len();
+        *cursor = index + 1;
+        Some((
+            Key {
+                span: (key.start(), key.end()),
+                escaped,
+            },
+            start,
+        ))
     }
 
     /// The value of a member at `pos`: skipped when it repeats its counterpart (the reference
@@ -482,7 +532,8 @@ impl<'a, 'r> Scanner<'a, 'r> {
         };
         let repeated = theirs.member.value.of(reference);
         let rest = &self.bytes[self.pos..];
-        if rest.starts_with(repeated) && matches!(rest.get(repeated.len()), Some(b',' | b'}')) {
+        // The cheap test first: a value of another length rarely ends where this one would.
+        if matches!(rest.get(repeated.len()), Some(b',' | b'}')) && rest.starts_with(repeated) {
             let delta = self.pos as i64 - i64::from(theirs.member.value.start);
             self.pos += repeated.len();
             for child in children {

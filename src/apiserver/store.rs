@@ -181,10 +181,13 @@ impl StoredObject {
 /// The store key of an object.
 pub fn object_key(namespace: &str, name: &str) -> String {
     if namespace.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{namespace}/{name}")
+        return name.to_owned();
     }
+    let mut key = String::with_capacity(namespace.len() + 1 + name.len());
+    key.push_str(namespace);
+    key.push('/');
+    key.push_str(name);
+    key
 }
 
 /// The kind of a watch event.
