@@ -1,8 +1,8 @@
 //! WATCH: newline-delimited JSON events after a resourceVersion (or the current state replayed
 //! as ADDED first), BOOKMARKs, the watch-list initial-events-end bookmark, 410 ERROR events for
 //! resourceVersions older than the kept history, per-watcher selector filtering, timeouts, and
-//! clean ends on `close_watches`/shutdown. Each event's line is rendered once for every
-//! watcher; a watcher writes the lines of a write transaction's events in chunks.
+//! clean ends on `close_watches`/shutdown. Each event's line is rendered once and shared by
+//! every watcher; a watcher writes the lines of a write transaction's events in chunks.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
