@@ -2,7 +2,7 @@
 //! as ADDED first), BOOKMARKs, the watch-list initial-events-end bookmark, 410 ERROR events for
 //! resourceVersions older than the kept history, per-watcher selector filtering, timeouts, and
 //! clean ends on `close_watches`/shutdown. Each event's line is rendered once and shared by
-//! every watcher; a watcher writes the lines of a write transaction's events in chunks.
+//! every watcher; watchers wake once per write transaction, for all of its events.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,9 +34,6 @@ const MAX_BOOKMARK_INTERVAL: Duration = Duration::from_secs(86_400);
 
 /// How many initial ADDED events go into one write.
 const INITIAL_BATCH: usize = 256;
-
-/// How many bytes of events go into one write (one more event may end it past this).
-const CHUNK_BYTES: usize = 64 * 1024;
 
 /// Where a watch starts.
 enum Start {
@@ -252,60 +249,21 @@ impl Watcher {
         }
     }
 
-    /// Sends the events this watcher selects and has not seen yet, in writes of up to
-    /// [`CHUNK_BYTES`]; false once the client is gone.
+    /// Sends the events this watcher selects and has not seen yet; false once the client is
+    /// gone.
     async fn deliver(&self, events: &[Arc<StoreEvent>], last_rv: &mut u64) -> bool {
-        let mut lines = Vec::new();
-        let mut size = 0;
         for event in events {
             if event.rv <= *last_rv {
                 continue;
             }
             *last_rv = event.rv;
-            let Some(line) = self.render(event) else {
-                continue;
-            };
-            size += line.len();
-            lines.push(line);
-            if size >= CHUNK_BYTES {
-                if !self.send_lines(std::mem::take(&mut lines)).await {
-                    return false;
-                }
-                size = 0;
-            }
-        }
-        self.send_lines(lines).await
-    }
-
-    /// Writes lines as one chunk; an armed fault hits the first of them, as it would hit the
-    /// next write.
-    async fn send_lines(&self, lines: Vec<Bytes>) -> bool {
-        let mut lines = lines.into_iter();
-        let Some(first) = lines.next() else {
-            return true;
-        };
-        if let Some(fault) = self.app.faults.next_watch_write() {
-            if !self.send_faulty(fault, first).await {
+            if let Some(line) = self.render(event)
+                && !self.send(line).await
+            {
                 return false;
             }
-            for line in lines {
-                if !self.send(line).await {
-                    return false;
-                }
-            }
-            return true;
         }
-        let rest = lines.as_slice();
-        if rest.is_empty() {
-            return self.send_now(first).await;
-        }
-        let mut chunk =
-            Vec::with_capacity(first.len() + rest.iter().map(Bytes::len).sum::<usize>());
-        chunk.extend_from_slice(&first);
-        for line in rest {
-            chunk.extend_from_slice(line);
-        }
-        self.send_now(Bytes::from(chunk)).await
+        true
     }
 
     /// The event as this watcher sees it: objects entering the selection are ADDED, objects
