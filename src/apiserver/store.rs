@@ -1,6 +1,6 @@
 //! The server's state: objects stored as serialised JSON, one global resourceVersion counter,
 //! a bounded history of watch events (older resourceVersions answer 410 Expired) and a broadcast
-//! channel that fans each event out to every open watch.
+//! channel that fans the events of each write transaction out to every open watch.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
