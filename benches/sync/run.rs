@@ -413,6 +413,20 @@ fn watch_section(
     let size = bases.len();
     let mut watchers = watch_clients(env, size as u64, settings.events);
     watchers.retain(|w| settings.selected(w.client.name));
+    let updates: Result<Vec<pods::Updates>, String> =
+        bases.iter().map(pods::Updates::new).collect();
+    let updates = match updates {
+        Ok(updates) => updates,
+        Err(e) => {
+            for watcher in &watchers {
+                for mode in MODES {
+                    let failed = Err(format!("cannot render the updates: {e}"));
+                    report.add("watch", size, watcher.client.name, mode, failed);
+                }
+            }
+            return;
+        }
+    };
     let mut step = 0usize;
     let mut slow = Vec::new();
     for run in 0..settings.runs {
@@ -424,7 +438,7 @@ fn watch_section(
             for mode in MODES {
                 let writer = Writer {
                     server,
-                    bases,
+                    updates: &updates,
                     step: &mut step,
                     events: settings.events,
                 };
@@ -470,23 +484,28 @@ fn watch_section(
 /// Writes the watch benchmark's updates.
 struct Writer<'a> {
     server: &'a EmbeddedServer,
-    bases: &'a [Value],
+    /// Per pod, its update template (rendered before the timed window).
+    updates: &'a [pods::Updates],
     /// Updates written so far (every update gets a new label value).
     step: &'a mut usize,
     events: u64,
 }
 
 impl Writer<'_> {
-    /// Writes `events` updates round-robin over the pods.
+    /// Writes `events` updates round-robin over the pods, as PUT bodies: rendering each body
+    /// from its template is timed with the server's work.
     fn write(self) -> Result<(), String> {
         let start = *self.step;
         let events = usize::try_from(self.events).map_err(|e| e.to_string())?;
         *self.step += events;
-        let bases = self.bases;
-        let updates = (start..start + events).map(|i| pods::updated(&bases[i % bases.len()], i));
+        let pods = self.updates;
+        let bodies = (start..start + events).map(|i| {
+            let pod = &pods[i % pods.len()];
+            (pod.namespace.as_str(), pod.name.as_str(), pod.body(i))
+        });
         let written = self
             .server
-            .update_objects(updates)
+            .replace_objects("pods", bodies)
             .map_err(|e| e.to_string())?;
         check_count("updates written", written as u64, self.events)
     }

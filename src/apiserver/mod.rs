@@ -14,17 +14,21 @@
 //! # }
 //! ```
 
+mod canonical;
 mod churn;
 mod discovery;
 mod faults;
 mod kubeconfig;
 mod list;
 mod listener;
+mod objects;
 mod openapi;
 mod resources;
 mod seed;
+mod selectable;
 mod selector;
 mod server;
+mod splice;
 mod status;
 mod store;
 mod table;
@@ -316,7 +320,7 @@ impl EmbeddedServer {
             .map_err(|e| ServerError::Seed(e.message))?;
         Ok(stored
             .iter()
-            .filter(|o| namespace.is_none_or(|ns| o.namespace == ns))
+            .filter(|o| namespace.is_none_or(|ns| o.namespace() == ns))
             .filter_map(|o| serde_json::from_slice(&o.bytes).ok())
             .collect())
     }
@@ -355,6 +359,26 @@ impl EmbeddedServer {
         objects: impl IntoIterator<Item = serde_json::Value>,
     ) -> Result<usize, ServerError> {
         write::update_many(&self.app.store, objects).map_err(|e| ServerError::Seed(e.message))
+    }
+
+    /// Replaces existing objects of resource `plural`, each given as namespace (empty for
+    /// cluster-scoped objects), name and JSON body, exactly as a PUT of each would (the body's
+    /// `metadata.name` must be the name; a stale `metadata.resourceVersion` is a conflict): one
+    /// watch event each, written in batches (benchmarks). A body written the way serde_json
+    /// writes a `serde_json::Value` is spliced into the store without being parsed into one.
+    /// Returns how many were written.
+    pub fn replace_objects<N, B>(
+        &self,
+        plural: &str,
+        objects: impl IntoIterator<Item = (N, N, B)>,
+    ) -> Result<usize, ServerError>
+    where
+        N: AsRef<str>,
+        B: AsRef<[u8]>,
+    {
+        let resource = self.resource_named(plural)?;
+        write::replace_many(&self.app.store, &resource, objects)
+            .map_err(|e| ServerError::Seed(e.message))
     }
 
     /// Stops the listener, ends watches and connections, stops churn.

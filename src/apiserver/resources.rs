@@ -69,6 +69,15 @@ impl ResourceType {
         self.versions.iter().any(|v| v == version)
     }
 
+    /// Whether an object's `apiVersion` (`v1`, `apps/v1`) names this resource's group and a
+    /// served version.
+    pub fn serves_api_version(&self, api_version: &str) -> bool {
+        api_version.rsplit_once('/').map_or(
+            self.group.is_empty() && self.serves(api_version),
+            |(group, version)| group == self.group && self.serves(version),
+        )
+    }
+
     /// Whether the resource is the CustomResourceDefinition resource itself.
     pub fn is_crd(&self) -> bool {
         self.group == CustomResourceDefinition::GROUP

@@ -2,11 +2,10 @@
 //! (`metadata.name`, `metadata.namespace`, and per-resource fields such as a pod's
 //! `spec.nodeName`), parsed from query strings and matched against stored objects.
 
-use std::collections::BTreeMap;
-
+use super::selectable::selectable_fields;
 use super::server::ResourceRequest;
 use super::status::ApiError;
-use super::store::{StoredObject, selectable_fields};
+use super::store::StoredObject;
 
 /// Which objects a list, watch or delete-collection request addresses.
 #[derive(Debug, Clone, Default)]
@@ -40,8 +39,8 @@ impl Selection {
     pub fn matches(&self, object: &StoredObject) -> bool {
         self.namespace
             .as_ref()
-            .is_none_or(|ns| *ns == object.namespace)
-            && self.labels.matches(&object.labels)
+            .is_none_or(|ns| ns == object.namespace())
+            && self.labels.matches(|key| object.label(key))
             && self.fields.matches(object)
     }
 }
@@ -58,14 +57,16 @@ enum Requirement {
 }
 
 impl Requirement {
-    fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+    /// Whether an object whose label values `label` gives meets the requirement.
+    fn matches<'l>(&self, label: &impl Fn(&str) -> Option<&'l str>) -> bool {
+        let among = |values: &[String], l: &str| values.iter().any(|v| v == l);
         match self {
-            Requirement::Equals(k, v) => labels.get(k) == Some(v),
-            Requirement::NotEquals(k, v) => labels.get(k) != Some(v),
-            Requirement::In(k, vs) => labels.get(k).is_some_and(|l| vs.contains(l)),
-            Requirement::NotIn(k, vs) => labels.get(k).is_none_or(|l| !vs.contains(l)),
-            Requirement::Exists(k) => labels.contains_key(k),
-            Requirement::DoesNotExist(k) => !labels.contains_key(k),
+            Requirement::Equals(k, v) => label(k) == Some(v.as_str()),
+            Requirement::NotEquals(k, v) => label(k) != Some(v.as_str()),
+            Requirement::In(k, vs) => label(k).is_some_and(|l| among(vs, l)),
+            Requirement::NotIn(k, vs) => label(k).is_none_or(|l| !among(vs, l)),
+            Requirement::Exists(k) => label(k).is_some(),
+            Requirement::DoesNotExist(k) => label(k).is_none(),
         }
     }
 }
@@ -93,9 +94,9 @@ impl LabelSelector {
         Ok(LabelSelector(requirements))
     }
 
-    /// Whether the labels satisfy every requirement.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.0.iter().all(|r| r.matches(labels))
+    /// Whether the labels (the values `label` gives) satisfy every requirement.
+    pub fn matches<'l>(&self, label: impl Fn(&str) -> Option<&'l str>) -> bool {
+        self.0.iter().all(|r| r.matches(&label))
     }
 }
 
@@ -239,6 +240,7 @@ impl FieldSelector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
@@ -248,7 +250,9 @@ mod tests {
     }
 
     fn selects(selector: &str, pairs: &[(&str, &str)]) -> bool {
-        LabelSelector::parse(selector).is_ok_and(|s| s.matches(&labels(pairs)))
+        let labels = labels(pairs);
+        LabelSelector::parse(selector)
+            .is_ok_and(|s| s.matches(|key| labels.get(key).map(String::as_str)))
     }
 
     #[test]

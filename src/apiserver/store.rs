@@ -1,10 +1,10 @@
 //! The server's state: objects stored as serialised JSON, one global resourceVersion counter,
 //! a bounded history of watch events (older resourceVersions answer 410 Expired) and a broadcast
-//! channel that fans each event out to every open watch.
+//! channel that fans the events of each write transaction out to every open watch.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
-use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
 
 use bytes::Bytes;
 use serde::Deserialize;
@@ -12,28 +12,33 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::broadcast;
 
+use super::canonical::Layout;
+use super::objects::Objects;
 use super::resources::{Registry, ResourceKey, ResourceType};
+use super::selectable::Selectable;
 use super::status::ApiError;
 
-/// How many events the broadcast channel buffers before a slow watcher lags (a lagging watcher
-/// catches up from the history, so this only bounds memory, never correctness).
-const BROADCAST_CAPACITY: usize = 4096;
+/// How many write transactions' events the broadcast channel buffers before a slow watcher lags
+/// (a lagging watcher catches up from the history, so this only bounds memory, never
+/// correctness).
+const BROADCAST_CAPACITY: usize = 256;
+
+/// The events of one write transaction, published together when it ends: watchers wake once
+/// per transaction, not once per event.
+pub type EventBatch = Arc<[Arc<StoreEvent>]>;
 
 /// One stored object: its JSON bytes plus the parsed bits selectors need.
 #[derive(Debug)]
 pub struct StoredObject {
     /// The whole object, serialised once.
     pub bytes: Bytes,
-    /// `metadata.name`.
-    pub name: String,
-    /// `metadata.namespace`, empty for cluster-scoped objects.
-    pub namespace: String,
-    /// `metadata.labels`.
-    pub labels: BTreeMap<String, String>,
     /// The object's resourceVersion.
     pub rv: u64,
-    fields: Vec<(&'static str, String)>,
+    selectable: Selectable,
     metadata_only: OnceLock<Bytes>,
+    /// Where the members of the top two levels of `bytes` are, when known; kept for the next
+    /// spliced update of this object, which takes it.
+    layout: Mutex<Option<Layout>>,
 }
 
 /// The fields of an object's metadata the store indexes.
@@ -54,42 +59,6 @@ struct RawMetadata<'a> {
     metadata: Option<&'a RawValue>,
 }
 
-/// The field selectors a resource supports.
-pub fn selectable_fields(resource: &ResourceType) -> &'static [&'static str] {
-    const COMMON: &[&str] = &["metadata.name", "metadata.namespace"];
-    const POD: &[&str] = &[
-        "metadata.name",
-        "metadata.namespace",
-        "spec.nodeName",
-        "spec.restartPolicy",
-        "spec.schedulerName",
-        "spec.serviceAccountName",
-        "status.phase",
-        "status.podIP",
-    ];
-    const SECRET: &[&str] = &["metadata.name", "metadata.namespace", "type"];
-    const EVENT: &[&str] = &[
-        "metadata.name",
-        "metadata.namespace",
-        "involvedObject.apiVersion",
-        "involvedObject.fieldPath",
-        "involvedObject.kind",
-        "involvedObject.name",
-        "involvedObject.namespace",
-        "involvedObject.resourceVersion",
-        "involvedObject.uid",
-        "reason",
-        "reportingComponent",
-        "type",
-    ];
-    match (resource.group.as_str(), resource.plural.as_str()) {
-        ("", "pods") => POD,
-        ("", "secrets") => SECRET,
-        ("", "events") => EVENT,
-        _ => COMMON,
-    }
-}
-
 impl StoredObject {
     /// Indexes a serialised object.
     pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
@@ -102,42 +71,87 @@ impl StoredObject {
             .transpose()
             .map_err(|e| ApiError::bad_request(format!("invalid metadata: {e}")))?
             .unwrap_or_default();
-        let fields = selectable_fields(resource)
+        let labels = metadata
+            .labels
             .iter()
-            .skip(2)
-            .filter_map(|field| {
+            .map(|(k, v)| (k.as_str(), v.as_str()));
+        let selectable = Selectable::new(
+            &metadata.name,
+            &metadata.namespace,
+            labels,
+            resource,
+            |field| {
                 let pointer = format!("/{}", field.replace('.', "/"));
-                let text = value.pointer(&pointer)?.as_str()?;
-                Some((*field, text.to_owned()))
-            })
-            .collect();
+                value.pointer(&pointer)?.as_str()
+            },
+        )
+        .ok_or_else(|| ApiError::bad_request("invalid metadata: too large"))?;
         Ok(StoredObject {
             bytes: Bytes::from(bytes),
-            name: metadata.name,
-            namespace: metadata.namespace,
-            labels: metadata.labels,
             rv,
-            fields,
+            selectable,
             metadata_only: OnceLock::new(),
+            layout: Mutex::new(None),
         })
+    }
+
+    /// An object its writer serialised as canonical JSON, with its layout.
+    pub fn rendered(bytes: Bytes, selectable: Selectable, rv: u64, layout: Layout) -> Self {
+        StoredObject {
+            bytes,
+            rv,
+            selectable,
+            metadata_only: OnceLock::new(),
+            layout: Mutex::new(Some(layout)),
+        }
+    }
+
+    /// The layout of `bytes` if it is known, leaving none behind (only the current version of
+    /// an object is worth one).
+    pub fn take_layout(&self) -> Option<Layout> {
+        self.layout
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// Whether the layout of `bytes` is known (the object was spliced).
+    #[cfg(test)]
+    pub fn has_layout(&self) -> bool {
+        self.layout
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// Gives back a layout taken with [`Self::take_layout`].
+    pub fn keep_layout(&self, layout: Layout) {
+        *self.layout.lock().unwrap_or_else(PoisonError::into_inner) = Some(layout);
     }
 
     /// The store key: `namespace/name` or `name`.
     pub fn key(&self) -> String {
-        object_key(&self.namespace, &self.name)
+        object_key(self.namespace(), self.name())
+    }
+
+    /// `metadata.name`.
+    pub fn name(&self) -> &str {
+        self.selectable.name()
+    }
+
+    /// `metadata.namespace`, empty for cluster-scoped objects.
+    pub fn namespace(&self) -> &str {
+        self.selectable.namespace()
+    }
+
+    /// The value of label `key`.
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.selectable.label(key)
     }
 
     /// The value of a selectable field.
     pub fn field(&self, field: &str) -> Option<&str> {
-        match field {
-            "metadata.name" => Some(&self.name),
-            "metadata.namespace" => Some(&self.namespace),
-            _ => self
-                .fields
-                .iter()
-                .find(|(f, _)| *f == field)
-                .map(|(_, v)| v.as_str()),
-        }
+        self.selectable.field(field)
     }
 
     /// The object parsed back into a JSON value.
@@ -167,10 +181,13 @@ impl StoredObject {
 /// The store key of an object.
 pub fn object_key(namespace: &str, name: &str) -> String {
     if namespace.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{namespace}/{name}")
+        return name.to_owned();
     }
+    let mut key = String::with_capacity(namespace.len() + 1 + name.len());
+    key.push_str(namespace);
+    key.push('/');
+    key.push_str(name);
+    key
 }
 
 /// The kind of a watch event.
@@ -201,7 +218,7 @@ pub struct StoreEvent {
     /// The resourceVersion this write produced.
     pub rv: u64,
     /// Which resource changed.
-    pub resource: ResourceKey,
+    pub resource: Arc<ResourceKey>,
     /// What happened.
     pub event_type: EventType,
     /// The object after the write (for DELETED: its last state, at `rv`).
@@ -241,7 +258,7 @@ pub fn watch_line(event_type: &str, object: &[u8]) -> Bytes {
 struct State {
     rv: u64,
     registry: Registry,
-    objects: HashMap<ResourceKey, BTreeMap<String, Arc<StoredObject>>>,
+    objects: HashMap<ResourceKey, Objects>,
     history: VecDeque<Arc<StoreEvent>>,
     /// Events with a resourceVersion up to this one are no longer kept.
     compacted: u64,
@@ -277,7 +294,7 @@ pub struct Subscription {
     /// Kept events after the requested resourceVersion.
     pub backlog: Vec<Arc<StoreEvent>>,
     /// Live events.
-    pub receiver: broadcast::Receiver<Arc<StoreEvent>>,
+    pub receiver: broadcast::Receiver<EventBatch>,
 }
 
 /// A watch's starting point when it begins with the current state.
@@ -287,13 +304,13 @@ pub struct StateSubscription {
     /// The resourceVersion of that state.
     pub rv: u64,
     /// Live events after `rv`.
-    pub receiver: broadcast::Receiver<Arc<StoreEvent>>,
+    pub receiver: broadcast::Receiver<EventBatch>,
 }
 
 /// The object store.
 pub struct Store {
     state: RwLock<State>,
-    events: broadcast::Sender<Arc<StoreEvent>>,
+    events: broadcast::Sender<EventBatch>,
     history_limit: usize,
 }
 
@@ -337,7 +354,8 @@ impl Store {
         self.read().objects.get(resource)?.get(key).cloned()
     }
 
-    /// Runs `f` atomically against the state.
+    /// Runs `f` atomically against the state, then publishes the events of its writes (those
+    /// made before an error too: there is no rollback).
     pub fn write<T>(
         &self,
         f: impl FnOnce(&mut Txn<'_>) -> Result<T, ApiError>,
@@ -346,8 +364,16 @@ impl Store {
         let mut txn = Txn {
             state: &mut state,
             store: self,
+            published: Vec::new(),
+            last_key: None,
         };
-        f(&mut txn)
+        let result = f(&mut txn);
+        if !txn.published.is_empty() {
+            // Still under the lock: a new watcher sees each event in its backlog or its
+            // receiver, never both or neither. No receiver is not an error: nobody watches.
+            let _ = self.events.send(EventBatch::from(txn.published));
+        }
+        result
     }
 
     /// Forgets every kept event: resuming from any older resourceVersion gets 410.
@@ -368,7 +394,7 @@ impl Store {
     /// One page of a resource's objects, consistent with one resourceVersion.
     pub fn list(&self, resource: &ResourceKey, query: &ListQuery<'_>) -> Result<Page, ApiError> {
         let state = self.read();
-        let empty = BTreeMap::new();
+        let empty = Objects::default();
         let current = state.objects.get(resource).unwrap_or(&empty);
         let at = query.at.unwrap_or(state.rv).min(state.rv);
         let overlay = if at < state.rv {
@@ -437,7 +463,7 @@ impl State {
         for event in self
             .history
             .range(start..)
-            .filter(|e| &e.resource == resource)
+            .filter(|e| *e.resource == *resource)
         {
             overlay
                 .entry(event.object.key())
@@ -524,6 +550,10 @@ fn collect_page<'a>(
 pub struct Txn<'a> {
     state: &'a mut State,
     store: &'a Store,
+    /// The events recorded so far, published when the transaction ends.
+    published: Vec<Arc<StoreEvent>>,
+    /// The key of the resource written last (writes come in runs of one resource).
+    last_key: Option<Arc<ResourceKey>>,
 }
 
 impl Txn<'_> {
@@ -558,8 +588,40 @@ impl Txn<'_> {
         } else {
             EventType::Added
         };
-        self.record(resource, event_type, Arc::clone(&object), prev);
+        self.record(
+            resource,
+            event_type,
+            Arc::clone(&object),
+            prev,
+            OnceLock::new(),
+        );
         Ok(object)
+    }
+
+    /// Replaces object `key` of `resource` with what `render` makes of it at the next
+    /// resourceVersion (None: nothing is written, nor when there is no such object); `render`
+    /// also returns the object's MODIFIED watch line, which the event uses as is.
+    pub fn replace_rendered(
+        &mut self,
+        resource: &ResourceType,
+        key: &str,
+        render: impl FnOnce(&Arc<StoredObject>, u64) -> Option<(StoredObject, Bytes)>,
+    ) -> Option<Arc<StoredObject>> {
+        let rv = self.state.rv + 1;
+        let resource_key = self.resource_key(resource);
+        let current = self.state.objects.get_mut(&resource_key)?.get_mut(key)?;
+        let (object, line) = render(current, rv)?;
+        let object = Arc::new(object);
+        let prev = std::mem::replace(current, Arc::clone(&object));
+        self.state.rv = rv;
+        self.record(
+            resource,
+            EventType::Modified,
+            Arc::clone(&object),
+            Some(prev),
+            OnceLock::from(line),
+        );
+        Some(object)
     }
 
     /// Stores an object without recording a watch event (bulk seeding). Older resourceVersions
@@ -599,6 +661,7 @@ impl Txn<'_> {
             EventType::Deleted,
             Arc::clone(&object),
             Some(prev),
+            OnceLock::new(),
         );
         Ok(Some(object))
     }
@@ -636,20 +699,31 @@ impl Txn<'_> {
         Ok((object, prev))
     }
 
+    /// The key of `resource`, shared with the events of the transaction.
+    fn resource_key(&mut self, resource: &ResourceType) -> Arc<ResourceKey> {
+        match &self.last_key {
+            Some(key) if key.group == resource.group && key.plural == resource.plural => {
+                Arc::clone(key)
+            }
+            _ => Arc::clone(self.last_key.insert(Arc::new(resource.key()))),
+        }
+    }
+
     fn record(
         &mut self,
         resource: &ResourceType,
         event_type: EventType,
         object: Arc<StoredObject>,
         prev: Option<Arc<StoredObject>>,
+        line: OnceLock<Bytes>,
     ) {
         let event = Arc::new(StoreEvent {
             rv: object.rv,
-            resource: resource.key(),
+            resource: self.resource_key(resource),
             event_type,
             object,
             prev,
-            line: OnceLock::new(),
+            line,
             metadata_line: OnceLock::new(),
         });
         let state = &mut *self.state;
@@ -662,8 +736,7 @@ impl Txn<'_> {
         if self.store.history_limit == 0 {
             state.compacted = event.rv;
         }
-        // No receiver is not an error: nobody is watching.
-        let _ = self.store.events.send(event);
+        self.published.push(event);
     }
 }
 
@@ -697,7 +770,7 @@ mod tests {
     }
 
     fn names(page: &Page) -> Vec<String> {
-        page.items.iter().map(|o| o.name.clone()).collect()
+        page.items.iter().map(|o| o.name().to_owned()).collect()
     }
 
     fn query(at: Option<u64>, after: Option<&str>, limit: Option<usize>) -> ListQuery<'_> {

@@ -59,7 +59,7 @@ fn age(object: &StoredObject) -> String {
 }
 
 fn cells(resource: &ResourceType, object: &StoredObject) -> Vec<String> {
-    let mut cells = vec![object.name.clone()];
+    let mut cells = vec![object.name().to_owned()];
     if resource.is_pod() {
         cells.push(object.field("status.phase").unwrap_or("Unknown").to_owned());
         cells.push(object.field("spec.nodeName").unwrap_or("<none>").to_owned());

@@ -1,7 +1,8 @@
 //! WATCH: newline-delimited JSON events after a resourceVersion (or the current state replayed
 //! as ADDED first), BOOKMARKs, the watch-list initial-events-end bookmark, 410 ERROR events for
 //! resourceVersions older than the kept history, per-watcher selector filtering, timeouts, and
-//! clean ends on `close_watches`/shutdown. Each event's bytes are shared by every watcher.
+//! clean ends on `close_watches`/shutdown. Each event's line is rendered once and shared by
+//! every watcher; watchers wake once per write transaction, for all of its events.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +24,7 @@ use super::selector::Selection;
 use super::server::{App, Representation, ResourceRequest};
 use super::status::{ApiError, json_response};
 use super::store::{
-    EventType, StateSubscription, StoreEvent, StoredObject, Subscription, watch_line,
+    EventBatch, EventType, StateSubscription, StoreEvent, StoredObject, Subscription, watch_line,
 };
 use super::table;
 
@@ -168,7 +169,7 @@ impl Watcher {
                 }
                 received = receiver.recv() => {
                     let delivered = match received {
-                        Ok(event) => self.deliver(&event, &mut last_rv).await,
+                        Ok(batch) => self.deliver(&batch, &mut last_rv).await,
                         Err(broadcast::error::RecvError::Lagged(_)) => {
                             self.catch_up(&mut receiver, &mut last_rv).await
                         }
@@ -183,7 +184,7 @@ impl Watcher {
     }
 
     /// Sends the initial events; returns the live receiver and the resourceVersion reached.
-    async fn begin(&self, start: Start) -> Option<(broadcast::Receiver<Arc<StoreEvent>>, u64)> {
+    async fn begin(&self, start: Start) -> Option<(broadcast::Receiver<EventBatch>, u64)> {
         match start {
             Start::State(subscription, end_bookmark) => {
                 self.send_initial(&subscription.items).await?;
@@ -194,10 +195,8 @@ impl Watcher {
             }
             Start::After(rv, subscription) => {
                 let mut last_rv = rv;
-                for event in &subscription.backlog {
-                    if !self.deliver(event, &mut last_rv).await {
-                        return None;
-                    }
+                if !self.deliver(&subscription.backlog, &mut last_rv).await {
+                    return None;
                 }
                 Some((subscription.receiver, last_rv))
             }
@@ -231,18 +230,13 @@ impl Watcher {
     /// After falling behind the broadcast channel: replays from the history, or ends with 410.
     async fn catch_up(
         &self,
-        receiver: &mut broadcast::Receiver<Arc<StoreEvent>>,
+        receiver: &mut broadcast::Receiver<EventBatch>,
         last_rv: &mut u64,
     ) -> bool {
         match self.app.store.subscribe_after(*last_rv) {
             Ok(subscription) => {
                 *receiver = subscription.receiver;
-                for event in &subscription.backlog {
-                    if !self.deliver(event, last_rv).await {
-                        return false;
-                    }
-                }
-                true
+                self.deliver(&subscription.backlog, last_rv).await
             }
             Err(expired) => {
                 self.send(watch_line(
@@ -255,22 +249,27 @@ impl Watcher {
         }
     }
 
-    /// Sends one store event if this watcher selects it; false once the client is gone.
-    async fn deliver(&self, event: &StoreEvent, last_rv: &mut u64) -> bool {
-        if event.rv <= *last_rv {
-            return true;
+    /// Sends the events this watcher selects and has not seen yet; false once the client is
+    /// gone.
+    async fn deliver(&self, events: &[Arc<StoreEvent>], last_rv: &mut u64) -> bool {
+        for event in events {
+            if event.rv <= *last_rv {
+                continue;
+            }
+            *last_rv = event.rv;
+            if let Some(line) = self.render(event)
+                && !self.send(line).await
+            {
+                return false;
+            }
         }
-        *last_rv = event.rv;
-        match self.render(event) {
-            Some(line) => self.send(line).await,
-            None => true,
-        }
+        true
     }
 
     /// The event as this watcher sees it: objects entering the selection are ADDED, objects
     /// leaving it are DELETED, others are skipped.
     fn render(&self, event: &StoreEvent) -> Option<Bytes> {
-        if event.resource != self.key {
+        if *event.resource != self.key {
             return None;
         }
         let before = event

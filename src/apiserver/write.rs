@@ -15,6 +15,7 @@ use super::list::{object_bytes, render_list};
 use super::resources::{ResourceType, from_crd};
 use super::selector::Selection;
 use super::server::{App, Representation, ResourceRequest};
+use super::splice;
 use super::status::{ApiError, json_response};
 use super::store::{Store, StoredObject, Txn, object_key};
 use super::table;
@@ -50,6 +51,31 @@ pub fn replace(
     name: &str,
     body: &[u8],
 ) -> Result<Response, ApiError> {
+    let target = Target::of(request, name);
+    let object = app.store.write(|txn| replace_in(txn, &target, body))?;
+    Ok(respond(StatusCode::OK, request, &object))
+}
+
+/// Replaces the object `target` names with a PUT body: spliced when it can be (see
+/// [`splice`]), else parsed and updated.
+fn replace_in(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    body: &[u8],
+) -> Result<Arc<StoredObject>, ApiError> {
+    if !target.status_only
+        && let Some(object) =
+            splice::replace(txn, target.resource, target.namespace, target.name, body)
+    {
+        return Ok(object);
+    }
+    let value = named_object(body, target.name)?;
+    update_in(txn, target, value)
+}
+
+/// A PUT body as an object named `name`: its `metadata.name` is filled in when missing and must
+/// not differ.
+fn named_object(body: &[u8], name: &str) -> Result<Value, ApiError> {
     let mut value = parse_object(body)?;
     match value.pointer("/metadata/name").and_then(Value::as_str) {
         Some(given) if given != name => {
@@ -62,9 +88,7 @@ pub fn replace(
             metadata_mut(&mut value)?.insert("name".into(), name.into());
         }
     }
-    let target = Target::of(request, name);
-    let object = app.store.write(|txn| update_in(txn, &target, value))?;
-    Ok(respond(StatusCode::OK, request, &object))
+    Ok(value)
 }
 
 /// Serves PATCH.
@@ -82,7 +106,7 @@ pub fn patch(
             return apply_create(txn, &kind, &target, &patch).map(|o| (o, true));
         };
         let mut value = current.to_value()?;
-        kind.apply(&mut value, &patch, &target.resource, name)?;
+        kind.apply(&mut value, &patch, target.resource, name)?;
         update_in(txn, &target, value).map(|o| (o, false))
     })?;
     let code = if created {
@@ -101,7 +125,7 @@ fn apply_create(
     patch: &Value,
 ) -> Result<Arc<StoredObject>, ApiError> {
     if !matches!(kind, PatchKind::Apply) || target.status_only {
-        return Err(ApiError::not_found(&target.resource, &target.name));
+        return Err(ApiError::not_found(target.resource, target.name));
     }
     let mut value = patch.clone();
     let given = str_at(&value, "/metadata/name");
@@ -111,9 +135,9 @@ fn apply_create(
             target.name
         )));
     }
-    metadata_mut(&mut value)?.insert("name".into(), target.name.clone().into());
-    let namespace = Some(target.namespace.as_str()).filter(|ns| !ns.is_empty());
-    create_in(txn, &target.resource, namespace, value)
+    metadata_mut(&mut value)?.insert("name".into(), target.name.into());
+    let namespace = Some(target.namespace).filter(|ns| !ns.is_empty());
+    create_in(txn, target.resource, namespace, value)
 }
 
 /// Serves DELETE of one object.
@@ -128,9 +152,9 @@ pub fn delete(
     let object = app.store.write(|txn| {
         let current = txn
             .get(&target.resource.key(), &target.key())
-            .ok_or_else(|| ApiError::not_found(&target.resource, name))?;
+            .ok_or_else(|| ApiError::not_found(target.resource, name))?;
         preconditions.check(&current, &target)?;
-        delete_in(txn, &target.resource, &current)
+        delete_in(txn, target.resource, &current)
     })?;
     Ok(respond(StatusCode::OK, request, &object))
 }
@@ -173,10 +197,12 @@ pub fn update_object(
     resource: &Arc<ResourceType>,
     value: Value,
 ) -> Result<Arc<StoredObject>, ApiError> {
+    let namespace = str_at(&value, "/metadata/namespace").to_owned();
+    let name = str_at(&value, "/metadata/name").to_owned();
     let target = Target {
-        resource: Arc::clone(resource),
-        namespace: str_at(&value, "/metadata/namespace").to_owned(),
-        name: str_at(&value, "/metadata/name").to_owned(),
+        resource,
+        namespace: &namespace,
+        name: &name,
         status_only: false,
     };
     store.write(|txn| update_in(txn, &target, value))
@@ -197,8 +223,8 @@ pub fn delete_object(
     })
 }
 
-/// Updates per write transaction in [`update_many`]: long enough to amortise the lock, short
-/// enough that watchers catching up are not starved.
+/// Updates per write transaction in [`update_many`] and [`replace_many`]: long enough to
+/// amortise the lock, short enough that watchers catching up are not starved.
 const UPDATE_BATCH: usize = 256;
 
 /// Replaces many existing objects, each addressed by its own metadata, through the normal
@@ -213,13 +239,48 @@ pub fn update_many(
         count += store.write(|txn| {
             let mut written = 0;
             for value in values.by_ref().take(UPDATE_BATCH) {
+                let resource = resource_of(txn, &value)?;
+                let namespace = str_at(&value, "/metadata/namespace").to_owned();
+                let name = str_at(&value, "/metadata/name").to_owned();
                 let target = Target {
-                    resource: resource_of(txn, &value)?,
-                    namespace: str_at(&value, "/metadata/namespace").to_owned(),
-                    name: str_at(&value, "/metadata/name").to_owned(),
+                    resource: &resource,
+                    namespace: &namespace,
+                    name: &name,
                     status_only: false,
                 };
                 update_in(txn, &target, value)?;
+                written += 1;
+            }
+            Ok(written)
+        })?;
+    }
+    Ok(count)
+}
+
+/// Replaces many existing objects of one resource, each given as namespace, name and PUT body
+/// (see [`replace_in`]), a batch per write transaction (benchmarks).
+pub fn replace_many<N, B>(
+    store: &Store,
+    resource: &Arc<ResourceType>,
+    objects: impl IntoIterator<Item = (N, N, B)>,
+) -> Result<usize, ApiError>
+where
+    N: AsRef<str>,
+    B: AsRef<[u8]>,
+{
+    let mut objects = objects.into_iter().peekable();
+    let mut count = 0;
+    while objects.peek().is_some() {
+        count += store.write(|txn| {
+            let mut written = 0;
+            for (namespace, name, body) in objects.by_ref().take(UPDATE_BATCH) {
+                let target = Target {
+                    resource,
+                    namespace: namespace.as_ref(),
+                    name: name.as_ref(),
+                    status_only: false,
+                };
+                replace_in(txn, &target, body.as_ref())?;
                 written += 1;
             }
             Ok(written)
@@ -259,25 +320,25 @@ fn resource_of(txn: &Txn<'_>, value: &Value) -> Result<Arc<ResourceType>, ApiErr
 }
 
 /// The object a PUT/PATCH addresses.
-struct Target {
-    resource: Arc<ResourceType>,
-    namespace: String,
-    name: String,
+struct Target<'a> {
+    resource: &'a Arc<ResourceType>,
+    namespace: &'a str,
+    name: &'a str,
     status_only: bool,
 }
 
-impl Target {
-    fn of(request: &ResourceRequest, name: &str) -> Self {
+impl<'a> Target<'a> {
+    fn of(request: &'a ResourceRequest, name: &'a str) -> Self {
         Target {
-            resource: Arc::clone(&request.resource),
-            namespace: request.namespace.clone().unwrap_or_default(),
-            name: name.to_owned(),
+            resource: &request.resource,
+            namespace: request.namespace.as_deref().unwrap_or_default(),
+            name,
             status_only: request.subresource.as_deref() == Some("status"),
         }
     }
 
     fn key(&self) -> String {
-        object_key(&self.namespace, &self.name)
+        object_key(self.namespace, self.name)
     }
 }
 
@@ -402,11 +463,7 @@ fn set_type_meta(value: &mut Value, resource: &ResourceType) -> Result<(), ApiEr
         )));
     }
     let api_version = str_at(value, "/apiVersion");
-    let served = api_version.rsplit_once('/').map_or(
-        resource.group.is_empty() && resource.serves(api_version),
-        |(g, v)| g == resource.group && resource.serves(v),
-    );
-    let api_version = if served {
+    let api_version = if resource.serves_api_version(api_version) {
         api_version.to_owned()
     } else {
         resource.api_version()
@@ -531,13 +588,13 @@ fn update_in(
     target: &Target,
     new: Value,
 ) -> Result<Arc<StoredObject>, ApiError> {
-    let resource = &target.resource;
+    let resource = target.resource;
     let current = txn
         .get(&resource.key(), &target.key())
-        .ok_or_else(|| ApiError::not_found(resource, &target.name))?;
+        .ok_or_else(|| ApiError::not_found(resource, target.name))?;
     let requested_rv = str_at(&new, "/metadata/resourceVersion");
     if !requested_rv.is_empty() && requested_rv != current.rv.to_string() {
-        return Err(ApiError::conflict(resource, &target.name, STALE));
+        return Err(ApiError::conflict(resource, target.name, STALE));
     }
     let old = current.to_value()?;
     let mut value = if target.status_only {
@@ -577,14 +634,14 @@ fn keep_server_metadata(value: &mut Value, old: &Value, target: &Target) -> Resu
         .and_then(Value::as_i64)
         .unwrap_or(1);
     let metadata = metadata_mut(value)?;
-    if metadata.get("name").and_then(Value::as_str) != Some(target.name.as_str()) {
+    if metadata.get("name").and_then(Value::as_str) != Some(target.name) {
         return Err(ApiError::bad_request(format!(
             "the name of the object does not match the name on the URL ({})",
             target.name
         )));
     }
     if target.resource.namespaced {
-        metadata.insert("namespace".into(), target.namespace.clone().into());
+        metadata.insert("namespace".into(), target.namespace.into());
     }
     for kept in [
         "uid",
@@ -598,7 +655,7 @@ fn keep_server_metadata(value: &mut Value, old: &Value, target: &Target) -> Resu
         };
     }
     let generation = if spec_changed {
-        old_generation + 1
+        old_generation.saturating_add(1)
     } else {
         old_generation
     };
@@ -633,7 +690,7 @@ fn delete_in(
     if is_deleting(&value) {
         return txn
             .get(&resource.key(), &current.key())
-            .ok_or_else(|| ApiError::not_found(resource, &current.name));
+            .ok_or_else(|| ApiError::not_found(resource, current.name()));
     }
     let metadata = metadata_mut(&mut value)?;
     metadata.insert("deletionTimestamp".into(), now().into());
@@ -657,7 +714,7 @@ fn finish_delete(
         }
     }
     if resource.group.is_empty() && resource.plural == "namespaces" {
-        delete_namespace_contents(txn, &removed.name)?;
+        delete_namespace_contents(txn, removed.name())?;
     }
     Ok(removed)
 }
@@ -672,7 +729,7 @@ fn delete_namespace_contents(txn: &mut Txn<'_>, namespace: &str) -> Result<(), A
         .collect();
     for resource in namespaced {
         for object in txn.objects(&resource.key()) {
-            if object.namespace == namespace {
+            if object.namespace() == namespace {
                 txn.remove(&resource, &object.key())?;
             }
         }
@@ -780,7 +837,7 @@ impl Preconditions {
                 "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
                 current.rv
             );
-            return Err(ApiError::conflict(&target.resource, &target.name, &why));
+            return Err(ApiError::conflict(target.resource, target.name, &why));
         }
         if let Some(uid) = &self.uid {
             let value = current.to_value()?;
@@ -789,7 +846,7 @@ impl Preconditions {
                 let why = format!(
                     "the UID in the precondition ({uid}) does not match the UID in record ({actual}). The object might have been deleted and then recreated"
                 );
-                return Err(ApiError::conflict(&target.resource, &target.name, &why));
+                return Err(ApiError::conflict(target.resource, target.name, &why));
             }
         }
         Ok(())
@@ -804,3 +861,7 @@ fn respond(code: StatusCode, request: &ResourceRequest, object: &StoredObject) -
     };
     json_response(code, body)
 }
+
+#[cfg(test)]
+#[path = "replace_tests.rs"]
+mod replace_tests;
