@@ -351,16 +351,6 @@ impl EmbeddedServer {
             .map_err(|e| ServerError::Seed(e.message))
     }
 
-    /// Replaces existing objects, each addressed by its own `apiVersion`, `kind` and metadata,
-    /// through the normal update path: one watch event each, written in batches (benchmarks).
-    /// Returns how many were written.
-    pub fn update_objects(
-        &self,
-        objects: impl IntoIterator<Item = serde_json::Value>,
-    ) -> Result<usize, ServerError> {
-        write::update_many(&self.app.store, objects).map_err(|e| ServerError::Seed(e.message))
-    }
-
     /// Replaces existing objects of resource `plural`, each given as namespace (empty for
     /// cluster-scoped objects), name and JSON body, exactly as a PUT of each would (the body's
     /// `metadata.name` must be the name; a stale `metadata.resourceVersion` is a conflict): one

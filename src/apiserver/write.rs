@@ -223,39 +223,9 @@ pub fn delete_object(
     })
 }
 
-/// Updates per write transaction in [`update_many`] and [`replace_many`]: long enough to
+/// Updates per write transaction in [`replace_many`]: long enough to
 /// amortise the lock, short enough that watchers catching up are not starved.
 const UPDATE_BATCH: usize = 256;
-
-/// Replaces many existing objects, each addressed by its own metadata, through the normal
-/// update path (one watch event each), a batch per write transaction (benchmarks).
-pub fn update_many(
-    store: &Store,
-    values: impl IntoIterator<Item = Value>,
-) -> Result<usize, ApiError> {
-    let mut values = values.into_iter().peekable();
-    let mut count = 0;
-    while values.peek().is_some() {
-        count += store.write(|txn| {
-            let mut written = 0;
-            for value in values.by_ref().take(UPDATE_BATCH) {
-                let resource = resource_of(txn, &value)?;
-                let namespace = str_at(&value, "/metadata/namespace").to_owned();
-                let name = str_at(&value, "/metadata/name").to_owned();
-                let target = Target {
-                    resource: &resource,
-                    namespace: &namespace,
-                    name: &name,
-                    status_only: false,
-                };
-                update_in(txn, &target, value)?;
-                written += 1;
-            }
-            Ok(written)
-        })?;
-    }
-    Ok(count)
-}
 
 /// Replaces many existing objects of one resource, each given as namespace, name and PUT body
 /// (see [`replace_in`]), a batch per write transaction (benchmarks).
