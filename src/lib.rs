@@ -9,5 +9,6 @@ pub mod apiserver;
 pub mod cli;
 pub mod duration;
 pub mod informer;
+pub mod json_scan;
 pub mod output;
 pub mod scenario;

@@ -9,9 +9,9 @@ use kinformer::cli::args::{
     parse_field_selector, parse_handler, parse_index, parse_label_selector,
 };
 use kinformer::duration::{format_duration, parse_duration};
-use kinformer::informer::json_scan::{skip_whitespace, value_end};
 use kinformer::informer::source::{WatchFrame, parse_watch_frame};
 use kinformer::informer::store::IndexFunc;
+use kinformer::json_scan::{skip_whitespace, value_end};
 use proptest::prelude::*;
 
 fn one_line(e: &str) -> bool {

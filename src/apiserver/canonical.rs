@@ -335,21 +335,8 @@ pub fn plain_key_order(first: &[u8], second: &[u8]) -> Ordering {
     }
 }
 
-/// `0x0101…01`: a byte repeated over a word by multiplication.
-const ONES: u64 = 0x0101_0101_0101_0101;
-
-/// The high bit of every byte of a word.
+/// The high bit of every byte of a word (non-ASCII bytes have it).
 const HIGH: u64 = 0x8080_8080_8080_8080;
-
-/// Non-zero when a byte of `word` is zero; its lowest set bit is in the first such byte.
-fn has_zero_byte(word: u64) -> u64 {
-    word.wrapping_sub(ONES) & !word & HIGH
-}
-
-/// Non-zero when a byte of `word` is below 0x20; its lowest set bit is in the first such byte.
-fn has_control_byte(word: u64) -> u64 {
-    word.wrapping_sub(ONES * 0x20) & !word & HIGH
-}
 
 /// An object key as scanned: where it is (inside the quotes) and whether it has escapes.
 #[derive(Clone, Copy)]
@@ -669,9 +656,7 @@ impl<'a, 'r> Scanner<'a, 'r> {
             };
             let word = u64::from_le_bytes(chunk);
             high |= word;
-            let special = has_zero_byte(word ^ (ONES * u64::from(b'"')))
-                | has_zero_byte(word ^ (ONES * u64::from(b'\\')))
-                | has_control_byte(word);
+            let special = crate::json_scan::string_specials(word);
             if special != 0 {
                 // The lowest flagged byte is exact (only bytes above it can be false alarms).
                 self.pos += special.trailing_zeros() as usize / 8;

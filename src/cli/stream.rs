@@ -117,14 +117,8 @@ pub async fn run_with_actions<W: Write>(
         tokio::select! {
             code = signals.recv() => break Ending::Signal(code),
             _ = sleep_until(deadline) => break Ending::Done,
-            _ = sleep_until(flush_at) => {
-                flush_at = None;
-                match renderer.flush() {
-                    Ok(()) => continue,
-                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break Ending::PipeClosed,
-                    Err(e) => return Err(e),
-                }
-            }
+            // Due: the flush below writes what waited.
+            _ = sleep_until(flush_at) => {}
             Some(action) = actions.recv() => {
                 if !carry_out(&mut session, action) {
                     break Ending::Done;
@@ -142,12 +136,8 @@ pub async fn run_with_actions<W: Write>(
             if let Some(refused) = refusal(&event.event) {
                 break 'stream refused;
             }
-            match renderer.render(event) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                    break 'stream Ending::PipeClosed;
-                }
-                Err(e) => return Err(e),
+            if closed_pipe(renderer.render(event))? {
+                break 'stream Ending::PipeClosed;
             }
             printed += 1;
             let synced = matches!(event.event, Event::Synced { .. });
@@ -164,19 +154,13 @@ pub async fn run_with_actions<W: Write>(
         let due = *flush_at.get_or_insert(now + LINGER);
         if now >= due {
             flush_at = None;
-            match renderer.flush() {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break Ending::PipeClosed,
-                Err(e) => return Err(e),
+            if closed_pipe(renderer.flush())? {
+                break Ending::PipeClosed;
             }
         }
     };
     // The line that ended the stream is visible before the informer stops.
-    if let Err(e) = renderer.flush()
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        return Err(e);
-    }
+    closed_pipe(renderer.flush())?;
     // Events emitted after a count was reached are not printed; after a timeout or signal
     // everything up to the summary is, so the summary's counts match the lines.
     let print_rest =
@@ -189,14 +173,20 @@ pub async fn run_with_actions<W: Write>(
             finish(renderer, summary_out, &event, &ending)?;
             break;
         }
-        if print_rest && let Err(e) = renderer.render(&event) {
-            if e.kind() == io::ErrorKind::BrokenPipe {
-                return Ok((Ending::PipeClosed, summary));
-            }
-            return Err(e);
+        if print_rest && closed_pipe(renderer.render(&event))? {
+            return Ok((Ending::PipeClosed, summary));
         }
     }
     Ok((ending, summary))
+}
+
+/// Whether a write failed because the reader closed stdout (a quiet end); other errors stay.
+fn closed_pipe(written: io::Result<()>) -> io::Result<bool> {
+    match written {
+        Ok(()) => Ok(false),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(true),
+        Err(e) => Err(e),
+    }
 }
 
 /// Carries out one inspector action; false for `End`.
@@ -233,13 +223,10 @@ fn finish<W: Write>(
     if matches!(ending, Ending::PipeClosed | Ending::Refused { .. }) {
         return Ok(());
     }
-    let result = renderer
+    let written = renderer
         .flush()
         .and_then(|()| write_summary(renderer, summary_out, event));
-    match result {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
-    }
+    closed_pipe(written).map(drop)
 }
 
 /// The summary: tables on `summary_out` for people, the stream's last line otherwise.

@@ -4,7 +4,6 @@
 
 pub mod delta_fifo;
 pub mod factory;
-pub mod json_scan;
 pub mod object;
 pub mod processor;
 pub mod real_fifo;

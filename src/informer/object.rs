@@ -11,8 +11,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::json_scan;
 use super::store::Indexers;
+use crate::json_scan;
 
 /// A shared, immutable cached object. Cloning is a reference-count bump.
 pub type ObjectRef = Arc<CachedObject>;
