@@ -115,7 +115,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --churn --scenario --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
+            opts="-o -v -h -V --duration --churn --scenario --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -169,6 +169,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --on-panic)
+                    COMPREPLY=($(compgen -W "crash skip" -- "${cur}"))
+                    return 0
+                    ;;
                 --transform)
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
@@ -189,7 +193,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -261,6 +265,10 @@ _kinformer() {
                     ;;
                 --max-backoff)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-panic)
+                    COMPREPLY=($(compgen -W "crash skip" -- "${cur}"))
                     return 0
                     ;;
                 --transform)
@@ -435,7 +443,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -513,6 +521,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --on-panic)
+                    COMPREPLY=($(compgen -W "crash skip" -- "${cur}"))
+                    return 0
+                    ;;
                 --transform)
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
@@ -583,7 +595,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-n -A -l -o -v -h -V --count --timeout --until-synced --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --count --timeout --until-synced --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +675,10 @@ _kinformer() {
                     ;;
                 --max-backoff)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-panic)
+                    COMPREPLY=($(compgen -W "crash skip" -- "${cur}"))
                     return 0
                     ;;
                 --transform)

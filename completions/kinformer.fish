@@ -54,8 +54,10 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l resync -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l max-backoff -d 'Cap on the reflector\'s retry backoff (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
+skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l until-synced -d 'Stop once the informer has synced (the initial list was delivered)'
@@ -85,8 +87,10 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l resync -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l max-backoff -d 'Cap on the reflector\'s retry backoff (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
+skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
@@ -116,8 +120,10 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l resync -d
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l max-backoff -d 'Cap on the reflector\'s retry backoff (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
+skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
@@ -143,8 +149,10 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l resync -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l page-size -d 'LIST page size (limit); 0 = unpaged' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l max-backoff -d 'Cap on the reflector\'s retry backoff (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
+skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l no-headers -d 'Don\'t print table headers'

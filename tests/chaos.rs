@@ -119,15 +119,31 @@ impl Seen {
                 (Some("delete"), true) => "T",
                 _ => "D",
             };
-            let token = format!("{kind}:{}", value["rv"].as_str().unwrap_or(""));
+            let rv = value["rv"].as_str().unwrap_or("");
+            let token = format!("{kind}:{rv}");
             let handler = value["handler"].as_str().unwrap_or("").to_owned();
             let key = value["key"].as_str().unwrap_or("").to_owned();
-            self.tokens
-                .entry(handler)
+            let tokens = self
+                .tokens
+                .entry(handler.clone())
                 .or_default()
-                .entry(key)
-                .or_default()
-                .push(token);
+                .entry(key.clone())
+                .or_default();
+            if value["sync"] == true {
+                // A resync (Rule H2: also every unchanged object after a relist) repeats the
+                // state the handler already has; it is no new state of the server.
+                let last_rv = tokens
+                    .last()
+                    .and_then(|t| t.split_once(':'))
+                    .map(|(_, rv)| rv);
+                assert_eq!(
+                    last_rv,
+                    Some(rv),
+                    "seed {seed}: handler {handler} key {key}: a sync update must repeat the current state: {tokens:?}"
+                );
+            } else {
+                tokens.push(token);
+            }
         }
         self.lines.push(value);
     }

@@ -84,8 +84,8 @@ async fn f1_keys_leave_in_first_arrival_order_and_later_deltas_append() {
 }
 
 #[tokio::test]
-async fn f2_two_consecutive_deletes_collapse_keeping_the_one_that_is_not_a_tombstone() {
-    // Real delete first, then Replace adds a tombstone: the real delete stays.
+async fn f2_two_consecutive_deletes_collapse_keeping_the_older_unless_it_is_a_tombstone() {
+    // Real delete first, then Replace adds a tombstone: the older (real) delete stays.
     let (q, _) = queue(QueueKind::DeltaFifo, &[obj("ns/a", 1)]);
     q.delete(obj("ns/a", 2));
     q.replace(vec![]);
@@ -94,7 +94,8 @@ async fn f2_two_consecutive_deletes_collapse_keeping_the_one_that_is_not_a_tombs
         [d(DeltaType::Deleted, "ns/a", 2, false)]
     );
 
-    // Tombstone first (from Replace), then the real delete arrives: the real delete replaces it.
+    // Tombstone first (from Replace), then the real delete arrives: the older is a
+    // tombstone, so the newer replaces it.
     let (q, _) = queue(QueueKind::DeltaFifo, &[obj("ns/b", 1)]);
     q.replace(vec![]);
     assert_eq!(
@@ -105,6 +106,16 @@ async fn f2_two_consecutive_deletes_collapse_keeping_the_one_that_is_not_a_tombs
     assert_eq!(
         describe(&delta_fifo(&q).deltas_of("ns/b")),
         [d(DeltaType::Deleted, "ns/b", 5, false)]
+    );
+
+    // Two real deletes: the older one stands (client-go's isDeletionDup returns the older
+    // delta unless it is a DeletedFinalStateUnknown).
+    let (q, _) = queue(QueueKind::DeltaFifo, &[obj("ns/c", 1)]);
+    q.delete(obj("ns/c", 2));
+    q.delete(obj("ns/c", 3));
+    assert_eq!(
+        describe(&delta_fifo(&q).deltas_of("ns/c")),
+        [d(DeltaType::Deleted, "ns/c", 2, false)]
     );
 }
 
@@ -215,6 +226,40 @@ async fn f8_pop_hands_over_the_whole_list_and_requeues_it_on_error() {
     pop(&q).await;
     let (again, _) = pop(&q).await;
     assert_eq!(again, seen[0]);
+}
+
+#[tokio::test]
+async fn f8_close_wakes_every_blocked_pop() {
+    for kind in [QueueKind::DeltaFifo, QueueKind::RealFifo] {
+        let (q, _) = queue(kind, &[]);
+        let q = Arc::new(q);
+        let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
+        let poppers: Vec<_> = (0..3)
+            .map(|_| {
+                let q = q.clone();
+                let started = started_tx.clone();
+                tokio::spawn(async move {
+                    let _ = started.send(());
+                    q.pop(&mut |_: &[Delta], _| Ok(())).await
+                })
+            })
+            .collect();
+        for _ in 0..3 {
+            started_rx.recv().await.unwrap();
+        }
+        // Let every popper reach its wait on the empty queue.
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        q.close();
+        for popper in poppers {
+            let popped = tokio::time::timeout(std::time::Duration::from_secs(60), popper)
+                .await
+                .unwrap_or_else(|_| panic!("{kind:?}: a blocked pop was not woken by close"))
+                .unwrap();
+            assert!(popped.is_err(), "{kind:?}: pop after close must fail");
+        }
+    }
 }
 
 #[tokio::test]

@@ -1,5 +1,6 @@
 //! SharedIndexInformer rules: HandleDeltas (H1–H4), sharedProcessor/processorListener
-//! (P1–P8), the indexer's I3 and the transform's F7, against the in-memory ListerWatcher.
+//! (P1–P8, and how the processor stops), the indexer's I3/I4 and the transform's F7, against
+//! the in-memory ListerWatcher.
 
 mod common;
 
@@ -9,8 +10,9 @@ use std::time::Duration;
 
 use common::{Harness, Recorder, count, pod};
 use kinformer::informer::object::Transform;
-use kinformer::informer::processor::{FnHandler, SimulatedHandler};
+use kinformer::informer::processor::{FnHandler, PANIC_PAUSE, PanicPolicy, SimulatedHandler};
 use kinformer::informer::shared_informer::{InformerConfig, InformerError};
+use kinformer::informer::source::{ApiStatus, WatchFrame};
 use kinformer::informer::store::IndexFunc;
 use kinformer::informer::trace::{Event, NotifyKind, TraceEvent};
 
@@ -67,16 +69,36 @@ async fn h1_h3_adds_updates_and_deletes_reach_the_indexer_and_every_handler() {
     h.shutdown().await;
 }
 
+/// Ends the watch with a 410 ERROR event: the reflector relists.
+async fn force_relist(h: &Harness, lists_before: usize) {
+    h.source.send_frame(Ok(WatchFrame::Error(ApiStatus {
+        code: Some(410),
+        reason: "Expired".into(),
+        message: "too old resource version".into(),
+        ..ApiStatus::default()
+    })));
+    h.wait("relisted", |ev| {
+        count(ev, |e| matches!(e, Event::ListDone { .. })) == lists_before + 1
+    })
+    .await;
+}
+
 #[tokio::test(start_paused = true)]
-async fn h2_an_unchanged_replaced_object_is_a_sync_and_goes_only_to_due_handlers() {
+async fn h2_after_a_relist_every_unchanged_object_reaches_every_handler_as_a_sync_update() {
+    // The informer never checks resync (period 0, `watch`'s default), so every listener stays
+    // in the syncing set it starts in: an unchanged object coming back in the relist is an
+    // update with equal resourceVersions, and every handler hears of it.
     let mut h = Harness::new(InformerConfig::default());
     h.source.apply(pod("ns", "same", "web"));
     h.source.apply(pod("ns", "changes", "web"));
     let rec = Arc::new(Recorder::default());
+    let other = Arc::new(Recorder::default());
     h.informer.add_event_handler("rec", rec.clone()).unwrap();
+    h.informer
+        .add_event_handler("other", other.clone())
+        .unwrap();
     h.synced().await;
     h.wait("watching", |_| h.source.calls().len() == 2).await;
-    // Change one object while the watch is down, then force a relist with a 410.
     h.source.close_watches();
     h.source.trim_history();
     let rv = h.source.apply(pod("ns", "changes", "db"));
@@ -84,19 +106,70 @@ async fn h2_an_unchanged_replaced_object_is_a_sync_and_goes_only_to_due_handlers
         count(ev, |e| matches!(e, Event::ListDone { .. })) == 2
     })
     .await;
-    h.wait("handled", |ev| handled_by(ev, "rec") == 3).await;
+    h.wait("handled", |ev| {
+        handled_by(ev, "rec") == 4 && handled_by(ev, "other") == 4
+    })
+    .await;
+    for lines in [rec.lines(), other.lines()] {
+        let mut updates = lines[2..].to_vec();
+        updates.sort();
+        assert_eq!(
+            updates,
+            [
+                format!("update ns/changes 2->{rv}"),
+                "update ns/same 1->1 sync".to_owned()
+            ]
+        );
+    }
     let ev = h.events();
-    // Both came back as Replaced; only the changed one is a real update, the other a sync
-    // that no handler is due for (the handler never resyncs), so nobody hears of it.
-    assert_eq!(rec.lines()[2], format!("update ns/changes 2->{rv}"));
     assert_eq!(
-        count(
-            &ev,
-            |e| matches!(e, Event::IndexerUpdate { key, .. } if key == "ns/same")
-        ),
-        1
+        count(&ev, |e| matches!(e, Event::Handled { sync: true, .. })),
+        2,
+        "one sync update per handler"
     );
-    assert_eq!(notified(&ev, "rec"), 3);
+    assert_eq!(h.informer.summary().handlers[0].syncs, 1);
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn h2_a_resync_check_takes_listeners_that_are_not_due_out_of_the_syncing_set() {
+    // Check period 10s: `due` resyncs every 10s, `never` asked for no resync. Before the first
+    // check both are in the syncing set; after it only `due` is.
+    let mut h = Harness::new(resync_config(Duration::from_secs(10)));
+    h.source.apply(pod("ns", "same", "web"));
+    let due = Arc::new(Recorder::default());
+    let never = Arc::new(Recorder::default());
+    h.informer.add_event_handler("due", due.clone()).unwrap();
+    h.informer
+        .add_event_handler_with_resync("never", never.clone(), Duration::ZERO)
+        .unwrap();
+    h.synced().await;
+    h.wait("watching", |_| h.source.calls().len() == 2).await;
+    force_relist(&h, 1).await;
+    h.wait("first relist handled", |ev| {
+        handled_by(ev, "due") == 2 && handled_by(ev, "never") == 2
+    })
+    .await;
+    assert_eq!(never.lines()[1], "update ns/same 1->1 sync");
+    h.wait("first resync check", |ev| {
+        count(ev, |e| matches!(e, Event::ResyncTick { .. })) == 1
+    })
+    .await;
+    h.wait("watching again", |ev| {
+        count(ev, |e| matches!(e, Event::WatchStart { .. })) >= 2
+    })
+    .await;
+    force_relist(&h, 2).await;
+    h.wait("second relist handled by due", |ev| {
+        handled_by(ev, "due") >= 4
+    })
+    .await;
+    assert_eq!(
+        never.lines().len(),
+        2,
+        "never is out of the syncing set after the first check: {:?}",
+        never.lines()
+    );
     h.shutdown().await;
 }
 
@@ -112,9 +185,14 @@ async fn h3_c3_a_delete_missed_during_a_disconnect_arrives_as_a_tombstone_with_t
     h.source.close_watches();
     h.source.delete_silently("ns/b");
     h.source.trim_history();
-    h.wait("tombstone handled", |ev| handled_by(ev, "rec") == 3)
+    // The relist brings back the unchanged ns/a as a sync update (Rule H2) and ns/b as a
+    // tombstone.
+    h.wait("tombstone handled", |ev| handled_by(ev, "rec") == 4)
         .await;
-    assert_eq!(rec.lines()[2], "delete ns/b 2 tombstone");
+    assert_eq!(
+        rec.lines()[2..],
+        ["update ns/a 1->1 sync", "delete ns/b 2 tombstone"]
+    );
     assert!(h.informer.indexer().get("ns/b").is_none());
     let ev = h.events();
     assert_eq!(
@@ -208,9 +286,7 @@ async fn p1_a_slow_handler_never_blocks_the_queue_or_a_fast_handler() {
     h.informer
         .add_event_handler(
             "slow",
-            Arc::new(SimulatedHandler {
-                delay: Duration::from_secs(10),
-            }),
+            Arc::new(SimulatedHandler::new(Duration::from_secs(10))),
         )
         .unwrap();
     h.synced().await;
@@ -456,9 +532,7 @@ async fn p7_a_handler_has_synced_only_after_processing_every_initial_add() {
         .informer
         .add_event_handler(
             "slow",
-            Arc::new(SimulatedHandler {
-                delay: Duration::from_secs(5),
-            }),
+            Arc::new(SimulatedHandler::new(Duration::from_secs(5))),
         )
         .unwrap();
     let fast = h
@@ -476,8 +550,42 @@ async fn p7_a_handler_has_synced_only_after_processing_every_initial_add() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn p8_a_panicking_handler_skips_that_notification_and_goes_on() {
+async fn p8_a_panicking_handler_crashes_the_informer_by_default() {
+    // client-go's default, utilruntime.ReallyCrash: the panic takes the informer down.
     let mut h = Harness::new(InformerConfig::default());
+    h.source.apply(pod("ns", "a", "web"));
+    let flaky = Recorder::panicking_once();
+    let steady = Arc::new(Recorder::default());
+    h.informer
+        .add_event_handler("flaky", flaky.clone())
+        .unwrap();
+    h.informer
+        .add_event_handler("steady", steady.clone())
+        .unwrap();
+    h.start();
+    let result = h.run_result().await;
+    match result {
+        Err(InformerError::HandlerPanicked(panic)) => {
+            assert_eq!(&*panic.handler, "flaky");
+            assert_eq!(panic.message, "handler failure injected by the test");
+        }
+        other => panic!("expected a handler panic, got {other:?}"),
+    }
+    let ev = h.events();
+    assert!(matches!(
+        ev.last().map(|e| &e.event),
+        Some(Event::Stopped { reason }) if reason.contains("flaky")
+    ));
+    assert_eq!(h.informer.summary().handlers[0].panics, 1);
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn p8_with_crashing_off_the_notification_is_skipped_and_the_listener_pauses_a_second() {
+    let mut h = Harness::new(InformerConfig {
+        on_panic: PanicPolicy::Skip,
+        ..InformerConfig::default()
+    });
     h.source.apply(pod("ns", "a", "web"));
     let flaky = Recorder::panicking_once();
     h.informer
@@ -493,28 +601,112 @@ async fn p8_a_panicking_handler_skips_that_notification_and_goes_on() {
         count(&ev, |e| matches!(e, Event::Handled { panicked: true, .. })),
         1
     );
+    let b_latency = ev.iter().find_map(|e| match &e.event {
+        Event::Handled { key, latency, .. } if key == "ns/b" => Some(*latency),
+        _ => None,
+    });
+    assert!(
+        b_latency.is_some_and(|l| l >= PANIC_PAUSE),
+        "the next notification waits out the 1s pause: {b_latency:?}"
+    );
     assert_eq!(h.informer.summary().handlers[0].panics, 1);
     h.shutdown().await;
 }
 
 #[tokio::test(start_paused = true)]
-async fn i3_adding_an_indexer_after_start_is_an_error() {
+async fn p1_stopping_ends_every_listener_and_drops_its_pending_notifications() {
+    // client-go's processor.run after its context is done: each listener finishes the
+    // notification in hand; what is still buffered is dropped; run returns after wg.Wait().
+    let mut h = Harness::new(InformerConfig::default());
+    for i in 0..5 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    let slow = Arc::new(SimulatedHandler::new(Duration::from_secs(10)));
+    h.informer.add_event_handler("slow", slow.clone()).unwrap();
+    h.synced().await;
+    h.wait("one in hand", |ev| notified(ev, "slow") == 5).await;
+    h.stop.cancel();
+    assert_eq!(h.run_result().await, Ok(()));
+    let summary = h.informer.summary();
+    let slow_summary = &summary.handlers[0];
+    assert_eq!(
+        (slow_summary.handled, slow_summary.dropped),
+        (1, 4),
+        "the notification in hand finished, the 4 pending were dropped"
+    );
+    assert_eq!(h.informer.listeners()[0].pending(), 0);
+    assert_eq!(
+        Arc::strong_count(&slow),
+        1,
+        "the listener's worker (which holds the handler) has ended"
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn i3_an_indexer_added_after_start_indexes_the_cache_at_once_and_stays_exact() {
     let mut h = Harness::new(InformerConfig::default());
     h.source.apply(pod("ns", "a", "web"));
     h.informer
         .add_indexer("app", IndexFunc::Label("app".into()))
         .unwrap();
     h.synced().await;
-    assert_eq!(
-        h.informer.add_indexer(
+    h.informer
+        .add_indexer(
             "node",
-            IndexFunc::Field(vec!["spec".into(), "nodeName".into()])
-        ),
-        Err(InformerError::AlreadyStarted)
-    );
+            IndexFunc::Field(vec!["spec".into(), "nodeName".into()]),
+        )
+        .unwrap();
+    let store = h.informer.indexer();
+    assert_eq!(store.index_keys("node", "node-1").unwrap(), ["ns/a"]);
+    assert_eq!(store.index_keys("app", "web").unwrap(), ["ns/a"]);
+    // Objects decoded after the late indexer, and updates, keep it exact.
+    let mut moved = pod("ns", "a", "web");
+    moved["spec"]["nodeName"] = "node-2".into();
+    h.source.apply(moved);
+    h.source.apply(pod("ns", "b", "web"));
+    h.wait("both applied", |ev| {
+        count(ev, |e| {
+            matches!(e, Event::IndexerAdd { .. } | Event::IndexerUpdate { .. })
+        }) == 3
+    })
+    .await;
+    assert_eq!(store.index_keys("node", "node-1").unwrap(), ["ns/b"]);
+    assert_eq!(store.index_keys("node", "node-2").unwrap(), ["ns/a"]);
     assert_eq!(
-        h.informer.indexer().index_keys("app", "web").unwrap(),
-        ["ns/a"]
+        store.list_index_func_values("node").unwrap(),
+        ["node-1", "node-2"]
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn i3_no_indexer_can_be_added_once_the_informer_stopped() {
+    let mut h = Harness::new(InformerConfig::default());
+    h.synced().await;
+    h.stop.cancel();
+    assert_eq!(h.run_result().await, Ok(()));
+    assert_eq!(
+        h.informer
+            .add_indexer("app", IndexFunc::Label("app".into())),
+        Err(InformerError::Stopped)
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn i4_cluster_scoped_objects_sit_under_the_empty_namespace() {
+    let mut h = Harness::new(InformerConfig::default());
+    h.source
+        .apply(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}));
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    let store = h.informer.indexer();
+    assert_eq!(store.index_keys("namespace", "").unwrap(), ["n1"]);
+    assert_eq!(store.index_keys("namespace", "ns").unwrap(), ["ns/a"]);
+    assert_eq!(
+        store.list_index_func_values("namespace").unwrap(),
+        ["", "ns"]
     );
     h.shutdown().await;
 }

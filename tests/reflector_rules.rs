@@ -1,4 +1,4 @@
-//! Reflector rules R1–R7 against the in-memory ListerWatcher, on tokio's paused clock.
+//! Reflector rules R1–R9 against the in-memory ListerWatcher, on tokio's paused clock.
 
 mod common;
 
@@ -7,7 +7,7 @@ use std::time::Duration;
 use common::{Harness, count, pod};
 use kinformer::informer::delta_fifo::DeltaType;
 use kinformer::informer::processor::SimulatedHandler;
-use kinformer::informer::reflector::{BackoffConfig, ReflectorConfig};
+use kinformer::informer::reflector::{BackoffConfig, ReflectorConfig, ReflectorError};
 use kinformer::informer::shared_informer::InformerConfig;
 use kinformer::informer::source::{ApiStatus, SourceError, WatchFrame};
 use kinformer::informer::trace::Event;
@@ -43,8 +43,61 @@ fn watch_count(h: &Harness) -> impl Fn(&[kinformer::informer::trace::TraceEvent]
     move |_| !watches(h).is_empty()
 }
 
+/// Waits for the first watch and lets it run 2 virtual seconds, so that closing it is not
+/// client-go's "very short watch" (which relists).
+async fn watching_a_while(h: &Harness) {
+    h.wait("first watch", watch_count(h)).await;
+    tokio::time::advance(Duration::from_secs(2)).await;
+}
+
+fn list_starts(h: &Harness) -> Vec<(String, Option<u32>)> {
+    h.events()
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ListStart {
+                resource_version,
+                limit,
+                ..
+            } => Some((resource_version.clone(), *limit)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn status(code: u16, reason: &str, message: &str) -> SourceError {
+    SourceError::Api(ApiStatus {
+        code: Some(code),
+        reason: reason.into(),
+        message: message.into(),
+        ..ApiStatus::default()
+    })
+}
+
+fn too_large() -> SourceError {
+    SourceError::Api(ApiStatus {
+        code: Some(504),
+        reason: "Timeout".into(),
+        message: "Too large resource version: 99, current: 5".into(),
+        too_large_resource_version: true,
+        ..ApiStatus::default()
+    })
+}
+
+/// Ends the current watch with a 410 ERROR event: ListAndWatch ends and relists.
+async fn expire_watch(h: &Harness, watches_before: usize) {
+    h.wait("watching", |_| watches(h).len() == watches_before)
+        .await;
+    h.source.send_frame(Ok(WatchFrame::Error(ApiStatus {
+        code: Some(410),
+        reason: "Expired".into(),
+        message: "too old resource version".into(),
+        ..ApiStatus::default()
+    })));
+}
+
 #[tokio::test(start_paused = true)]
 async fn r1_list_pages_with_limit_and_continue_then_one_replace() {
+    // --page-size 2 (client-go's WatchListPageSize) on a server that pages.
     let mut h = Harness::new(config(Some(2)));
     for i in 0..5 {
         h.source.apply(pod("ns", &format!("p{i}"), "web"));
@@ -53,9 +106,9 @@ async fn r1_list_pages_with_limit_and_continue_then_one_replace() {
     assert_eq!(
         lists(&h),
         [
-            "list rv= limit=Some(2) continue=None",
-            "list rv= limit=Some(2) continue=Some(\"ns/p1\")",
-            "list rv= limit=Some(2) continue=Some(\"ns/p3\")",
+            "list rv=0 limit=Some(2) continue=None",
+            "list rv=0 limit=Some(2) continue=Some(\"ns/p1\")",
+            "list rv=0 limit=Some(2) continue=Some(\"ns/p3\")",
         ]
     );
     let ev = h.events();
@@ -92,6 +145,124 @@ async fn r1_list_pages_with_limit_and_continue_then_one_replace() {
         .collect();
     assert_eq!(replaced.len(), 5);
     assert!(replaced.iter().all(|i| *i > last_page));
+    assert_eq!(h.informer.indexer().len(), 5);
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r1_the_first_list_asks_for_rv_0_and_a_relist_for_the_last_synced_rv_unpaged() {
+    // client-go's relistResourceVersion: "0" first (the watch cache answers, ignoring the
+    // pager's limit=500), then the last synced RV with no limit (to stay on the watch cache).
+    let mut h = Harness::new(config(None));
+    h.source.serve_from_watch_cache(true);
+    for i in 0..3 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    h.synced().await;
+    let synced_rv = h.informer.last_sync_resource_version();
+    expire_watch(&h, 1).await;
+    h.wait("relisted", |_| lists(&h).len() == 2).await;
+    assert_eq!(
+        lists(&h),
+        [
+            "list rv=0 limit=Some(500) continue=None".to_owned(),
+            format!("list rv={synced_rv} limit=None continue=None"),
+        ]
+    );
+    assert_eq!(
+        list_starts(&h),
+        [("0".to_owned(), Some(500)), (synced_rv, None)],
+        "list-start shows what was sent"
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r1_a_first_list_that_came_back_in_pages_keeps_relists_paged() {
+    // A server without a watch cache pages even at RV 0: client-go remembers
+    // (paginatedResult) and keeps the pager's limit on relists.
+    let mut h = Harness::new(config(None));
+    for i in 0..501 {
+        h.source.apply(pod("ns", &format!("p{i:03}"), "web"));
+    }
+    h.synced().await;
+    assert_eq!(lists(&h).len(), 2, "500 + 1");
+    let synced_rv = h.informer.last_sync_resource_version();
+    expire_watch(&h, 1).await;
+    h.wait("relisted", |_| lists(&h).len() == 4).await;
+    assert_eq!(
+        lists(&h)[2],
+        format!("list rv={synced_rv} limit=Some(500) continue=None")
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r1_an_expired_or_too_large_list_is_retried_at_once_as_a_consistent_read() {
+    for failure in [
+        status(410, "Expired", "too old resource version"),
+        too_large(),
+    ] {
+        let mut h = Harness::new(config(None));
+        h.source.serve_from_watch_cache(true);
+        h.source.apply(pod("ns", "a", "web"));
+        h.synced().await;
+        let synced_rv = h.informer.last_sync_resource_version();
+        h.source.fail_next(failure.clone());
+        expire_watch(&h, 1).await;
+        h.wait("relisted", |_| lists(&h).len() == 3).await;
+        let calls = lists(&h);
+        assert_eq!(
+            calls[1],
+            format!("list rv={synced_rv} limit=None continue=None")
+        );
+        assert_eq!(
+            calls[2], "list rv= limit=None continue=None",
+            "{failure:?}: retried as a consistent read, with the same (unpaged) pager"
+        );
+        let ev = h.events();
+        let failed_at = ev
+            .iter()
+            .rposition(|e| matches!(e.event, Event::WatchError { .. }))
+            .unwrap();
+        assert!(
+            !ev[failed_at..]
+                .iter()
+                .any(|e| matches!(e.event, Event::Backoff { .. })),
+            "no backoff before the retry: {}",
+            h.dump()
+        );
+        // The next relist is back at the last synced RV.
+        let synced_rv = h.informer.last_sync_resource_version();
+        expire_watch(&h, 2).await;
+        h.wait("relisted again", |_| lists(&h).len() == 4).await;
+        assert_eq!(
+            lists(&h)[3],
+            format!("list rv={synced_rv} limit=None continue=None")
+        );
+        h.shutdown().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn r1_an_expired_continue_token_falls_back_to_one_full_list_at_the_same_rv() {
+    let mut h = Harness::new(config(Some(2)));
+    for i in 0..5 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    // The second page's continue token has expired.
+    h.source.fail_later(
+        1,
+        status(410, "Expired", "The provided continue parameter is too old"),
+    );
+    h.synced().await;
+    assert_eq!(
+        lists(&h)[1..],
+        [
+            "list rv=0 limit=Some(2) continue=Some(\"ns/p1\")",
+            "list rv=0 limit=None continue=None",
+        ]
+    );
     assert_eq!(h.informer.indexer().len(), 5);
     h.shutdown().await;
 }
@@ -159,6 +330,7 @@ async fn r3_a_410_error_event_leads_to_a_relist_not_a_blind_rewatch() {
         code: Some(410),
         reason: "Expired".into(),
         message: "too old resource version".into(),
+        ..ApiStatus::default()
     })));
     h.wait("relist", |_| lists(&h).len() == 2).await;
     let ev = h.events();
@@ -187,12 +359,13 @@ async fn r3_a_410_http_status_on_watch_open_also_relists() {
     let mut h = Harness::new(config(None));
     h.source.apply(pod("ns", "a", "web"));
     h.synced().await;
-    h.wait("first watch", watch_count(&h)).await;
+    watching_a_while(&h).await;
     h.source.fail_next(SourceError::Api(ApiStatus {
         retry_after: None,
         code: Some(410),
         reason: "Gone".into(),
         message: "gone".into(),
+        ..ApiStatus::default()
     }));
     h.source.close_watches();
     h.wait("relist", |_| lists(&h).len() == 2).await;
@@ -353,12 +526,7 @@ async fn r7_every_check_period_the_reflector_asks_should_resync_and_queues_a_res
     h.source.apply(pod("ns", "a", "web"));
     h.source.apply(pod("ns", "b", "web"));
     h.informer
-        .add_event_handler(
-            "h",
-            Arc::new(SimulatedHandler {
-                delay: Duration::ZERO,
-            }),
-        )
+        .add_event_handler("h", Arc::new(SimulatedHandler::new(Duration::ZERO)))
         .unwrap();
     h.synced().await;
     h.wait("three ticks", |ev| {
@@ -393,8 +561,8 @@ async fn r3_a_malformed_watch_event_is_traced_and_relists_never_panics() {
     let errors = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = errors.clone();
     let mut cfg = config(None);
-    cfg.watch_error_handler = Some(Arc::new(move |reason: &str| {
-        seen.lock().unwrap().push(reason.to_owned())
+    cfg.watch_error_handler = Some(Arc::new(move |e: &ReflectorError| {
+        seen.lock().unwrap().push(e.to_string())
     }));
     let mut h = Harness::new(cfg);
     h.source.apply(pod("ns", "a", "web"));
@@ -419,10 +587,10 @@ async fn r3_a_malformed_watch_event_is_traced_and_relists_never_panics() {
         ),
         2
     );
-    assert_eq!(
-        errors.lock().unwrap().len(),
-        2,
-        "the watch-error hook saw both"
+    assert!(
+        errors.lock().unwrap().is_empty(),
+        "client-go's ListAndWatch returns nil after a watch ends with an error: the \
+         WatchErrorHandler is not told, the trace is"
     );
     assert_eq!(h.informer.indexer().list_keys(), ["ns/a"]);
     h.shutdown().await;
@@ -438,6 +606,7 @@ async fn r5_backoff_waits_at_least_the_servers_retry_after() {
             reason: "TooManyRequests".into(),
             message: "slow down".into(),
             retry_after: Some(Duration::from_secs(7)),
+            ..ApiStatus::default()
         }));
     }
     h.synced().await;
@@ -453,6 +622,241 @@ async fn r5_backoff_waits_at_least_the_servers_retry_after() {
     assert!(
         delays.iter().all(|d| *d >= 7000),
         "Retry-After 7s: {delays:?}"
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r8_a_refused_connection_or_429_on_opening_a_watch_is_retried_in_place() {
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    watching_a_while(&h).await;
+    h.source.fail_next(SourceError::ConnectionRefused(
+        "dial tcp 127.0.0.1:6443: connect: connection refused".into(),
+    ));
+    h.source
+        .fail_next(status(429, "TooManyRequests", "the server is busy"));
+    h.source.close_watches();
+    h.wait("watching again", |_| watches(&h).len() == 4).await;
+    let synced_rv = h.informer.last_sync_resource_version();
+    assert!(
+        watches(&h)[1..]
+            .iter()
+            .all(|w| w.starts_with(&format!("watch rv={synced_rv} "))),
+        "{:?}",
+        watches(&h)
+    );
+    assert_eq!(lists(&h).len(), 1, "no relist");
+    let ev = h.events();
+    assert_eq!(count(&ev, |e| matches!(e, Event::Backoff { .. })), 2);
+    assert_eq!(count(&ev, |e| matches!(e, Event::Relist { .. })), 0);
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r8_any_other_watch_failure_ends_list_and_watch_and_relists_after_a_backoff() {
+    let failures = [
+        status(500, "InternalError", "etcd leader changed"),
+        status(503, "ServiceUnavailable", "apiserver shutting down"),
+        SourceError::Transport("connection reset by peer".into()),
+        status(401, "Unauthorized", "Unauthorized"),
+        status(403, "Forbidden", "pods is forbidden"),
+        status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        ),
+    ];
+    for failure in failures {
+        let mut h = Harness::new(config(None));
+        h.source.apply(pod("ns", "a", "web"));
+        h.synced().await;
+        watching_a_while(&h).await;
+        h.source.fail_next(failure.clone());
+        h.source.close_watches();
+        h.wait("relisted", |_| lists(&h).len() == 2).await;
+        let ev = h.events();
+        let backoff = ev
+            .iter()
+            .position(|e| matches!(e.event, Event::Backoff { .. }));
+        let relist = ev
+            .iter()
+            .position(|e| matches!(e.event, Event::Relist { .. }));
+        assert!(
+            backoff.is_some() && backoff < relist,
+            "{failure:?}: backoff, then relist\n{}",
+            h.dump()
+        );
+        h.shutdown().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn r8_a_mid_run_401_403_404_is_retried_forever_and_visibly_until_it_recovers() {
+    // RBAC propagating, or a CRD re-created: every LIST is refused for a while.
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    watching_a_while(&h).await;
+    for failure in [
+        status(403, "Forbidden", "pods is forbidden"),
+        status(401, "Unauthorized", "Unauthorized"),
+        status(404, "NotFound", "not found"),
+        status(403, "Forbidden", "pods is forbidden"),
+    ] {
+        h.source.fail_next(failure);
+    }
+    h.source.close_watches();
+    // The watch fails with 403, then three LISTs are refused; the fourth LIST succeeds.
+    h.wait("recovered", |_| lists(&h).len() == 5).await;
+    h.wait("watching", |ev| {
+        count(ev, |e| matches!(e, Event::WatchStart { .. })) == 3
+    })
+    .await;
+    let ev = h.events();
+    assert_eq!(
+        count(&ev, |e| matches!(
+            e,
+            Event::WatchError {
+                code: Some(401 | 403 | 404),
+                ..
+            }
+        )),
+        4
+    );
+    assert_eq!(count(&ev, |e| matches!(e, Event::Backoff { .. })), 4);
+    assert!(h.informer.summary().counts["reflector/backoff"] >= 4);
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r8_a_429_error_event_backs_off_and_rewatches_without_relisting() {
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    h.wait("first watch", watch_count(&h)).await;
+    h.source.send_frame(Ok(WatchFrame::Error(ApiStatus {
+        code: Some(429),
+        reason: "TooManyRequests".into(),
+        message: "too many requests".into(),
+        ..ApiStatus::default()
+    })));
+    h.wait("re-watch", |_| watches(&h).len() == 2).await;
+    assert_eq!(lists(&h).len(), 1);
+    let ev = h.events();
+    assert_eq!(count(&ev, |e| matches!(e, Event::Backoff { .. })), 1);
+    assert_eq!(count(&ev, |e| matches!(e, Event::Relist { .. })), 0);
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r3_a_too_large_resource_version_on_watch_relists_and_then_reads_consistently() {
+    let mut h = Harness::new(config(None));
+    h.source.serve_from_watch_cache(true);
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    watching_a_while(&h).await;
+    // The re-watch and the relist at the last RV are both too new for this server (a
+    // lagging apiserver behind a load balancer): the LIST is retried at "" at once.
+    h.source.fail_next(too_large());
+    h.source.fail_next(too_large());
+    h.source.close_watches();
+    h.wait("relisted", |_| lists(&h).len() == 3).await;
+    let synced = lists(&h);
+    assert!(synced[1].starts_with("list rv=") && !synced[1].starts_with("list rv= "));
+    assert_eq!(synced[2], "list rv= limit=None continue=None");
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r9_a_failing_watch_list_falls_back_to_list_in_the_same_list_and_watch() {
+    let mut cfg = config(None);
+    cfg.reflector.watch_list = true;
+    let mut h = Harness::new(cfg);
+    h.source.apply(pod("ns", "a", "web"));
+    h.source
+        .fail_next(status(500, "InternalError", "watch-list is not supported"));
+    h.synced().await;
+    h.wait("watching", |_| watches(&h).len() == 2).await;
+    let calls = h.source.calls();
+    assert!(
+        calls[0].starts_with("watch rv= ") && calls[0].ends_with("initial=true"),
+        "the first watch-list asks for a consistent stream: {calls:?}"
+    );
+    assert_eq!(calls[1], "list rv=0 limit=Some(500) continue=None");
+    assert!(calls[2].ends_with("initial=false"));
+    let ev = h.events();
+    assert_eq!(
+        count(&ev, |e| matches!(e, Event::Backoff { .. })),
+        0,
+        "the fallback is immediate"
+    );
+    assert!(
+        count(
+            &ev,
+            |e| matches!(e, Event::Relist { reason } if reason.contains("falling back"))
+        ) == 1
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn r9_a_watch_list_answered_expired_or_too_large_retries_at_rv_empty() {
+    for failure in [
+        status(410, "Expired", "too old resource version"),
+        too_large(),
+    ] {
+        let mut cfg = config(None);
+        cfg.reflector.watch_list = true;
+        let mut h = Harness::new(cfg);
+        h.source.apply(pod("ns", "a", "web"));
+        h.synced().await;
+        let synced_rv = h.informer.last_sync_resource_version();
+        h.source.fail_next(failure.clone());
+        expire_watch(&h, 1).await;
+        h.wait("streamed again", |_| watches(&h).len() == 3).await;
+        let w = watches(&h);
+        assert!(w[1].starts_with(&format!("watch rv={synced_rv} ")), "{w:?}");
+        assert!(
+            w[2].starts_with("watch rv= ") && w[2].ends_with("initial=true"),
+            "{failure:?}: {w:?}"
+        );
+        assert!(lists(&h).is_empty(), "no fallback to LIST");
+        h.shutdown().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn r9_modified_and_deleted_before_the_initial_events_end_go_into_the_temporary_store() {
+    let mut cfg = config(None);
+    cfg.reflector.watch_list = true;
+    let mut h = Harness::new(cfg);
+    h.source.apply(pod("ns", "a", "web"));
+    h.source.apply(pod("ns", "b", "web"));
+    let mut a2 = pod("ns", "a", "db");
+    a2["metadata"]["resourceVersion"] = "7".into();
+    let mut b = pod("ns", "b", "web");
+    b["metadata"]["resourceVersion"] = "8".into();
+    h.source.before_initial_events_end(vec![
+        WatchFrame::Modified(serde_json::to_vec(&a2).unwrap().into()),
+        WatchFrame::Deleted(serde_json::to_vec(&b).unwrap().into()),
+    ]);
+    h.synced().await;
+    let store = h.informer.indexer();
+    assert_eq!(store.list_keys(), ["ns/a"]);
+    assert_eq!(store.get("ns/a").unwrap().resource_version(), "7");
+    let ev = h.events();
+    assert_eq!(
+        count(&ev, |e| matches!(
+            e,
+            Event::Delta {
+                delta_type: DeltaType::Replaced,
+                ..
+            }
+        )),
+        1,
+        "one Replace with the temporary store's content"
     );
     h.shutdown().await;
 }

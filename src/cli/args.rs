@@ -294,18 +294,22 @@ pub struct PipelineArgs {
     /// The queue between reflector and indexer
     #[arg(long, value_name = "KIND", default_value = "delta-fifo")]
     pub queue: QueueArg,
-    /// LIST page size (limit); 0 = unpaged
-    #[arg(long, value_name = "N", default_value_t = 500)]
-    pub page_size: u32,
+    /// LIST page size (limit) for every LIST, as client-go's WatchListPageSize; 0 = unpaged.
+    /// Default: client-go's pager (limit=500; none on a relist at a resourceVersion)
+    #[arg(long, value_name = "N")]
+    pub page_size: Option<u32>,
     /// Use a streaming watch-list (sendInitialEvents) instead of LIST
     #[arg(long)]
     pub watch_list: bool,
     /// Watch only metadata (PartialObjectMetadata)
     #[arg(long)]
     pub metadata_only: bool,
-    /// Cap on the reflector's retry backoff (client-go: 800ms doubling to 30s)
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    /// Cap on the reflector's retry backoff, jitter included (client-go: 800ms doubling to 30s)
+    #[arg(long, value_name = "DUR", value_parser = parse_positive_duration)]
     pub max_backoff: Option<Duration>,
+    /// What a panicking handler does: crash (client-go's default) or skip the notification
+    #[arg(long, value_name = "POLICY", default_value = "crash")]
+    pub on_panic: OnPanicArg,
     /// Transform objects before they are queued
     #[arg(long, value_name = "NAME")]
     pub transform: Option<TransformArg>,
@@ -349,7 +353,25 @@ impl PipelineArgs {
     }
 }
 
-/// `--handler NAME[:resync=DUR][:delay=DUR]`.
+/// `--on-panic`: what a panicking handler does (Rule P8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnPanicArg {
+    /// client-go's default (ReallyCrash): print the panic and the summary, exit 6
+    Crash,
+    /// Skip the notification and pause that handler 1s (client-go with crashing off)
+    Skip,
+}
+
+impl From<OnPanicArg> for crate::informer::processor::PanicPolicy {
+    fn from(arg: OnPanicArg) -> Self {
+        match arg {
+            OnPanicArg::Crash => Self::Crash,
+            OnPanicArg::Skip => Self::Skip,
+        }
+    }
+}
+
+/// `--handler NAME[:resync=DUR][:delay=DUR][:panic-every=N]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HandlerSpec {
     pub name: String,
@@ -357,6 +379,8 @@ pub struct HandlerSpec {
     pub resync: Option<Duration>,
     /// Simulated processing time per notification.
     pub delay: Duration,
+    /// Panic on every Nth notification (to see `--on-panic` at work).
+    pub panic_every: Option<u64>,
 }
 
 impl HandlerSpec {
@@ -365,6 +389,7 @@ impl HandlerSpec {
             name: "default".to_owned(),
             resync: None,
             delay: Duration::ZERO,
+            panic_every: None,
         }
     }
 }
@@ -469,7 +494,9 @@ pub fn parse_show(text: &str) -> Result<ShowSet, String> {
 /// Parses `NAME[:resync=DUR][:delay=DUR]`.
 pub fn parse_handler(text: &str) -> Result<HandlerSpec, String> {
     let bad = |why: String| {
-        format!("invalid handler {text:?}: {why} (expected NAME[:resync=DUR][:delay=DUR])")
+        format!(
+            "invalid handler {text:?}: {why} (expected NAME[:resync=DUR][:delay=DUR][:panic-every=N])"
+        )
     };
     let mut parts = text.split(':');
     let name = parts.next().unwrap_or_default();
@@ -486,15 +513,30 @@ pub fn parse_handler(text: &str) -> Result<HandlerSpec, String> {
         name: name.to_owned(),
         resync: None,
         delay: Duration::ZERO,
+        panic_every: None,
     };
     for part in parts {
         match part.split_once('=') {
             Some(("resync", v)) => spec.resync = Some(parse_duration(v).map_err(bad)?),
             Some(("delay", v)) => spec.delay = parse_duration(v).map_err(bad)?,
+            Some(("panic-every", v)) => {
+                let n = v.parse::<u64>().ok().filter(|n| *n > 0);
+                let n =
+                    n.ok_or_else(|| bad(format!("panic-every {v:?} is not a count above 0")))?;
+                spec.panic_every = Some(n);
+            }
             _ => return Err(bad(format!("unknown option {part:?}"))),
         }
     }
     Ok(spec)
+}
+
+/// A duration above zero (`--max-backoff 0` would retry in a hot loop).
+pub fn parse_positive_duration(text: &str) -> Result<Duration, String> {
+    match parse_duration(text)? {
+        d if d.is_zero() => Err(format!("invalid duration {text:?}: must be above 0")),
+        d => Ok(d),
+    }
 }
 
 /// Parses `--index NAME=EXPR` with the indexer's own parser.
@@ -629,7 +671,7 @@ mod tests {
         assert_eq!(w.resource, "pods");
         let p = &w.informer.pipeline;
         assert_eq!(p.handler_specs(), vec![HandlerSpec::default_handler()]);
-        assert_eq!((p.page_size, p.resync), (500, Duration::ZERO));
+        assert_eq!((p.page_size, p.resync), (None, Duration::ZERO));
         assert_eq!(p.queue, QueueArg::DeltaFifo);
         let o = &w.informer.output;
         assert_eq!(o.output, OutputFormat::Table);
@@ -688,7 +730,8 @@ mod tests {
             HandlerSpec {
                 name: "slow".into(),
                 resync: Some(Duration::from_secs(10)),
-                delay: Duration::from_millis(250)
+                delay: Duration::from_millis(250),
+                panic_every: None,
             }
         );
         assert_eq!(p.indexes[0].name, "by-node");

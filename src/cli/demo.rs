@@ -77,6 +77,7 @@ fn scenario_settings(scenario: &Scenario, pipeline: &mut PipelineArgs) {
                 name: h.name.clone(),
                 resync: h.resync,
                 delay: h.delay,
+                panic_every: None,
             })
             .collect();
     }
@@ -185,11 +186,13 @@ fn demo_defaults(pipeline: &mut PipelineArgs) {
                 name: "fast".into(),
                 resync: Some(Duration::from_secs(10)),
                 delay: Duration::ZERO,
+                panic_every: None,
             },
             HandlerSpec {
                 name: "slow".into(),
                 resync: None,
                 delay: Duration::from_millis(250),
+                panic_every: None,
             },
         ];
     }

@@ -13,7 +13,7 @@ use super::args::DumpArgs;
 use super::exit::CliError;
 use super::inspect::{Inspection, dump_stages, list_progress};
 use super::session::Session;
-use super::stream::{Ending, STDOUT_BUFFER, Signals, refusal};
+use super::stream::{Ending, STDOUT_BUFFER, Signals};
 
 pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let inspection =
@@ -49,21 +49,21 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
     }
 }
 
-/// Feeds the LIST progress bar until the informer synced, a signal, or a refusal.
+/// Feeds the LIST progress bar until the informer synced, a signal, or the informer ended by
+/// itself (its first LIST refused).
 async fn wait_synced(session: &mut Session, signals: &mut Signals) -> Ending {
     let mut progress = list_progress();
+    let mut failure = session.failure.clone();
     let ending = loop {
         let event = tokio::select! {
             code = signals.recv() => break Ending::Signal(code),
+            failed = super::session::failure(&mut failure) => break Ending::Failed(failed),
             event = session.events.recv() => match event {
                 Some(event) => event,
                 None => break Ending::Done,
             },
         };
         progress.observe(&event.event);
-        if let Some(refused) = refusal(&event.event) {
-            break refused;
-        }
         if matches!(event.event, Event::Synced { .. }) {
             break Ending::Done;
         }

@@ -22,9 +22,13 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     ),
     (
         4,
-        "the API refused: unknown resource type, 401 Unauthorized, 403 Forbidden, 404 Not Found",
+        "the API refused: unknown resource type, or the first LIST answered 400 Bad Request, 401 Unauthorized, 403 Forbidden or 404 Not Found",
     ),
     (5, "the server is unreachable or timed out"),
+    (
+        6,
+        "a handler panicked (--on-panic crash, client-go's default), after the summary",
+    ),
     (130, "interrupted (SIGINT, Ctrl-C)"),
     (143, "terminated (SIGTERM)"),
 ];
@@ -54,6 +58,12 @@ pub enum CliError {
     /// 404 from the API.
     #[error("not found: {0}")]
     NotFound(String),
+    /// 400 from the API: the request itself is wrong (e.g. an unsupported field selector).
+    #[error("the server rejected the request (BadRequest): {0}")]
+    BadRequest(String),
+    /// A handler panicked and `--on-panic crash` (the default) ended the informer.
+    #[error("{0}")]
+    HandlerPanicked(String),
     /// Connection refused, DNS failure, TLS handshake failure, timeout.
     #[error("unable to connect to the server: {0}")]
     Unreachable(String),
@@ -97,8 +107,10 @@ impl CliError {
             CliError::UnknownResource(_)
             | CliError::Unauthorized(_)
             | CliError::Forbidden { .. }
-            | CliError::NotFound(_) => 4,
+            | CliError::NotFound(_)
+            | CliError::BadRequest(_) => 4,
             CliError::Unreachable(_) => 5,
+            CliError::HandlerPanicked(_) => 6,
             CliError::Runtime(_) => 1,
             CliError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
             CliError::Io(_) => 1,
@@ -133,6 +145,7 @@ impl CliError {
                 message: message.to_owned(),
             },
             404 => CliError::NotFound(message.to_owned()),
+            400 => CliError::BadRequest(message.to_owned()),
             _ => CliError::Runtime(format!("the server answered {code}: {message}")),
         }
     }
@@ -207,7 +220,9 @@ mod tests {
         assert_eq!(CliError::from_status(401, "list", "pods", "").code(), 4);
         assert_eq!(CliError::from_status(403, "watch", "pods", "").code(), 4);
         assert_eq!(CliError::from_status(404, "get", "pods", "").code(), 4);
+        assert_eq!(CliError::from_status(400, "list", "pods", "bad").code(), 4);
         assert_eq!(CliError::from_status(500, "list", "pods", "boom").code(), 1);
+        assert_eq!(CliError::HandlerPanicked("x".into()).code(), 6);
         assert_eq!(CliError::Unreachable("x".into()).code(), 5);
         assert_eq!(CliError::Interrupted.code(), 130);
         assert_eq!(CliError::Terminated.code(), 143);
@@ -218,7 +233,7 @@ mod tests {
         assert!(CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).is_quiet());
         assert_eq!(CliError::from(io::Error::other("disk")).code(), 1);
         let documented: Vec<i32> = EXIT_CODES.iter().map(|(c, _)| *c).collect();
-        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 130, 143]);
+        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 6, 130, 143]);
     }
 
     #[test]

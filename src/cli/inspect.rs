@@ -189,7 +189,7 @@ pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
         resync: pipeline.resync,
         queue: pipeline.queue.into(),
         reflector: ReflectorConfig {
-            page_size: Some(pipeline.page_size).filter(|n| *n > 0),
+            page_size: pipeline.page_size,
             watch_list: pipeline.watch_list,
             backoff: backoff(pipeline.max_backoff),
             ..ReflectorConfig::default()
@@ -197,22 +197,22 @@ pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
         transform: pipeline.transform.map(|t| match t {
             TransformArg::StripManagedFields => strip_managed_fields(),
         }),
+        on_panic: pipeline.on_panic.into(),
         watch_error_handler: None,
     }
 }
 
-/// client-go's reflector backoff, capped by `--max-backoff` (the first step too). A zero cap
-/// still waits 1ms, so a failing server is never hammered in a hot loop.
+/// client-go's reflector backoff; `--max-backoff` (a duration above 0, checked when the flags
+/// are parsed) caps the doubling and every delay, jitter included.
 fn backoff(max: Option<std::time::Duration>) -> BackoffConfig {
     let defaults = BackoffConfig::default();
-    let Some(max) = max else {
-        return defaults;
-    };
-    let max = max.max(std::time::Duration::from_millis(1));
-    BackoffConfig {
-        initial: defaults.initial.min(max),
-        max,
-        ..defaults
+    match max {
+        Some(max) => BackoffConfig {
+            max: defaults.max.min(max),
+            ceiling: Some(max),
+            ..defaults
+        },
+        None => defaults,
     }
 }
 

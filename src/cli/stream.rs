@@ -8,12 +8,15 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::informer::reflector::ReflectorError;
+use crate::informer::source::SourceError;
 use crate::informer::trace::{Event, Summary, TraceEvent};
 use crate::output::EventRenderer;
 use crate::scenario::InspectorAction;
 
 use super::args::HandlerSpec;
-use super::session::Session;
+use super::exit::CliError;
+use super::session::{Session, SessionFailure};
 
 /// How long a rendered line may wait for the lines after it before it is written: output stays
 /// live (a person cannot see 2 ms) while a burst of events costs one write, not one per line.
@@ -39,8 +42,8 @@ pub struct StopWhen {
 /// How the loop ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
-    /// The API refused the LIST/WATCH (401, 403, 404): retrying cannot help.
-    Refused { code: u16, message: String },
+    /// The informer ended by itself: its first LIST was refused, or a handler panicked.
+    Failed(SessionFailure),
     /// A stop condition was met.
     Done,
     /// SIGINT (130) or SIGTERM (143).
@@ -113,9 +116,11 @@ pub async fn run_with_actions<W: Write>(
     // Events of `batch` handled so far; the rest are printed after the stop if due.
     let mut handled = 0;
     let mut flush_at: Option<Instant> = None;
+    let mut failure = session.failure.clone();
     let ending = 'stream: loop {
         tokio::select! {
             code = signals.recv() => break Ending::Signal(code),
+            failed = super::session::failure(&mut failure) => break Ending::Failed(failed),
             _ = sleep_until(deadline) => break Ending::Done,
             // Due: the flush below writes what waited.
             _ = sleep_until(flush_at) => {}
@@ -133,9 +138,6 @@ pub async fn run_with_actions<W: Write>(
         while let Some(event) = batch.get(handled) {
             handled += 1;
             observe(&event.event);
-            if let Some(refused) = refusal(&event.event) {
-                break 'stream refused;
-            }
             if closed_pipe(renderer.render(event))? {
                 break 'stream Ending::PipeClosed;
             }
@@ -163,8 +165,8 @@ pub async fn run_with_actions<W: Write>(
     closed_pipe(renderer.flush())?;
     // Events emitted after a count was reached are not printed; after a timeout or signal
     // everything up to the summary is, so the summary's counts match the lines.
-    let print_rest =
-        stop_when.count.is_none() && matches!(ending, Ending::Done | Ending::Signal(_));
+    let print_rest = stop_when.count.is_none()
+        && matches!(ending, Ending::Done | Ending::Signal(_) | Ending::Failed(_));
     let (summary, mut rest) = session.stop().await;
     let unprinted = batch.into_iter().skip(handled).filter(|_| print_rest);
     for event in unprinted.chain(std::iter::from_fn(|| rest.try_recv().ok())) {
@@ -197,6 +199,7 @@ fn carry_out(session: &mut Session, action: InspectorAction) -> bool {
                 name: handler.name,
                 resync: handler.resync,
                 delay: handler.delay,
+                panic_every: None,
             };
             if let Err(e) = session.add_handler(&spec) {
                 eprintln!("warning: scenario: cannot add handler {}: {e}", spec.name);
@@ -220,7 +223,7 @@ fn finish<W: Write>(
     event: &TraceEvent,
     ending: &Ending,
 ) -> io::Result<()> {
-    if matches!(ending, Ending::PipeClosed | Ending::Refused { .. }) {
+    if matches!(ending, Ending::PipeClosed) {
         return Ok(());
     }
     let written = renderer
@@ -247,22 +250,6 @@ fn write_summary<W: Write>(
     }
 }
 
-/// A LIST/WATCH error no retry can fix: the credentials or permissions, or a resource that
-/// does not exist.
-pub fn refusal(event: &Event) -> Option<Ending> {
-    match event {
-        Event::WatchError {
-            code: Some(code @ (401 | 403 | 404)),
-            message,
-            ..
-        } => Some(Ending::Refused {
-            code: *code,
-            message: message.clone(),
-        }),
-        _ => None,
-    }
-}
-
 async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(at) => tokio::time::sleep_until(at).await,
@@ -273,17 +260,32 @@ async fn sleep_until(deadline: Option<Instant>) {
 impl Ending {
     /// The process exit code, or the error to report, for a session that ended this way on
     /// `resource`.
-    pub fn into_exit(self, resource: &str) -> Result<i32, super::exit::CliError> {
+    pub fn into_exit(self, resource: &str) -> Result<i32, CliError> {
         match self {
             Ending::Done | Ending::PipeClosed => Ok(0),
             Ending::Signal(code) => Ok(code),
-            // A 401 names the request too ("list pods: Unauthorized").
-            Ending::Refused { code: 401, message } => Err(super::exit::CliError::Unauthorized(
-                format!("list {resource}: {message}"),
-            )),
-            Ending::Refused { code, message } => Err(super::exit::CliError::from_status(
-                code, "list", resource, &message,
-            )),
+            Ending::Failed(SessionFailure::Panicked(panic)) => {
+                Err(CliError::HandlerPanicked(format!(
+                    "handler {:?} panicked: {} (--on-panic crash; --on-panic skip goes on)",
+                    panic.handler, panic.message
+                )))
+            }
+            Ending::Failed(SessionFailure::InitialList(e)) => Err(initial_list_error(&e, resource)),
         }
+    }
+}
+
+/// The one-line error for a first LIST that was refused or not understood.
+fn initial_list_error(e: &ReflectorError, resource: &str) -> CliError {
+    match e.source_error() {
+        // A 401 names the request too ("list pods: Unauthorized").
+        Some(SourceError::Api(status)) if status.code == Some(401) => {
+            CliError::Unauthorized(format!("list {resource}: {}", status.message))
+        }
+        Some(SourceError::Api(status)) => match status.code {
+            Some(code) => CliError::from_status(code, "list", resource, &status.message),
+            None => CliError::Runtime(format!("list {resource}: {e}")),
+        },
+        _ => CliError::Runtime(format!("list {resource}: {e}")),
     }
 }

@@ -312,6 +312,11 @@ impl DeltaFifo {
 
     async fn pop(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
         loop {
+            // Registered before the state is read, so neither a queued delta nor close() can
+            // slip between the check and the wait.
+            let woken = self.notify.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
             {
                 let mut state = self.lock();
                 if let Some(key) = state.queue.pop_front() {
@@ -322,7 +327,7 @@ impl DeltaFifo {
                     return Err(QueueClosed);
                 }
             }
-            self.notify.notified().await;
+            woken.await;
         }
     }
 
@@ -349,9 +354,10 @@ impl DeltaFifo {
         }
     }
 
+    /// Rule F8: wakes every blocked pop (client-go's `cond.Broadcast`).
     fn close(&self) {
         self.lock().closed = true;
-        self.notify.notify_one();
+        self.notify.notify_waiters();
     }
 
     /// Keys in queue order, for tests and `dump`.
@@ -365,21 +371,22 @@ impl DeltaFifo {
     }
 }
 
-/// Rule F2: two trailing Deleted deltas collapse to one, keeping the one that is not a
-/// tombstone (client-go's `isDeletionDup`).
+/// Rule F2: two trailing Deleted deltas collapse to one (client-go's `isDeletionDup`): when the
+/// older is a tombstone the newer is kept, otherwise the older — a real delete is never
+/// replaced by a later tombstone, and of two real deletes the first one stands.
 fn dedup_deltas(deltas: &mut Vec<Delta>) {
     let n = deltas.len();
     if n < 2 {
         return;
     }
-    let (a, b) = (&deltas[n - 2], &deltas[n - 1]);
-    if a.delta_type != DeltaType::Deleted || b.delta_type != DeltaType::Deleted {
+    let (older, newer) = (&deltas[n - 2], &deltas[n - 1]);
+    if older.delta_type != DeltaType::Deleted || newer.delta_type != DeltaType::Deleted {
         return;
     }
-    if b.object.is_tombstone() {
-        deltas.pop();
-    } else {
+    if older.object.is_tombstone() {
         deltas.remove(n - 2);
+    } else {
+        deltas.pop();
     }
 }
 

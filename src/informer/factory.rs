@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::shared_informer::{InformerConfig, SharedIndexInformer};
+use super::shared_informer::{InformerConfig, InformerError, SharedIndexInformer};
 use super::source::{KubeSource, KubeTarget, ListerWatcher};
 use super::trace::Tracer;
 
@@ -20,7 +20,7 @@ pub struct InformerFactory {
 
 struct Entry {
     informer: SharedIndexInformer,
-    task: Option<JoinHandle<()>>,
+    task: Option<JoinHandle<Result<(), InformerError>>>,
 }
 
 impl InformerFactory {
@@ -94,16 +94,21 @@ impl InformerFactory {
         true
     }
 
-    /// Waits for every started informer to return after `stop` was cancelled.
-    pub async fn shutdown(&self) {
-        let tasks: Vec<JoinHandle<()>> = self
+    /// Waits for every started informer to return after `stop` was cancelled; the errors
+    /// they ended with (a handler panic under `PanicPolicy::Crash`).
+    pub async fn shutdown(&self) -> Vec<InformerError> {
+        let tasks: Vec<JoinHandle<Result<(), InformerError>>> = self
             .lock()
             .values_mut()
             .filter_map(|e| e.task.take())
             .collect();
+        let mut errors = Vec::new();
         for task in tasks {
-            let _ = task.await;
+            if let Ok(Err(e)) = task.await {
+                errors.push(e);
+            }
         }
+        errors
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {

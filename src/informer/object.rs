@@ -216,14 +216,21 @@ impl CachedObject {
     }
 
     /// The values index `index` holds for this object (index 0 is always the built-in
-    /// `namespace` index, whose value is the key's namespace).
+    /// `namespace` index, whose value is the key's namespace, `""` for a cluster-scoped object
+    /// as client-go's `MetaNamespaceIndexFunc` gives — Rule I4).
     pub fn index_values(&self, index: usize) -> impl Iterator<Item = &str> {
-        let namespace = (index == 0).then(|| self.meta.namespace()).flatten();
+        let namespace = (index == 0).then(|| self.meta.namespace().unwrap_or(""));
         let rest = index
             .checked_sub(1)
             .and_then(|i| self.index_values.get(i))
             .map_or(&[][..], |v| &v[..]);
         namespace.into_iter().chain(rest.iter().map(String::as_str))
+    }
+
+    /// How many indices' values this object carries from ingest (the namespace index is
+    /// always one); the store computes the values of indices added later (Rule I3).
+    pub fn carried_indices(&self) -> usize {
+        1 + self.index_values.len()
     }
 
     /// The controller owner reference as `Kind/name`, if any.

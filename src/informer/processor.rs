@@ -2,7 +2,10 @@
 //!
 //! Each listener owns an unbounded buffer (a channel) drained by its own task, so a slow
 //! handler never blocks the process loop or any other handler (Rule P1). The processor keeps
-//! the resync bookkeeping: which listeners are due (Rule P5), their effective periods (P2–P4).
+//! the resync bookkeeping: which listeners are due (Rule P5), their effective periods (P2–P4),
+//! and the "syncing" set resync notifications go to (Rule H2: a listener starts in it). A
+//! panicking handler crashes the informer or is skipped (Rule P8); when the processor stops,
+//! every listener finishes the notification in hand, drops and counts the rest, and ends.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -12,7 +15,8 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -96,20 +100,80 @@ impl<F: Fn(&Notification) + Send + Sync + 'static> EventHandler for FnHandler<F>
 }
 
 /// kinformer's own handlers: they only take `delay` per notification, so a user can watch a
-/// slow handler's backlog grow while a fast one stays current.
+/// slow handler's backlog grow while a fast one stays current; `panic_every` makes every Nth
+/// notification panic, to see Rule P8 at work.
 pub struct SimulatedHandler {
-    pub delay: Duration,
+    delay: Duration,
+    panic_every: Option<u64>,
+    /// Cuts a pretend delay short when the session stops (there is no real work to finish).
+    stop: CancellationToken,
+    seen: AtomicU64,
+}
+
+impl SimulatedHandler {
+    pub fn new(delay: Duration) -> Self {
+        Self {
+            delay,
+            panic_every: None,
+            stop: CancellationToken::new(),
+            seen: AtomicU64::new(0),
+        }
+    }
+
+    /// Panics on every `n`th notification.
+    pub fn panic_every(mut self, n: Option<u64>) -> Self {
+        self.panic_every = n.filter(|n| *n > 0);
+        self
+    }
+
+    /// Ends delays early once `stop` fires.
+    pub fn stopped_by(mut self, stop: CancellationToken) -> Self {
+        self.stop = stop;
+        self
+    }
 }
 
 impl EventHandler for SimulatedHandler {
     fn handle<'a>(&'a self, _: &'a Notification) -> HandlerFuture<'a> {
+        let n = self.seen.fetch_add(1, Ordering::Relaxed) + 1;
+        if self
+            .panic_every
+            .is_some_and(|every| n.is_multiple_of(every))
+        {
+            panic!("simulated handler panic on notification {n}");
+        }
         let delay = self.delay;
         Box::pin(async move {
             if !delay.is_zero() {
-                tokio::time::sleep(delay).await;
+                tokio::select! {
+                    _ = self.stop.cancelled() => {}
+                    _ = tokio::time::sleep(delay) => {}
+                }
             }
         })
     }
+}
+
+/// What a panicking handler does to the informer (Rule P8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PanicPolicy {
+    /// client-go's default (`utilruntime.ReallyCrash`): the panic ends the informer, and the
+    /// program with it.
+    #[default]
+    Crash,
+    /// client-go with crashing off: the notification is lost and the listener pauses
+    /// [`PANIC_PAUSE`] before the next one (`wait.Until`'s period).
+    Skip,
+}
+
+/// How long a listener pauses after a skipped panic (client-go's `wait.Until(…, 1*time.Second)`).
+pub const PANIC_PAUSE: Duration = Duration::from_secs(1);
+
+/// A handler's panic that ended the informer ([`PanicPolicy::Crash`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerPanic {
+    pub handler: Arc<str>,
+    pub message: String,
 }
 
 /// client-go's `determineResyncPeriod`: 0 stays 0, no check period means no resync, and a
@@ -154,6 +218,7 @@ struct ListenerStats {
     syncs: AtomicU64,
     handled: AtomicU64,
     panics: AtomicU64,
+    dropped: AtomicU64,
     max_pending: AtomicU64,
     latency_total_us: AtomicU64,
 }
@@ -166,8 +231,11 @@ pub struct Listener {
     /// Why the effective period differs from the requested one, if it does.
     adjustment: Option<String>,
     resync: Mutex<ResyncState>,
+    /// In the processor's syncing set: resync notifications reach it (Rule H2). True from
+    /// registration until a resync check finds it not due (client-go's `addListener`).
     syncing: AtomicBool,
     removed: AtomicBool,
+    on_panic: PanicPolicy,
     /// Cancelled when the listener is removed or the informer stops: the worker ends.
     stopped: CancellationToken,
     pending: Arc<AtomicUsize>,
@@ -189,6 +257,7 @@ impl Listener {
         name: &str,
         handler: Arc<dyn EventHandler>,
         resync: ResyncPlan,
+        on_panic: PanicPolicy,
         tracer: Tracer,
     ) -> Arc<Self> {
         let (tx, rx) = mpsc::unbounded_channel();
@@ -202,8 +271,9 @@ impl Listener {
                 period: effective_resync,
                 next_resync: Instant::now() + effective_resync,
             }),
-            syncing: AtomicBool::new(false),
+            syncing: AtomicBool::new(true),
             removed: AtomicBool::new(false),
+            on_panic,
             stopped: CancellationToken::new(),
             pending: Arc::default(),
             initial_pending: Arc::default(),
@@ -302,38 +372,70 @@ impl Listener {
         s.max_pending.fetch_max(pending as u64, Ordering::Relaxed);
     }
 
-    /// Spawns the task that hands buffered notifications to the handler, in order.
-    fn start(self: &Arc<Self>) {
+    /// Spawns the task that hands buffered notifications to the handler, in order; `crash`
+    /// hears of a panic under [`PanicPolicy::Crash`].
+    fn start(
+        self: &Arc<Self>,
+        crash: &watch::Sender<Option<HandlerPanic>>,
+    ) -> Option<JoinHandle<()>> {
         let worker = self
             .worker
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(worker) = worker {
-            tokio::spawn(self.clone().run(worker));
-        }
+            .take()?;
+        Some(tokio::spawn(self.clone().run(worker, crash.clone())))
     }
 
-    async fn run(self: Arc<Self>, mut worker: Worker) {
+    async fn run(self: Arc<Self>, mut worker: Worker, crash: watch::Sender<Option<HandlerPanic>>) {
         let stopped = self.stopped.clone();
         loop {
             let queued = tokio::select! {
-                _ = stopped.cancelled() => return,
+                biased;
+                _ = stopped.cancelled() => break,
                 queued = worker.rx.recv() => match queued {
                     Some(queued) => queued,
-                    None => return,
+                    None => break,
                 },
             };
-            tokio::select! {
-                _ = stopped.cancelled() => return,
-                panicked = deliver(worker.handler.as_ref(), &queued.notification) => {
-                    self.finish(&queued, panicked);
+            // The notification in hand is finished even when a stop arrives meanwhile, as
+            // client-go's run loop finishes the item it took from nextCh.
+            let panic = deliver(worker.handler.as_ref(), &queued.notification).await;
+            self.finish(&queued, panic.is_some());
+            let Some(message) = panic else { continue };
+            match self.on_panic {
+                PanicPolicy::Crash => {
+                    crash.send_replace(Some(HandlerPanic {
+                        handler: self.name.clone(),
+                        message,
+                    }));
+                    break;
                 }
+                PanicPolicy::Skip => tokio::select! {
+                    _ = stopped.cancelled() => break,
+                    _ = tokio::time::sleep(PANIC_PAUSE) => {}
+                },
             }
         }
+        self.drop_pending(&mut worker.rx);
     }
 
-    /// Ends this listener: nothing more is queued or delivered.
+    /// Counts what was still buffered when the listener ended: dropped, as client-go's
+    /// processor drops a stopped listener's pendingNotifications.
+    fn drop_pending(&self, rx: &mut mpsc::UnboundedReceiver<Queued>) {
+        rx.close();
+        let mut dropped = 0u64;
+        while let Ok(queued) = rx.try_recv() {
+            dropped += 1;
+            self.pending.fetch_sub(1, Ordering::AcqRel);
+            if queued.notification.is_initial() {
+                self.initial_pending.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+        self.stats.dropped.fetch_add(dropped, Ordering::Relaxed);
+    }
+
+    /// Ends this listener: nothing more is queued; the worker finishes the notification in
+    /// hand and drops the rest.
     fn stop(&self) {
         self.removed.store(true, Ordering::Release);
         self.stopped.cancel();
@@ -378,25 +480,40 @@ impl Listener {
             syncs: s.syncs.load(Ordering::Relaxed),
             handled,
             panics: s.panics.load(Ordering::Relaxed),
+            dropped: s.dropped.load(Ordering::Relaxed),
             max_pending: s.max_pending.load(Ordering::Relaxed),
             mean_latency: Duration::from_micros(total_us.checked_div(handled).unwrap_or(0)),
         }
     }
 }
 
-/// Hands one notification to `handler`; true if it panicked (Rule P8: the notification is
-/// lost, the handler goes on with the next), whether while building its future or running it.
-async fn deliver(handler: &dyn EventHandler, n: &Notification) -> bool {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(n))) {
-        Ok(work) => AssertUnwindSafe(work).catch_unwind().await.is_err(),
-        Err(_) => true,
-    }
+/// Hands one notification to `handler`; the panic message if it panicked (Rule P8), whether
+/// while building its future or running it.
+async fn deliver(handler: &dyn EventHandler, n: &Notification) -> Option<String> {
+    let payload = match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(n))) {
+        Ok(work) => AssertUnwindSafe(work).catch_unwind().await.err()?,
+        Err(payload) => payload,
+    };
+    Some(panic_message(payload.as_ref()))
+}
+
+/// The text of a panic payload (`panic!("…")` carries a `&str` or a `String`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned())
 }
 
 /// client-go's sharedProcessor.
 pub struct SharedProcessor {
     listeners: RwLock<Vec<Arc<Listener>>>,
     started: AtomicBool,
+    /// Every listener task spawned, awaited when the processor stops.
+    workers: Mutex<Vec<JoinHandle<()>>>,
+    /// Set by a listener whose handler panicked under [`PanicPolicy::Crash`].
+    crash: watch::Sender<Option<HandlerPanic>>,
 }
 
 impl Default for SharedProcessor {
@@ -404,16 +521,30 @@ impl Default for SharedProcessor {
         Self {
             listeners: RwLock::new(Vec::new()),
             started: AtomicBool::new(false),
+            workers: Mutex::default(),
+            crash: watch::Sender::new(None),
         }
     }
 }
 
 impl SharedProcessor {
+    /// Registers `listener`, in the syncing set (Rule H2); started at once when the processor
+    /// runs.
     pub fn add_listener(&self, listener: Arc<Listener>) {
+        let mut listeners = self.write();
         if self.started.load(Ordering::Acquire) {
-            listener.start();
+            self.spawn(&listener);
         }
-        self.write().push(listener);
+        listeners.push(listener);
+    }
+
+    fn spawn(&self, listener: &Arc<Listener>) {
+        if let Some(task) = listener.start(&self.crash) {
+            self.workers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(task);
+        }
     }
 
     /// Rule P6: stops the listener's notifications; false when it was not registered.
@@ -428,10 +559,33 @@ impl SharedProcessor {
         removed
     }
 
-    /// Stops every listener (the informer stopped).
-    pub fn stop(&self) {
+    /// Stops every listener and waits for every worker to end (client-go's processor.run
+    /// after its context is done: close each addCh, then `wg.Wait()`). Pending notifications
+    /// are dropped and counted per handler.
+    pub async fn stop(&self) {
+        self.started.store(false, Ordering::Release);
         for l in self.read().iter() {
             l.stop();
+        }
+        let workers =
+            std::mem::take(&mut *self.workers.lock().unwrap_or_else(PoisonError::into_inner));
+        for worker in workers {
+            let _ = worker.await;
+        }
+    }
+
+    /// Resolves with the first handler panic under [`PanicPolicy::Crash`].
+    pub async fn crashed(&self) -> HandlerPanic {
+        let mut rx = self.crash.subscribe();
+        let first = rx
+            .wait_for(Option::is_some)
+            .await
+            .ok()
+            .and_then(|p| p.clone());
+        match first {
+            Some(panic) => panic,
+            // The sender lives as long as the processor: no panic can come any more.
+            None => std::future::pending().await,
         }
     }
 
@@ -441,9 +595,10 @@ impl SharedProcessor {
 
     /// Starts every listener's worker; later listeners start as they are added.
     pub fn run(&self) {
+        let listeners = self.read();
         self.started.store(true, Ordering::Release);
-        for l in self.read().iter() {
-            l.start();
+        for l in listeners.iter() {
+            self.spawn(l);
         }
     }
 

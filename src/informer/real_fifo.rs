@@ -119,6 +119,10 @@ impl RealFifo {
 
     pub(crate) async fn pop(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
         loop {
+            // Registered before the state is read: see DeltaFifo::pop.
+            let woken = self.notify.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
             {
                 let mut state = self.lock();
                 if let Some(delta) = state.items.pop_front() {
@@ -140,7 +144,7 @@ impl RealFifo {
                     return Err(QueueClosed);
                 }
             }
-            self.notify.notified().await;
+            woken.await;
         }
     }
 
@@ -148,9 +152,10 @@ impl RealFifo {
         self.lock().has_synced()
     }
 
+    /// Wakes every blocked pop (Rule F8).
     pub(crate) fn close(&self) {
         self.lock().closed = true;
-        self.notify.notify_one();
+        self.notify.notify_waiters();
     }
 
     /// The queued deltas in order, for tests.

@@ -1,12 +1,17 @@
 //! The Reflector: LIST (paged, or watch-list), then WATCH from the list's resourceVersion,
-//! feeding the queue; resyncs on a timer; backs off on failure (Rules R1–R7).
+//! feeding the queue; resyncs on a timer; backs off on failure (Rules R1–R9).
 //!
 //! Mirrors client-go's `Reflector.ListAndWatch` run under `wait.BackoffUntil`: every return of
 //! ListAndWatch (a failed list, a 410, a broken watch) is followed by a jittered exponential
 //! backoff and a relist; a watch that ends cleanly is re-opened from the last resourceVersion
-//! without relisting. All LISTs are consistent reads (`resourceVersion=""`) so paging works.
+//! without relisting, and a watch that cannot be opened is retried in place only for
+//! connection refused and 429. The first LIST asks for `resourceVersion="0"` (any cached
+//! state), a relist for the last synced resourceVersion, and `""` (a consistent read) only once
+//! a LIST answered Expired or "too large resource version" — client-go's
+//! `relistResourceVersion`.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -17,15 +22,26 @@ use tokio_util::sync::CancellationToken;
 use super::delta_fifo::Queue;
 use super::object::{DecodeError, Ingest, ObjectRef};
 use super::source::{
-    ApiStatus, ListOptions, ListerWatcher, SourceError, WatchFrame, WatchOptions, WatchStream,
+    ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, WatchFrame, WatchOptions,
+    WatchStream,
 };
 use super::trace::{Event, EventKind, Tracer, WatchEventType};
 
-/// client-go's backoff for reflectors: 800 ms doubling to 30 s, full jitter, reset after 2 min.
+/// client-go's pager default page size (`pager.defaultPageSize`).
+pub const DEFAULT_PAGE_SIZE: u32 = 500;
+
+/// The `resourceVersionMatch` a watch-list sends (client-go: NotOlderThan).
+const WATCH_LIST_MATCH: &str = "NotOlderThan";
+
+/// client-go's backoff for reflectors: 800 ms doubling to 30 s, full jitter (so a delay at
+/// the cap is 30–60 s), reset after 2 min.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BackoffConfig {
     pub initial: Duration,
+    /// The cap on the doubling base (client-go's `Cap`); jitter is added on top.
     pub max: Duration,
+    /// A hard ceiling on every delay, jitter included (`--max-backoff`); client-go has none.
+    pub ceiling: Option<Duration>,
     pub reset_after: Duration,
     pub factor: f64,
     pub jitter: f64,
@@ -36,6 +52,7 @@ impl Default for BackoffConfig {
         Self {
             initial: Duration::from_millis(800),
             max: Duration::from_secs(30),
+            ceiling: None,
             reset_after: Duration::from_secs(120),
             factor: 2.0,
             jitter: 1.0,
@@ -46,9 +63,12 @@ impl Default for BackoffConfig {
 /// How a reflector lists and watches.
 #[derive(Debug, Clone)]
 pub struct ReflectorConfig {
-    /// LIST page size (`limit`); None lists in one request.
+    /// client-go's `WatchListPageSize`: a `limit` for every LIST, whatever its
+    /// resourceVersion; `Some(0)` lists unpaged. `None` follows client-go's pager: `limit=500`
+    /// for the first LIST (a watch cache ignores it) and for consistent reads, no limit for a
+    /// relist at a resourceVersion unless the server paged the first LIST.
     pub page_size: Option<u32>,
-    /// Use the watch-list strategy (Rule R6) instead of LIST.
+    /// Use the watch-list strategy (Rules R6, R9) instead of LIST.
     pub watch_list: bool,
     /// Watch timeouts are drawn from [min, 2·min] (client-go: 5 min).
     pub min_watch_timeout: Duration,
@@ -58,7 +78,7 @@ pub struct ReflectorConfig {
 impl Default for ReflectorConfig {
     fn default() -> Self {
         Self {
-            page_size: Some(500),
+            page_size: None,
             watch_list: false,
             min_watch_timeout: Duration::from_secs(300),
             backoff: BackoffConfig::default(),
@@ -85,7 +105,8 @@ impl Backoff {
         }
     }
 
-    /// The next delay and the attempt number it belongs to.
+    /// The next delay (jittered, never above the ceiling) and the attempt number it belongs
+    /// to.
     pub fn step(&mut self, now: Instant) -> (Duration, u32) {
         if self
             .last_start
@@ -95,11 +116,13 @@ impl Backoff {
             self.attempt = 0;
         }
         self.last_start = Some(now);
-        let base = self.next;
+        let ceiling = self.config.ceiling.unwrap_or(Duration::MAX);
+        let base = self.next.min(ceiling);
         self.next = base.mul_f64(self.config.factor).min(self.config.max);
-        self.attempt += 1;
+        self.attempt = self.attempt.saturating_add(1);
         let jitter = rand::rng().random::<f64>() * self.config.jitter;
-        (base + base.mul_f64(jitter), self.attempt)
+        let delay = base.saturating_add(base.mul_f64(jitter));
+        (delay.min(ceiling), self.attempt)
     }
 }
 
@@ -110,13 +133,82 @@ pub type ShouldResync = Arc<dyn Fn() -> Vec<Arc<str>> + Send + Sync>;
 pub type AfterReplace = Arc<dyn Fn() + Send + Sync>;
 
 /// client-go's WatchErrorHandler: told why each ListAndWatch attempt failed.
-pub type WatchErrorHandler = Arc<dyn Fn(&str) + Send + Sync>;
+pub type WatchErrorHandler = Arc<dyn Fn(&ReflectorError) + Send + Sync>;
 
-/// Why one ListAndWatch ended.
+/// Why one ListAndWatch attempt failed (client-go hands these to the WatchErrorHandler; the
+/// reflector backs off and relists after each).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReflectorError {
+    /// The LIST failed; `initial` when nothing was ever listed (the informer has no data).
+    #[error("failed to list: {source}")]
+    List {
+        #[source]
+        source: SourceError,
+        initial: bool,
+    },
+    /// A listed object could not be decoded.
+    #[error("unable to understand list result: {source}")]
+    ListDecode {
+        #[source]
+        source: DecodeError,
+        initial: bool,
+    },
+    /// The WATCH request was refused or failed (not connection refused or 429, which are
+    /// retried in place, Rule R8).
+    #[error("failed to watch: {source}")]
+    Watch {
+        #[source]
+        source: SourceError,
+    },
+}
+
+impl ReflectorError {
+    /// A failure of the very first LIST: the informer has never had data.
+    pub fn is_initial_list(&self) -> bool {
+        matches!(
+            self,
+            ReflectorError::List { initial: true, .. }
+                | ReflectorError::ListDecode { initial: true, .. }
+        )
+    }
+
+    /// The server's answer, when it gave one.
+    pub fn source_error(&self) -> Option<&SourceError> {
+        match self {
+            ReflectorError::List { source, .. } | ReflectorError::Watch { source } => Some(source),
+            ReflectorError::ListDecode { .. } => None,
+        }
+    }
+}
+
+/// How one ListAndWatch ended when it did not fail.
 #[derive(Debug)]
 enum Ended {
     Stopped,
-    Failed(String),
+    /// The watch ended in a way that calls for a relist after the backoff (410, an ERROR
+    /// event, a broken stream, a very short watch); client-go returns nil here, so the
+    /// WatchErrorHandler is not told.
+    Restart(String),
+}
+
+/// How a watch stream ended.
+enum WatchOutcome {
+    /// Closed by the server or by its timeout: re-watch from the last resourceVersion.
+    Closed,
+    /// An ERROR event or a broken stream: relist (or, for 429, re-watch after a backoff).
+    Failed(SourceError),
+}
+
+/// What the reflector remembers between LISTs (client-go's lastSyncResourceVersion,
+/// isLastSyncResourceVersionUnavailable and paginatedResult).
+#[derive(Debug, Default)]
+struct ListState {
+    /// The last LIST answered Expired or too-large: relist with a consistent read.
+    rv_unavailable: bool,
+    /// The first LIST (at "0") came back in pages: the server has no watch cache, keep paging.
+    paginated_result: bool,
+    /// A LIST has succeeded.
+    listed: bool,
 }
 
 /// client-go's Reflector.
@@ -131,6 +223,9 @@ pub struct Reflector {
     watch_error_handler: Option<WatchErrorHandler>,
     tracer: Tracer,
     last_sync_rv: Arc<Mutex<String>>,
+    list_state: Mutex<ListState>,
+    /// One backoff for the outer loop and in-place watch retries (client-go's backoffManager).
+    backoff: Mutex<Backoff>,
     /// The server's last `Retry-After`: the next backoff waits at least that long.
     retry_after: Mutex<Option<Duration>>,
 }
@@ -147,12 +242,17 @@ pub struct ReflectorParts {
     pub last_sync_rv: Arc<Mutex<String>>,
 }
 
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 impl Reflector {
     pub fn new(lw: Arc<dyn ListerWatcher>, queue: Arc<Queue>, parts: ReflectorParts) -> Self {
         Self {
             lw,
             queue,
             ingest: parts.ingest,
+            backoff: Mutex::new(Backoff::new(parts.config.backoff)),
             config: parts.config,
             resync_check_period: parts.resync_check_period,
             should_resync: parts.should_resync,
@@ -160,115 +260,198 @@ impl Reflector {
             watch_error_handler: parts.watch_error_handler,
             tracer: parts.tracer,
             last_sync_rv: parts.last_sync_rv,
+            list_state: Mutex::default(),
             retry_after: Mutex::new(None),
         }
     }
 
     /// Runs ListAndWatch until `stop`, backing off between attempts (Rule R5).
     pub async fn run(&self, stop: CancellationToken) {
-        let mut backoff = Backoff::new(self.config.backoff);
         loop {
             let reason = match self.list_and_watch(&stop).await {
-                Ended::Stopped => return,
-                Ended::Failed(reason) => reason,
+                Ok(Ended::Stopped) => return,
+                Ok(Ended::Restart(reason)) => reason,
+                Err(e) => {
+                    tracing::info!("{e}");
+                    if let Some(handler) = &self.watch_error_handler {
+                        handler(&e);
+                    }
+                    e.to_string()
+                }
             };
-            if let Some(handler) = &self.watch_error_handler {
-                handler(&reason);
-            }
-            let (delay, attempt) = self.next_delay(&mut backoff);
-            self.tracer.emit(Event::Backoff {
-                reason: reason.clone(),
-                delay_ms: delay.as_millis() as u64,
-                attempt,
-            });
             tokio::select! {
                 _ = stop.cancelled() => return,
-                _ = tokio::time::sleep(delay) => {}
+                () = self.sleep_backoff(&reason) => {}
             }
             self.tracer.emit(Event::Relist { reason });
         }
     }
 
     pub fn last_sync_resource_version(&self) -> String {
-        self.last_sync_rv
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.last_sync_rv).clone()
     }
 
     fn set_last_sync_rv(&self, rv: &str) {
-        if rv.is_empty() {
-            return;
+        if !rv.is_empty() {
+            *lock(&self.last_sync_rv) = rv.to_owned();
         }
-        *self
-            .last_sync_rv
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = rv.to_owned();
     }
 
-    async fn list_and_watch(&self, stop: &CancellationToken) -> Ended {
-        let initial_stream = if self.config.watch_list {
-            match self.watch_list().await {
-                Ok(stream) => Some(stream),
-                Err(reason) => return Ended::Failed(reason),
+    /// client-go's `relistResourceVersion`: "" after an Expired/too-large answer, "0" before
+    /// anything was listed, else the last synced resourceVersion.
+    fn relist_resource_version(&self) -> String {
+        if lock(&self.list_state).rv_unavailable {
+            return String::new();
+        }
+        match self.last_sync_resource_version() {
+            rv if rv.is_empty() => "0".to_owned(),
+            rv => rv,
+        }
+    }
+
+    /// client-go's `rewatchResourceVersion` (watch-list): "" after an Expired/too-large
+    /// answer, else the last synced resourceVersion ("" before anything was listed).
+    fn rewatch_resource_version(&self) -> String {
+        if lock(&self.list_state).rv_unavailable {
+            return String::new();
+        }
+        self.last_sync_resource_version()
+    }
+
+    fn set_rv_unavailable(&self, unavailable: bool) {
+        lock(&self.list_state).rv_unavailable = unavailable;
+    }
+
+    fn is_initial(&self) -> bool {
+        !lock(&self.list_state).listed
+    }
+
+    async fn list_and_watch(&self, stop: &CancellationToken) -> Result<Ended, ReflectorError> {
+        let mut initial_stream = None;
+        if self.config.watch_list {
+            match self.watch_list(stop).await {
+                Ok(Some(stream)) => initial_stream = Some(stream),
+                Ok(None) => return Ok(Ended::Stopped),
+                // Rule R9: making progress beats deadlocking — fall back to LIST.
+                Err(e) => self.tracer.emit(Event::Relist {
+                    reason: format!("watch-list failed, falling back to LIST: {e}"),
+                }),
             }
-        } else {
-            if let Err(reason) = self.list().await {
-                return Ended::Failed(reason);
+        }
+        if initial_stream.is_none() {
+            tokio::select! {
+                _ = stop.cancelled() => return Ok(Ended::Stopped),
+                listed = self.list() => listed?,
             }
-            None
-        };
+        }
         tokio::select! {
-            _ = stop.cancelled() => Ended::Stopped,
-            ended = self.watch_loop(initial_stream) => ended,
+            _ = stop.cancelled() => Ok(Ended::Stopped),
+            ended = self.watch_loop(initial_stream, stop) => ended,
             never = self.resync_loop() => match never {},
         }
     }
 
-    /// LIST in pages, then one Replace (Rule R1). An expired continue token falls back to a
-    /// full, unpaged list (client-go's pager).
-    async fn list(&self) -> Result<(), String> {
-        let mut limit = self.config.page_size;
+    /// The page size client-go's pager uses for a LIST at `rv` (see
+    /// [`ReflectorConfig::page_size`]).
+    fn page_size_for(&self, rv: &str) -> Option<u32> {
+        match self.config.page_size {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None if lock(&self.list_state).paginated_result => Some(DEFAULT_PAGE_SIZE),
+            None if !rv.is_empty() && rv != "0" => None,
+            None => Some(DEFAULT_PAGE_SIZE),
+        }
+    }
+
+    /// LIST (Rule R1) then one Replace. An Expired or too-large answer is retried at once as a
+    /// consistent read, as client-go's `list` does.
+    async fn list(&self) -> Result<(), ReflectorError> {
+        let initial = self.is_initial();
+        let rv = self.relist_resource_version();
+        let limit = self.page_size_for(&rv);
+        let mut listed = self.list_pages(&rv, limit).await;
+        if let Err(ListFailure::Source(e)) = &listed
+            && (e.is_expired() || e.is_too_large_resource_version())
+        {
+            self.set_rv_unavailable(true);
+            listed = self
+                .list_pages(&self.relist_resource_version(), limit)
+                .await;
+        }
+        let listed = listed.map_err(|f| f.into_error(initial))?;
+        {
+            let mut state = lock(&self.list_state);
+            if rv == "0" && listed.pages > 1 {
+                state.paginated_result = true;
+            }
+            state.rv_unavailable = false;
+            state.listed = true;
+        }
+        self.replace(listed.items, &listed.resource_version, listed.pages);
+        Ok(())
+    }
+
+    /// One LIST in pages of `limit`; an expired continue token falls back to one full list at
+    /// the same resourceVersion (client-go's pager, `FullListIfExpired`).
+    async fn list_pages(&self, rv: &str, limit: Option<u32>) -> Result<Listed, ListFailure> {
+        let mut limit = limit;
         'restart: loop {
-            self.tracer.emit(Event::ListStart {
-                resource_version: String::new(),
-                limit,
-                watch_list: false,
-            });
-            let mut items = Vec::new();
+            self.trace_list_start(rv, None, limit, false);
+            let mut listed = Listed::default();
             let mut opts = ListOptions {
+                resource_version: rv.to_owned(),
                 limit,
-                ..ListOptions::default()
+                continue_token: None,
             };
-            let mut pages = 0;
             loop {
                 let page = match self.lw.list(&opts).await {
                     Ok(page) => page,
-                    Err(e) if e.is_expired() && pages > 0 => {
+                    Err(e) if e.is_expired() && listed.pages > 0 => {
                         self.trace_error(&e);
                         limit = None;
                         continue 'restart;
                     }
-                    Err(e) => return Err(self.trace_error(&e)),
+                    Err(e) => {
+                        self.trace_error(&e);
+                        return Err(ListFailure::Source(e));
+                    }
                 };
-                pages += 1;
+                listed.pages += 1;
                 self.tracer.emit(Event::ListPage {
-                    page: pages,
+                    page: listed.pages,
                     items: page.items.len(),
                     more: page.continue_token.is_some(),
                 });
-                for raw in &page.items {
-                    items.push(self.decode(raw).map_err(|e| self.trace_decode_error(&e))?);
+                let ListPage {
+                    items,
+                    resource_version,
+                    continue_token,
+                } = page;
+                for raw in &items {
+                    listed.items.push(self.decode(raw).map_err(|e| {
+                        self.trace_decode_error(&e);
+                        ListFailure::Decode(e)
+                    })?);
                 }
-                match page.continue_token {
+                match continue_token {
                     Some(token) => opts.continue_token = Some(token),
                     None => {
-                        self.replace(items, &page.resource_version, pages);
-                        return Ok(());
+                        listed.resource_version = resource_version;
+                        return Ok(listed);
                     }
                 }
             }
         }
+    }
+
+    fn trace_list_start(&self, rv: &str, rv_match: Option<&str>, limit: Option<u32>, wl: bool) {
+        tracing::debug!(resource_version = rv, ?limit, watch_list = wl, "list");
+        self.tracer.emit(Event::ListStart {
+            resource_version: rv.to_owned(),
+            resource_version_match: rv_match.map(str::to_owned),
+            limit,
+            watch_list: wl,
+        });
     }
 
     fn replace(&self, items: Vec<ObjectRef>, rv: &str, pages: u32) {
@@ -283,54 +466,112 @@ impl Reflector {
         (self.after_replace)();
     }
 
-    /// Watch-list (Rule R6): collect the initial ADDED events until the bookmark annotated
-    /// `k8s.io/initial-events-end`, Replace with them, and keep the stream for watching.
-    async fn watch_list(&self) -> Result<WatchStream, String> {
-        self.tracer.emit(Event::ListStart {
-            resource_version: self.last_sync_resource_version(),
-            limit: None,
-            watch_list: true,
-        });
-        let mut stream = self
-            .open_watch(true)
-            .await
-            .map_err(|e| self.trace_error(&e))?;
-        let mut items = Vec::new();
-        while let Some(frame) = stream.next().await {
-            match frame {
-                Ok(WatchFrame::Added(raw)) => {
-                    items.push(self.decode(&raw).map_err(|e| self.trace_decode_error(&e))?)
+    /// Watch-list (Rules R6, R9): stream the initial state into a temporary store until the
+    /// bookmark annotated `k8s.io/initial-events-end`, Replace with it, and keep the stream for
+    /// watching. Connection refused and 429 back off and retry; Expired and too-large retry at
+    /// once at resourceVersion ""; anything else is returned for the fallback to LIST. `None`:
+    /// stopped.
+    async fn watch_list(
+        &self,
+        stop: &CancellationToken,
+    ) -> Result<Option<WatchStream>, ReflectorError> {
+        loop {
+            let rv = self.rewatch_resource_version();
+            self.trace_list_start(&rv, Some(WATCH_LIST_MATCH), None, true);
+            let attempt = tokio::select! {
+                _ = stop.cancelled() => return Ok(None),
+                attempt = self.watch_list_once(rv) => attempt,
+            };
+            let e = match attempt {
+                Ok(Some((stream, temporary, rv))) => {
+                    lock(&self.list_state).listed = true;
+                    self.set_rv_unavailable(false);
+                    self.replace(temporary.into_items(), &rv, 1);
+                    return Ok(Some(stream));
                 }
-                Ok(WatchFrame::Bookmark {
-                    resource_version,
-                    initial_events_end,
-                }) => {
-                    self.trace_bookmark(&resource_version, initial_events_end);
-                    if initial_events_end {
-                        self.replace(items, &resource_version, 1);
-                        return Ok(stream);
-                    }
+                // The stream ended before the bookmark: open a new one (client-go loops).
+                Ok(None) => continue,
+                Err(e) => e,
+            };
+            if e.is_watch_retriable() {
+                let reason = self.reason_of(&e);
+                tokio::select! {
+                    _ = stop.cancelled() => return Ok(None),
+                    () = self.sleep_backoff(&reason) => {}
                 }
-                Ok(WatchFrame::Error(status)) => {
-                    return Err(self.trace_error(&SourceError::Api(status)));
-                }
-                Ok(other) => {
-                    let e = SourceError::Decode(format!(
-                        "unexpected {other:?} before initial-events-end"
-                    ));
-                    return Err(self.trace_error(&e));
-                }
-                Err(e) => return Err(self.trace_error(&e)),
+            } else if e.is_expired() || e.is_too_large_resource_version() {
+                self.set_rv_unavailable(true);
+            } else {
+                return Err(ReflectorError::List {
+                    initial: self.is_initial(),
+                    source: e,
+                });
             }
         }
-        let e = SourceError::Transport("watch-list ended before initial-events-end".into());
-        Err(self.trace_error(&e))
     }
 
-    async fn open_watch(&self, send_initial_events: bool) -> Result<WatchStream, SourceError> {
+    /// One watch-list stream up to its initial-events-end bookmark: the stream, the state it
+    /// sent and the bookmark's resourceVersion; `None` when the stream ended without the
+    /// bookmark after sending something.
+    async fn watch_list_once(
+        &self,
+        rv: String,
+    ) -> Result<Option<(WatchStream, TemporaryStore, String)>, SourceError> {
+        let started = Instant::now();
+        let mut stream = self
+            .open_watch(rv, true)
+            .await
+            .inspect_err(|e| self.trace_error(e))?;
+        let mut temporary = TemporaryStore::default();
+        let mut events = 0u64;
+        while let Some(frame) = stream.next().await {
+            events += 1;
+            let frame = frame.inspect_err(|e| self.trace_error(e))?;
+            let (event_type, raw) = match frame {
+                WatchFrame::Added(raw) => (WatchEventType::Added, raw),
+                WatchFrame::Modified(raw) => (WatchEventType::Modified, raw),
+                WatchFrame::Deleted(raw) => (WatchEventType::Deleted, raw),
+                WatchFrame::Bookmark {
+                    resource_version,
+                    initial_events_end,
+                } => {
+                    self.trace_bookmark(&resource_version, initial_events_end);
+                    if initial_events_end {
+                        return Ok(Some((stream, temporary, resource_version)));
+                    }
+                    continue;
+                }
+                WatchFrame::Error(status) => {
+                    let e = SourceError::Api(status);
+                    self.trace_error(&e);
+                    return Err(e);
+                }
+            };
+            let obj = self.decode(&raw).map_err(|e| {
+                self.trace_decode_error(&e);
+                SourceError::Decode(e.to_string())
+            })?;
+            self.trace_watch_event(event_type, &obj);
+            temporary.apply(event_type, obj);
+        }
+        if events == 0 && started.elapsed() < Duration::from_secs(1) {
+            let e = SourceError::Transport(
+                "very short watch: watch-list closed within a second with no events".into(),
+            );
+            self.trace_error(&e);
+            return Err(e);
+        }
+        Ok(None)
+    }
+
+    async fn open_watch(
+        &self,
+        resource_version: String,
+        send_initial_events: bool,
+    ) -> Result<WatchStream, SourceError> {
         let min = self.config.min_watch_timeout.as_secs().max(1);
-        let timeout_seconds = rand::rng().random_range(min..=2 * min);
-        let resource_version = self.last_sync_resource_version();
+        let timeout_seconds = rand::rng().random_range(min..=min.saturating_mul(2));
+        tracing::debug!(%resource_version, timeout_seconds, send_initial_events, "watch");
         self.tracer.emit(Event::WatchStart {
             resource_version: resource_version.clone(),
             timeout_seconds,
@@ -344,66 +585,81 @@ impl Reflector {
         self.lw.watch(&opts).await
     }
 
-    /// WATCH from the last RV; a clean end re-watches without relisting (Rule R2).
-    async fn watch_loop(&self, mut initial: Option<WatchStream>) -> Ended {
-        let mut watch_backoff = Backoff::new(self.config.backoff);
+    /// client-go's `watch`: WATCH from the last resourceVersion; a clean end re-watches without
+    /// relisting (Rule R2); connection refused and 429 — on opening or as an ERROR event —
+    /// back off and re-watch (Rule R8); Expired and every other failure end ListAndWatch
+    /// (Rule R3).
+    async fn watch_loop(
+        &self,
+        mut initial: Option<WatchStream>,
+        stop: &CancellationToken,
+    ) -> Result<Ended, ReflectorError> {
         loop {
+            if stop.is_cancelled() {
+                return Ok(Ended::Stopped);
+            }
             let stream = match initial.take() {
                 Some(stream) => stream,
-                None => match self.open_watch(false).await {
+                None => match self
+                    .open_watch(self.last_sync_resource_version(), false)
+                    .await
+                {
                     Ok(stream) => stream,
-                    Err(e) if is_retriable(&e) => {
-                        let reason = self.trace_error(&e);
-                        self.sleep_backoff(&mut watch_backoff, reason).await;
-                        continue;
+                    Err(e) => {
+                        self.trace_error(&e);
+                        if e.is_watch_retriable() {
+                            self.sleep_backoff(&self.reason_of(&e)).await;
+                            continue;
+                        }
+                        return Err(ReflectorError::Watch { source: e });
                     }
-                    Err(e) => return Ended::Failed(self.trace_error(&e)),
                 },
             };
-            if let Err(reason) = self.handle_watch(stream).await {
-                return Ended::Failed(reason);
+            match self.handle_watch(stream).await {
+                Ok(()) => {}
+                Err(WatchEnd::Failed(e)) if e.is_too_many_requests() => {
+                    self.sleep_backoff(&self.reason_of(&e)).await;
+                }
+                Err(WatchEnd::Failed(e)) => return Ok(Ended::Restart(self.reason_of(&e))),
+                Err(WatchEnd::VeryShort(reason)) => return Ok(Ended::Restart(reason)),
             }
         }
     }
 
-    /// The backoff's next delay, but never shorter than the server's `Retry-After`.
-    fn next_delay(&self, backoff: &mut Backoff) -> (Duration, u32) {
-        let (delay, attempt) = backoff.step(Instant::now());
-        let asked = self
-            .retry_after
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        (asked.map_or(delay, |a| delay.max(a)), attempt)
-    }
-
-    async fn sleep_backoff(&self, backoff: &mut Backoff, reason: String) {
-        let (delay, attempt) = self.next_delay(backoff);
+    /// Sleeps the shared backoff's next delay (never shorter than the server's Retry-After),
+    /// tracing it.
+    async fn sleep_backoff(&self, reason: &str) {
+        let (delay, attempt) = {
+            let (delay, attempt) = lock(&self.backoff).step(Instant::now());
+            let asked = lock(&self.retry_after).take();
+            (asked.map_or(delay, |a| delay.max(a)), attempt)
+        };
+        tracing::info!("backing off {delay:?} (attempt {attempt}): {reason}");
         self.tracer.emit(Event::Backoff {
-            reason,
-            delay_ms: delay.as_millis() as u64,
+            reason: reason.to_owned(),
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             attempt,
         });
         tokio::time::sleep(delay).await;
     }
 
     /// Applies one watch stream's frames to the queue until it ends.
-    async fn handle_watch(&self, mut stream: WatchStream) -> Result<(), String> {
+    async fn handle_watch(&self, mut stream: WatchStream) -> Result<(), WatchEnd> {
         let started = Instant::now();
         let mut events = 0u64;
-        let end_reason = loop {
+        let outcome = loop {
             let frame = match stream.next().await {
-                None => break "closed by server".to_owned(),
-                Some(Err(SourceError::Decode(msg))) => {
-                    return Err(self.trace_error(&SourceError::Decode(msg)));
+                None => break WatchOutcome::Closed,
+                Some(Err(e)) => {
+                    self.trace_error(&e);
+                    break WatchOutcome::Failed(e);
                 }
-                Some(Err(e)) => break format!("stream error: {e}"),
                 Some(Ok(frame)) => frame,
             };
-            match frame {
-                WatchFrame::Added(raw) => self.apply(WatchEventType::Added, &raw)?,
-                WatchFrame::Modified(raw) => self.apply(WatchEventType::Modified, &raw)?,
-                WatchFrame::Deleted(raw) => self.apply(WatchEventType::Deleted, &raw)?,
+            let applied = match frame {
+                WatchFrame::Added(raw) => self.apply(WatchEventType::Added, &raw),
+                WatchFrame::Modified(raw) => self.apply(WatchEventType::Modified, &raw),
+                WatchFrame::Deleted(raw) => self.apply(WatchEventType::Deleted, &raw),
                 WatchFrame::Bookmark {
                     resource_version,
                     initial_events_end,
@@ -411,34 +667,46 @@ impl Reflector {
                     // Rule R4: a bookmark moves the RV and queues nothing.
                     self.trace_bookmark(&resource_version, initial_events_end);
                     self.set_last_sync_rv(&resource_version);
+                    Ok(())
                 }
                 WatchFrame::Error(status) => {
-                    // Rule R3: a 410 (like any watch error) ends ListAndWatch: relist.
-                    return Err(self.trace_error(&SourceError::Api(status)));
+                    let e = SourceError::Api(status);
+                    self.trace_error(&e);
+                    Err(e)
                 }
+            };
+            if let Err(e) = applied {
+                break WatchOutcome::Failed(e);
             }
             events += 1;
+        };
+        let reason = match &outcome {
+            WatchOutcome::Closed => "closed by server".to_owned(),
+            WatchOutcome::Failed(e) => self.reason_of(e),
         };
         self.tracer.emit(Event::WatchEnd {
             resource_version: self.last_sync_resource_version(),
             events,
-            reason: end_reason,
+            reason,
         });
-        if events == 0 && started.elapsed() < Duration::from_secs(1) {
+        match outcome {
+            WatchOutcome::Failed(e) => Err(WatchEnd::Failed(e)),
             // client-go's guard against a hot loop on a server that closes every watch.
-            return Err("very short watch: closed within a second with no events".into());
+            WatchOutcome::Closed if events == 0 && started.elapsed() < Duration::from_secs(1) => {
+                Err(WatchEnd::VeryShort(
+                    "very short watch: closed within a second with no events".into(),
+                ))
+            }
+            WatchOutcome::Closed => Ok(()),
         }
-        Ok(())
     }
 
-    fn apply(&self, event_type: WatchEventType, raw: &[u8]) -> Result<(), String> {
-        let obj = self.decode(raw).map_err(|e| self.trace_decode_error(&e))?;
-        self.tracer
-            .emit_with(EventKind::WatchEvent, || Event::WatchEvent {
-                event_type,
-                key: obj.key().to_owned(),
-                resource_version: obj.resource_version().to_owned(),
-            });
+    fn apply(&self, event_type: WatchEventType, raw: &[u8]) -> Result<(), SourceError> {
+        let obj = self.decode(raw).map_err(|e| {
+            self.trace_decode_error(&e);
+            SourceError::Decode(e.to_string())
+        })?;
+        self.trace_watch_event(event_type, &obj);
         let rv = obj.resource_version().to_owned();
         match event_type {
             WatchEventType::Added => self.queue.add(obj),
@@ -447,6 +715,15 @@ impl Reflector {
         }
         self.set_last_sync_rv(&rv);
         Ok(())
+    }
+
+    fn trace_watch_event(&self, event_type: WatchEventType, obj: &ObjectRef) {
+        self.tracer
+            .emit_with(EventKind::WatchEvent, || Event::WatchEvent {
+                event_type,
+                key: obj.key().to_owned(),
+                resource_version: obj.resource_version().to_owned(),
+            });
     }
 
     /// Every check period, ask which handlers are due and queue a resync if any (Rule R7).
@@ -480,40 +757,89 @@ impl Reflector {
         });
     }
 
-    /// Emits a `watch-error` line for `e` and returns the reason text for the relist.
-    fn trace_error(&self, e: &SourceError) -> String {
+    /// Emits a `watch-error` line for `e` and remembers its Retry-After.
+    fn trace_error(&self, e: &SourceError) {
         if let SourceError::Api(ApiStatus {
             retry_after: Some(after),
             ..
         }) = e
         {
-            *self
-                .retry_after
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(*after);
+            *lock(&self.retry_after) = Some(*after);
         }
+        tracing::info!("{}", self.reason_of(e));
         self.tracer.emit(Event::WatchError {
             code: e.status_code(),
             reason: e.reason(),
             message: e.to_string(),
         });
+    }
+
+    /// The short reason a relist or backoff line gives for `e`.
+    fn reason_of(&self, e: &SourceError) -> String {
         match e.status_code() {
             Some(code) => format!("{code} {}", e.reason()),
             None => e.to_string(),
         }
     }
 
-    fn trace_decode_error(&self, e: &DecodeError) -> String {
-        self.trace_error(&SourceError::Decode(e.to_string()))
+    fn trace_decode_error(&self, e: &DecodeError) {
+        self.trace_error(&SourceError::Decode(e.to_string()));
     }
 }
 
-/// Watch-open failures worth retrying in place (client-go: connection refused, 429, 5xx);
-/// anything else ends ListAndWatch.
-fn is_retriable(e: &SourceError) -> bool {
-    match e {
-        SourceError::Transport(_) => true,
-        SourceError::Api(s) => matches!(s.code, Some(429) | Some(500..=599)),
-        SourceError::Decode(_) => false,
+/// Why a watch stream ended other than cleanly.
+enum WatchEnd {
+    Failed(SourceError),
+    VeryShort(String),
+}
+
+/// A LIST that did not complete.
+enum ListFailure {
+    Source(SourceError),
+    Decode(DecodeError),
+}
+
+impl ListFailure {
+    fn into_error(self, initial: bool) -> ReflectorError {
+        match self {
+            ListFailure::Source(source) => ReflectorError::List { source, initial },
+            ListFailure::Decode(source) => ReflectorError::ListDecode { source, initial },
+        }
+    }
+}
+
+/// The objects of one complete LIST.
+#[derive(Default)]
+struct Listed {
+    items: Vec<ObjectRef>,
+    resource_version: String,
+    pages: u32,
+}
+
+/// The watch-list's temporary store (client-go's `NewStore` in `watchList`): ADDED and
+/// MODIFIED upsert, DELETED removes, until the initial-events-end bookmark.
+#[derive(Default)]
+struct TemporaryStore {
+    objects: HashMap<String, (u64, ObjectRef)>,
+    next: u64,
+}
+
+impl TemporaryStore {
+    fn apply(&mut self, event_type: WatchEventType, obj: ObjectRef) {
+        let key = obj.key().to_owned();
+        if event_type == WatchEventType::Deleted {
+            self.objects.remove(&key);
+            return;
+        }
+        let order = self.objects.get(&key).map_or(self.next, |(n, _)| *n);
+        self.next += 1;
+        self.objects.insert(key, (order, obj));
+    }
+
+    /// The objects in the order their keys first arrived.
+    fn into_items(self) -> Vec<ObjectRef> {
+        let mut items: Vec<(u64, ObjectRef)> = self.objects.into_values().collect();
+        items.sort_unstable_by_key(|(n, _)| *n);
+        items.into_iter().map(|(_, o)| o).collect()
     }
 }

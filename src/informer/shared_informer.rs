@@ -1,6 +1,8 @@
 //! SharedIndexInformer: owns the Indexer, the queue, the Reflector and the sharedProcessor;
 //! `handle_deltas` is client-go's HandleDeltas/processDeltas (Rules H1–H4); handler
-//! registration follows AddEventHandlerWithResyncPeriod (Rules P2–P4, P6, P7, I3).
+//! registration follows AddEventHandlerWithResyncPeriod (Rules P2–P4, P6, P7, I3). `run`
+//! ends when its stop token fires or a handler panics under [`PanicPolicy::Crash`]
+//! (Rule P8); either way the processor stops and every listener task has ended when it returns.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
@@ -13,7 +15,8 @@ use tokio_util::sync::CancellationToken;
 use super::delta_fifo::{Delta, DeltaType, ProcessError, Queue, QueueKind};
 use super::object::{Ingest, Transform};
 use super::processor::{
-    EventHandler, Listener, Notification, ResyncPlan, SharedProcessor, determine_resync_period,
+    EventHandler, HandlerPanic, Listener, Notification, PanicPolicy, ResyncPlan, SharedProcessor,
+    determine_resync_period,
 };
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
@@ -31,19 +34,25 @@ pub struct InformerConfig {
     pub queue: QueueKind,
     pub reflector: ReflectorConfig,
     pub transform: Option<Transform>,
+    /// What a panicking handler does (Rule P8; client-go's default crashes).
+    pub on_panic: PanicPolicy,
     /// Told why each failed ListAndWatch attempt failed (client-go's SetWatchErrorHandler).
     pub watch_error_handler: Option<WatchErrorHandler>,
 }
 
-/// Why the informer refused a request.
+/// Why the informer refused a request, or why it ended.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InformerError {
-    #[error("informer has already started")]
-    AlreadyStarted,
-    #[error("handler was not added: the informer has stopped")]
+    /// Handlers and indexers cannot be added once the informer stopped.
+    #[error("the informer has stopped")]
     Stopped,
+    /// An index could not be added.
     #[error(transparent)]
     Index(#[from] super::store::IndexError),
+    /// A handler panicked under [`PanicPolicy::Crash`]: the informer ended (client-go's
+    /// ReallyCrash takes the whole process down).
+    #[error("handler {:?} panicked: {}", .0.handler, .0.message)]
+    HandlerPanicked(HandlerPanic),
 }
 
 /// client-go's sharedIndexInformer.
@@ -130,11 +139,12 @@ impl SharedIndexInformer {
         &self.inner.tracer
     }
 
-    /// Adds an index function; an error once the informer started (Rule I3).
+    /// Adds an index function, also while the informer runs: the cache is indexed at once
+    /// (client-go ≥ 1.30, Rule I3); an error once it stopped.
     pub fn add_indexer(&self, name: &str, func: IndexFunc) -> Result<(), InformerError> {
         let state = self.inner.state();
-        if state.started {
-            return Err(InformerError::AlreadyStarted);
+        if state.stopped {
+            return Err(InformerError::Stopped);
         }
         self.inner.store.add_indexer(name, func)?;
         Ok(())
@@ -172,30 +182,38 @@ impl SharedIndexInformer {
             (effective.is_zero() && !resync.is_zero())
                 .then(|| "never resyncs: the informer's resync check period is 0".to_owned())
         });
-        inner.tracer.emit(Event::HandlerAdded {
+        let plan = ResyncPlan {
+            requested,
+            adjusted: resync,
+            effective,
+            adjustment: adjustment.clone(),
+        };
+        let listener = Listener::new(
+            name,
+            handler,
+            plan,
+            inner.config.on_panic,
+            inner.tracer.clone(),
+        );
+        let handler_added = Event::HandlerAdded {
             handler: Arc::from(name),
             requested_resync: requested,
             effective_resync: effective,
             check_period: state.check_period,
             after_start: state.started,
-            adjustment: adjustment.clone(),
-        });
-        let plan = ResyncPlan {
-            requested,
-            adjusted: resync,
-            effective,
             adjustment,
         };
-        let listener = Listener::new(name, handler, plan, inner.tracer.clone());
         if state.started {
             // Rule P3: no deltas are handled while the late handler is caught up.
             let _blocked = inner.block_deltas();
             inner.processor.add_listener(listener.clone());
+            inner.tracer.emit(handler_added);
             for obj in inner.store.list_sorted() {
                 listener.add(Notification::Add { obj, initial: true });
             }
         } else {
             inner.processor.add_listener(listener.clone());
+            inner.tracer.emit(handler_added);
         }
         Ok(Registration {
             listener,
@@ -290,13 +308,15 @@ impl SharedIndexInformer {
         }
     }
 
-    /// Runs the reflector, the process loop and the listeners until `stop`.
-    pub async fn run(&self, stop: CancellationToken) {
+    /// Runs the reflector, the process loop and the listeners until `stop`, or until a
+    /// handler panics under [`PanicPolicy::Crash`] (then the panic is the error). When it
+    /// returns the queue is closed, the processor stopped, and no listener task is left.
+    pub async fn run(&self, stop: CancellationToken) -> Result<(), InformerError> {
         let inner = &self.inner;
         let check_period = {
             let mut state = inner.state();
             if state.started {
-                return;
+                return Ok(());
             }
             state.started = true;
             state.check_period
@@ -309,15 +329,28 @@ impl SharedIndexInformer {
         let _ = inner.queue.set(queue.clone());
         let reflector = self.reflector(queue.clone(), check_period);
         inner.processor.run();
-        tokio::join!(
-            reflector.run(stop.clone()),
-            self.process_loop(&queue, &stop)
-        );
+        let pipeline = async {
+            tokio::join!(
+                reflector.run(stop.clone()),
+                self.process_loop(&queue, &stop)
+            )
+        };
+        let crashed = tokio::select! {
+            _ = pipeline => None,
+            panic = inner.processor.crashed() => Some(panic),
+        };
         queue.close();
         inner.state().stopped = true;
-        inner.tracer.emit(Event::Stopped {
-            reason: "stop requested".into(),
-        });
+        inner.processor.stop().await;
+        let (reason, outcome) = match crashed {
+            Some(panic) => (
+                format!("handler {:?} panicked", panic.handler),
+                Err(InformerError::HandlerPanicked(panic)),
+            ),
+            None => ("stop requested".to_owned(), Ok(())),
+        };
+        inner.tracer.emit(Event::Stopped { reason });
+        outcome
     }
 
     fn reflector(&self, queue: Arc<Queue>, check_period: Duration) -> Reflector {
@@ -402,10 +435,9 @@ impl Inner {
                         resource_version: obj.resource_version().to_owned(),
                         old_resource_version: old.resource_version().to_owned(),
                     });
-                // Rule H2: a Sync, or a Replaced that changed nothing, is a resync.
-                let sync = delta.delta_type == DeltaType::Sync
-                    || (delta.delta_type == DeltaType::Replaced
-                        && old.resource_version() == obj.resource_version());
+                // Rule H2 (client-go's OnUpdate): an update that did not change the
+                // resourceVersion is a resync, whatever the delta type.
+                let sync = old.resource_version() == obj.resource_version();
                 Notification::Update {
                     old,
                     new: obj,

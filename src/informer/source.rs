@@ -33,6 +33,8 @@ pub type WatchStream = BoxStream<'static, Result<WatchFrame, SourceError>>;
 /// Options of one LIST request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListOptions {
+    /// `""`: a consistent read; `"0"`: any state (a watch cache may ignore `limit`); `"N"`:
+    /// not older than N.
     pub resource_version: String,
     pub limit: Option<u32>,
     pub continue_token: Option<String>,
@@ -63,6 +65,9 @@ pub struct ApiStatus {
     pub message: String,
     /// The `Retry-After` the server asked for (429, 503).
     pub retry_after: Option<Duration>,
+    /// A cause `ResourceVersionTooLarge` (or the older servers' message for it): the
+    /// resourceVersion asked for is newer than the server has.
+    pub too_large_resource_version: bool,
 }
 
 impl ApiStatus {
@@ -88,10 +93,17 @@ pub enum WatchFrame {
 /// Why a LIST or WATCH failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SourceError {
+    /// The server answered with a metav1.Status (an HTTP error or a watch ERROR event).
     #[error("{} ({})", .0.message, .0.reason)]
     Api(ApiStatus),
+    /// Nothing listens at the server's address: the one transport failure client-go retries
+    /// a watch for in place (`utilnet.IsConnectionRefused`).
+    #[error("{0}")]
+    ConnectionRefused(String),
+    /// Any other failure to reach the server or to read its answer.
     #[error("{0}")]
     Transport(String),
+    /// The answer is not what the protocol allows.
     #[error("malformed response: {0}")]
     Decode(String),
 }
@@ -99,6 +111,28 @@ pub enum SourceError {
 impl SourceError {
     pub fn is_expired(&self) -> bool {
         matches!(self, SourceError::Api(s) if s.is_expired())
+    }
+
+    /// client-go's `isTooLargeResourceVersionError`.
+    pub fn is_too_large_resource_version(&self) -> bool {
+        matches!(self, SourceError::Api(s) if s.too_large_resource_version)
+    }
+
+    /// 429 Too Many Requests.
+    pub fn is_too_many_requests(&self) -> bool {
+        self.status_code() == Some(429)
+    }
+
+    /// client-go's `isWatchErrorRetriable`: connection refused or 429 — a watch worth
+    /// re-opening in place rather than relisting (Rule R8).
+    pub fn is_watch_retriable(&self) -> bool {
+        matches!(self, SourceError::ConnectionRefused(_)) || self.is_too_many_requests()
+    }
+
+    /// The server refused the request for good: 400, 401, 403, 404 (what `kubectl get`
+    /// exits on; an informer retries it, Rule R8).
+    pub fn is_refusal(&self) -> bool {
+        matches!(self.status_code(), Some(400 | 401 | 403 | 404))
     }
 
     pub fn status_code(&self) -> Option<u16> {
@@ -111,6 +145,7 @@ impl SourceError {
     pub fn reason(&self) -> String {
         match self {
             SourceError::Api(s) => s.reason.clone(),
+            SourceError::ConnectionRefused(_) => "ConnectionRefused".into(),
             SourceError::Transport(_) => "Transport".into(),
             SourceError::Decode(_) => "Decode".into(),
         }
@@ -152,13 +187,14 @@ impl KubeSource {
         }
     }
 
+    /// The LIST request with exactly client-go's pager parameters: kube's `ListParams` leaves
+    /// `resourceVersion=0` out when a `limit` is set, which would turn the reflector's first
+    /// LIST (Rule R1) into a consistent read, so resourceVersion, limit and continue are added
+    /// here.
     fn list_request(&self, opts: &ListOptions) -> Result<http::Request<Vec<u8>>, SourceError> {
         let lp = ListParams {
             label_selector: self.target.label_selector.clone(),
             field_selector: self.target.field_selector.clone(),
-            limit: opts.limit,
-            continue_token: opts.continue_token.clone(),
-            resource_version: Some(opts.resource_version.clone()).filter(|v| !v.is_empty()),
             ..ListParams::default()
         };
         let built = if self.target.metadata_only {
@@ -166,7 +202,12 @@ impl KubeSource {
         } else {
             self.request.list(&lp)
         };
-        built.map_err(|e| SourceError::Transport(e.to_string()))
+        let mut request = built.map_err(|e| SourceError::Transport(e.to_string()))?;
+        let uri = format!("{}{}", request.uri(), list_query(opts));
+        *request.uri_mut() = uri
+            .parse()
+            .map_err(|e| SourceError::Transport(format!("list URL {uri}: {e}")))?;
+        Ok(request)
     }
 
     fn watch_request(&self, opts: &WatchOptions) -> Result<http::Request<Vec<u8>>, SourceError> {
@@ -194,7 +235,7 @@ impl KubeSource {
             .client
             .send(request.map(kube::client::Body::from))
             .await
-            .map_err(|e| SourceError::Transport(e.to_string()))?;
+            .map_err(|e| transport_error(&e))?;
         if response.status().is_success() {
             return Ok(response);
         }
@@ -238,6 +279,45 @@ impl ListerWatcher for KubeSource {
             Ok(frames(chunks).boxed())
         })
     }
+}
+
+/// `&resourceVersion=…&limit=…&continue=…` as client-go's pager sends them (the URL kube built
+/// already ends in `?` or a parameter).
+fn list_query(opts: &ListOptions) -> String {
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    match &opts.continue_token {
+        // A continue token carries its own resourceVersion.
+        Some(token) => {
+            query.append_pair("continue", token);
+        }
+        None if !opts.resource_version.is_empty() => {
+            query.append_pair("resourceVersion", &opts.resource_version);
+        }
+        None => {}
+    }
+    if let Some(limit) = opts.limit {
+        query.append_pair("limit", &limit.to_string());
+    }
+    let query = query.finish();
+    if query.is_empty() {
+        query
+    } else {
+        format!("&{query}")
+    }
+}
+
+/// A kube client error as a [`SourceError`]: connection refused is told apart (Rule R8).
+fn transport_error(e: &kube::Error) -> SourceError {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+        {
+            return SourceError::ConnectionRefused(e.to_string());
+        }
+        cause = c.source();
+    }
+    SourceError::Transport(e.to_string())
 }
 
 /// Splits a byte-chunk stream into newline-delimited watch frames and decodes each.
@@ -338,6 +418,38 @@ struct StatusBody {
     reason: String,
     #[serde(default)]
     message: String,
+    #[serde(default)]
+    details: Option<StatusDetails>,
+}
+
+#[derive(Deserialize, Default)]
+struct StatusDetails {
+    #[serde(default)]
+    causes: Vec<StatusCause>,
+}
+
+#[derive(Deserialize, Default)]
+struct StatusCause {
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    message: String,
+}
+
+impl StatusBody {
+    /// client-go's `isTooLargeResourceVersionError`: the cause type, or (servers 1.17–1.18) a
+    /// Timeout whose cause says so, or (older) the message.
+    fn too_large_resource_version(&self) -> bool {
+        let causes = self.details.as_ref().map_or(&[][..], |d| &d.causes[..]);
+        causes.iter().any(|c| c.reason == "ResourceVersionTooLarge")
+            || (self.reason == "Timeout"
+                && (causes
+                    .iter()
+                    .any(|c| c.message == "Too large resource version")
+                    || self
+                        .message
+                        .contains("Too large non-consistent resource version")))
+    }
 }
 
 /// The annotation on the bookmark that ends a watch-list's initial events (Rule R6).
@@ -411,6 +523,7 @@ fn status_from_body(http_code: u16, body: &[u8]) -> ApiStatus {
     ApiStatus {
         code,
         retry_after: None,
+        too_large_resource_version: status.too_large_resource_version(),
         reason: if status.reason.is_empty() {
             code.map(|c| format!("HTTP {c}")).unwrap_or_default()
         } else {
@@ -499,11 +612,26 @@ struct MemoryState {
     /// Events at or below this RV are gone: watching from an older RV gets 410.
     compacted: u64,
     watchers: Vec<mpsc::UnboundedSender<Result<WatchFrame, SourceError>>>,
-    failures: VecDeque<SourceError>,
+    /// Injected failures: each lets its count of calls succeed first.
+    failures: VecDeque<(usize, SourceError)>,
     calls: Vec<String>,
+    /// `resourceVersion="0"` LISTs ignore `limit` ([`MemorySource::serve_from_watch_cache`]).
+    watch_cache: bool,
+    /// Sent by the next watch-list before its bookmark.
+    before_initial_events_end: Vec<WatchFrame>,
 }
 
 impl MemoryState {
+    /// The injected failure for this call, if its turn has come.
+    fn next_failure(&mut self) -> Option<SourceError> {
+        let (skip, _) = self.failures.front_mut()?;
+        if *skip > 0 {
+            *skip -= 1;
+            return None;
+        }
+        self.failures.pop_front().map(|(_, e)| e)
+    }
+
     fn write(&mut self, kind: &'static str, mut obj: serde_json::Value) -> u64 {
         self.rv += 1;
         let rv = self.rv;
@@ -600,9 +728,20 @@ impl MemorySource {
             .retain(|w| w.send(frame.clone()).is_ok());
     }
 
+    /// Frames the next watch-list sends after its initial ADDED events and before its
+    /// initial-events-end bookmark (e.g. a MODIFIED or DELETED that raced the stream).
+    pub fn before_initial_events_end(&self, frames: Vec<WatchFrame>) {
+        self.lock().before_initial_events_end = frames;
+    }
+
     /// Makes the next LIST or WATCH call fail with `error`.
     pub fn fail_next(&self, error: SourceError) {
-        self.lock().failures.push_back(error);
+        self.fail_later(0, error);
+    }
+
+    /// Lets `skip` more LIST/WATCH calls succeed, then fails the next one with `error`.
+    pub fn fail_later(&self, skip: usize, error: SourceError) {
+        self.lock().failures.push_back((skip, error));
     }
 
     /// Every LIST/WATCH call so far, as `list rv= limit= continue=` / `watch rv= ...` lines.
@@ -623,17 +762,28 @@ impl MemorySource {
             .collect()
     }
 
+    /// Serve `resourceVersion="0"` LISTs as kube-apiserver's watch cache does: the whole
+    /// collection in one page, `limit` ignored. Off (the default) pages every LIST, as a server
+    /// without a watch cache does.
+    pub fn serve_from_watch_cache(&self, on: bool) {
+        self.lock().watch_cache = on;
+    }
+
     fn list_now(&self, opts: &ListOptions) -> Result<ListPage, SourceError> {
         let mut s = self.lock();
         s.calls.push(format!(
             "list rv={} limit={:?} continue={:?}",
             opts.resource_version, opts.limit, opts.continue_token
         ));
-        if let Some(e) = s.failures.pop_front() {
+        if let Some(e) = s.next_failure() {
             return Err(e);
         }
         let after = opts.continue_token.clone().unwrap_or_default();
-        let limit = opts.limit.map_or(usize::MAX, |l| l as usize);
+        let from_cache = s.watch_cache && opts.resource_version == "0";
+        let limit = opts
+            .limit
+            .filter(|_| !from_cache)
+            .map_or(usize::MAX, |l| l as usize);
         let mut items = s
             .objects
             .range::<String, _>((std::ops::Bound::Excluded(after), std::ops::Bound::Unbounded))
@@ -658,7 +808,7 @@ impl MemorySource {
             "watch rv={} timeout={} initial={}",
             opts.resource_version, opts.timeout_seconds, opts.send_initial_events
         ));
-        if let Some(e) = s.failures.pop_front() {
+        if let Some(e) = s.next_failure() {
             return Err(e);
         }
         let (tx, rx) = mpsc::unbounded_channel();
@@ -667,6 +817,9 @@ impl MemorySource {
             for (_, v) in s.objects.values() {
                 let bytes = Bytes::from(serde_json::to_vec(v).unwrap_or_default());
                 let _ = tx.send(Ok(WatchFrame::Added(bytes)));
+            }
+            for frame in std::mem::take(&mut s.before_initial_events_end) {
+                let _ = tx.send(Ok(frame));
             }
             let _ = tx.send(Ok(WatchFrame::Bookmark {
                 resource_version: s.rv.to_string(),
@@ -678,6 +831,7 @@ impl MemorySource {
                 code: Some(410),
                 reason: "Expired".into(),
                 message: format!("too old resource version: {from} ({})", s.compacted),
+                ..ApiStatus::default()
             })));
             return Ok(tokio_stream_from(rx));
         } else {

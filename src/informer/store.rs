@@ -63,8 +63,6 @@ pub enum IndexError {
     Duplicate(String),
     #[error("index with name {0} does not exist")]
     Unknown(String),
-    #[error("cannot add indexers to a running index")]
-    NotEmpty,
 }
 
 impl IndexFunc {
@@ -97,12 +95,7 @@ impl IndexFunc {
 
     fn values(&self, obj: &CachedObject, json: Option<&Value>) -> Vec<String> {
         match self {
-            IndexFunc::Namespace => obj
-                .meta()
-                .namespace()
-                .map(str::to_owned)
-                .into_iter()
-                .collect(),
+            IndexFunc::Namespace => vec![obj.meta().namespace().unwrap_or("").to_owned()],
             IndexFunc::Label(k) => obj.meta().label(k).map(str::to_owned).into_iter().collect(),
             IndexFunc::Annotation(k) => json
                 .and_then(|v| v.pointer("/metadata/annotations"))
@@ -193,7 +186,6 @@ impl Indexers {
         self.defs.iter().position(|(n, _)| n == name)
     }
 
-    /// Computes every index's values for `obj`, in index order.
     /// The values of every index after the built-in `namespace` one (position 0, whose value
     /// every object derives from its key), in index order.
     pub fn compute(&self, obj: &CachedObject) -> Vec<Box<[String]>> {
@@ -207,6 +199,19 @@ impl Indexers {
             .iter()
             .map(|(_, f)| f.values(obj, json.as_ref()).into_boxed_slice())
             .collect()
+    }
+
+    /// The values of index `i` for `obj`, computed now (for an index the object was decoded
+    /// without: one added after start, Rule I3).
+    fn compute_one(&self, i: usize, obj: &CachedObject) -> Vec<String> {
+        let Some((_, func)) = self.defs.get(i) else {
+            return Vec::new();
+        };
+        let json = func
+            .needs_json()
+            .then(|| serde_json::from_slice::<Value>(obj.raw()).ok())
+            .flatten();
+        func.values(obj, json.as_ref())
     }
 }
 
@@ -272,14 +277,17 @@ impl Store {
         self.read().indexers.clone()
     }
 
-    /// Adds an index; only while the store is empty (client-go's `AddIndexers`).
+    /// Adds an index and indexes every stored object under it at once (client-go ≥ 1.30's
+    /// `AddIndexers` on a running informer, Rule I3).
     pub fn add_indexer(&self, name: &str, func: IndexFunc) -> Result<(), IndexError> {
         let mut inner = self.write();
-        if !inner.items.is_empty() {
-            return Err(IndexError::NotEmpty);
-        }
         inner.indexers.add(name, func)?;
         inner.indices.push(HashMap::new());
+        let added = inner.indices.len() - 1;
+        let objects: Vec<ObjectRef> = inner.items.iter().map(|k| k.0.clone()).collect();
+        for obj in &objects {
+            inner.index_one(added, obj);
+        }
         Ok(())
     }
 
@@ -383,21 +391,29 @@ impl Store {
 
 impl Inner {
     fn index(&mut self, obj: &ObjectRef) {
-        for (i, index) in self.indices.iter_mut().enumerate() {
-            for value in obj.index_values(i) {
-                let bucket = match index.get_mut(value) {
-                    Some(bucket) => bucket,
-                    None => index.entry(value.to_owned()).or_default(),
-                };
-                bucket.insert(Keyed(obj.clone()));
-            }
+        for i in 0..self.indices.len() {
+            self.index_one(i, obj);
+        }
+    }
+
+    fn index_one(&mut self, i: usize, obj: &ObjectRef) {
+        let computed = self.late_values(i, obj);
+        let index = &mut self.indices[i];
+        for value in values(obj, i, &computed) {
+            let bucket = match index.get_mut(value) {
+                Some(bucket) => bucket,
+                None => index.entry(value.to_owned()).or_default(),
+            };
+            bucket.insert(Keyed(obj.clone()));
         }
     }
 
     fn unindex(&mut self, obj: &CachedObject) {
         let key = obj.key();
-        for (i, index) in self.indices.iter_mut().enumerate() {
-            for value in obj.index_values(i) {
+        for i in 0..self.indices.len() {
+            let computed = self.late_values(i, obj);
+            let index = &mut self.indices[i];
+            for value in values(obj, i, &computed) {
                 if let Some(bucket) = index.get_mut(value) {
                     bucket.remove(key);
                     if bucket.is_empty() {
@@ -407,6 +423,29 @@ impl Inner {
             }
         }
     }
+
+    /// Index `i`'s values for an object decoded before the index existed (empty otherwise:
+    /// the object carries them).
+    fn late_values(&self, i: usize, obj: &CachedObject) -> Vec<String> {
+        if i < obj.carried_indices() {
+            Vec::new()
+        } else {
+            self.indexers.compute_one(i, obj)
+        }
+    }
+}
+
+/// Index `i`'s values for `obj`: carried from ingest, else `computed`.
+fn values<'a>(
+    obj: &'a CachedObject,
+    i: usize,
+    computed: &'a [String],
+) -> impl Iterator<Item = &'a str> {
+    let carried = (i < obj.carried_indices()).then(|| obj.index_values(i));
+    carried
+        .into_iter()
+        .flatten()
+        .chain(computed.iter().map(String::as_str))
 }
 
 #[cfg(test)]

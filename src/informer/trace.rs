@@ -106,9 +106,12 @@ impl NotifyKind {
 /// What happened, with the fields its JSONL line carries.
 #[derive(Debug, Clone)]
 pub enum Event {
-    /// Reflector: a LIST (or watch-list) begins.
+    /// Reflector: a LIST (or watch-list) begins, with the parameters actually sent:
+    /// `resource_version` ("" = consistent read, "0" = any cached state, "N" = not older than
+    /// N), `resourceVersionMatch`, and `limit`.
     ListStart {
         resource_version: String,
+        resource_version_match: Option<String>,
         limit: Option<u32>,
         watch_list: bool,
     },
@@ -253,6 +256,8 @@ pub struct HandlerSummary {
     pub syncs: u64,
     pub handled: u64,
     pub panics: u64,
+    /// Notifications still buffered when the informer stopped: dropped, never handled.
+    pub dropped: u64,
     pub max_pending: u64,
     pub mean_latency: Duration,
 }

@@ -52,6 +52,7 @@ fn reflector_events() -> Vec<Event> {
     vec![
         Event::ListStart {
             resource_version: "0".into(),
+            resource_version_match: None,
             limit: Some(500),
             watch_list: false,
         },
@@ -204,6 +205,7 @@ pub fn summary() -> Summary {
             syncs: 0,
             handled: 731,
             panics: 0,
+            dropped: 0,
             max_pending: 742,
             mean_latency: Duration::from_micros(250_040),
         }],

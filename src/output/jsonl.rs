@@ -59,6 +59,7 @@ fn write_handler_summary(buf: &mut Vec<u8>, h: &HandlerSummary) {
     obj.u64("syncs", h.syncs);
     obj.u64("handled", h.handled);
     obj.u64("panics", h.panics);
+    obj.u64("dropped", h.dropped);
     obj.u64("max_pending", h.max_pending);
     obj.u64("mean_latency_us", micros(h.mean_latency));
     obj.buf.push(b'}');
@@ -69,10 +70,14 @@ fn write_fields(line: &mut Line<'_>, event: &Event, opts: &RenderOptions) {
     match event {
         ListStart {
             resource_version,
+            resource_version_match,
             limit,
             watch_list,
         } => {
             line.str("rv", resource_version);
+            if let Some(rv_match) = resource_version_match {
+                line.str("rv_match", rv_match);
+            }
             if let Some(limit) = limit {
                 line.u64("limit", u64::from(*limit));
             }

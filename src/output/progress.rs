@@ -91,6 +91,7 @@ mod tests {
         let mut p = ListProgress::new(false);
         p.observe(&Event::ListStart {
             resource_version: "0".into(),
+            resource_version_match: None,
             limit: Some(2),
             watch_list: false,
         });

@@ -313,8 +313,13 @@ pub fn detail(event: &Event, wide: bool) -> String {
     use Event::*;
     match event {
         ListStart {
-            limit, watch_list, ..
+            resource_version,
+            resource_version_match,
+            limit,
+            watch_list,
         } => {
+            d.flag("consistent", resource_version.is_empty());
+            d.opt("match", resource_version_match.as_deref());
             d.opt("limit", *limit);
             d.flag("watch_list", *watch_list);
         }

@@ -120,6 +120,7 @@ fn optional_fields_are_omitted_when_absent() {
     let v = line(
         Event::ListStart {
             resource_version: String::new(),
+            resource_version_match: None,
             limit: None,
             watch_list: true,
         },

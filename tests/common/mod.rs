@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kinformer::informer::processor::{EventHandler, HandlerFuture, Notification};
-use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
+use kinformer::informer::shared_informer::{InformerConfig, InformerError, SharedIndexInformer};
 use kinformer::informer::source::MemorySource;
 use kinformer::informer::trace::{Event, MemorySink, StageSet, TraceEvent, Tracer};
 use tokio_util::sync::CancellationToken;
@@ -40,7 +40,7 @@ pub struct Harness {
     pub informer: SharedIndexInformer,
     pub sink: MemorySink,
     pub stop: CancellationToken,
-    task: Option<tokio::task::JoinHandle<()>>,
+    task: Option<tokio::task::JoinHandle<Result<(), InformerError>>>,
 }
 
 impl Harness {
@@ -90,6 +90,15 @@ impl Harness {
             .map(|e| format!("{} {:?}", e.seq, short(&e.event)))
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// Waits for `run` to return by itself (e.g. after a crashing handler panic).
+    pub async fn run_result(&mut self) -> Result<(), InformerError> {
+        let task = self.task.take().expect("the informer was started");
+        tokio::time::timeout(DEADLINE, task)
+            .await
+            .expect("run did not return")
+            .expect("run panicked")
     }
 
     pub async fn shutdown(mut self) {
