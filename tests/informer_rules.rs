@@ -815,3 +815,60 @@ async fn q1_delta_fifo_and_real_fifo_converge_but_only_delta_fifo_groups_deltas_
         ]
     );
 }
+
+/// Checks, at the moment `handler-added` is emitted, that the informer already lists the
+/// handler: the line is written after registration, never before.
+struct RegisteredCheck {
+    informer: std::sync::OnceLock<kinformer::informer::shared_informer::SharedIndexInformer>,
+    seen: std::sync::Mutex<Vec<bool>>,
+}
+
+struct CheckSink(Arc<RegisteredCheck>);
+
+impl kinformer::informer::trace::TraceSink for CheckSink {
+    fn record(&self, event: TraceEvent) {
+        if let Event::HandlerAdded { handler, .. } = &event.event {
+            let registered = self
+                .0
+                .informer
+                .get()
+                .is_some_and(|i| i.listeners().iter().any(|l| l.name() == handler));
+            self.0.seen.lock().unwrap().push(registered);
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn p3_handler_added_is_traced_once_the_handler_is_registered() {
+    use kinformer::informer::source::MemorySource;
+    use kinformer::informer::trace::{StageSet, Tracer};
+    let check = Arc::new(RegisteredCheck {
+        informer: std::sync::OnceLock::new(),
+        seen: std::sync::Mutex::default(),
+    });
+    let source = Arc::new(MemorySource::new());
+    source.apply(pod("ns", "a", "web"));
+    let informer = kinformer::informer::shared_informer::SharedIndexInformer::new(
+        source,
+        InformerConfig::default(),
+        Tracer::new(CheckSink(check.clone()), StageSet::ALL),
+    );
+    let _ = check.informer.set(informer.clone());
+    informer
+        .add_event_handler("early", Arc::new(Recorder::default()))
+        .unwrap();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let task = tokio::spawn({
+        let informer = informer.clone();
+        let stop = stop.clone();
+        async move { informer.run(stop).await }
+    });
+    let synced = tokio::time::timeout(common::DEADLINE, informer.wait_for_sync(&stop)).await;
+    assert_eq!(synced, Ok(true));
+    informer
+        .add_event_handler("late", Arc::new(Recorder::default()))
+        .unwrap();
+    assert_eq!(*check.seen.lock().unwrap(), [true, true]);
+    stop.cancel();
+    assert_eq!(task.await.unwrap(), Ok(()));
+}

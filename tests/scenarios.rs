@@ -139,6 +139,24 @@ async fn relist_after_410_shows_410_relist_and_replaced_deltas() {
         .filter(|l| text(l, "type") == "Replaced")
         .count();
     assert!(replaced >= 10, "Replaced deltas: {replaced}");
+    // Rule H2: listeners start in the syncing set and no resync check ran yet (the demo's
+    // check period is 30s), so every pod the relist brings back unchanged reaches every
+    // handler as an update with equal resourceVersions.
+    for handler in ["fast", "slow"] {
+        let syncs = trace
+            .notified(handler)
+            .filter(|l| text(l, "kind") == "update" && l["sync"] == true)
+            .count();
+        assert!(
+            syncs >= 5,
+            "{handler}: {syncs} sync updates after the relist"
+        );
+        let adds = trace
+            .notified(handler)
+            .filter(|l| text(l, "kind") == "add")
+            .count();
+        assert_eq!(adds, 10, "{handler}: never a second add");
+    }
 }
 
 #[tokio::test]

@@ -19,6 +19,7 @@ use crate::informer::shared_informer::{
     InformerConfig, InformerError, Registration, SharedIndexInformer,
 };
 use crate::informer::source::ListerWatcher;
+use crate::informer::source::SourceError;
 use crate::informer::store::IndexFunc;
 use crate::informer::trace::{Event, StageSet, Summary, TraceEvent, Tracer};
 
@@ -146,7 +147,9 @@ fn stop_on_initial_refusal(
         if let Some(inner) = &inner {
             inner(e);
         }
-        let refused = e.source_error().is_none_or(|s| s.is_refusal());
+        let refused = e
+            .source_error()
+            .is_none_or(|s| s.is_refusal() || matches!(s, SourceError::Decode(_)));
         if e.is_initial_list() && refused {
             failed.send_if_modified(|f| {
                 let first = f.is_none();

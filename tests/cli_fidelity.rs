@@ -1,0 +1,382 @@
+//! The binary behaves as a client-go informer would where the CLI meets the informer's
+//! outcome (Rules R8, H2, P8): only a refused *first* LIST ends the program (exit 4, after the
+//! summary, whatever `--show` prints); a refusal mid-run is retried forever, visibly; a
+//! panicking handler crashes by default (exit 6) and is skipped with `--on-panic skip`.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use kinformer::apiserver::{EmbeddedServer, Fault, Seed, ServerConfig};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader, Lines};
+use tokio::process::{ChildStdout, Command};
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+struct Cluster {
+    server: EmbeddedServer,
+    dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    async fn start() -> Self {
+        let server = EmbeddedServer::start(ServerConfig {
+            seed: vec![Seed::Builtin],
+            ..ServerConfig::default()
+        })
+        .await
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        server.write_kubeconfig(&dir.path().join("config")).unwrap();
+        Self { server, dir }
+    }
+
+    fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("config")
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kinformer"));
+        c.args(args)
+            .arg("--kubeconfig")
+            .arg(self.kubeconfig())
+            .env_remove("KUBECONFIG")
+            .env("NO_COLOR", "1")
+            .kill_on_drop(true);
+        c
+    }
+
+    /// Every request for pods fails with `status` (`count` times, or until cleared).
+    fn fail_pods(&self, status: u16, count: Option<u64>) {
+        self.server
+            .inject(&Fault::FailRequests {
+                count,
+                fraction: None,
+                status: Some(status),
+                retry_after_seconds: None,
+                path: Some("/pods".into()),
+            })
+            .unwrap();
+    }
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+async fn run(mut c: Command) -> Run {
+    let out = tokio::time::timeout(DEADLINE, c.output())
+        .await
+        .expect("command timed out")
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn jsonl(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn error_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect()
+}
+
+#[tokio::test]
+async fn r8_a_refused_first_list_exits_4_after_the_summary_whatever_show_prints() {
+    let c = Cluster::start().await;
+    c.fail_pods(403, None);
+    for show in ["notifications", "reflector", "all"] {
+        let r = run(c.cmd(&["watch", "pods", "-A", "-o", "jsonl", "--show", show])).await;
+        assert_eq!(r.code, 4, "--show {show}: {}", r.stderr);
+        let errors = error_lines(&r.stderr);
+        assert_eq!(errors.len(), 1, "--show {show}: {}", r.stderr);
+        assert!(
+            errors[0].contains("Forbidden: cannot list resource \"pods\""),
+            "{}",
+            errors[0]
+        );
+        let lines = jsonl(&r.stdout);
+        let last = lines.last().expect("the summary line");
+        assert_eq!(last["stage"], "summary", "--show {show}: {}", r.stdout);
+    }
+    // In table mode the summary tables come first on stderr, the error line last.
+    let r = run(c.cmd(&["watch", "pods", "-A", "--show", "notifications"])).await;
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("HANDLER"), "summary tables: {}", r.stderr);
+    assert!(
+        r.stderr
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("error: "),
+        "{}",
+        r.stderr
+    );
+}
+
+#[tokio::test]
+async fn r8_a_400_on_the_first_list_is_one_error_line_with_the_servers_message() {
+    let c = Cluster::start().await;
+    for args in [
+        &["dump", "pods", "-A", "--field-selector", "spec.foo=bar"][..],
+        &[
+            "watch",
+            "pods",
+            "-A",
+            "-o",
+            "jsonl",
+            "--field-selector",
+            "spec.foo=bar",
+        ][..],
+    ] {
+        let r = run(c.cmd(args)).await;
+        assert_eq!(r.code, 4, "{args:?}: {}", r.stderr);
+        let errors = error_lines(&r.stderr);
+        assert_eq!(errors.len(), 1, "{args:?}: {}", r.stderr);
+        assert!(
+            errors[0].contains("BadRequest") && errors[0].contains("spec.foo"),
+            "{}",
+            errors[0]
+        );
+    }
+}
+
+/// Reads JSONL lines until one matches `done`; every line read is kept in `seen`.
+async fn read_until(
+    lines: &mut Lines<BufReader<ChildStdout>>,
+    seen: &mut Vec<Value>,
+    what: &str,
+    done: impl Fn(&[Value]) -> bool,
+) {
+    let found = tokio::time::timeout(DEADLINE, async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            seen.push(serde_json::from_str(&line).unwrap());
+            if done(seen) {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(found, Ok(true), "{what}: {seen:#?}");
+}
+
+fn count(lines: &[Value], stage: &str, event: &str) -> usize {
+    lines
+        .iter()
+        .filter(|v| v["stage"] == stage && v["event"] == event)
+        .count()
+}
+
+#[tokio::test]
+async fn r8_h2_a_mid_run_403_is_retried_until_it_recovers_and_the_relist_is_a_sync_storm() {
+    let c = Cluster::start().await;
+    let mut child = c
+        .cmd(&[
+            "watch",
+            "pods",
+            "-A",
+            "-o",
+            "jsonl",
+            "--show",
+            "reflector,notifications",
+            "--max-backoff",
+            "200ms",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    read_until(&mut lines, &mut seen, "synced", |s| {
+        count(s, "informer", "synced") == 1
+    })
+    .await;
+    let pods = seen
+        .iter()
+        .filter(|v| v["event"] == "notify" && v["kind"] == "add")
+        .count();
+    assert!(pods > 0);
+    // RBAC revoked for three requests: the re-watch, then two relists are refused.
+    c.fail_pods(403, Some(3));
+    c.server.inject(&Fault::CloseWatches).unwrap();
+    read_until(&mut lines, &mut seen, "recovered", |s| {
+        count(s, "reflector", "list-done") == 2
+    })
+    .await;
+    let refused = seen
+        .iter()
+        .filter(|v| v["event"] == "watch-error" && v["code"] == 403)
+        .count();
+    assert_eq!(refused, 3, "every refusal is visible");
+    assert!(count(&seen, "reflector", "backoff") >= 3);
+    // The relist hands every unchanged pod to the handler again, as update(old, new) with
+    // equal resourceVersions: a sync (check period 0 keeps the handler syncing for ever).
+    read_until(&mut lines, &mut seen, "sync storm", |s| {
+        s.iter()
+            .filter(|v| v["event"] == "notify" && v["sync"] == true)
+            .count()
+            >= pods
+    })
+    .await;
+    child.start_kill().unwrap();
+    let _ = child.wait().await;
+}
+
+#[tokio::test]
+async fn p8_a_panicking_handler_crashes_by_default_with_exit_6_after_the_summary() {
+    let c = Cluster::start().await;
+    let r = run(c.cmd(&[
+        "watch",
+        "pods",
+        "-A",
+        "-o",
+        "jsonl",
+        "--handler",
+        "boom:panic-every=3",
+    ]))
+    .await;
+    assert_eq!(r.code, 6, "{}", r.stderr);
+    let errors = error_lines(&r.stderr);
+    assert_eq!(errors.len(), 1, "{}", r.stderr);
+    assert!(
+        errors[0].contains("handler \"boom\" panicked"),
+        "{}",
+        errors[0]
+    );
+    let lines = jsonl(&r.stdout);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["stage"], "summary");
+    assert_eq!(summary["handlers"][0]["panics"], 1, "{summary}");
+    assert!(
+        lines
+            .iter()
+            .any(|v| v["event"] == "stopped" && v["reason"].as_str().unwrap().contains("boom")),
+        "{}",
+        r.stdout
+    );
+}
+
+#[tokio::test]
+async fn p8_with_on_panic_skip_the_notification_is_lost_and_the_handler_goes_on() {
+    let c = Cluster::start().await;
+    let r = run(c.cmd(&[
+        "watch",
+        "pods",
+        "-A",
+        "-o",
+        "jsonl",
+        "--show",
+        "notifications",
+        "--handler",
+        "boom:panic-every=40",
+        "--on-panic",
+        "skip",
+        "--timeout",
+        "4s",
+    ]))
+    .await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = jsonl(&r.stdout);
+    let panicked = lines
+        .iter()
+        .filter(|v| v["event"] == "handled" && v["panicked"] == true)
+        .count();
+    assert!(panicked >= 1, "{}", r.stdout);
+    let handled = lines.iter().filter(|v| v["event"] == "handled").count();
+    assert!(
+        handled > 40,
+        "the handler went on after the panic: {handled}"
+    );
+}
+
+/// A server that answers discovery for pods, then garbage to every LIST.
+async fn garbage_server() -> (String, tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((mut conn, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match conn.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&head);
+                let path = head.split_whitespace().nth(1).unwrap_or("/");
+                let path = path.split('?').next().unwrap_or(path);
+                let body = match path {
+                    "/version" => r#"{"major":"1","minor":"32","gitVersion":"v1.32.4"}"#,
+                    "/api" => {
+                        r#"{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}"#
+                    }
+                    "/apis" => r#"{"kind":"APIGroupList","apiVersion":"v1","groups":[]}"#,
+                    "/api/v1" => {
+                        r#"{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"pods","singularName":"pod","namespaced":true,"kind":"Pod","verbs":["list","watch"],"shortNames":["po"]}]}"#
+                    }
+                    _ => "<html>this is not a Kubernetes list</html>",
+                };
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = conn.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    (url, task)
+}
+
+#[tokio::test]
+async fn r1_a_server_answering_garbage_to_the_first_list_is_one_error_line() {
+    let (url, server) = garbage_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {{server: \"{url}\"}}}}]\nusers: [{{name: u, user: {{token: t}}}}]\ncontexts: [{{name: c, context: {{cluster: c, user: u, namespace: default}}}}]\ncurrent-context: c\n"
+        ),
+    )
+    .unwrap();
+    for args in [&["dump", "pods"][..], &["watch", "pods", "-o", "jsonl"][..]] {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kinformer"));
+        c.args(args)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .env_remove("KUBECONFIG")
+            .kill_on_drop(true);
+        let r = run(c).await;
+        assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+        let errors = error_lines(&r.stderr);
+        assert_eq!(errors.len(), 1, "{args:?}: {}", r.stderr);
+        assert!(
+            errors[0].contains("list pods") && errors[0].contains("malformed response"),
+            "{}",
+            errors[0]
+        );
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    }
+    server.abort();
+}
