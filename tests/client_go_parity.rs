@@ -15,9 +15,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{DEADLINE, Harness, Recorder, count};
-use kinformer::informer::delta_fifo::{Delta, DeltaType as T, ProcessError, Queue, QueueKind};
-use kinformer::informer::object::{CachedObject, Ingest, ObjectRef, Transform};
+use common::{AnyFifo, DEADLINE, Harness, Recorder, count};
+use kinformer::informer::ingest::{Ingest, Transform};
+use kinformer::informer::object::{CachedObject, ObjectRef};
+use kinformer::informer::queue::{Delta, DeltaType as T, ProcessError, QueueKind};
 use kinformer::informer::shared_informer::{
     InformerConfig, InformerError, Registration, SharedIndexInformer,
 };
@@ -46,12 +47,12 @@ fn fifo_obj(name: &str, val: u32) -> ObjectRef {
 }
 
 /// A queue whose KnownObjects (the indexer) holds `known` (client-go's `literalListerGetter`).
-fn fifo(kind: QueueKind, known: &[(&str, u32)]) -> Queue {
+fn fifo(kind: QueueKind, known: &[(&str, u32)]) -> AnyFifo {
     let store = Arc::new(Store::default());
     for (name, val) in known {
         store.upsert(fifo_obj(name, *val));
     }
-    Queue::new(kind, store, Tracer::counting_only())
+    AnyFifo::new(kind, store, Tracer::counting_only())
 }
 
 /// The three objects most of client-go's KnownObjects tests start from.
@@ -82,7 +83,7 @@ fn seen_all(deltas: &[Delta]) -> Vec<Seen> {
 
 /// client-go's `pop2`: one Pop, with the deltas handed to the process function and
 /// `isInInitialList`.
-async fn pop_deltas(q: &Queue) -> (Vec<Delta>, bool) {
+async fn pop_deltas(q: &AnyFifo) -> (Vec<Delta>, bool) {
     let mut got = (Vec::new(), false);
     q.pop(&mut |deltas: &[Delta], initial| {
         got = (deltas.to_vec(), initial);
@@ -94,25 +95,25 @@ async fn pop_deltas(q: &Queue) -> (Vec<Delta>, bool) {
 }
 
 /// client-go's `Pop(f)`.
-async fn pop(q: &Queue) -> Vec<Seen> {
+async fn pop(q: &AnyFifo) -> Vec<Seen> {
     seen_all(&pop_deltas(q).await.0)
 }
 
 /// Every queued delta, in queue order (client-go's `f.items` / `getItems()`).
-fn queued(q: &Queue) -> Vec<Seen> {
+fn queued(q: &AnyFifo) -> Vec<Seen> {
     match q {
-        Queue::Delta(f) => f
+        AnyFifo::Delta(f) => f
             .queued_keys()
             .iter()
             .flat_map(|k| f.deltas_of(k))
             .map(|delta| seen(&delta))
             .collect(),
-        Queue::Real(f) => f.queued().iter().map(seen).collect(),
+        AnyFifo::Real(f) => f.queued().iter().map(seen).collect(),
     }
 }
 
 /// Pops every queued entry; one element per Pop.
-async fn drain(q: &Queue) -> Vec<Vec<Seen>> {
+async fn drain(q: &AnyFifo) -> Vec<Vec<Seen>> {
     let mut pops = Vec::new();
     while !queued(q).is_empty() {
         pops.push(pop(q).await);
@@ -121,7 +122,7 @@ async fn drain(q: &Queue) -> Vec<Vec<Seen>> {
 }
 
 /// [`drain`], then [`assert_drained`].
-async fn pop_all(q: &Queue) -> Vec<Vec<Seen>> {
+async fn pop_all(q: &AnyFifo) -> Vec<Vec<Seen>> {
     let pops = drain(q).await;
     assert_drained(q).await;
     pops
@@ -129,7 +130,7 @@ async fn pop_all(q: &Queue) -> Vec<Vec<Seen>> {
 
 /// Nothing is left: the queue is empty, and once closed a Pop fails instead of handing
 /// anything over (client-go's "no second value" and "item did not get removed" checks).
-async fn assert_drained(q: &Queue) {
+async fn assert_drained(q: &AnyFifo) {
     assert_eq!(queued(q), [], "queue unexpectedly not empty");
     q.close();
     let popped = q.pop(&mut |_: &[Delta], _| Ok(())).await;
@@ -147,11 +148,11 @@ fn newest_vals(pops: &[Vec<Seen>]) -> Vec<String> {
 /// from and its operations.
 struct Scenario {
     known: &'static [(&'static str, u32)],
-    ops: fn(&Queue),
+    ops: fn(&AnyFifo),
 }
 
 impl Scenario {
-    fn run(&self, kind: QueueKind) -> Queue {
+    fn run(&self, kind: QueueKind) -> AnyFifo {
         let q = fifo(kind, self.known);
         (self.ops)(&q);
         q
@@ -311,7 +312,7 @@ const UPDATE_RESYNC_RACE: Scenario = Scenario {
 /// foo@2, `objV2` foo@3) with what they expect, the same for both queues; run with empty
 /// KnownObjects.
 fn only_in_queue_cases() -> Vec<(&'static str, Scenario, Vec<Seen>)> {
-    let case = |ops: fn(&Queue)| Scenario { known: &[], ops };
+    let case = |ops: fn(&AnyFifo)| Scenario { known: &[], ops };
     vec![
         (
             "Added object should be deleted on Replace",
@@ -522,7 +523,7 @@ async fn close_unblocks_ten_pops(kind: QueueKind) {
 /// client-go's `Test*FIFO_transformer` counts how often each object went through the
 /// transform; ours runs at decode, so the scenario's objects come from an Ingest whose
 /// transform bumps an `xfrm` label. Returns the queue after the operations.
-fn transformer_scenario(kind: QueueKind) -> Queue {
+fn transformer_scenario(kind: QueueKind) -> AnyFifo {
     let transform: Transform = Arc::new(|raw: &[u8]| {
         let mut v: Value = serde_json::from_slice(raw).map_err(|e| e.to_string())?;
         let n: u32 = v["metadata"]["labels"]["xfrm"]
@@ -620,7 +621,7 @@ async fn test_delta_fifo_requeue_on_pop() {
 #[tokio::test]
 async fn test_delta_fifo_add_update() {
     let q = ADD_UPDATE.run(QueueKind::DeltaFifo);
-    let Queue::Delta(f) = &q else {
+    let AnyFifo::Delta(f) = &q else {
         unreachable!("built as a DeltaFIFO")
     };
     assert_eq!(f.queued_keys(), ["foo"]);
@@ -636,7 +637,7 @@ async fn test_delta_fifo_add_update() {
 #[tokio::test]
 async fn test_delta_fifo_transformer() {
     let f = transformer_scenario(QueueKind::DeltaFifo);
-    let Queue::Delta(delta_fifo) = &f else {
+    let AnyFifo::Delta(delta_fifo) = &f else {
         unreachable!("built as a DeltaFIFO")
     };
     assert_eq!(delta_fifo.queued_keys(), ["foo", "bar"]);

@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer::apiserver::{EmbeddedServer, ServerConfig};
-use kinformer::informer::delta_fifo::QueueKind;
-use kinformer::informer::processor::{EventHandler, HandlerFuture, Notification};
+use kinformer::informer::notification::Notification;
+use kinformer::informer::processor::{EventHandler, HandlerFuture};
+use kinformer::informer::queue::QueueKind;
 use kinformer::informer::reflector::ReflectorConfig;
 use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
 use kinformer::informer::source::{KubeSource, KubeTarget};

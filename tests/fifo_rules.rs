@@ -1,10 +1,15 @@
 //! DeltaFIFO (F1–F6, F8) and RealFIFO (Q1) rules, driven through the public queue API with
 //! the indexer as KnownObjects.
 
+mod common;
+
+use common::AnyFifo;
+
 use std::sync::Arc;
 
-use kinformer::informer::delta_fifo::{Delta, DeltaType, ProcessError, Queue, QueueKind};
-use kinformer::informer::object::{Ingest, ObjectRef};
+use kinformer::informer::ingest::Ingest;
+use kinformer::informer::object::ObjectRef;
+use kinformer::informer::queue::{Delta, DeltaType, ProcessError, QueueKind};
 use kinformer::informer::store::{Indexers, Store};
 use kinformer::informer::trace::Tracer;
 
@@ -16,19 +21,19 @@ fn obj(key: &str, rv: u32) -> ObjectRef {
         .unwrap()
 }
 
-fn queue(kind: QueueKind, known: &[ObjectRef]) -> (Queue, Arc<Store>) {
+fn queue(kind: QueueKind, known: &[ObjectRef]) -> (AnyFifo, Arc<Store>) {
     let store = Arc::new(Store::default());
     for o in known {
         store.upsert(o.clone());
     }
     (
-        Queue::new(kind, store.clone(), Tracer::counting_only()),
+        AnyFifo::new(kind, store.clone(), Tracer::counting_only()),
         store,
     )
 }
 
 /// Pops one entry and returns its deltas as `(type, key, rv, tombstone)` plus isInInitialList.
-async fn pop(q: &Queue) -> (Vec<(DeltaType, String, String, bool)>, bool) {
+async fn pop(q: &AnyFifo) -> (Vec<(DeltaType, String, String, bool)>, bool) {
     let mut got = (Vec::new(), false);
     q.pop(&mut |deltas: &[Delta], initial| {
         got = (describe(deltas), initial);
@@ -57,10 +62,10 @@ fn d(t: DeltaType, key: &str, rv: u32, tombstone: bool) -> (DeltaType, String, S
     (t, key.to_owned(), rv.to_string(), tombstone)
 }
 
-fn delta_fifo(q: &Queue) -> &kinformer::informer::delta_fifo::DeltaFifo {
+fn delta_fifo(q: &AnyFifo) -> &kinformer::informer::delta_fifo::DeltaFifo {
     match q {
-        Queue::Delta(f) => f,
-        Queue::Real(_) => panic!("not a DeltaFIFO"),
+        AnyFifo::Delta(f) => f,
+        AnyFifo::Real(_) => panic!("not a DeltaFIFO"),
     }
 }
 
@@ -273,7 +278,7 @@ async fn q1_real_fifo_keeps_one_entry_per_event_in_order_without_coalescing() {
     q.delete(obj("ns/ghost", 5)); // RealFIFO keeps even a delete for an unknown key
     q.add(obj("ns/queued-gone", 6));
     q.replace(vec![obj("ns/known", 7), obj("ns/a", 8)]);
-    let Queue::Real(f) = &q else {
+    let AnyFifo::Real(f) = &q else {
         panic!("not a RealFIFO")
     };
     assert_eq!(

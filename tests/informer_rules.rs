@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{Harness, Recorder, count, pod};
-use kinformer::informer::object::Transform;
+use kinformer::informer::ingest::Transform;
 use kinformer::informer::processor::{FnHandler, PANIC_PAUSE, PanicPolicy, SimulatedHandler};
 use kinformer::informer::shared_informer::{InformerConfig, InformerError};
 use kinformer::informer::source::{ApiStatus, WatchFrame};
@@ -222,7 +222,7 @@ async fn h4_handlers_are_notified_after_the_indexer_write() {
         .add_event_handler(
             "reader",
             Arc::new(FnHandler(
-                move |n: &kinformer::informer::processor::Notification| {
+                move |n: &kinformer::informer::notification::Notification| {
                     let cached = store.get(n.key());
                     let ok = match n.kind() {
                         NotifyKind::Delete => cached.is_none(),
@@ -754,7 +754,7 @@ async fn f7_the_transform_runs_once_per_object_before_it_is_queued() {
 
 /// Runs the same burst of writes through an informer with `queue` and returns what the
 /// handler saw and the final cache (`key rv` lines).
-async fn burst(queue: kinformer::informer::delta_fifo::QueueKind) -> (Vec<String>, Vec<String>) {
+async fn burst(queue: kinformer::informer::queue::QueueKind) -> (Vec<String>, Vec<String>) {
     let mut h = Harness::new(InformerConfig {
         queue,
         ..InformerConfig::default()
@@ -788,7 +788,7 @@ async fn burst(queue: kinformer::informer::delta_fifo::QueueKind) -> (Vec<String
 
 #[tokio::test(start_paused = true)]
 async fn q1_delta_fifo_and_real_fifo_converge_but_only_delta_fifo_groups_deltas_by_key() {
-    use kinformer::informer::delta_fifo::QueueKind;
+    use kinformer::informer::queue::QueueKind;
     let (delta, delta_cache) = burst(QueueKind::DeltaFifo).await;
     let (real, real_cache) = burst(QueueKind::RealFifo).await;
     assert_eq!(delta_cache, real_cache, "same writes, same cache");

@@ -5,8 +5,8 @@ mod common;
 use std::time::Duration;
 
 use common::{Harness, count, pod};
-use kinformer::informer::delta_fifo::DeltaType;
 use kinformer::informer::processor::SimulatedHandler;
+use kinformer::informer::queue::DeltaType;
 use kinformer::informer::reflector::{BackoffConfig, ReflectorConfig, ReflectorError};
 use kinformer::informer::shared_informer::InformerConfig;
 use kinformer::informer::source::{ApiStatus, SourceError, WatchFrame};

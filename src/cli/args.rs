@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::builder::PossibleValue;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use crate::informer::delta_fifo::QueueKind;
+use crate::informer::queue::QueueKind;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::OutputFormat;

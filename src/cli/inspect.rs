@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use crate::informer::object::strip_managed_fields;
+use crate::informer::ingest::strip_managed_fields;
 use crate::informer::reflector::{Backoff, BackoffConfig, ReflectorConfig};
 use crate::informer::shared_informer::InformerConfig;
 use crate::informer::source::{KubeSource, KubeTarget};

@@ -1,5 +1,9 @@
 //! DeltaFIFO with client-go ≤ 1.32 semantics (the seeds'), the indexer as KnownObjects and
-//! `EmitDeltaTypeReplaced` on; also the delta types and the [`Queue`] both FIFOs sit behind.
+//! `EmitDeltaTypeReplaced` on.
+//!
+//! Invariants (under the lock): every key in `queue` has a non-empty entry in `items` and
+//! appears once; `items` holds no key that is not queued; `initial_population_count` counts
+//! down the first Replace's entries as they are popped.
 //!
 //! One entry per key, in order of the key's first arrival; a key's deltas accumulate until it is
 //! popped (Rules F1–F8). Pop hands the whole list to the process function under the queue lock,
@@ -11,184 +15,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::Notify;
 
 use super::object::ObjectRef;
-use super::real_fifo::RealFifo;
+use super::queue::{Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed};
 use super::store::Store;
 use super::trace::{Event, EventKind, Tracer};
-
-/// Why a delta was queued (client-go's `DeltaType`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DeltaType {
-    Added,
-    Updated,
-    Deleted,
-    Replaced,
-    Sync,
-}
-
-impl DeltaType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeltaType::Added => "Added",
-            DeltaType::Updated => "Updated",
-            DeltaType::Deleted => "Deleted",
-            DeltaType::Replaced => "Replaced",
-            DeltaType::Sync => "Sync",
-        }
-    }
-}
-
-/// client-go's `DeletedFinalStateUnknown`: the object was deleted while we were not watching;
-/// `obj` is the last state we knew.
-#[derive(Debug, Clone)]
-pub struct Tombstone {
-    pub key: String,
-    pub obj: ObjectRef,
-}
-
-/// The payload of a delta: an object, or a tombstone for a deletion we only inferred.
-#[derive(Debug, Clone)]
-pub enum DeltaObject {
-    Object(ObjectRef),
-    Tombstone(Tombstone),
-}
-
-impl DeltaObject {
-    pub fn key(&self) -> &str {
-        match self {
-            DeltaObject::Object(o) => o.key(),
-            DeltaObject::Tombstone(t) => &t.key,
-        }
-    }
-
-    /// The object, or the last known state inside the tombstone.
-    pub fn object(&self) -> &ObjectRef {
-        match self {
-            DeltaObject::Object(o) => o,
-            DeltaObject::Tombstone(t) => &t.obj,
-        }
-    }
-
-    pub fn is_tombstone(&self) -> bool {
-        matches!(self, DeltaObject::Tombstone(_))
-    }
-}
-
-/// One change to one object.
-#[derive(Debug, Clone)]
-pub struct Delta {
-    pub delta_type: DeltaType,
-    pub object: DeltaObject,
-}
-
-impl Delta {
-    pub fn new(delta_type: DeltaType, obj: ObjectRef) -> Self {
-        Self {
-            delta_type,
-            object: DeltaObject::Object(obj),
-        }
-    }
-
-    pub fn tombstone(key: String, obj: ObjectRef) -> Self {
-        Self {
-            delta_type: DeltaType::Deleted,
-            object: DeltaObject::Tombstone(Tombstone { key, obj }),
-        }
-    }
-}
-
-/// The error a process function returns to have the deltas re-queued (Rule F8).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ProcessError(pub String);
-
-/// Returned by pop once the queue is closed and drained of waiting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("queue closed")]
-pub struct QueueClosed;
-
-/// The function Pop hands each key's deltas to, with `isInInitialList`.
-pub type ProcessFn<'a> = dyn FnMut(&[Delta], bool) -> Result<(), ProcessError> + Send + 'a;
-
-/// The queue between the reflector and the process loop: either FIFO, chosen per informer.
-pub enum Queue {
-    Delta(DeltaFifo),
-    Real(RealFifo),
-}
-
-/// Which queue an informer uses (`--queue`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum QueueKind {
-    #[default]
-    DeltaFifo,
-    RealFifo,
-}
-
-impl Queue {
-    pub fn new(kind: QueueKind, known: Arc<Store>, tracer: Tracer) -> Self {
-        match kind {
-            QueueKind::DeltaFifo => Queue::Delta(DeltaFifo::new(known, tracer)),
-            QueueKind::RealFifo => Queue::Real(RealFifo::new(known, tracer)),
-        }
-    }
-
-    pub fn add(&self, obj: ObjectRef) {
-        self.queue_event(DeltaType::Added, obj);
-    }
-
-    pub fn update(&self, obj: ObjectRef) {
-        self.queue_event(DeltaType::Updated, obj);
-    }
-
-    pub fn delete(&self, obj: ObjectRef) {
-        self.queue_event(DeltaType::Deleted, obj);
-    }
-
-    fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef) {
-        match self {
-            Queue::Delta(q) => q.queue_event(delta_type, obj),
-            Queue::Real(q) => q.queue_event(delta_type, obj),
-        }
-    }
-
-    /// Replaces the queue's view with `list` (the result of a LIST).
-    pub fn replace(&self, list: Vec<ObjectRef>) {
-        match self {
-            Queue::Delta(q) => q.replace(list),
-            Queue::Real(q) => q.replace(list),
-        }
-    }
-
-    /// Queues a Sync for every known object without queued deltas; returns how many.
-    pub fn resync(&self) -> usize {
-        match self {
-            Queue::Delta(q) => q.resync(),
-            Queue::Real(q) => q.resync(),
-        }
-    }
-
-    /// Waits for an entry and hands it to `process` under the queue lock.
-    pub async fn pop(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
-        match self {
-            Queue::Delta(q) => q.pop(process).await,
-            Queue::Real(q) => q.pop(process).await,
-        }
-    }
-
-    /// True once the first Replace's items (and deletions) have all been popped (Rule F6).
-    pub fn has_synced(&self) -> bool {
-        match self {
-            Queue::Delta(q) => q.lock().has_synced(),
-            Queue::Real(q) => q.has_synced(),
-        }
-    }
-
-    pub fn close(&self) {
-        match self {
-            Queue::Delta(q) => q.close(),
-            Queue::Real(q) => q.close(),
-        }
-    }
-}
 
 /// client-go's DeltaFIFO.
 pub struct DeltaFifo {
@@ -199,7 +28,7 @@ pub struct DeltaFifo {
 }
 
 #[derive(Default)]
-pub(crate) struct FifoState {
+struct FifoState {
     items: HashMap<String, Vec<Delta>>,
     queue: VecDeque<String>,
     populated: bool,
@@ -223,7 +52,7 @@ impl DeltaFifo {
         }
     }
 
-    pub(crate) fn lock(&self) -> MutexGuard<'_, FifoState> {
+    fn lock(&self) -> MutexGuard<'_, FifoState> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -257,10 +86,10 @@ impl DeltaFifo {
     fn trace_delta(&self, state: &FifoState, delta: &Delta, key: &str) {
         let depth = state.queue.len() + usize::from(!state.items.contains_key(key));
         self.tracer
-            .emit_with(EventKind::Delta, || delta_event(delta, depth));
+            .emit_with(EventKind::Delta, || Event::delta(delta, depth));
     }
 
-    fn replace(&self, list: Vec<ObjectRef>) {
+    fn replace_list(&self, list: Vec<ObjectRef>) {
         let mut state = self.lock();
         let keys: HashSet<String> = list.iter().map(|o| o.key().to_owned()).collect();
         for obj in list {
@@ -296,7 +125,7 @@ impl DeltaFifo {
         }
     }
 
-    fn resync(&self) -> usize {
+    fn resync_known(&self) -> usize {
         let mut state = self.lock();
         let mut queued = 0;
         for obj in self.known.list_sorted() {
@@ -310,7 +139,7 @@ impl DeltaFifo {
         queued
     }
 
-    async fn pop(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
+    async fn pop_one(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
         loop {
             // Registered before the state is read, so neither a queued delta nor close() can
             // slip between the check and the wait.
@@ -355,7 +184,7 @@ impl DeltaFifo {
     }
 
     /// Rule F8: wakes every blocked pop (client-go's `cond.Broadcast`).
-    fn close(&self) {
+    fn close_queue(&self) {
         self.lock().closed = true;
         self.notify.notify_waiters();
     }
@@ -368,6 +197,40 @@ impl DeltaFifo {
     /// The deltas queued for `key`.
     pub fn deltas_of(&self, key: &str) -> Vec<Delta> {
         self.lock().items.get(key).cloned().unwrap_or_default()
+    }
+}
+
+impl Queue for DeltaFifo {
+    fn add(&self, obj: ObjectRef) {
+        self.queue_event(DeltaType::Added, obj);
+    }
+
+    fn update(&self, obj: ObjectRef) {
+        self.queue_event(DeltaType::Updated, obj);
+    }
+
+    fn delete(&self, obj: ObjectRef) {
+        self.queue_event(DeltaType::Deleted, obj);
+    }
+
+    fn replace(&self, list: Vec<ObjectRef>) {
+        self.replace_list(list);
+    }
+
+    fn resync(&self) -> usize {
+        self.resync_known()
+    }
+
+    fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a> {
+        Box::pin(self.pop_one(process))
+    }
+
+    fn has_synced(&self) -> bool {
+        self.lock().has_synced()
+    }
+
+    fn close(&self) {
+        self.close_queue();
     }
 }
 
@@ -387,16 +250,5 @@ fn dedup_deltas(deltas: &mut Vec<Delta>) {
         deltas.remove(n - 2);
     } else {
         deltas.pop();
-    }
-}
-
-/// The `fifo delta` trace event for `delta` at queue depth `depth`.
-pub(crate) fn delta_event(delta: &Delta, depth: usize) -> Event {
-    Event::Delta {
-        delta_type: delta.delta_type,
-        key: delta.object.key().to_owned(),
-        resource_version: delta.object.object().resource_version().to_owned(),
-        depth,
-        tombstone: delta.object.is_tombstone(),
     }
 }

@@ -4,8 +4,11 @@
 
 pub mod delta_fifo;
 pub mod factory;
+pub mod ingest;
+pub mod notification;
 pub mod object;
 pub mod processor;
+pub mod queue;
 pub mod real_fifo;
 pub mod reflector;
 pub mod shared_informer;

@@ -9,9 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
-use super::store::Indexers;
 use crate::json_scan;
 
 /// A shared, immutable cached object. Cloning is a reference-count bump.
@@ -259,110 +257,6 @@ pub fn object_key(namespace: Option<&str>, name: &str) -> String {
     }
 }
 
-/// A transform run once on every object before it is queued (Rule F7), on its raw JSON.
-pub type Transform = Arc<dyn Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync>;
-
-/// The built-in `--transform strip-managed-fields`.
-pub fn strip_managed_fields() -> Transform {
-    Arc::new(|raw| remove_metadata_field(raw, "managedFields"))
-}
-
-/// Turns raw JSON into cached objects: transform, parse metadata, compute index values.
-#[derive(Clone)]
-pub struct Ingest {
-    indexers: Indexers,
-    transform: Option<Transform>,
-}
-
-impl Ingest {
-    pub fn new(indexers: Indexers, transform: Option<Transform>) -> Self {
-        Self {
-            indexers,
-            transform,
-        }
-    }
-
-    pub fn decode(&self, raw: &[u8]) -> Result<ObjectRef, DecodeError> {
-        let obj = match &self.transform {
-            Some(t) => CachedObject::from_json(t(raw).map_err(DecodeError::Transform)?)?,
-            // The reflector's bytes were delimited by a JSON parser: valid, so read only the head.
-            None => CachedObject::from_valid_json(raw)?,
-        };
-        let values = self.indexers.compute(&obj);
-        Ok(Arc::new(obj.with_index_values(values)))
-    }
-}
-
-/// Rewrites `raw` without `metadata.<field>`, keeping every other byte's order and text.
-fn remove_metadata_field(raw: &[u8], field: &str) -> Result<Vec<u8>, String> {
-    let top: OrderedObject<'_> = serde_json::from_slice(raw).map_err(|e| e.to_string())?;
-    let mut out = Vec::with_capacity(raw.len());
-    write_object(
-        &mut out,
-        top.0.iter().map(|(k, v)| {
-            if k != "metadata" {
-                return Ok((k, v.get().to_owned()));
-            }
-            let meta: OrderedObject<'_> =
-                serde_json::from_str(v.get()).map_err(|e| e.to_string())?;
-            let mut inner = Vec::new();
-            write_object(
-                &mut inner,
-                meta.0
-                    .iter()
-                    .filter(|(mk, _)| mk != field)
-                    .map(|(mk, mv)| Ok((mk, mv.get().to_owned()))),
-            )?;
-            Ok((k, String::from_utf8_lossy(&inner).into_owned()))
-        }),
-    )?;
-    Ok(out)
-}
-
-fn write_object<'k>(
-    out: &mut Vec<u8>,
-    fields: impl Iterator<Item = Result<(&'k Cow<'k, str>, String), String>>,
-) -> Result<(), String> {
-    out.push(b'{');
-    for (i, field) in fields.enumerate() {
-        let (k, v) = field?;
-        if i > 0 {
-            out.push(b',');
-        }
-        serde_json::to_writer(&mut *out, k.as_ref()).map_err(|e| e.to_string())?;
-        out.push(b':');
-        out.extend_from_slice(v.as_bytes());
-    }
-    out.push(b'}');
-    Ok(())
-}
-
-/// A JSON object's members in document order, values left raw.
-struct OrderedObject<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for OrderedObject<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Members<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Members<'a> {
-            type Value = OrderedObject<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<M: serde::de::MapAccess<'de>>(
-                self,
-                mut m: M,
-            ) -> Result<Self::Value, M::Error> {
-                let mut members = Vec::new();
-                while let Some(k) = m.next_key::<Cow<'de, str>>()? {
-                    members.push((k, m.next_value::<&'de RawValue>()?));
-                }
-                Ok(OrderedObject(members))
-            }
-        }
-        d.deserialize_map(Members(std::marker::PhantomData))
-    }
-}
-
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(borrow, default)]
@@ -553,17 +447,6 @@ mod tests {
         assert_eq!(obj.meta().label("app"), Some("web"));
         assert_eq!(obj.controller_ref().as_deref(), Some("ReplicaSet/rs1"));
         assert_eq!(obj.raw(), raw);
-    }
-
-    #[test]
-    fn strip_managed_fields_removes_only_that_field_and_keeps_order() {
-        let raw = br#"{"kind":"Pod","metadata":{"name":"p","managedFields":[{"manager":"kubectl"}],"uid":"u"},"spec":{"a":1}}"#;
-        let out = strip_managed_fields()(raw).unwrap();
-        assert_eq!(
-            out,
-            br#"{"kind":"Pod","metadata":{"name":"p","uid":"u"},"spec":{"a":1}}"#
-        );
-        assert!(strip_managed_fields()(b"nope").is_err());
     }
 
     #[test]

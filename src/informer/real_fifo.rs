@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Notify;
 
-use super::delta_fifo::{Delta, DeltaType, ProcessFn, QueueClosed, delta_event};
 use super::object::ObjectRef;
+use super::queue::{Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed};
 use super::store::Store;
 use super::trace::{Event, EventKind, Tracer};
 
@@ -48,7 +48,7 @@ impl RealFifo {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(crate) fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef) {
+    fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef) {
         let mut state = self.lock();
         state.populated = true;
         self.push(&mut state, Delta::new(delta_type, obj));
@@ -57,12 +57,12 @@ impl RealFifo {
     fn push(&self, state: &mut RealState, delta: Delta) {
         let depth = state.items.len() + 1;
         self.tracer
-            .emit_with(EventKind::Delta, || delta_event(&delta, depth));
+            .emit_with(EventKind::Delta, || Event::delta(&delta, depth));
         state.items.push_back(delta);
         self.notify.notify_one();
     }
 
-    pub(crate) fn replace(&self, list: Vec<ObjectRef>) {
+    fn replace_list(&self, list: Vec<ObjectRef>) {
         let mut state = self.lock();
         let keys: HashSet<&str> = list.iter().map(|o| o.key()).collect();
         // The newest queued delta per key, keys in first-queued order.
@@ -99,7 +99,7 @@ impl RealFifo {
         }
     }
 
-    pub(crate) fn resync(&self) -> usize {
+    fn resync_known(&self) -> usize {
         let mut state = self.lock();
         let queued: HashSet<String> = state
             .items
@@ -117,7 +117,7 @@ impl RealFifo {
         count
     }
 
-    pub(crate) async fn pop(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
+    async fn pop_one(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
         loop {
             // Registered before the state is read: see DeltaFifo::pop.
             let woken = self.notify.notified();
@@ -148,12 +148,8 @@ impl RealFifo {
         }
     }
 
-    pub(crate) fn has_synced(&self) -> bool {
-        self.lock().has_synced()
-    }
-
     /// Wakes every blocked pop (Rule F8).
-    pub(crate) fn close(&self) {
+    fn close_queue(&self) {
         self.lock().closed = true;
         self.notify.notify_waiters();
     }
@@ -161,5 +157,39 @@ impl RealFifo {
     /// The queued deltas in order, for tests.
     pub fn queued(&self) -> Vec<Delta> {
         self.lock().items.iter().cloned().collect()
+    }
+}
+
+impl Queue for RealFifo {
+    fn add(&self, obj: ObjectRef) {
+        self.queue_event(DeltaType::Added, obj);
+    }
+
+    fn update(&self, obj: ObjectRef) {
+        self.queue_event(DeltaType::Updated, obj);
+    }
+
+    fn delete(&self, obj: ObjectRef) {
+        self.queue_event(DeltaType::Deleted, obj);
+    }
+
+    fn replace(&self, list: Vec<ObjectRef>) {
+        self.replace_list(list);
+    }
+
+    fn resync(&self) -> usize {
+        self.resync_known()
+    }
+
+    fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a> {
+        Box::pin(self.pop_one(process))
+    }
+
+    fn has_synced(&self) -> bool {
+        self.lock().has_synced()
+    }
+
+    fn close(&self) {
+        self.close_queue();
     }
 }

@@ -19,8 +19,9 @@ use rand::Rng;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::delta_fifo::Queue;
-use super::object::{DecodeError, Ingest, ObjectRef};
+use super::ingest::Ingest;
+use super::object::{DecodeError, ObjectRef};
+use super::queue::Queue;
 use super::source::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, WatchFrame, WatchOptions,
     WatchStream,
@@ -214,7 +215,7 @@ struct ListState {
 /// client-go's Reflector.
 pub struct Reflector {
     lw: Arc<dyn ListerWatcher>,
-    queue: Arc<Queue>,
+    queue: Arc<dyn Queue>,
     ingest: Ingest,
     config: ReflectorConfig,
     resync_check_period: Duration,
@@ -247,7 +248,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Reflector {
-    pub fn new(lw: Arc<dyn ListerWatcher>, queue: Arc<Queue>, parts: ReflectorParts) -> Self {
+    pub fn new(lw: Arc<dyn ListerWatcher>, queue: Arc<dyn Queue>, parts: ReflectorParts) -> Self {
         Self {
             lw,
             queue,

@@ -12,12 +12,15 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::delta_fifo::{Delta, DeltaType, ProcessError, Queue, QueueKind};
-use super::object::{Ingest, Transform};
+use super::delta_fifo::DeltaFifo;
+use super::ingest::{Ingest, Transform};
+use super::notification::Notification;
 use super::processor::{
-    EventHandler, HandlerPanic, Listener, Notification, PanicPolicy, ResyncPlan, SharedProcessor,
+    EventHandler, HandlerPanic, Listener, PanicPolicy, ResyncPlan, SharedProcessor,
     determine_resync_period,
 };
+use super::queue::{Delta, DeltaType, ProcessError, Queue, QueueKind};
+use super::real_fifo::RealFifo;
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
 use super::store::{IndexFunc, Store};
@@ -55,6 +58,14 @@ pub enum InformerError {
     HandlerPanicked(HandlerPanic),
 }
 
+/// The queue an informer of `kind` uses, with `known` (the indexer) as its KnownObjects.
+pub fn new_queue(kind: QueueKind, known: Arc<Store>, tracer: Tracer) -> Arc<dyn Queue> {
+    match kind {
+        QueueKind::DeltaFifo => Arc::new(DeltaFifo::new(known, tracer)),
+        QueueKind::RealFifo => Arc::new(RealFifo::new(known, tracer)),
+    }
+}
+
 /// client-go's sharedIndexInformer.
 #[derive(Clone)]
 pub struct SharedIndexInformer {
@@ -67,7 +78,7 @@ struct Inner {
     tracer: Tracer,
     store: Arc<Store>,
     processor: SharedProcessor,
-    queue: OnceLock<Arc<Queue>>,
+    queue: OnceLock<Arc<dyn Queue>>,
     state: Mutex<State>,
     /// Held while deltas are handled and while a late handler gets its synthetic adds (P3).
     block_deltas: Mutex<()>,
@@ -321,18 +332,18 @@ impl SharedIndexInformer {
             state.started = true;
             state.check_period
         };
-        let queue = Arc::new(Queue::new(
+        let queue = new_queue(
             inner.config.queue,
             inner.store.clone(),
             inner.tracer.clone(),
-        ));
+        );
         let _ = inner.queue.set(queue.clone());
         let reflector = self.reflector(queue.clone(), check_period);
         inner.processor.run();
         let pipeline = async {
             tokio::join!(
                 reflector.run(stop.clone()),
-                self.process_loop(&queue, &stop)
+                self.process_loop(queue.as_ref(), &stop)
             )
         };
         let crashed = tokio::select! {
@@ -353,7 +364,7 @@ impl SharedIndexInformer {
         outcome
     }
 
-    fn reflector(&self, queue: Arc<Queue>, check_period: Duration) -> Reflector {
+    fn reflector(&self, queue: Arc<dyn Queue>, check_period: Duration) -> Reflector {
         let inner = &self.inner;
         let for_resync = inner.clone();
         let for_sync = inner.clone();
@@ -373,7 +384,7 @@ impl SharedIndexInformer {
         )
     }
 
-    async fn process_loop(&self, queue: &Queue, stop: &CancellationToken) {
+    async fn process_loop(&self, queue: &dyn Queue, stop: &CancellationToken) {
         let inner = &self.inner;
         let mut process = |deltas: &[Delta], initial: bool| inner.handle_deltas(deltas, initial);
         loop {

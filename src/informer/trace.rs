@@ -13,8 +13,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use super::delta_fifo::DeltaType;
-use super::processor::Notification;
+use super::queue::Delta;
+// What trace events carry, for renderers: `output` depends on this module only.
+pub use super::notification::{Notification, NotifyKind};
+pub use super::object::{CachedObject, ObjectRef};
+pub use super::queue::{DeltaObject, DeltaType, Tombstone};
 
 /// The pipeline stage an event comes from (the `stage` field of a JSONL line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -81,24 +84,6 @@ impl WatchEventType {
             WatchEventType::Added => "ADDED",
             WatchEventType::Modified => "MODIFIED",
             WatchEventType::Deleted => "DELETED",
-        }
-    }
-}
-
-/// The kind of a handler notification.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum NotifyKind {
-    Add,
-    Update,
-    Delete,
-}
-
-impl NotifyKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NotifyKind::Add => "add",
-            NotifyKind::Update => "update",
-            NotifyKind::Delete => "delete",
         }
     }
 }
@@ -305,6 +290,17 @@ impl EventKind {
 }
 
 impl Event {
+    /// The `fifo delta` event for `delta`, the queue `depth` long after it.
+    pub fn delta(delta: &Delta, depth: usize) -> Self {
+        Event::Delta {
+            delta_type: delta.delta_type,
+            key: delta.object.key().to_owned(),
+            resource_version: delta.object.object().resource_version().to_owned(),
+            depth,
+            tombstone: delta.object.is_tombstone(),
+        }
+    }
+
     pub fn stage(&self) -> Stage {
         self.kind().stage()
     }

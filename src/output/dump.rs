@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::time::Duration;
 
-use crate::informer::object::ObjectRef;
+use crate::informer::trace::ObjectRef;
 
 use super::durations::age;
 use super::ordered::OrderedValue;
@@ -257,7 +257,7 @@ mod tests {
     #[test]
     fn missing_creation_timestamp_is_unknown() {
         let obj = std::sync::Arc::new(
-            crate::informer::object::CachedObject::from_json(
+            crate::informer::trace::CachedObject::from_json(
                 br#"{"metadata":{"name":"n"}}"#.to_vec(),
             )
             .unwrap(),

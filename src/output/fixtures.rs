@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::informer::delta_fifo::{DeltaObject, DeltaType, Tombstone};
-use crate::informer::object::{CachedObject, ObjectRef};
-use crate::informer::processor::Notification;
+use crate::informer::trace::Notification;
+use crate::informer::trace::{CachedObject, ObjectRef};
+use crate::informer::trace::{DeltaObject, DeltaType, Tombstone};
 use crate::informer::trace::{
     Event, HandlerSummary, NotifyKind, Summary, TraceEvent, WatchEventType,
 };

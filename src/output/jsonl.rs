@@ -7,7 +7,7 @@
 use std::io::Write as _;
 use std::time::Duration;
 
-use crate::informer::processor::Notification;
+use crate::informer::trace::Notification;
 use crate::informer::trace::{Event, HandlerSummary, Summary, TraceEvent};
 
 use super::RenderOptions;

@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::informer::delta_fifo::DeltaType;
-use crate::informer::processor::Notification;
+use crate::informer::trace::DeltaType;
+use crate::informer::trace::Notification;
 use crate::informer::trace::{Event, NotifyKind, Stage, TraceEvent, WatchEventType};
 
 use super::diff::{Change, diff_raw};

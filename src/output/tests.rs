@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::fixtures::{all_events, notify, pod, secret, stamp, tombstone_delete};
 use super::*;
-use crate::informer::processor::Notification;
+use crate::informer::trace::Notification;
 
 fn line(event: Event, opts: &RenderOptions) -> Value {
     let mut buf = Vec::new();
@@ -138,7 +138,7 @@ fn optional_fields_are_omitted_when_absent() {
     assert!(v.get("code").is_none());
     let v = line(
         Event::Delta {
-            delta_type: crate::informer::delta_fifo::DeltaType::Added,
+            delta_type: crate::informer::trace::DeltaType::Added,
             key: "a".into(),
             resource_version: "1".into(),
             depth: 1,
@@ -218,7 +218,7 @@ fn secrets_are_redacted_unless_asked() {
 #[test]
 fn objects_with_raw_newlines_stay_on_one_line() {
     let raw = b"{\n  \"metadata\": {\"name\": \"a\", \"resourceVersion\": \"1\"}\n}".to_vec();
-    let obj = std::sync::Arc::new(crate::informer::object::CachedObject::from_json(raw).unwrap());
+    let obj = std::sync::Arc::new(crate::informer::trace::CachedObject::from_json(raw).unwrap());
     let v = line(
         notify(
             "h",

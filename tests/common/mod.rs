@@ -6,7 +6,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kinformer::informer::processor::{EventHandler, HandlerFuture, Notification};
+use kinformer::informer::notification::Notification;
+use kinformer::informer::processor::{EventHandler, HandlerFuture};
 use kinformer::informer::shared_informer::{InformerConfig, InformerError, SharedIndexInformer};
 use kinformer::informer::source::MemorySource;
 use kinformer::informer::trace::{Event, MemorySink, StageSet, TraceEvent, Tracer};
@@ -189,5 +190,41 @@ impl EventHandler for Recorder {
             panic!("handler failure injected by the test");
         }
         Box::pin(std::future::ready(()))
+    }
+}
+
+/// Either FIFO, concrete: tests reach the queue through [`Queue`] (by deref) and a FIFO's own
+/// inspection methods (`queued_keys`, `deltas_of`, `queued`) through the variant.
+pub enum AnyFifo {
+    Delta(kinformer::informer::delta_fifo::DeltaFifo),
+    Real(kinformer::informer::real_fifo::RealFifo),
+}
+
+impl AnyFifo {
+    pub fn new(
+        kind: kinformer::informer::queue::QueueKind,
+        known: Arc<kinformer::informer::store::Store>,
+        tracer: Tracer,
+    ) -> Self {
+        use kinformer::informer::queue::QueueKind;
+        match kind {
+            QueueKind::DeltaFifo => AnyFifo::Delta(
+                kinformer::informer::delta_fifo::DeltaFifo::new(known, tracer),
+            ),
+            QueueKind::RealFifo => {
+                AnyFifo::Real(kinformer::informer::real_fifo::RealFifo::new(known, tracer))
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for AnyFifo {
+    type Target = dyn kinformer::informer::queue::Queue;
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            AnyFifo::Delta(f) => f,
+            AnyFifo::Real(f) => f,
+        }
     }
 }

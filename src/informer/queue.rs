@@ -1,0 +1,138 @@
+//! What the reflector feeds and the process loop drains: the [`Queue`] contract both FIFOs
+//! implement (client-go's `Queue` interface over `Store`), the deltas they carry (client-go's
+//! `Delta`, `DeltaType`, `DeletedFinalStateUnknown`), and the process function `pop` hands
+//! them to.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use super::object::ObjectRef;
+
+/// Why a delta was queued (client-go's `DeltaType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeltaType {
+    Added,
+    Updated,
+    Deleted,
+    Replaced,
+    Sync,
+}
+
+impl DeltaType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeltaType::Added => "Added",
+            DeltaType::Updated => "Updated",
+            DeltaType::Deleted => "Deleted",
+            DeltaType::Replaced => "Replaced",
+            DeltaType::Sync => "Sync",
+        }
+    }
+}
+
+/// client-go's `DeletedFinalStateUnknown`: the object was deleted while we were not watching;
+/// `obj` is the last state we knew.
+#[derive(Debug, Clone)]
+pub struct Tombstone {
+    pub key: String,
+    pub obj: ObjectRef,
+}
+
+/// The payload of a delta: an object, or a tombstone for a deletion we only inferred.
+#[derive(Debug, Clone)]
+pub enum DeltaObject {
+    Object(ObjectRef),
+    Tombstone(Tombstone),
+}
+
+impl DeltaObject {
+    pub fn key(&self) -> &str {
+        match self {
+            DeltaObject::Object(o) => o.key(),
+            DeltaObject::Tombstone(t) => &t.key,
+        }
+    }
+
+    /// The object, or the last known state inside the tombstone.
+    pub fn object(&self) -> &ObjectRef {
+        match self {
+            DeltaObject::Object(o) => o,
+            DeltaObject::Tombstone(t) => &t.obj,
+        }
+    }
+
+    pub fn is_tombstone(&self) -> bool {
+        matches!(self, DeltaObject::Tombstone(_))
+    }
+}
+
+/// One change to one object.
+#[derive(Debug, Clone)]
+pub struct Delta {
+    pub delta_type: DeltaType,
+    pub object: DeltaObject,
+}
+
+impl Delta {
+    pub fn new(delta_type: DeltaType, obj: ObjectRef) -> Self {
+        Self {
+            delta_type,
+            object: DeltaObject::Object(obj),
+        }
+    }
+
+    pub fn tombstone(key: String, obj: ObjectRef) -> Self {
+        Self {
+            delta_type: DeltaType::Deleted,
+            object: DeltaObject::Tombstone(Tombstone { key, obj }),
+        }
+    }
+}
+
+/// The error a process function returns to have the deltas re-queued (Rule F8).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProcessError(pub String);
+
+/// Returned by pop once the queue is closed and drained of waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("queue closed")]
+pub struct QueueClosed;
+
+/// The function Pop hands each key's deltas to, with `isInInitialList`.
+pub type ProcessFn<'a> = dyn FnMut(&[Delta], bool) -> Result<(), ProcessError> + Send + 'a;
+
+/// Which queue an informer uses (`--queue`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QueueKind {
+    #[default]
+    DeltaFifo,
+    RealFifo,
+}
+
+/// The future [`Queue::pop`] returns.
+pub type PopFuture<'a> = Pin<Box<dyn Future<Output = Result<(), QueueClosed>> + Send + 'a>>;
+
+/// client-go's `cache.Queue`: the reflector's writes go in, the informer's process loop pops.
+///
+/// Contract (both FIFOs):
+/// - `add`/`update`/`delete` queue one delta for the object's key; `replace` queues the result
+///   of a LIST: a `Replaced` delta per listed object and a tombstone deletion
+///   ([`DeltaObject::Tombstone`]) for every queued or known key missing from the list.
+/// - `resync` queues a `Sync` delta for every known object with nothing queued, and says how
+///   many.
+/// - `pop` waits for an entry and hands it to the process function together with
+///   `isInInitialList`, under the queue lock: no write interleaves with processing.
+/// - `has_synced` is true once the first `replace` and everything it queued were popped (or an
+///   `add`/`update`/`delete` came first).
+/// - `close` wakes every blocked `pop`, which then returns [`QueueClosed`].
+pub trait Queue: Send + Sync {
+    fn add(&self, obj: ObjectRef);
+    fn update(&self, obj: ObjectRef);
+    fn delete(&self, obj: ObjectRef);
+    fn replace(&self, list: Vec<ObjectRef>);
+    fn resync(&self) -> usize;
+    fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a>;
+    fn has_synced(&self) -> bool;
+    fn close(&self);
+}
