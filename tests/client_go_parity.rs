@@ -1120,13 +1120,9 @@ fn label_keys() -> IndexFunc {
     }))
 }
 
-fn indexed_names(store: &Store, index: &str, value: &str) -> Vec<String> {
-    let mut names: Vec<String> = store
-        .by_index(index, value)
-        .unwrap()
-        .iter()
-        .map(|o| o.meta().name().to_owned())
-        .collect();
+/// The sorted names of `objects` (a `ByIndex` answer).
+fn names_of(objects: Vec<ObjectRef>) -> Vec<String> {
+    let mut names: Vec<String> = objects.iter().map(|o| o.meta().name().to_owned()).collect();
     names.sort();
     names
 }
@@ -1145,12 +1141,12 @@ async fn test_indexer() {
     h.informer.add_indexer("labels", label_keys()).unwrap();
     h.synced().await;
     let store = h.informer.indexer().clone();
-    assert_eq!(indexed_names(&store, "labels", "a"), ["pod1"]);
+    assert_eq!(names_of(store.by_index("labels", "a").unwrap()), ["pod1"]);
 
     // Adding an item later is fine as well.
     h.source.apply(labelled_pod("pod3", json!({"a": "a-val2"})));
     h.wait("pod3 indexed", |_| {
-        indexed_names(&store, "labels", "a") == ["pod1", "pod3"]
+        names_of(store.by_index("labels", "a").unwrap()) == ["pod1", "pod3"]
     })
     .await;
 
@@ -1158,7 +1154,10 @@ async fn test_indexer() {
     h.informer
         .add_indexer("labels-again", label_keys())
         .unwrap();
-    assert_eq!(indexed_names(&store, "labels-again", "a"), ["pod1", "pod3"]);
+    assert_eq!(
+        names_of(store.by_index("labels-again", "a").unwrap()),
+        ["pod1", "pod3"]
+    );
     assert_eq!(store.list_index_func_values("labels").unwrap(), ["a", "b"]);
     assert_eq!(
         store.list_index_func_values("labels-again").unwrap(),
@@ -1626,15 +1625,25 @@ fn test_multi_index_keys() {
         ("elmo1", &[]),
     ];
     for (user, pods) in expected {
-        assert_eq!(indexed_names(&index, "byUser", user), pods, "{user}");
+        assert_eq!(
+            names_of(index.by_index("byUser", user).unwrap()),
+            pods,
+            "{user}"
+        );
     }
 
     index.delete("tre");
-    assert_eq!(indexed_names(&index, "byUser", "ernie"), ["one"]);
-    assert_eq!(indexed_names(&index, "byUser", "elmo"), [] as [&str; 0]);
+    assert_eq!(
+        names_of(index.by_index("byUser", "ernie").unwrap()),
+        ["one"]
+    );
+    assert_eq!(
+        names_of(index.by_index("byUser", "elmo").unwrap()),
+        [] as [&str; 0]
+    );
 
     index.upsert(pod("two", "oscar"));
-    assert_eq!(indexed_names(&index, "byUser", "bert"), ["one"]);
+    assert_eq!(names_of(index.by_index("byUser", "bert").unwrap()), ["one"]);
 }
 
 /// A thread-safe store test's `store.Add(key, value)`: an object named `key` whose index

@@ -840,7 +840,7 @@ impl kinformer::informer::trace::TraceSink for CheckSink {
 
 #[tokio::test(start_paused = true)]
 async fn p3_handler_added_is_traced_once_the_handler_is_registered() {
-    use kinformer::informer::source::MemorySource;
+    use kinformer::informer::testing::MemorySource;
     use kinformer::informer::trace::{StageSet, Tracer};
     let check = Arc::new(RegisteredCheck {
         informer: std::sync::OnceLock::new(),

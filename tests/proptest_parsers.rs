@@ -14,11 +14,25 @@ use kinformer::informer::store::IndexFunc;
 use kinformer::json_scan::{skip_whitespace, value_end};
 use proptest::prelude::*;
 
+/// Failing cases are kept beside this file (`proptest_parsers.proptest-regressions`) and
+/// replayed first on the next run; proptest's default looks for a lib.rs above tests/ and
+/// finds none.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
 fn one_line(e: &str) -> bool {
     !e.contains('\n')
 }
 
 proptest! {
+    #![proptest_config(config())]
+
     #[test]
     fn arbitrary_bytes_never_panic_the_watch_frame_parser(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
         let _ = parse_watch_frame(&Bytes::from(bytes));

@@ -139,6 +139,7 @@ fn sample_peak_rss(pid: i32, exited: Arc<AtomicBool>) -> thread::JoinHandle<u64>
 }
 
 /// Waits for `pid`: exit code and when it ended.
+#[allow(unsafe_code)] // the benchmark reaps its children itself (waitpid), to time their exit
 fn wait_for(pid: i32) -> (i32, Instant) {
     let mut status = 0;
     loop {
@@ -161,6 +162,7 @@ fn wait_for(pid: i32) -> (i32, Instant) {
 
 impl Running {
     /// Sends `signal` to the child's process group.
+    #[allow(unsafe_code)] // kill(2) on the benchmark's own child group
     pub fn signal(&self, signal: i32) {
         // SAFETY: kill has no memory effects; the group is our own child's.
         unsafe {

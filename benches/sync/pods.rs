@@ -22,7 +22,10 @@ fn suffix(mut seed: u64) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17);
     (0..5)
-        .map(|i| ALPHABET[((seed >> (i * 6)) % ALPHABET.len() as u64) as usize] as char)
+        .map(|i| {
+            let pick = (seed >> (i * 6)) % ALPHABET.len() as u64;
+            ALPHABET[usize::try_from(pick).unwrap_or(0)] as char
+        })
         .collect()
 }
 

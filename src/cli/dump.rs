@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 
 use crate::informer::object::ObjectRef;
-use crate::informer::store::Store;
+use crate::informer::store::Cache;
 use crate::informer::trace::Event;
 use crate::output::dump::{DumpInput, render};
 
@@ -79,7 +79,7 @@ type Snapshot = (
     BTreeMap<String, BTreeMap<String, Vec<String>>>,
 );
 
-fn snapshot(store: &Store) -> Snapshot {
+fn snapshot(store: &Cache) -> Snapshot {
     let objects = store.list_sorted();
     let index_names: Vec<String> = store.indexers().names().map(str::to_owned).collect();
     let indices = index_names

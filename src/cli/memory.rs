@@ -5,6 +5,7 @@
 
 /// Returns free heap memory of every arena to the kernel (glibc's `malloc_trim`); a no-op on
 /// other C libraries.
+#[allow(unsafe_code)] // the crate's one exception to `unsafe_code = "deny"`
 pub fn release_free_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim has no preconditions; it only walks the allocator's own free lists.

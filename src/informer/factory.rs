@@ -121,7 +121,7 @@ impl InformerFactory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informer::source::MemorySource;
+    use crate::informer::testing::MemorySource;
 
     #[tokio::test(start_paused = true)]
     async fn one_informer_per_resource_shared_by_handlers_and_synced_together() {
@@ -133,7 +133,7 @@ mod tests {
         let a = factory.informer_for("pods", || pods.clone());
         let b = factory.informer_for("pods", || unreachable!("already created"));
         let n = factory.informer_for("nodes", || nodes.clone());
-        assert!(Arc::ptr_eq(a.indexer(), b.indexer()));
+        assert!(a.indexer().is_same(&b.indexer()));
         let stop = CancellationToken::new();
         factory.start(&stop);
         assert!(factory.wait_for_cache_sync(&stop).await);

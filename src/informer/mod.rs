@@ -14,4 +14,5 @@ pub mod reflector;
 pub mod shared_informer;
 pub mod source;
 pub mod store;
+pub mod testing;
 pub mod trace;

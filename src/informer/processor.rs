@@ -27,6 +27,11 @@ use super::trace::{Event, EventKind, HandlerSummary, Tracer};
 pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// A registered event handler (client-go's ResourceEventHandler, as one async method).
+///
+/// Contract: `handle` is called for one notification at a time, in the order the informer
+/// queued them for this handler, never concurrently with itself; the cache already holds the
+/// notified state (Rule H4). A slow future delays only this handler (Rule P1). A panic, while
+/// building the future or running it, follows the informer's [`PanicPolicy`] (Rule P8).
 pub trait EventHandler: Send + Sync + 'static {
     fn handle<'a>(&'a self, notification: &'a Notification) -> HandlerFuture<'a>;
 }
@@ -393,8 +398,10 @@ impl Listener {
         let s = &self.stats;
         s.handled.fetch_add(1, Ordering::Relaxed);
         s.panics.fetch_add(u64::from(panicked), Ordering::Relaxed);
-        s.latency_total_us
-            .fetch_add(latency.as_micros() as u64, Ordering::Relaxed);
+        s.latency_total_us.fetch_add(
+            u64::try_from(latency.as_micros()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
         self.tracer
             .emit_with(EventKind::Handled, || Event::Handled {
                 handler: self.name.clone(),

@@ -1,6 +1,9 @@
 //! RealFIFO, client-go ≥ 1.33's in-order queue (Rule Q1): one entry per event in arrival
 //! order, no per-key coalescing, every delete kept. Replace queues tombstone deletions for
 //! queued and known keys missing from the list first, then one Replaced per listed object.
+//!
+//! Invariants (under the lock): `items` is in arrival order and every entry is one delta;
+//! `initial_population_count` counts down the first Replace's entries as they are popped.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

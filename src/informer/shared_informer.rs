@@ -23,7 +23,7 @@ use super::queue::{Delta, DeltaType, ProcessError, Queue, QueueKind};
 use super::real_fifo::RealFifo;
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
-use super::store::{IndexFunc, Store};
+use super::store::{Cache, IndexFunc, Store};
 use super::trace::{Event, EventKind, Summary, Tracer};
 
 /// client-go's minimumResyncPeriod.
@@ -141,9 +141,9 @@ impl SharedIndexInformer {
         }
     }
 
-    /// The Indexer: the informer's cache.
-    pub fn indexer(&self) -> &Arc<Store> {
-        &self.inner.store
+    /// The Indexer, read-only: the informer's cache as a handler or lister sees it.
+    pub fn indexer(&self) -> Cache {
+        Cache::new(self.inner.store.clone())
     }
 
     pub fn tracer(&self) -> &Tracer {

@@ -389,6 +389,67 @@ impl Store {
     }
 }
 
+/// A read-only view of an informer's cache (kube-runtime's `Store` beside its `Writer`): what
+/// the informer hands out, so only the process loop writes the Indexer.
+#[derive(Debug, Clone)]
+pub struct Cache(Arc<Store>);
+
+impl Cache {
+    pub fn new(store: Arc<Store>) -> Self {
+        Self(store)
+    }
+
+    /// Whether both views read the same Indexer (one shared informer).
+    pub fn is_same(&self, other: &Cache) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    pub fn get(&self, key: &str) -> Option<ObjectRef> {
+        self.0.get(key)
+    }
+
+    pub fn list(&self) -> Vec<ObjectRef> {
+        self.0.list()
+    }
+
+    /// Every object, sorted by key.
+    pub fn list_sorted(&self) -> Vec<ObjectRef> {
+        self.0.list_sorted()
+    }
+
+    pub fn list_keys(&self) -> Vec<String> {
+        self.0.list_keys()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The index functions, `namespace` first.
+    pub fn indexers(&self) -> Indexers {
+        self.0.indexers()
+    }
+
+    /// client-go's `ByIndex`.
+    pub fn by_index(&self, index: &str, value: &str) -> Result<Vec<ObjectRef>, IndexError> {
+        self.0.by_index(index, value)
+    }
+
+    /// client-go's `IndexKeys`, sorted.
+    pub fn index_keys(&self, index: &str, value: &str) -> Result<Vec<String>, IndexError> {
+        self.0.index_keys(index, value)
+    }
+
+    /// client-go's `ListIndexFuncValues`, sorted.
+    pub fn list_index_func_values(&self, index: &str) -> Result<Vec<String>, IndexError> {
+        self.0.list_index_func_values(index)
+    }
+}
+
 impl Inner {
     fn index(&mut self, obj: &ObjectRef) {
         for i in 0..self.indices.len() {

@@ -9,8 +9,8 @@ use std::time::Duration;
 use kinformer::informer::notification::Notification;
 use kinformer::informer::processor::{EventHandler, HandlerFuture};
 use kinformer::informer::shared_informer::{InformerConfig, InformerError, SharedIndexInformer};
-use kinformer::informer::source::MemorySource;
-use kinformer::informer::trace::{Event, MemorySink, StageSet, TraceEvent, Tracer};
+use kinformer::informer::testing::{MemorySink, MemorySource};
+use kinformer::informer::trace::{Event, StageSet, TraceEvent, Tracer};
 use tokio_util::sync::CancellationToken;
 
 /// Virtual time on the paused clock, wall time otherwise.
