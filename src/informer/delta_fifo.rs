@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::Notify;
 
 use super::object::ObjectRef;
-use super::queue::{Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed};
+use super::queue::{Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed, blocking_pop};
 use super::store::Store;
 use super::trace::{Event, EventKind, Tracer};
 
@@ -56,19 +56,6 @@ impl DeltaFifo {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef) {
-        let mut state = self.lock();
-        state.populated = true;
-        if delta_type == DeltaType::Deleted {
-            // Rule F3: a delete for a key neither queued nor known is dropped.
-            let key = obj.key();
-            if !state.items.contains_key(key) && self.known.get(key).is_none() {
-                return;
-            }
-        }
-        self.queue_action(&mut state, Delta::new(delta_type, obj));
-    }
-
     /// Appends `delta` to its key's list, deduplicating deletions (Rules F1, F2).
     fn queue_action(&self, state: &mut FifoState, delta: Delta) {
         let key = delta.object.key().to_owned();
@@ -89,7 +76,67 @@ impl DeltaFifo {
             .emit_with(EventKind::Delta, || Event::delta(delta, depth));
     }
 
-    fn replace_list(&self, list: Vec<ObjectRef>) {
+    async fn pop_one(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
+        blocking_pop(&self.notify, || {
+            let mut state = self.lock();
+            if let Some(key) = state.queue.pop_front() {
+                self.process_head(&mut state, key, process);
+                return Some(Ok(()));
+            }
+            state.closed.then_some(Err(QueueClosed))
+        })
+        .await
+    }
+
+    fn process_head(&self, state: &mut FifoState, key: String, process: &mut ProcessFn<'_>) {
+        let initial = !state.has_synced();
+        if state.initial_population_count > 0 {
+            state.initial_population_count -= 1;
+        }
+        let Some(deltas) = state.items.remove(&key) else {
+            return;
+        };
+        self.tracer.emit_with(EventKind::Pop, || Event::Pop {
+            key: key.clone(),
+            deltas: deltas.len(),
+            depth: state.queue.len(),
+            initial,
+        });
+        if process(&deltas, initial).is_err() {
+            // Rule F8: re-queue unless something newer was queued meanwhile.
+            if !state.items.contains_key(&key) {
+                state.queue.push_back(key.clone());
+                state.items.insert(key, deltas);
+            }
+        }
+    }
+
+    /// Keys in queue order, for tests and `dump`.
+    pub fn queued_keys(&self) -> Vec<String> {
+        self.lock().queue.iter().cloned().collect()
+    }
+
+    /// The deltas queued for `key`.
+    pub fn deltas_of(&self, key: &str) -> Vec<Delta> {
+        self.lock().items.get(key).cloned().unwrap_or_default()
+    }
+}
+
+impl Queue for DeltaFifo {
+    fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef) {
+        let mut state = self.lock();
+        state.populated = true;
+        if delta_type == DeltaType::Deleted {
+            // Rule F3: a delete for a key neither queued nor known is dropped.
+            let key = obj.key();
+            if !state.items.contains_key(key) && self.known.get(key).is_none() {
+                return;
+            }
+        }
+        self.queue_action(&mut state, Delta::new(delta_type, obj));
+    }
+
+    fn replace(&self, list: Vec<ObjectRef>) {
         let mut state = self.lock();
         let keys: HashSet<String> = list.iter().map(|o| o.key().to_owned()).collect();
         for obj in list {
@@ -125,7 +172,7 @@ impl DeltaFifo {
         }
     }
 
-    fn resync_known(&self) -> usize {
+    fn resync(&self) -> usize {
         let mut state = self.lock();
         let mut queued = 0;
         for obj in self.known.list_sorted() {
@@ -139,88 +186,6 @@ impl DeltaFifo {
         queued
     }
 
-    async fn pop_one(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
-        loop {
-            // Registered before the state is read, so neither a queued delta nor close() can
-            // slip between the check and the wait.
-            let woken = self.notify.notified();
-            tokio::pin!(woken);
-            woken.as_mut().enable();
-            {
-                let mut state = self.lock();
-                if let Some(key) = state.queue.pop_front() {
-                    self.process_head(&mut state, key, process);
-                    return Ok(());
-                }
-                if state.closed {
-                    return Err(QueueClosed);
-                }
-            }
-            woken.await;
-        }
-    }
-
-    fn process_head(&self, state: &mut FifoState, key: String, process: &mut ProcessFn<'_>) {
-        let initial = !state.has_synced();
-        if state.initial_population_count > 0 {
-            state.initial_population_count -= 1;
-        }
-        let Some(deltas) = state.items.remove(&key) else {
-            return;
-        };
-        self.tracer.emit_with(EventKind::Pop, || Event::Pop {
-            key: key.clone(),
-            deltas: deltas.len(),
-            depth: state.queue.len(),
-            initial,
-        });
-        if process(&deltas, initial).is_err() {
-            // Rule F8: re-queue unless something newer was queued meanwhile.
-            if !state.items.contains_key(&key) {
-                state.queue.push_back(key.clone());
-                state.items.insert(key, deltas);
-            }
-        }
-    }
-
-    /// Rule F8: wakes every blocked pop (client-go's `cond.Broadcast`).
-    fn close_queue(&self) {
-        self.lock().closed = true;
-        self.notify.notify_waiters();
-    }
-
-    /// Keys in queue order, for tests and `dump`.
-    pub fn queued_keys(&self) -> Vec<String> {
-        self.lock().queue.iter().cloned().collect()
-    }
-
-    /// The deltas queued for `key`.
-    pub fn deltas_of(&self, key: &str) -> Vec<Delta> {
-        self.lock().items.get(key).cloned().unwrap_or_default()
-    }
-}
-
-impl Queue for DeltaFifo {
-    fn add(&self, obj: ObjectRef) {
-        self.queue_event(DeltaType::Added, obj);
-    }
-
-    fn update(&self, obj: ObjectRef) {
-        self.queue_event(DeltaType::Updated, obj);
-    }
-
-    fn delete(&self, obj: ObjectRef) {
-        self.queue_event(DeltaType::Deleted, obj);
-    }
-
-    fn replace(&self, list: Vec<ObjectRef>) {
-        self.replace_list(list);
-    }
-
-    fn resync(&self) -> usize {
-        self.resync_known()
-    }
-
     fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a> {
         Box::pin(self.pop_one(process))
     }
@@ -229,8 +194,10 @@ impl Queue for DeltaFifo {
         self.lock().has_synced()
     }
 
+    /// Rule F8: wakes every blocked pop (client-go's `cond.Broadcast`).
     fn close(&self) {
-        self.close_queue();
+        self.lock().closed = true;
+        self.notify.notify_waiters();
     }
 }
 

@@ -6,6 +6,8 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use tokio::sync::Notify;
+
 use super::object::ObjectRef;
 
 /// Why a delta was queued (client-go's `DeltaType`).
@@ -127,12 +129,39 @@ pub type PopFuture<'a> = Pin<Box<dyn Future<Output = Result<(), QueueClosed>> + 
 ///   `add`/`update`/`delete` came first).
 /// - `close` wakes every blocked `pop`, which then returns [`QueueClosed`].
 pub trait Queue: Send + Sync {
-    fn add(&self, obj: ObjectRef);
-    fn update(&self, obj: ObjectRef);
-    fn delete(&self, obj: ObjectRef);
+    /// Queues one watch event's delta (`Added`, `Updated` or `Deleted`).
+    fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef);
+
+    fn add(&self, obj: ObjectRef) {
+        self.queue_event(DeltaType::Added, obj);
+    }
+
+    fn update(&self, obj: ObjectRef) {
+        self.queue_event(DeltaType::Updated, obj);
+    }
+
+    fn delete(&self, obj: ObjectRef) {
+        self.queue_event(DeltaType::Deleted, obj);
+    }
+
     fn replace(&self, list: Vec<ObjectRef>);
     fn resync(&self) -> usize;
     fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a>;
     fn has_synced(&self) -> bool;
     fn close(&self);
+}
+
+/// A FIFO's blocking pop: runs `try_pop` (which takes the lock, processes an entry or sees the
+/// queue closed) until it answers, waiting for `notify` in between. The wake-up is registered
+/// before each try, so neither a queued delta nor `close()` can slip between try and wait.
+pub(crate) async fn blocking_pop<T>(notify: &Notify, mut try_pop: impl FnMut() -> Option<T>) -> T {
+    loop {
+        let woken = notify.notified();
+        tokio::pin!(woken);
+        woken.as_mut().enable();
+        if let Some(answer) = try_pop() {
+            return answer;
+        }
+        woken.await;
+    }
 }

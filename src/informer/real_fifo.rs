@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::Notify;
 
 use super::object::ObjectRef;
-use super::queue::{Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed};
+use super::queue::{Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed, blocking_pop};
 use super::store::Store;
 use super::trace::{Event, EventKind, Tracer};
 
@@ -51,12 +51,6 @@ impl RealFifo {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef) {
-        let mut state = self.lock();
-        state.populated = true;
-        self.push(&mut state, Delta::new(delta_type, obj));
-    }
-
     fn push(&self, state: &mut RealState, delta: Delta) {
         let depth = state.items.len() + 1;
         self.tracer
@@ -65,7 +59,43 @@ impl RealFifo {
         self.notify.notify_one();
     }
 
-    fn replace_list(&self, list: Vec<ObjectRef>) {
+    async fn pop_one(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
+        blocking_pop(&self.notify, || {
+            let mut state = self.lock();
+            let Some(delta) = state.items.pop_front() else {
+                return state.closed.then_some(Err(QueueClosed));
+            };
+            let initial = !state.has_synced();
+            if state.initial_population_count > 0 {
+                state.initial_population_count -= 1;
+            }
+            self.tracer.emit_with(EventKind::Pop, || Event::Pop {
+                key: delta.object.key().to_owned(),
+                deltas: 1,
+                depth: state.items.len(),
+                initial,
+            });
+            // RealFIFO does not re-queue: a failed item is the process function's to log.
+            let _ = process(std::slice::from_ref(&delta), initial);
+            Some(Ok(()))
+        })
+        .await
+    }
+
+    /// The queued deltas in order, for tests.
+    pub fn queued(&self) -> Vec<Delta> {
+        self.lock().items.iter().cloned().collect()
+    }
+}
+
+impl Queue for RealFifo {
+    fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef) {
+        let mut state = self.lock();
+        state.populated = true;
+        self.push(&mut state, Delta::new(delta_type, obj));
+    }
+
+    fn replace(&self, list: Vec<ObjectRef>) {
         let mut state = self.lock();
         let keys: HashSet<&str> = list.iter().map(|o| o.key()).collect();
         // The newest queued delta per key, keys in first-queued order.
@@ -102,7 +132,7 @@ impl RealFifo {
         }
     }
 
-    fn resync_known(&self) -> usize {
+    fn resync(&self) -> usize {
         let mut state = self.lock();
         let queued: HashSet<String> = state
             .items
@@ -120,70 +150,6 @@ impl RealFifo {
         count
     }
 
-    async fn pop_one(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
-        loop {
-            // Registered before the state is read: see DeltaFifo::pop.
-            let woken = self.notify.notified();
-            tokio::pin!(woken);
-            woken.as_mut().enable();
-            {
-                let mut state = self.lock();
-                if let Some(delta) = state.items.pop_front() {
-                    let initial = !state.has_synced();
-                    if state.initial_population_count > 0 {
-                        state.initial_population_count -= 1;
-                    }
-                    self.tracer.emit_with(EventKind::Pop, || Event::Pop {
-                        key: delta.object.key().to_owned(),
-                        deltas: 1,
-                        depth: state.items.len(),
-                        initial,
-                    });
-                    // RealFIFO does not re-queue: a failed item is the process function's to log.
-                    let _ = process(std::slice::from_ref(&delta), initial);
-                    return Ok(());
-                }
-                if state.closed {
-                    return Err(QueueClosed);
-                }
-            }
-            woken.await;
-        }
-    }
-
-    /// Wakes every blocked pop (Rule F8).
-    fn close_queue(&self) {
-        self.lock().closed = true;
-        self.notify.notify_waiters();
-    }
-
-    /// The queued deltas in order, for tests.
-    pub fn queued(&self) -> Vec<Delta> {
-        self.lock().items.iter().cloned().collect()
-    }
-}
-
-impl Queue for RealFifo {
-    fn add(&self, obj: ObjectRef) {
-        self.queue_event(DeltaType::Added, obj);
-    }
-
-    fn update(&self, obj: ObjectRef) {
-        self.queue_event(DeltaType::Updated, obj);
-    }
-
-    fn delete(&self, obj: ObjectRef) {
-        self.queue_event(DeltaType::Deleted, obj);
-    }
-
-    fn replace(&self, list: Vec<ObjectRef>) {
-        self.replace_list(list);
-    }
-
-    fn resync(&self) -> usize {
-        self.resync_known()
-    }
-
     fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a> {
         Box::pin(self.pop_one(process))
     }
@@ -192,7 +158,9 @@ impl Queue for RealFifo {
         self.lock().has_synced()
     }
 
+    /// Wakes every blocked pop (Rule F8).
     fn close(&self) {
-        self.close_queue();
+        self.lock().closed = true;
+        self.notify.notify_waiters();
     }
 }
