@@ -115,7 +115,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --churn --scenario --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-o -v -h -V --duration --churn --scenario --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -157,12 +157,20 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --client-go)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --queue)
                     COMPREPLY=($(compgen -W "delta-fifo real-fifo" -- "${cur}"))
                     return 0
                     ;;
                 --page-size)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --watch-list)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --max-backoff)
@@ -193,7 +201,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -255,12 +263,20 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --client-go)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --queue)
                     COMPREPLY=($(compgen -W "delta-fifo real-fifo" -- "${cur}"))
                     return 0
                     ;;
                 --page-size)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --watch-list)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --max-backoff)
@@ -443,7 +459,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -509,12 +525,20 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --client-go)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --queue)
                     COMPREPLY=($(compgen -W "delta-fifo real-fifo" -- "${cur}"))
                     return 0
                     ;;
                 --page-size)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --watch-list)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --max-backoff)
@@ -595,7 +619,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-n -A -l -o -v -h -V --count --timeout --until-synced --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --count --timeout --until-synced --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -665,12 +689,20 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --client-go)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --queue)
                     COMPREPLY=($(compgen -W "delta-fifo real-fifo" -- "${cur}"))
                     return 0
                     ;;
                 --page-size)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --watch-list)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --max-backoff)

@@ -52,9 +52,12 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show -d 'S
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
+false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
@@ -66,7 +69,6 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l embedded -
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l watch-list -d 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s V -l version -d 'Print version'
@@ -85,9 +87,12 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show -d 'St
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
+false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
@@ -98,7 +103,6 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l embedded -d
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l watch-list -d 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s V -l version -d 'Print version'
@@ -118,9 +122,12 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
+false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
@@ -131,7 +138,6 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l embedded 
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l watch-list -d 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s V -l version -d 'Print version'
@@ -147,9 +153,12 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show -d 'St
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
+false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
@@ -158,7 +167,6 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s v -l v -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l watch-list -d 'Use a streaming watch-list (sendInitialEvents) instead of LIST'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s V -l version -d 'Print version'

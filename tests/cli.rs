@@ -117,7 +117,6 @@ async fn watch_jsonl_every_line_parses_and_carries_every_stage() {
     let lines = parse_jsonl(&r.stdout);
     for (stage, event) in [
         ("reflector", "list-start"),
-        ("reflector", "list-page"),
         ("reflector", "list-done"),
         ("fifo", "delta"),
         ("fifo", "pop"),

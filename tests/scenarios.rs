@@ -280,6 +280,80 @@ async fn delta_fifo_merges_deltas_real_fifo_does_not() {
     assert!(real.events("fifo", "pop").all(|l| l["deltas"] == 1));
 }
 
+/// The `type` of every fifo delta line.
+fn delta_types(trace: &Trace) -> BTreeSet<String> {
+    trace
+        .events("fifo", "delta")
+        .map(|l| text(l, "type").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn version_differences_show_each_releases_queue() {
+    let old = play("version-differences", &["--client-go", "1.32"]).await;
+    let (pops, deltas) = (old.count("fifo", "pop"), old.count("fifo", "delta"));
+    assert!(pops < deltas, "1.32: {pops} pops for {deltas} deltas");
+    let types = delta_types(&old);
+    assert!(
+        types.contains("Replaced") && types.contains("Sync"),
+        "1.32: {types:?}"
+    );
+    assert!(!types.contains("ReplacedAll"));
+
+    let in_order = play("version-differences", &["--client-go", "1.33"]).await;
+    assert_eq!(
+        in_order.count("fifo", "pop"),
+        in_order.count("fifo", "delta")
+    );
+    assert!(
+        in_order
+            .events("fifo", "pop")
+            .all(|l| l["deltas"] == 1 && l.get("batch").is_none())
+    );
+    let types = delta_types(&in_order);
+    assert!(
+        types.contains("Replaced") && types.contains("Sync"),
+        "1.33: {types:?}"
+    );
+
+    let atomic = play("version-differences", &["--client-go", "1.36"]).await;
+    let started = atomic
+        .events("informer", "started")
+        .next()
+        .expect("a started line");
+    assert_eq!(started["client_go"], "1.36");
+    assert_eq!(
+        (
+            started["pop_batch"].as_bool(),
+            started["atomic_fifo"].as_bool()
+        ),
+        (Some(true), Some(true))
+    );
+    assert!(atomic.events("fifo", "pop").all(|l| l["batch"].is_u64()));
+    assert!(
+        atomic
+            .events("fifo", "pop")
+            .any(|l| l["batch"].as_u64() > Some(1)),
+        "the 30 quick creates pop in batches"
+    );
+    let types = delta_types(&atomic);
+    for t in ["ReplacedAll", "SyncAll", "Bookmark"] {
+        assert!(types.contains(t), "1.36: no {t} in {types:?}");
+    }
+    assert!(
+        !types.contains("Replaced") && !types.contains("Sync"),
+        "1.36: {types:?}"
+    );
+    // Every release converges on the same cache and never adds a pod twice to a handler.
+    for trace in [&old, &in_order, &atomic] {
+        let adds = trace
+            .notified("quiet")
+            .filter(|l| text(l, "kind") == "add")
+            .count();
+        assert_eq!(adds, 31);
+    }
+}
+
 #[tokio::test]
 async fn every_shipped_scenario_has_a_test() {
     let tested = [
@@ -290,6 +364,7 @@ async fn every_shipped_scenario_has_a_test() {
         "late-handler",
         "throttled-server",
         "delta-vs-real-fifo",
+        "version-differences",
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     for entry in std::fs::read_dir(dir).unwrap() {

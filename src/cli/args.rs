@@ -13,6 +13,7 @@ use std::time::Duration;
 use clap::builder::PossibleValue;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::informer::profile::{NEWEST, Profile};
 use crate::informer::queue::QueueKind;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
@@ -291,16 +292,20 @@ pub struct PipelineArgs {
     /// Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner
     #[arg(long = "index", value_name = "NAME=EXPR", value_parser = parse_index)]
     pub indexes: Vec<IndexDef>,
-    /// The queue between reflector and indexer
-    #[arg(long, value_name = "KIND", default_value = "delta-fifo")]
-    pub queue: QueueArg,
+    /// The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy
+    #[arg(long = "client-go", value_name = "VERSION", default_value = NEWEST, value_parser = parse_client_go)]
+    pub client_go: &'static Profile,
+    /// The queue between reflector and indexer (default: the --client-go release's)
+    #[arg(long, value_name = "KIND")]
+    pub queue: Option<QueueArg>,
     /// LIST page size (limit) for every LIST, as client-go's WatchListPageSize; 0 = unpaged.
     /// Default: client-go's pager (limit=500; none on a relist at a resourceVersion)
     #[arg(long, value_name = "N")]
     pub page_size: Option<u32>,
-    /// Use a streaming watch-list (sendInitialEvents) instead of LIST
-    #[arg(long)]
-    pub watch_list: bool,
+    /// Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST
+    /// (default: the --client-go release's)
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub watch_list: Option<bool>,
     /// Watch only metadata (PartialObjectMetadata)
     #[arg(long)]
     pub metadata_only: bool,
@@ -531,6 +536,11 @@ pub fn parse_handler(text: &str) -> Result<HandlerSpec, String> {
     Ok(spec)
 }
 
+/// `--client-go VERSION`: one of the modelled releases.
+pub fn parse_client_go(text: &str) -> Result<&'static Profile, String> {
+    Profile::of(text).map_err(|e| e.to_string())
+}
+
 /// A duration above zero (`--max-backoff 0` would retry in a hot loop).
 pub fn parse_positive_duration(text: &str) -> Result<Duration, String> {
     match parse_duration(text)? {
@@ -672,7 +682,8 @@ mod tests {
         let p = &w.informer.pipeline;
         assert_eq!(p.handler_specs(), vec![HandlerSpec::default_handler()]);
         assert_eq!((p.page_size, p.resync), (None, Duration::ZERO));
-        assert_eq!(p.queue, QueueArg::DeltaFifo);
+        assert_eq!(p.queue, None);
+        assert_eq!(p.client_go.version, NEWEST);
         let o = &w.informer.output;
         assert_eq!(o.output, OutputFormat::Table);
         let shown = o.show.stages();
@@ -735,7 +746,7 @@ mod tests {
             }
         );
         assert_eq!(p.indexes[0].name, "by-node");
-        assert_eq!(QueueKind::from(p.queue), QueueKind::RealFifo);
+        assert_eq!(p.queue.map(QueueKind::from), Some(QueueKind::RealFifo));
         assert_eq!(p.transform, Some(TransformArg::StripManagedFields));
         assert!(w.informer.output.show.contains(Stage::Fifo));
         assert!(!w.informer.output.show.contains(Stage::Reflector));

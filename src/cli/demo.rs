@@ -84,9 +84,12 @@ fn scenario_settings(scenario: &Scenario, pipeline: &mut PipelineArgs) {
     if let Some(resync) = scenario.resync.filter(|_| pipeline.resync.is_zero()) {
         pipeline.resync = resync;
     }
+    if let Some(profile) = scenario.client_go {
+        pipeline.client_go = profile;
+    }
     match scenario.queue.as_deref() {
-        Some("real-fifo") => pipeline.queue = QueueArg::RealFifo,
-        Some("delta-fifo") => pipeline.queue = QueueArg::DeltaFifo,
+        Some("real-fifo") => pipeline.queue = Some(QueueArg::RealFifo),
+        Some("delta-fifo") => pipeline.queue = Some(QueueArg::DeltaFifo),
         _ => {}
     }
 }
@@ -101,7 +104,7 @@ fn scenario_server(scenario: &Scenario) -> ServerConfig {
             Vec::new()
         },
         history: scenario.history.unwrap_or(defaults.history),
-        bookmark_interval: Duration::from_secs(5),
+        bookmark_interval: Duration::from_secs(1),
         ..defaults
     }
 }

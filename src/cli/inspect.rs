@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 
 use crate::informer::ingest::strip_managed_fields;
-use crate::informer::reflector::{Backoff, BackoffConfig, ReflectorConfig};
+use crate::informer::reflector::{Backoff, BackoffConfig};
 use crate::informer::shared_informer::InformerConfig;
 use crate::informer::source::{KubeSource, KubeTarget};
 use crate::informer::trace::{Stage, StageSet};
@@ -182,24 +182,30 @@ fn root_cause(error: &dyn std::error::Error) -> String {
     cause.to_string()
 }
 
-/// The informer's configuration from `--resync`, `--queue`, `--page-size`, `--watch-list`,
-/// `--transform`.
+/// The informer's configuration: the `--client-go` release's settings, then `--queue`,
+/// `--watch-list` and `--page-size` where given (each named as an override in the trace),
+/// `--resync`, `--max-backoff`, `--transform`, `--on-panic`.
 pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
-    InformerConfig {
-        resync: pipeline.resync,
-        queue: pipeline.queue.into(),
-        reflector: ReflectorConfig {
-            page_size: pipeline.page_size,
-            watch_list: pipeline.watch_list,
-            backoff: backoff(pipeline.max_backoff),
-            ..ReflectorConfig::default()
-        },
-        transform: pipeline.transform.map(|t| match t {
-            TransformArg::StripManagedFields => strip_managed_fields(),
-        }),
-        on_panic: pipeline.on_panic.into(),
-        watch_error_handler: None,
+    let mut config = InformerConfig::for_profile(pipeline.client_go);
+    if let Some(queue) = pipeline.queue {
+        config.queue = queue.into();
+        config.overrides.push("queue");
     }
+    if let Some(watch_list) = pipeline.watch_list {
+        config.reflector.watch_list = watch_list;
+        config.overrides.push("watch-list");
+    }
+    if pipeline.page_size.is_some() {
+        config.reflector.page_size = pipeline.page_size;
+        config.overrides.push("page-size");
+    }
+    config.resync = pipeline.resync;
+    config.reflector.backoff = backoff(pipeline.max_backoff);
+    config.transform = pipeline.transform.map(|t| match t {
+        TransformArg::StripManagedFields => strip_managed_fields(),
+    });
+    config.on_panic = pipeline.on_panic.into();
+    config
 }
 
 /// client-go's reflector backoff; `--max-backoff` (a duration above 0, checked when the flags

@@ -101,8 +101,9 @@ impl DeltaFifo {
             deltas: deltas.len(),
             depth: state.queue.len(),
             initial,
+            batch: None,
         });
-        if process(&deltas, initial).is_err() {
+        if process.deltas(&deltas, initial).is_err() {
             // Rule F8: re-queue unless something newer was queued meanwhile.
             if !state.items.contains_key(&key) {
                 state.queue.push_back(key.clone());

@@ -8,6 +8,7 @@ pub mod ingest;
 pub mod notification;
 pub mod object;
 pub mod processor;
+pub mod profile;
 pub mod queue;
 pub mod real_fifo;
 pub mod reflector;

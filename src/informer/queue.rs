@@ -18,6 +18,12 @@ pub enum DeltaType {
     Deleted,
     Replaced,
     Sync,
+    /// AtomicFIFO (client-go ≥ 1.36): one entry for a whole LIST.
+    ReplacedAll,
+    /// AtomicFIFO: one entry for a whole resync.
+    SyncAll,
+    /// AtomicFIFO: a watch bookmark's resourceVersion, passed through the queue.
+    Bookmark,
 }
 
 impl DeltaType {
@@ -28,6 +34,9 @@ impl DeltaType {
             DeltaType::Deleted => "Deleted",
             DeltaType::Replaced => "Replaced",
             DeltaType::Sync => "Sync",
+            DeltaType::ReplacedAll => "ReplacedAll",
+            DeltaType::SyncAll => "SyncAll",
+            DeltaType::Bookmark => "Bookmark",
         }
     }
 }
@@ -101,8 +110,45 @@ pub struct ProcessError(pub String);
 #[error("queue closed")]
 pub struct QueueClosed;
 
-/// The function Pop hands each key's deltas to, with `isInInitialList`.
-pub type ProcessFn<'a> = dyn FnMut(&[Delta], bool) -> Result<(), ProcessError> + Send + 'a;
+/// client-go's `ReplacedAllInfo`: the objects of one LIST and its resourceVersion, queued as
+/// one entry by an atomic RealFIFO.
+#[derive(Debug, Clone)]
+pub struct ReplacedAll {
+    pub resource_version: String,
+    pub objects: Vec<ObjectRef>,
+}
+
+/// What `pop` hands a queue entry to, with `isInInitialList` (client-go's PopProcessFunc,
+/// ProcessBatchFunc and the atomic entries processDeltas knows). A closure over
+/// `(&[Delta], bool)` is one: it sees every delta and ignores atomic entries.
+pub trait PopProcess {
+    /// A key's deltas (DeltaFIFO) or one delta (RealFIFO).
+    fn deltas(&mut self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError>;
+
+    /// A PopBatch of deltas for distinct keys (client-go ≥ 1.35): applied to the store as one
+    /// transaction, then notified.
+    fn batch(&mut self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
+        self.deltas(deltas, initial)
+    }
+
+    /// An atomic ReplacedAll: reconcile the store with the whole list.
+    fn replaced_all(&mut self, _list: &ReplacedAll, _initial: bool) {}
+
+    /// An atomic SyncAll: every cached object is resynced.
+    fn sync_all(&mut self) {}
+
+    /// An atomic Bookmark: the store has seen `resource_version`.
+    fn bookmark(&mut self, _resource_version: &str) {}
+}
+
+impl<F: FnMut(&[Delta], bool) -> Result<(), ProcessError>> PopProcess for F {
+    fn deltas(&mut self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
+        self(deltas, initial)
+    }
+}
+
+/// The process function `pop` takes.
+pub type ProcessFn<'a> = dyn PopProcess + Send + 'a;
 
 /// Which queue an informer uses (`--queue`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -110,6 +156,16 @@ pub enum QueueKind {
     #[default]
     DeltaFifo,
     RealFifo,
+}
+
+impl QueueKind {
+    /// The name `--queue` and the trace use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueueKind::DeltaFifo => "delta-fifo",
+            QueueKind::RealFifo => "real-fifo",
+        }
+    }
 }
 
 /// The future [`Queue::pop`] returns.
@@ -145,7 +201,17 @@ pub trait Queue: Send + Sync {
     }
 
     fn replace(&self, list: Vec<ObjectRef>);
+
+    /// [`Queue::replace`] with the LIST's resourceVersion, which an atomic RealFIFO carries in
+    /// its `ReplacedAll` entry.
+    fn replace_at(&self, list: Vec<ObjectRef>, _resource_version: &str) {
+        self.replace(list);
+    }
     fn resync(&self) -> usize;
+
+    /// A watch bookmark's resourceVersion: queued as a `Bookmark` entry by an atomic RealFIFO,
+    /// ignored otherwise.
+    fn bookmark(&self, _resource_version: &str) {}
     fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a>;
     fn has_synced(&self) -> bool;
     fn close(&self);

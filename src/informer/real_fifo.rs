@@ -2,8 +2,14 @@
 //! order, no per-key coalescing, every delete kept. Replace queues tombstone deletions for
 //! queued and known keys missing from the list first, then one Replaced per listed object.
 //!
-//! Invariants (under the lock): `items` is in arrival order and every entry is one delta;
-//! `initial_population_count` counts down the first Replace's entries as they are popped.
+//! The options of later releases: PopBatch (1.35, `InOrderInformersBatchProcess`) pops up to
+//! [`BATCH_SIZE`] deltas for distinct keys at once; atomic events (1.36, `AtomicFIFO`) queue a
+//! whole LIST as one `ReplacedAll`, a resync as one `SyncAll` and each watch bookmark as a
+//! `Bookmark`, with no KnownObjects; unlock-while-processing (1.36,
+//! `UnlockWhileProcessingFIFO`) lets writes queue while an entry is processed.
+//!
+//! Invariants (under the lock): `items` is in arrival order; `initial_population_count` counts
+//! down the first Replace's entries once they were processed.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -11,21 +17,83 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::Notify;
 
 use super::object::ObjectRef;
-use super::queue::{Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed, blocking_pop};
+use super::queue::{
+    Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed, ReplacedAll, blocking_pop,
+};
 use super::store::Store;
 use super::trace::{Event, EventKind, Tracer};
+
+/// client-go's `defaultBatchSize`: the most deltas one PopBatch takes.
+pub const BATCH_SIZE: usize = 1000;
+
+/// Which of the later releases' RealFIFO behaviours are on (see the module doc).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RealFifoOptions {
+    pub pop_batch: bool,
+    pub atomic_events: bool,
+    pub unlock_while_processing: bool,
+}
 
 /// client-go's RealFIFO.
 pub struct RealFifo {
     inner: Mutex<RealState>,
     notify: Notify,
     known: Arc<Store>,
+    options: RealFifoOptions,
     tracer: Tracer,
+}
+
+/// One queue entry: a delta, or one of the atomic entries.
+#[derive(Debug, Clone)]
+enum Entry {
+    Delta(Delta),
+    ReplacedAll(Arc<ReplacedAll>),
+    SyncAll,
+    Bookmark(String),
+}
+
+impl Entry {
+    fn delta(&self) -> Option<&Delta> {
+        match self {
+            Entry::Delta(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    fn key(&self) -> &str {
+        self.delta().map_or("", |d| d.object.key())
+    }
+
+    fn delta_type(&self) -> DeltaType {
+        match self {
+            Entry::Delta(d) => d.delta_type,
+            Entry::ReplacedAll(_) => DeltaType::ReplacedAll,
+            Entry::SyncAll => DeltaType::SyncAll,
+            Entry::Bookmark(_) => DeltaType::Bookmark,
+        }
+    }
+
+    /// The trace line of this entry entering the queue, `depth` long after it.
+    fn event(&self, depth: usize) -> Event {
+        let marker = |delta_type, rv: &str| Event::Delta {
+            delta_type,
+            key: String::new(),
+            resource_version: rv.to_owned(),
+            depth,
+            tombstone: false,
+        };
+        match self {
+            Entry::Delta(d) => Event::delta(d, depth),
+            Entry::ReplacedAll(list) => marker(DeltaType::ReplacedAll, &list.resource_version),
+            Entry::SyncAll => marker(DeltaType::SyncAll, ""),
+            Entry::Bookmark(rv) => marker(DeltaType::Bookmark, rv),
+        }
+    }
 }
 
 #[derive(Default)]
 struct RealState {
-    items: VecDeque<Delta>,
+    items: VecDeque<Entry>,
     populated: bool,
     initial_population_count: usize,
     closed: bool,
@@ -35,14 +103,42 @@ impl RealState {
     fn has_synced(&self) -> bool {
         self.populated && self.initial_population_count == 0
     }
+
+    /// The entries one pop takes: the head alone, or (PopBatch) up to [`BATCH_SIZE`] deltas
+    /// for distinct keys, never past the initial population nor across an atomic entry.
+    fn take(&mut self, batch: bool) -> Vec<Entry> {
+        if !batch || self.items.front().is_some_and(|e| e.delta().is_none()) {
+            return self.items.pop_front().into_iter().collect();
+        }
+        let mut keys = HashSet::new();
+        let mut n = 0;
+        while n < BATCH_SIZE && n < self.items.len() {
+            if self.initial_population_count > 0 && n >= self.initial_population_count {
+                break;
+            }
+            let Some(delta) = self.items[n].delta() else {
+                break;
+            };
+            if !keys.insert(delta.object.key().to_owned()) {
+                break;
+            }
+            n += 1;
+        }
+        self.items.drain(..n).collect()
+    }
 }
 
 impl RealFifo {
     pub fn new(known: Arc<Store>, tracer: Tracer) -> Self {
+        Self::with_options(known, tracer, RealFifoOptions::default())
+    }
+
+    pub fn with_options(known: Arc<Store>, tracer: Tracer, options: RealFifoOptions) -> Self {
         Self {
             inner: Mutex::new(RealState::default()),
             notify: Notify::new(),
             known,
+            options,
             tracer,
         }
     }
@@ -51,57 +147,86 @@ impl RealFifo {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn push(&self, state: &mut RealState, delta: Delta) {
+    fn push(&self, state: &mut RealState, entry: Entry) {
         let depth = state.items.len() + 1;
         self.tracer
-            .emit_with(EventKind::Delta, || Event::delta(&delta, depth));
-        state.items.push_back(delta);
+            .emit_with(EventKind::Delta, || entry.event(depth));
+        state.items.push_back(entry);
         self.notify.notify_one();
+    }
+
+    fn push_delta(&self, state: &mut RealState, delta: Delta) {
+        self.push(state, Entry::Delta(delta));
     }
 
     async fn pop_one(&self, process: &mut ProcessFn<'_>) -> Result<(), QueueClosed> {
         blocking_pop(&self.notify, || {
             let mut state = self.lock();
-            let Some(delta) = state.items.pop_front() else {
+            if state.items.is_empty() {
                 return state.closed.then_some(Err(QueueClosed));
-            };
-            let initial = !state.has_synced();
-            if state.initial_population_count > 0 {
-                state.initial_population_count -= 1;
             }
+            let initial = !state.has_synced();
+            let taken = state.take(self.options.pop_batch);
+            let depth = state.items.len();
             self.tracer.emit_with(EventKind::Pop, || Event::Pop {
-                key: delta.object.key().to_owned(),
-                deltas: 1,
-                depth: state.items.len(),
+                key: taken.first().map_or("", Entry::key).to_owned(),
+                deltas: taken.len(),
+                depth,
                 initial,
+                batch: self.options.pop_batch.then_some(taken.len()),
             });
-            // RealFIFO does not re-queue: a failed item is the process function's to log.
-            let _ = process(std::slice::from_ref(&delta), initial);
+            // client-go 1.36 unlocks while processing unless two batches are waiting.
+            let unlock = self.options.unlock_while_processing && depth < 2 * BATCH_SIZE;
+            let held = (!unlock).then_some(state);
+            self.process(taken.as_slice(), initial, process);
+            let mut state = held.unwrap_or_else(|| self.lock());
+            state.initial_population_count =
+                state.initial_population_count.saturating_sub(taken.len());
             Some(Ok(()))
         })
         .await
     }
 
-    /// The queued deltas in order, for tests.
+    /// Hands the popped entries to `process`. RealFIFO does not re-queue: a failed item is
+    /// the process function's to log.
+    fn process(&self, taken: &[Entry], initial: bool, process: &mut ProcessFn<'_>) {
+        match taken {
+            [Entry::ReplacedAll(list)] => process.replaced_all(list, initial),
+            [Entry::SyncAll] => process.sync_all(),
+            [Entry::Bookmark(rv)] => process.bookmark(rv),
+            entries => {
+                let deltas: Vec<Delta> = entries.iter().filter_map(Entry::delta).cloned().collect();
+                let _ = if self.options.pop_batch {
+                    process.batch(&deltas, initial)
+                } else {
+                    process.deltas(&deltas, initial)
+                };
+            }
+        }
+    }
+
+    /// The queued deltas in order (atomic entries left out), for tests.
     pub fn queued(&self) -> Vec<Delta> {
-        self.lock().items.iter().cloned().collect()
-    }
-}
-
-impl Queue for RealFifo {
-    fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef) {
-        let mut state = self.lock();
-        state.populated = true;
-        self.push(&mut state, Delta::new(delta_type, obj));
+        self.lock()
+            .items
+            .iter()
+            .filter_map(Entry::delta)
+            .cloned()
+            .collect()
     }
 
-    fn replace(&self, list: Vec<ObjectRef>) {
-        let mut state = self.lock();
+    /// The type of every queued entry in order, for tests.
+    pub fn queued_types(&self) -> Vec<DeltaType> {
+        self.lock().items.iter().map(Entry::delta_type).collect()
+    }
+
+    /// Tombstones for queued and known keys missing from `list`, then a Replaced per object.
+    fn reconcile(&self, state: &mut RealState, list: Vec<ObjectRef>) {
         let keys: HashSet<&str> = list.iter().map(|o| o.key()).collect();
         // The newest queued delta per key, keys in first-queued order.
         let mut newest: HashMap<String, Delta> = HashMap::new();
         let mut queued_keys = Vec::new();
-        for d in &state.items {
+        for d in state.items.iter().filter_map(Entry::delta) {
             let key = d.object.key().to_owned();
             if newest.insert(key.clone(), d.clone()).is_none() {
                 queued_keys.push(key);
@@ -113,18 +238,43 @@ impl Queue for RealFifo {
                 continue;
             }
             let obj = last.object.object().clone();
-            self.push(&mut state, Delta::tombstone(key.clone(), obj));
+            self.push_delta(state, Delta::tombstone(key.clone(), obj));
         }
         for obj in self.known.list_sorted() {
             let key = obj.key();
             if keys.contains(key) || newest.contains_key(key) {
                 continue;
             }
-            self.push(&mut state, Delta::tombstone(key.to_owned(), obj.clone()));
+            self.push_delta(state, Delta::tombstone(key.to_owned(), obj.clone()));
         }
         drop(keys);
         for obj in list {
-            self.push(&mut state, Delta::new(DeltaType::Replaced, obj));
+            self.push_delta(state, Delta::new(DeltaType::Replaced, obj));
+        }
+    }
+}
+
+impl Queue for RealFifo {
+    fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef) {
+        let mut state = self.lock();
+        state.populated = true;
+        self.push_delta(&mut state, Delta::new(delta_type, obj));
+    }
+
+    fn replace(&self, list: Vec<ObjectRef>) {
+        self.replace_at(list, "");
+    }
+
+    fn replace_at(&self, list: Vec<ObjectRef>, resource_version: &str) {
+        let mut state = self.lock();
+        if self.options.atomic_events {
+            let list = ReplacedAll {
+                resource_version: resource_version.to_owned(),
+                objects: list,
+            };
+            self.push(&mut state, Entry::ReplacedAll(Arc::new(list)));
+        } else {
+            self.reconcile(&mut state, list);
         }
         if !state.populated {
             state.populated = true;
@@ -134,20 +284,27 @@ impl Queue for RealFifo {
 
     fn resync(&self) -> usize {
         let mut state = self.lock();
-        let queued: HashSet<String> = state
-            .items
-            .iter()
-            .map(|d| d.object.key().to_owned())
-            .collect();
+        if self.options.atomic_events {
+            self.push(&mut state, Entry::SyncAll);
+            return 1;
+        }
+        let queued: HashSet<String> = state.items.iter().map(|e| e.key().to_owned()).collect();
         let mut count = 0;
         for obj in self.known.list_sorted() {
             if queued.contains(obj.key()) {
                 continue;
             }
-            self.push(&mut state, Delta::new(DeltaType::Sync, obj));
+            self.push_delta(&mut state, Delta::new(DeltaType::Sync, obj));
             count += 1;
         }
         count
+    }
+
+    fn bookmark(&self, resource_version: &str) {
+        if self.options.atomic_events {
+            let mut state = self.lock();
+            self.push(&mut state, Entry::Bookmark(resource_version.to_owned()));
+        }
     }
 
     fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a> {

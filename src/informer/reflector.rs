@@ -457,7 +457,7 @@ impl Reflector {
 
     fn replace(&self, items: Vec<ObjectRef>, rv: &str, pages: u32) {
         let count = items.len();
-        self.queue.replace(items);
+        self.queue.replace_at(items, rv);
         self.set_last_sync_rv(rv);
         self.tracer.emit(Event::ListDone {
             items: count,
@@ -665,9 +665,11 @@ impl Reflector {
                     resource_version,
                     initial_events_end,
                 } => {
-                    // Rule R4: a bookmark moves the RV and queues nothing.
+                    // Rule R4: a bookmark moves the RV and queues no delta (an atomic
+                    // RealFIFO passes it on as a Bookmark entry).
                     self.trace_bookmark(&resource_version, initial_events_end);
                     self.set_last_sync_rv(&resource_version);
+                    self.queue.bookmark(&resource_version);
                     Ok(())
                 }
                 WatchFrame::Error(status) => {

@@ -4,6 +4,7 @@
 //! ends when its stop token fires or a handler panics under [`PanicPolicy::Crash`]
 //! (Rule P8); either way the processor stops and every listener task has ended when it returns.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
@@ -19,8 +20,9 @@ use super::processor::{
     EventHandler, HandlerPanic, Listener, PanicPolicy, ResyncPlan, SharedProcessor,
     determine_resync_period,
 };
-use super::queue::{Delta, DeltaType, ProcessError, Queue, QueueKind};
-use super::real_fifo::RealFifo;
+use super::profile::Profile;
+use super::queue::{Delta, DeltaType, PopProcess, ProcessError, Queue, QueueKind, ReplacedAll};
+use super::real_fifo::{RealFifo, RealFifoOptions};
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
 use super::store::{Cache, IndexFunc, Store};
@@ -35,12 +37,47 @@ pub struct InformerConfig {
     /// The default handler resync period, and the initial resync check period.
     pub resync: Duration,
     pub queue: QueueKind,
+    /// The later releases' RealFIFO behaviours (PopBatch, atomic events, unlocking).
+    pub real_fifo: RealFifoOptions,
     pub reflector: ReflectorConfig,
     pub transform: Option<Transform>,
     /// What a panicking handler does (Rule P8; client-go's default crashes).
     pub on_panic: PanicPolicy,
+    /// The client-go release the queue and list settings come from, and which of them an
+    /// explicit choice overrode (told in the `started` trace line).
+    pub profile: Option<&'static str>,
+    pub overrides: Vec<&'static str>,
     /// Told why each failed ListAndWatch attempt failed (client-go's SetWatchErrorHandler).
     pub watch_error_handler: Option<WatchErrorHandler>,
+}
+
+impl InformerConfig {
+    /// The settings client-go `profile` chooses: its queue, RealFIFO behaviours and list
+    /// strategy.
+    pub fn for_profile(profile: &Profile) -> Self {
+        let mut config = Self {
+            queue: profile.queue(),
+            real_fifo: profile.real_fifo(),
+            profile: Some(profile.version),
+            ..Self::default()
+        };
+        config.reflector.watch_list = profile.watch_list_client;
+        config
+    }
+
+    /// The `started` trace line.
+    fn started_event(&self) -> Event {
+        let real = self.queue == QueueKind::RealFifo;
+        Event::Started {
+            profile: self.profile.map(str::to_owned),
+            queue: self.queue.as_str().to_owned(),
+            pop_batch: real && self.real_fifo.pop_batch,
+            atomic_fifo: real && self.real_fifo.atomic_events,
+            unlock_while_processing: real && self.real_fifo.unlock_while_processing,
+            watch_list: self.reflector.watch_list,
+            overrides: self.overrides.iter().map(|o| (*o).to_owned()).collect(),
+        }
+    }
 }
 
 /// Why the informer refused a request, or why it ended.
@@ -59,10 +96,15 @@ pub enum InformerError {
 }
 
 /// The queue an informer of `kind` uses, with `known` (the indexer) as its KnownObjects.
-pub fn new_queue(kind: QueueKind, known: Arc<Store>, tracer: Tracer) -> Arc<dyn Queue> {
+pub fn new_queue(
+    kind: QueueKind,
+    options: RealFifoOptions,
+    known: Arc<Store>,
+    tracer: Tracer,
+) -> Arc<dyn Queue> {
     match kind {
         QueueKind::DeltaFifo => Arc::new(DeltaFifo::new(known, tracer)),
-        QueueKind::RealFifo => Arc::new(RealFifo::new(known, tracer)),
+        QueueKind::RealFifo => Arc::new(RealFifo::with_options(known, tracer, options)),
     }
 }
 
@@ -83,6 +125,8 @@ struct Inner {
     /// Held while deltas are handled and while a late handler gets its synthetic adds (P3).
     block_deltas: Mutex<()>,
     last_sync_rv: Arc<Mutex<String>>,
+    /// The last bookmark an atomic RealFIFO passed through (client-go's store Bookmark).
+    store_rv: Mutex<String>,
     synced_tx: watch::Sender<bool>,
     synced_emitted: AtomicBool,
     started_at: std::time::Instant,
@@ -133,6 +177,7 @@ impl SharedIndexInformer {
                 }),
                 block_deltas: Mutex::new(()),
                 last_sync_rv: Arc::default(),
+                store_rv: Mutex::default(),
                 synced_tx: watch::Sender::new(false),
                 synced_emitted: AtomicBool::new(false),
                 started_at: std::time::Instant::now(),
@@ -297,6 +342,16 @@ impl SharedIndexInformer {
         }
     }
 
+    /// The last bookmark's resourceVersion an atomic RealFIFO passed to the store (empty
+    /// otherwise).
+    pub fn last_store_resource_version(&self) -> String {
+        self.inner
+            .store_rv
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     pub fn last_sync_resource_version(&self) -> String {
         self.inner
             .last_sync_rv
@@ -332,8 +387,10 @@ impl SharedIndexInformer {
             state.started = true;
             state.check_period
         };
+        inner.tracer.emit(inner.config.started_event());
         let queue = new_queue(
             inner.config.queue,
+            inner.config.real_fifo,
             inner.store.clone(),
             inner.tracer.clone(),
         );
@@ -386,7 +443,7 @@ impl SharedIndexInformer {
 
     async fn process_loop(&self, queue: &dyn Queue, stop: &CancellationToken) {
         let inner = &self.inner;
-        let mut process = |deltas: &[Delta], initial: bool| inner.handle_deltas(deltas, initial);
+        let mut process = Processing(inner);
         loop {
             tokio::select! {
                 _ = stop.cancelled() => return,
@@ -428,17 +485,76 @@ impl Inner {
     fn handle_deltas(&self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
         let _blocked = self.block_deltas();
         for delta in deltas {
-            match delta.delta_type {
-                DeltaType::Deleted => self.handle_delete(delta),
-                _ => self.handle_upsert(delta, initial),
-            }
+            let notification = self.write(delta, initial);
+            self.processor.distribute(&notification);
         }
         Ok(())
     }
 
-    fn handle_upsert(&self, delta: &Delta, initial: bool) {
+    /// client-go's HandleBatchDeltas (PopBatch, ≥ 1.35): the batch's indexer writes as one
+    /// transaction, then every notification in order.
+    fn handle_batch(&self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
+        let _blocked = self.block_deltas();
+        let notifications: Vec<Notification> =
+            deltas.iter().map(|d| self.write(d, initial)).collect();
+        for notification in &notifications {
+            self.processor.distribute(notification);
+        }
+        Ok(())
+    }
+
+    /// client-go's processReplacedAllInfo (AtomicFIFO, ≥ 1.36): the indexer takes the whole
+    /// list; cached keys missing from it are deleted as tombstones. Handlers hear the
+    /// deletions first, then an add or update per listed object, in list order.
+    fn handle_replaced_all(&self, list: &ReplacedAll, initial: bool) {
+        let _blocked = self.block_deltas();
+        let listed: HashSet<&str> = list.objects.iter().map(|o| o.key()).collect();
+        let gone: Vec<Delta> = self
+            .store
+            .list_sorted()
+            .into_iter()
+            .filter(|o| !listed.contains(o.key()))
+            .map(|o| Delta::tombstone(o.key().to_owned(), o))
+            .collect();
+        let replaced: Vec<Delta> = list
+            .objects
+            .iter()
+            .map(|o| Delta::new(DeltaType::Replaced, o.clone()))
+            .collect();
+        let notifications: Vec<Notification> = gone
+            .iter()
+            .chain(&replaced)
+            .map(|d| self.write(d, initial))
+            .collect();
+        for notification in &notifications {
+            self.processor.distribute(notification);
+        }
+    }
+
+    /// SyncAll (AtomicFIFO): every cached object reaches the syncing handlers as
+    /// update(obj, obj).
+    fn handle_sync_all(&self) {
+        let _blocked = self.block_deltas();
+        for obj in self.store.list_sorted() {
+            self.processor.distribute(&Notification::Update {
+                old: obj.clone(),
+                new: obj,
+                sync: true,
+            });
+        }
+    }
+
+    /// Writes one delta to the indexer (traced) and returns what handlers are told.
+    fn write(&self, delta: &Delta, initial: bool) -> Notification {
+        match delta.delta_type {
+            DeltaType::Deleted => self.write_delete(delta),
+            _ => self.write_upsert(delta, initial),
+        }
+    }
+
+    fn write_upsert(&self, delta: &Delta, initial: bool) -> Notification {
         let obj = delta.object.object().clone();
-        let notification = match self.store.upsert(obj.clone()) {
+        match self.store.upsert(obj.clone()) {
             Some(old) => {
                 self.tracer
                     .emit_with(EventKind::IndexerUpdate, || Event::IndexerUpdate {
@@ -463,11 +579,10 @@ impl Inner {
                     });
                 Notification::Add { obj, initial }
             }
-        };
-        self.processor.distribute(&notification);
+        }
     }
 
-    fn handle_delete(&self, delta: &Delta) {
+    fn write_delete(&self, delta: &Delta) -> Notification {
         let key = delta.object.key();
         self.store.delete(key);
         self.tracer
@@ -476,8 +591,38 @@ impl Inner {
                 resource_version: delta.object.object().resource_version().to_owned(),
                 tombstone: delta.object.is_tombstone(),
             });
-        self.processor.distribute(&Notification::Delete {
+        Notification::Delete {
             obj: delta.object.clone(),
-        });
+        }
+    }
+}
+
+/// The process loop's handling of each popped entry.
+struct Processing<'a>(&'a Inner);
+
+impl PopProcess for Processing<'_> {
+    fn deltas(&mut self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
+        self.0.handle_deltas(deltas, initial)
+    }
+
+    fn batch(&mut self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
+        self.0.handle_batch(deltas, initial)
+    }
+
+    fn replaced_all(&mut self, list: &ReplacedAll, initial: bool) {
+        self.0.handle_replaced_all(list, initial);
+    }
+
+    fn sync_all(&mut self) {
+        self.0.handle_sync_all();
+    }
+
+    /// client-go's `clientState.Bookmark(rv)`: the store's resourceVersion moves on.
+    fn bookmark(&mut self, resource_version: &str) {
+        *self
+            .0
+            .store_rv
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = resource_version.to_owned();
     }
 }

@@ -150,11 +150,14 @@ pub enum Event {
         depth: usize,
         tombstone: bool,
     },
+    /// The process loop popped an entry: a key's `deltas` (DeltaFIFO), one delta (RealFIFO),
+    /// or, with PopBatch, `batch` deltas for distinct keys (`key` is the first).
     Pop {
         key: String,
         deltas: usize,
         depth: usize,
         initial: bool,
+        batch: Option<usize>,
     },
     IndexerAdd {
         key: String,
@@ -194,6 +197,17 @@ pub enum Event {
     },
     SyncQueued {
         count: usize,
+    },
+    /// The informer starts: which client-go release profile it models and what that chose;
+    /// `overrides` names the settings an explicit flag changed.
+    Started {
+        profile: Option<String>,
+        queue: String,
+        pop_batch: bool,
+        atomic_fifo: bool,
+        unlock_while_processing: bool,
+        watch_list: bool,
+        overrides: Vec<String>,
     },
     Synced {
         objects: usize,
@@ -270,6 +284,7 @@ pub enum EventKind {
     Handled,
     ResyncTick,
     SyncQueued,
+    Started,
     Synced,
     HandlerAdded,
     HandlerRemoved,
@@ -331,6 +346,7 @@ impl Event {
             Event::Handled { .. } => EventKind::Handled,
             Event::ResyncTick { .. } => EventKind::ResyncTick,
             Event::SyncQueued { .. } => EventKind::SyncQueued,
+            Event::Started { .. } => EventKind::Started,
             Event::Synced { .. } => EventKind::Synced,
             Event::HandlerAdded { .. } => EventKind::HandlerAdded,
             Event::HandlerRemoved { .. } => EventKind::HandlerRemoved,
@@ -342,7 +358,7 @@ impl Event {
 }
 
 /// Stage and name of each event kind, indexed by [`EventKind`].
-const EVENT_KINDS: [(Stage, &str); 25] = [
+const EVENT_KINDS: [(Stage, &str); 26] = [
     (Stage::Reflector, "list-start"),
     (Stage::Reflector, "list-page"),
     (Stage::Reflector, "list-done"),
@@ -362,6 +378,7 @@ const EVENT_KINDS: [(Stage, &str); 25] = [
     (Stage::Handler, "handled"),
     (Stage::Resync, "tick"),
     (Stage::Resync, "sync-queued"),
+    (Stage::Informer, "started"),
     (Stage::Informer, "synced"),
     (Stage::Informer, "handler-added"),
     (Stage::Informer, "handler-removed"),

@@ -115,6 +115,7 @@ fn queue_events() -> Vec<Event> {
             deltas: 2,
             depth: 2,
             initial: true,
+            batch: None,
         },
         Event::IndexerAdd {
             key: "default/web-1".into(),
@@ -164,6 +165,15 @@ fn handler_events() -> Vec<Event> {
 
 fn informer_events() -> Vec<Event> {
     vec![
+        Event::Started {
+            profile: Some("1.36".into()),
+            queue: "real-fifo".into(),
+            pop_batch: true,
+            atomic_fifo: true,
+            unlock_while_processing: true,
+            watch_list: false,
+            overrides: vec!["watch-list".into()],
+        },
         Event::Synced { objects: 742 },
         Event::HandlerAdded {
             handler: handler("fast"),

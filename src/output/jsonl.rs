@@ -177,10 +177,14 @@ fn write_queue_fields(line: &mut Line<'_>, event: &Event, opts: &RenderOptions) 
             deltas,
             depth,
             initial,
+            batch,
         } => {
             line.str("key", key);
             line.usize("deltas", *deltas);
             line.usize("depth", *depth);
+            if let Some(batch) = batch {
+                line.usize("batch", *batch);
+            }
             line.bool("initial", *initial);
         }
         IndexerAdd {
@@ -289,18 +293,29 @@ fn write_other_fields(line: &mut Line<'_>, event: &Event) {
             line.flag("panicked", *panicked);
         }
         ResyncTick { due, check_period } => {
-            line.key("due");
-            line.buf.push(b'[');
-            for (i, name) in due.iter().enumerate() {
-                if i > 0 {
-                    line.buf.push(b',');
-                }
-                write_json_str(line.buf, name);
-            }
-            line.buf.push(b']');
+            line.str_array("due", due.iter().map(|n| &**n));
             line.u64("check_period_ms", millis(*check_period));
         }
         SyncQueued { count } => line.usize("count", *count),
+        Started {
+            profile,
+            queue,
+            pop_batch,
+            atomic_fifo,
+            unlock_while_processing,
+            watch_list,
+            overrides,
+        } => {
+            if let Some(profile) = profile {
+                line.str("client_go", profile);
+            }
+            line.str("queue", queue);
+            line.bool("pop_batch", *pop_batch);
+            line.bool("atomic_fifo", *atomic_fifo);
+            line.bool("unlock_while_processing", *unlock_while_processing);
+            line.bool("watch_list", *watch_list);
+            line.str_array("overrides", overrides.iter().map(String::as_str));
+        }
         Synced { objects } => line.usize("objects", *objects),
         _ => write_informer_fields(line, event),
     }
@@ -389,6 +404,18 @@ impl<'a> Line<'a> {
 
     fn usize(&mut self, key: &str, value: usize) {
         self.u64(key, u64::try_from(value).unwrap_or(u64::MAX));
+    }
+
+    fn str_array<'s>(&mut self, key: &str, items: impl Iterator<Item = &'s str>) {
+        self.key(key);
+        self.buf.push(b'[');
+        for (i, item) in items.enumerate() {
+            if i > 0 {
+                self.buf.push(b',');
+            }
+            write_json_str(self.buf, item);
+        }
+        self.buf.push(b']');
     }
 
     fn bool(&mut self, key: &str, value: bool) {

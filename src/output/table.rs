@@ -392,9 +392,11 @@ fn queue_detail(d: &mut Detail, event: &Event, wide: bool) {
             deltas,
             depth,
             initial,
+            batch,
             ..
         } => {
             d.kv("deltas", deltas);
+            d.opt("batch", *batch);
             d.kv("depth", depth);
             d.flag("initial", *initial);
         }
@@ -452,6 +454,25 @@ fn informer_detail(d: &mut Detail, event: &Event) {
             d.kv("check", format_duration(*check_period));
         }
         SyncQueued { count } => d.kv("count", count),
+        Started {
+            profile,
+            queue,
+            pop_batch,
+            atomic_fifo,
+            unlock_while_processing,
+            watch_list,
+            overrides,
+        } => {
+            d.opt("client-go", profile.as_deref());
+            d.kv("queue", queue);
+            d.flag("pop-batch", *pop_batch);
+            d.flag("atomic", *atomic_fifo);
+            d.flag("unlock", *unlock_while_processing);
+            d.flag("watch-list", *watch_list);
+            if !overrides.is_empty() {
+                d.kv("overrides", overrides.join(","));
+            }
+        }
         Synced { objects } => d.kv("objects", objects),
         HandlerAdded {
             handler,
@@ -589,9 +610,10 @@ fn row_color(event: &Event) -> Option<Color> {
         }),
         Delta { delta_type, .. } => Some(match delta_type {
             DeltaType::Added => Color::Green,
-            DeltaType::Updated | DeltaType::Replaced => Color::Yellow,
+            DeltaType::Updated | DeltaType::Replaced | DeltaType::ReplacedAll => Color::Yellow,
             DeltaType::Deleted => Color::Red,
-            DeltaType::Sync => Color::Blue,
+            DeltaType::Sync | DeltaType::SyncAll => Color::Blue,
+            DeltaType::Bookmark => Color::Cyan,
         }),
         IndexerAdd { .. } => Some(Color::Green),
         IndexerUpdate { .. } => Some(Color::Yellow),

@@ -65,6 +65,15 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
         "handler-removed" => &["handler"],
         "resync-period-changed" => &["handler", "resync_ms", "check_period_ms"],
         "stopped" => &["reason"],
+        "started" => &[
+            "client_go",
+            "queue",
+            "pop_batch",
+            "atomic_fifo",
+            "unlock_while_processing",
+            "watch_list",
+            "overrides",
+        ],
         "summary" => &["counts", "handlers", "duration_ms"],
         _ => &[],
     }
@@ -73,7 +82,7 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
 #[test]
 fn every_event_kind_is_one_parseable_line_with_its_fields() {
     let events = all_events();
-    assert_eq!(events.len(), 25);
+    assert_eq!(events.len(), 26);
     for event in events {
         let (stage, name) = (event.stage().as_str(), event.name());
         let v = line(event, &jsonl_opts());
@@ -111,7 +120,7 @@ fn field_values_follow_the_contract() {
     let v = line(events[17].clone(), &jsonl_opts());
     assert_eq!(v["due"], serde_json::json!(["fast", "default"]));
     assert_eq!(v["check_period_ms"], 30_000);
-    let v = line(events[24].clone(), &jsonl_opts());
+    let v = line(events[25].clone(), &jsonl_opts());
     assert_eq!(v["handlers"][0]["mean_latency_us"], 250_040);
 }
 
@@ -244,14 +253,14 @@ fn render_all(format: OutputFormat) -> String {
 #[test]
 fn renderer_writes_each_format() {
     let jsonl = render_all(OutputFormat::Jsonl);
-    assert_eq!(jsonl.lines().count(), 25);
+    assert_eq!(jsonl.lines().count(), 26);
     let json = render_all(OutputFormat::Json);
     let docs: Vec<Value> = serde_json::Deserializer::from_str(&json)
         .into_iter()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(docs.len(), 25);
-    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 25);
+    assert_eq!(docs.len(), 26);
+    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 26);
     let table = render_all(OutputFormat::Table);
     assert!(table.contains("Summary (12.345s elapsed)"));
 }

@@ -33,6 +33,8 @@ pub struct Scenario {
     pub description: String,
     /// The informer's queue (`delta-fifo` or `real-fifo`); None keeps the command's.
     pub queue: Option<String>,
+    /// `client-go: 1.33`: the release profile to model; None keeps the command's.
+    pub client_go: Option<&'static crate::informer::profile::Profile>,
     /// The informer's resync check period; None keeps the command's.
     pub resync: Option<Duration>,
     /// Handlers registered before the informer starts; empty keeps the command's.

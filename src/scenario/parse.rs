@@ -34,6 +34,8 @@ struct RawScenario {
     description: String,
     #[serde(default)]
     queue: Option<String>,
+    #[serde(default, rename = "client-go")]
+    client_go: Option<String>,
     #[serde(default)]
     resync: Option<String>,
     #[serde(default)]
@@ -123,6 +125,10 @@ pub fn parse(text: &str) -> Result<Scenario, String> {
     Ok(Scenario {
         description: raw.description.trim().to_owned(),
         queue: raw.queue.map(|q| parse_queue(&q)).transpose()?,
+        client_go: raw
+            .client_go
+            .map(|v| crate::informer::profile::Profile::of(&v).map_err(|e| e.to_string()))
+            .transpose()?,
         resync: raw.resync.as_deref().map(duration).transpose()?,
         handlers: raw
             .handlers

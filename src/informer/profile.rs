@@ -1,0 +1,140 @@
+//! client-go release profiles: what a shared informer does in each release, as the defaults
+//! of client-go's feature gates (`staging/src/k8s.io/client-go/features/known_features.go` at
+//! each release tag) decide it.
+//!
+//! | gate (known_features.go) | 1.32 | 1.33 | 1.34 | 1.35 | 1.36 |
+//! |---|---|---|---|---|---|
+//! | InOrderInformers (RealFIFO) | – | Beta, on | Beta, on | Beta, on | GA, on |
+//! | InOrderInformersBatchProcess (PopBatch) | – | – | – | Beta, on | Beta, on |
+//! | WatchListClient (streaming list) | Beta, off | Beta, off | Beta, off | Beta, on | Beta, on |
+//! | AtomicFIFO (ReplacedAll/SyncAll/Bookmark) | – | – | – | – | Beta, on |
+//! | UnlockWhileProcessingFIFO | – | – | – | – | Beta, on |
+//!
+//! The reflector's backoff is the same in every profile: 1.36 rebuilt it on `wait.Backoff`
+//! with `DelayWithReset` (reflector.go: 800 ms doubling to a 30 s cap, jitter 1.0, reset after
+//! 2 min, one delay function shared by the outer loop and the watch retries), which gives the
+//! delays the earlier `ExponentialBackoffManager` gave.
+
+use super::queue::QueueKind;
+use super::real_fifo::RealFifoOptions;
+
+/// One client-go release's informer behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Profile {
+    /// `1.32` … `1.36`.
+    pub version: &'static str,
+    /// `InOrderInformers`: RealFIFO instead of DeltaFIFO.
+    pub in_order_informers: bool,
+    /// `InOrderInformersBatchProcess`: RealFIFO pops batches of distinct keys.
+    pub batch_process: bool,
+    /// `WatchListClient`: the initial list is streamed (falls back to LIST, Rule R9).
+    pub watch_list_client: bool,
+    /// `AtomicFIFO`: Replace, Resync and bookmarks are single queue entries.
+    pub atomic_fifo: bool,
+    /// `UnlockWhileProcessingFIFO`: writes queue while an entry is processed.
+    pub unlock_while_processing: bool,
+}
+
+/// Every modelled release, oldest first.
+pub const PROFILES: [Profile; 5] = [
+    Profile {
+        version: "1.32",
+        in_order_informers: false,
+        batch_process: false,
+        watch_list_client: false,
+        atomic_fifo: false,
+        unlock_while_processing: false,
+    },
+    Profile {
+        version: "1.33",
+        in_order_informers: true,
+        batch_process: false,
+        watch_list_client: false,
+        atomic_fifo: false,
+        unlock_while_processing: false,
+    },
+    Profile {
+        version: "1.34",
+        in_order_informers: true,
+        batch_process: false,
+        watch_list_client: false,
+        atomic_fifo: false,
+        unlock_while_processing: false,
+    },
+    Profile {
+        version: "1.35",
+        in_order_informers: true,
+        batch_process: true,
+        watch_list_client: true,
+        atomic_fifo: false,
+        unlock_while_processing: false,
+    },
+    Profile {
+        version: "1.36",
+        in_order_informers: true,
+        batch_process: true,
+        watch_list_client: true,
+        atomic_fifo: true,
+        unlock_while_processing: true,
+    },
+];
+
+/// The newest release modelled: the default.
+pub const NEWEST: &str = "1.36";
+
+/// A version no profile models.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("client-go {0:?} is not modelled (one of 1.32, 1.33, 1.34, 1.35, 1.36)")]
+pub struct UnknownVersion(pub String);
+
+impl Profile {
+    /// The profile of `version` (`1.35`, `v1.35`, `1.35.2` or `0.35` — client-go's own tag).
+    pub fn of(version: &str) -> Result<&'static Profile, UnknownVersion> {
+        let v = version.trim_start_matches('v');
+        let mut parts = v.split('.');
+        let minor = match (parts.next(), parts.next()) {
+            (Some("1" | "0"), Some(minor)) => minor,
+            _ => return Err(UnknownVersion(version.to_owned())),
+        };
+        PROFILES
+            .iter()
+            .find(|p| p.version.strip_prefix("1.") == Some(minor))
+            .ok_or_else(|| UnknownVersion(version.to_owned()))
+    }
+
+    pub fn newest() -> &'static Profile {
+        &PROFILES[PROFILES.len() - 1]
+    }
+
+    pub fn queue(&self) -> QueueKind {
+        if self.in_order_informers {
+            QueueKind::RealFifo
+        } else {
+            QueueKind::DeltaFifo
+        }
+    }
+
+    pub fn real_fifo(&self) -> RealFifoOptions {
+        RealFifoOptions {
+            pop_batch: self.batch_process,
+            atomic_events: self.atomic_fifo,
+            unlock_while_processing: self.unlock_while_processing,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_in_every_spelling_and_unknown_ones_are_named() {
+        for v in ["1.35", "v1.35", "1.35.2", "0.35", "v0.35.7"] {
+            assert_eq!(Profile::of(v).unwrap().version, "1.35", "{v}");
+        }
+        for v in ["1.31", "1.37", "2.0", "", "latest"] {
+            assert_eq!(Profile::of(v), Err(UnknownVersion(v.to_owned())));
+        }
+        assert_eq!(Profile::newest().version, NEWEST);
+    }
+}
