@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('resync', 'resync', [CompletionResultType]::ParameterValue, 'Debug resync: show each handler''s schedule, every resync tick and a timeline')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Run against an embedded API server with generated churn (no cluster needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write every page into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -198,6 +199,15 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kinformer;profiles' {
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kinformer;completions' {
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
@@ -223,6 +233,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('resync', 'resync', [CompletionResultType]::ParameterValue, 'Debug resync: show each handler''s schedule, every resync tick and a timeline')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Run against an embedded API server with generated churn (no cluster needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write every page into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -241,6 +252,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;help;serve' {
+            break
+        }
+        'kinformer;help;profiles' {
             break
         }
         'kinformer;help;completions' {

@@ -31,6 +31,9 @@ _kinformer() {
             kinformer,man)
                 cmd="kinformer__subcmd__man"
                 ;;
+            kinformer,profiles)
+                cmd="kinformer__subcmd__profiles"
+                ;;
             kinformer,resync)
                 cmd="kinformer__subcmd__resync"
                 ;;
@@ -55,6 +58,9 @@ _kinformer() {
             kinformer__subcmd__help,man)
                 cmd="kinformer__subcmd__help__subcmd__man"
                 ;;
+            kinformer__subcmd__help,profiles)
+                cmd="kinformer__subcmd__help__subcmd__profiles"
+                ;;
             kinformer__subcmd__help,resync)
                 cmd="kinformer__subcmd__help__subcmd__resync"
                 ;;
@@ -71,7 +77,7 @@ _kinformer() {
 
     case "${cmd}" in
         kinformer)
-            opts="-v -h -V --v --help --version watch dump resync demo serve completions man help"
+            opts="-v -h -V --v --help --version watch dump resync demo serve profiles completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -307,7 +313,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help)
-            opts="watch dump resync demo serve completions man help"
+            opts="watch dump resync demo serve profiles completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -390,6 +396,20 @@ _kinformer() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kinformer__subcmd__help__subcmd__profiles)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kinformer__subcmd__help__subcmd__resync)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -443,6 +463,28 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__profiles)
+            opts="-v -h -V --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand resync 'Debug resync: show each handler''s schedule, every resync tick and a timeline'
             cand demo 'Run against an embedded API server with generated churn (no cluster needed)'
             cand serve 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+            cand profiles 'Print what each client-go release profile (--client-go) switches'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -189,6 +190,14 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kinformer;profiles'= {
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kinformer;completions'= {
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
@@ -212,6 +221,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand resync 'Debug resync: show each handler''s schedule, every resync tick and a timeline'
             cand demo 'Run against an embedded API server with generated churn (no cluster needed)'
             cand serve 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+            cand profiles 'Print what each client-go release profile (--client-go) switches'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -225,6 +235,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;help;demo'= {
         }
         &'kinformer;help;serve'= {
+        }
+        &'kinformer;help;profiles'= {
         }
         &'kinformer;help;completions'= {
         }

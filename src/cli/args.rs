@@ -91,6 +91,8 @@ pub enum Command {
     Demo(DemoArgs),
     /// Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)
     Serve(ServeArgs),
+    /// Print what each client-go release profile (--client-go) switches
+    Profiles,
     /// Print a shell completion script to stdout
     Completions(CompletionsArgs),
     /// Print the man page, or write every page into a directory

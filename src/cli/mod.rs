@@ -9,6 +9,7 @@ pub mod dump;
 pub mod exit;
 pub mod inspect;
 pub mod memory;
+mod profiles;
 pub mod resolve;
 pub mod resync;
 pub mod serve;
@@ -64,6 +65,7 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Resync(a) => resync::run(a, &mut signals).await,
         Command::Demo(a) => demo::run(a, &mut signals).await,
         Command::Serve(a) => serve::run(a, &mut signals).await,
+        Command::Profiles => quiet_pipe(profiles::print(&mut io::stdout())),
         Command::Completions(a) => quiet_pipe(docs::print_completions(a.shell, &mut io::stdout())),
         Command::Man(a) => quiet_pipe(docs::run_man(a.out_dir.as_deref(), &mut io::stdout())),
     }
