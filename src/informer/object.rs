@@ -138,6 +138,22 @@ impl ObjectMeta {
 struct TextBuilder(String);
 
 impl TextBuilder {
+    fn with_capacity(capacity: usize) -> Self {
+        Self(String::with_capacity(capacity))
+    }
+
+    /// Pushes the pieces as one span (e.g. `namespace`, `/`, `name` as the key).
+    fn push_all(&mut self, pieces: &[&str]) -> Span {
+        let start = self.0.len();
+        for piece in pieces {
+            self.0.push_str(piece);
+        }
+        Span {
+            start: u32::try_from(start).unwrap_or(u32::MAX),
+            len: u32::try_from(self.0.len() - start).unwrap_or(0),
+        }
+    }
+
     fn push(&mut self, s: &str) -> Span {
         let start = self.0.len();
         self.0.push_str(s);
@@ -380,14 +396,41 @@ fn decode_member<'a, T: Deserialize<'a>>(
     Some(end)
 }
 
-fn meta_from(m: RawMeta<'_>) -> Result<ObjectMeta, DecodeError> {
+/// The bytes [`meta_from`] stores: the key and every kept string.
+fn meta_text_len(m: &RawMeta<'_>, name: &str, namespace: Option<&str>) -> usize {
+    let len = |s: &Option<Cow<'_, str>>| s.as_deref().map_or(0, str::len);
+    let labels = m
+        .labels
+        .as_ref()
+        .map_or(0, |l| l.0.iter().map(|(k, v)| k.len() + v.len()).sum());
+    let owners = m.owner_references.as_ref().map_or(0, |o| {
+        o.iter()
+            .map(|o| o.kind.len() + o.name.len() + o.uid.len())
+            .sum()
+    });
+    namespace.map_or(0, |ns| ns.len() + 1)
+        + name.len()
+        + len(&m.uid)
+        + len(&m.resource_version)
+        + len(&m.creation_timestamp)
+        + len(&m.deletion_timestamp)
+        + labels
+        + owners
+}
+
+fn meta_from(mut m: RawMeta<'_>) -> Result<ObjectMeta, DecodeError> {
     let name = m
         .name
+        .take()
         .filter(|n| !n.is_empty())
         .ok_or(DecodeError::MissingName)?;
-    let namespace = m.namespace.filter(|n| !n.is_empty());
-    let mut text = TextBuilder::default();
-    let key = text.push(&object_key(namespace.as_deref(), &name));
+    let namespace = m.namespace.take().filter(|n| !n.is_empty());
+    // One allocation for every string the metadata keeps.
+    let mut text = TextBuilder::with_capacity(meta_text_len(&m, &name, namespace.as_deref()));
+    let key = match namespace.as_deref() {
+        Some(ns) => text.push_all(&[ns, "/", &name]),
+        None => text.push(&name),
+    };
     let uid = text.push(m.uid.as_deref().unwrap_or_default());
     let resource_version = text.push(m.resource_version.as_deref().unwrap_or_default());
     let creation_timestamp = m.creation_timestamp.as_deref().map(|t| text.push(t));

@@ -91,6 +91,28 @@ impl Entry {
     }
 }
 
+/// What one pop took: a single entry (no allocation), or a PopBatch of deltas.
+enum Taken {
+    One(Option<Entry>),
+    Batch(Vec<Delta>),
+}
+
+impl Taken {
+    fn len(&self) -> usize {
+        match self {
+            Taken::One(entry) => usize::from(entry.is_some()),
+            Taken::Batch(deltas) => deltas.len(),
+        }
+    }
+
+    fn first_key(&self) -> &str {
+        match self {
+            Taken::One(entry) => entry.as_ref().map_or("", Entry::key),
+            Taken::Batch(deltas) => deltas.first().map_or("", |d| d.object.key()),
+        }
+    }
+}
+
 #[derive(Default)]
 struct RealState {
     items: VecDeque<Entry>,
@@ -106,9 +128,9 @@ impl RealState {
 
     /// The entries one pop takes: the head alone, or (PopBatch) up to [`BATCH_SIZE`] deltas
     /// for distinct keys, never past the initial population nor across an atomic entry.
-    fn take(&mut self, batch: bool) -> Vec<Entry> {
+    fn take(&mut self, batch: bool) -> Taken {
         if !batch || self.items.front().is_some_and(|e| e.delta().is_none()) {
-            return self.items.pop_front().into_iter().collect();
+            return Taken::One(self.items.pop_front());
         }
         let mut keys = HashSet::new();
         let mut n = 0;
@@ -124,7 +146,15 @@ impl RealState {
             }
             n += 1;
         }
-        self.items.drain(..n).collect()
+        Taken::Batch(
+            self.items
+                .drain(..n)
+                .filter_map(|e| match e {
+                    Entry::Delta(d) => Some(d),
+                    _ => None,
+                })
+                .collect(),
+        )
     }
 }
 
@@ -169,7 +199,7 @@ impl RealFifo {
             let taken = state.take(self.options.pop_batch);
             let depth = state.items.len();
             self.tracer.emit_with(EventKind::Pop, || Event::Pop {
-                key: taken.first().map_or("", Entry::key).to_owned(),
+                key: taken.first_key().to_owned(),
                 deltas: taken.len(),
                 depth,
                 initial,
@@ -178,7 +208,7 @@ impl RealFifo {
             // client-go 1.36 unlocks while processing unless two batches are waiting.
             let unlock = self.options.unlock_while_processing && depth < 2 * BATCH_SIZE;
             let held = (!unlock).then_some(state);
-            self.process(taken.as_slice(), initial, process);
+            self.process(&taken, initial, process);
             let mut state = held.unwrap_or_else(|| self.lock());
             state.initial_population_count =
                 state.initial_population_count.saturating_sub(taken.len());
@@ -189,20 +219,29 @@ impl RealFifo {
 
     /// Hands the popped entries to `process`. RealFIFO does not re-queue: a failed item is
     /// the process function's to log.
-    fn process(&self, taken: &[Entry], initial: bool, process: &mut ProcessFn<'_>) {
-        match taken {
-            [Entry::ReplacedAll(list)] => process.replaced_all(list, initial),
-            [Entry::SyncAll] => process.sync_all(),
-            [Entry::Bookmark(rv)] => process.bookmark(rv),
-            entries => {
-                let deltas: Vec<Delta> = entries.iter().filter_map(Entry::delta).cloned().collect();
-                let _ = if self.options.pop_batch {
-                    process.batch(&deltas, initial)
-                } else {
-                    process.deltas(&deltas, initial)
-                };
+    fn process(&self, taken: &Taken, initial: bool, process: &mut ProcessFn<'_>) {
+        let _ = match taken {
+            Taken::One(None) => Ok(()),
+            Taken::One(Some(Entry::ReplacedAll(list))) => {
+                process.replaced_all(list, initial);
+                Ok(())
             }
-        }
+            Taken::One(Some(Entry::SyncAll)) => {
+                process.sync_all();
+                Ok(())
+            }
+            Taken::One(Some(Entry::Bookmark(rv))) => {
+                process.bookmark(rv);
+                Ok(())
+            }
+            Taken::One(Some(Entry::Delta(delta))) if self.options.pop_batch => {
+                process.batch(std::slice::from_ref(delta), initial)
+            }
+            Taken::One(Some(Entry::Delta(delta))) => {
+                process.deltas(std::slice::from_ref(delta), initial)
+            }
+            Taken::Batch(deltas) => process.batch(deltas, initial),
+        };
     }
 
     /// The queued deltas in order (atomic entries left out), for tests.

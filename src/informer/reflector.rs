@@ -292,9 +292,12 @@ impl Reflector {
         lock(&self.last_sync_rv).clone()
     }
 
+    /// Records `rv` in place (no allocation once the string has grown to an RV's length).
     fn set_last_sync_rv(&self, rv: &str) {
         if !rv.is_empty() {
-            *lock(&self.last_sync_rv) = rv.to_owned();
+            let mut last = lock(&self.last_sync_rv);
+            last.clear();
+            last.push_str(rv);
         }
     }
 
@@ -710,13 +713,13 @@ impl Reflector {
             SourceError::Decode(e.to_string())
         })?;
         self.trace_watch_event(event_type, &obj);
-        let rv = obj.resource_version().to_owned();
+        let queued = obj.clone();
         match event_type {
-            WatchEventType::Added => self.queue.add(obj),
-            WatchEventType::Modified => self.queue.update(obj),
-            WatchEventType::Deleted => self.queue.delete(obj),
+            WatchEventType::Added => self.queue.add(queued),
+            WatchEventType::Modified => self.queue.update(queued),
+            WatchEventType::Deleted => self.queue.delete(queued),
         }
-        self.set_last_sync_rv(&rv);
+        self.set_last_sync_rv(obj.resource_version());
         Ok(())
     }
 

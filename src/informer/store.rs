@@ -295,10 +295,16 @@ impl Store {
     pub fn upsert(&self, obj: ObjectRef) -> Option<ObjectRef> {
         let mut inner = self.write();
         let old = inner.items.replace(Keyed(obj.clone())).map(|k| k.0);
-        if let Some(old) = &old {
-            inner.unindex(old);
+        match &old {
+            // The common update: every index value is the same, so only the bucket entries
+            // are swapped for the new object (no bucket emptied and re-created).
+            Some(old) if inner.same_index_values(old, &obj) => inner.reindex_in_place(&obj),
+            Some(old) => {
+                inner.unindex(old);
+                inner.index(&obj);
+            }
+            None => inner.index(&obj),
         }
-        inner.index(&obj);
         old
     }
 
@@ -466,6 +472,27 @@ impl Inner {
                 None => index.entry(value.to_owned()).or_default(),
             };
             bucket.insert(Keyed(obj.clone()));
+        }
+    }
+
+    /// Whether `old` and `new` hold the same values in every index.
+    fn same_index_values(&self, old: &CachedObject, new: &CachedObject) -> bool {
+        (0..self.indices.len()).all(|i| {
+            let (a, b) = (self.late_values(i, old), self.late_values(i, new));
+            values(old, i, &a).eq(values(new, i, &b))
+        })
+    }
+
+    /// Replaces the entries of `obj`'s key with `obj` in the buckets it already sits in.
+    fn reindex_in_place(&mut self, obj: &ObjectRef) {
+        for i in 0..self.indices.len() {
+            let computed = self.late_values(i, obj);
+            let index = &mut self.indices[i];
+            for value in values(obj, i, &computed) {
+                if let Some(bucket) = index.get_mut(value) {
+                    bucket.replace(Keyed(obj.clone()));
+                }
+            }
         }
     }
 
