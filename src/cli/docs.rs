@@ -173,6 +173,7 @@ mod tests {
                 "kinformer-resync.1",
                 "kinformer-demo.1",
                 "kinformer-serve.1",
+                "kinformer-profiles.1",
                 "kinformer-completions.1",
                 "kinformer-man.1"
             ]
@@ -212,7 +213,7 @@ mod tests {
     #[test]
     fn regenerate_then_nothing_is_stale() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(stale_files(dir.path()).unwrap().len(), 13);
+        assert_eq!(stale_files(dir.path()).unwrap().len(), 14);
         regenerate(dir.path()).unwrap();
         assert!(stale_files(dir.path()).unwrap().is_empty());
     }
