@@ -41,6 +41,9 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// A duration past Go's maximum (and past what a clock can add).
+const HUGE: &str = "9223372036854775807s";
+
 const UNREACHABLE_KUBECONFIG: &str = r#"apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "http://127.0.0.1:9"}}]
@@ -116,6 +119,13 @@ async fn bad_input_is_one_line_with_its_exit_code() {
         "bad.yaml",
         "steps:\n  - {at: 1s, create: {count: 1}}\n  - {at: 2s, explode: now}\n",
     );
+    let huge_scenario = write(
+        dir.path(),
+        "huge.yaml",
+        &format!("steps:\n  - {{at: {HUGE}, end: true}}\n"),
+    );
+    let huge_scenario = path_arg(&huge_scenario);
+    let huge_handler = format!("x:resync={HUGE}");
     let (good, wrong, garbled, unreachable, bad_scenario) = (
         path_arg(&good),
         path_arg(&wrong),
@@ -171,6 +181,34 @@ async fn bad_input_is_one_line_with_its_exit_code() {
             args: with(&["watch", "pods", "--resync", "5x"], &good),
             ..case("invalid duration", &[], 2, "5x")
         },
+        Case {
+            args: with(&["watch", "pods", "--timeout", HUGE], &good),
+            ..case("overflowing --timeout", &[], 2, "too large")
+        },
+        Case {
+            args: with(&["watch", "pods", "--resync", HUGE], &good),
+            ..case("overflowing --resync", &[], 2, "too large")
+        },
+        Case {
+            args: with(&["watch", "pods", "--handler", &huge_handler], &good),
+            ..case("overflowing handler resync", &[], 2, "too large")
+        },
+        Case {
+            args: with(&["resync", "pods", "--duration", HUGE], &good),
+            ..case("overflowing resync --duration", &[], 2, "too large")
+        },
+        case(
+            "overflowing demo --duration",
+            &["demo", "--duration", HUGE],
+            2,
+            "too large",
+        ),
+        case(
+            "overflowing scenario time",
+            &["demo", "--scenario", &huge_scenario],
+            3,
+            "too large",
+        ),
         Case {
             args: with(
                 &["watch", "pods", "--index", "by-node=fields:spec.nodeName"],
