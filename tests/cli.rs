@@ -691,3 +691,202 @@ async fn a_crd_resolves_by_plural_short_name_and_group_like_kubectl() {
         assert!(r.stdout.contains("\"w1\""), "{name}: {}", r.stdout);
     }
 }
+
+#[tokio::test]
+async fn kubectl_habits_count_empty_namespace_kubeconfig_list_and_watch_flag() {
+    let c = Cluster::start().await;
+    let zero = run(c.cmd(&["watch", "nodes", "-o", "jsonl", "--count", "0"])).await;
+    assert_eq!(
+        (zero.code, zero.stdout.as_str()),
+        (2, ""),
+        "{}",
+        zero.stderr
+    );
+
+    // `-n ''` is the context's namespace (`default`), as in kubectl.
+    let empty_ns = run(c.cmd(&["watch", "pods", "-n", "", "-o", "jsonl", "--until-synced"])).await;
+    assert_eq!(empty_ns.code, 0, "{}", empty_ns.stderr);
+    let api: kube::Api<kube::core::DynamicObject> = kube::Api::namespaced_with(
+        c.server.client(),
+        "default",
+        &kube::core::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
+    );
+    let default_pods = api.list(&Default::default()).await.unwrap().items.len();
+    let lines = parse_jsonl(&empty_ns.stdout);
+    assert_eq!(
+        events(&lines, "informer", "synced")[0]["objects"].as_u64(),
+        Some(default_pods as u64)
+    );
+
+    // A KUBECONFIG list skips missing files, as kubectl does.
+    let mut listed = kinformer(&["dump", "nodes", "-o", "jsonl"]);
+    listed.env(
+        "KUBECONFIG",
+        format!("/nonexistent/config::{}", c.kubeconfig().display()),
+    );
+    let listed = run(listed).await;
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert_eq!(listed.stdout.lines().count(), 3);
+
+    // `kubectl get -w` habit: -w/--watch is accepted and changes nothing.
+    for flag in ["-w", "--watch"] {
+        let w = run(c.cmd(&["watch", "nodes", flag, "-o", "jsonl", "--until-synced"])).await;
+        assert_eq!(w.code, 0, "{flag}: {}", w.stderr);
+        assert_eq!(parse_jsonl(&w.stdout).last().unwrap()["stage"], "summary");
+    }
+}
+
+#[tokio::test]
+async fn dump_refuses_flags_it_would_ignore() {
+    let c = Cluster::start().await;
+    for extra in [
+        &["--diff"][..],
+        &["--show", "all"],
+        &["--handler", "slow:delay=1s"],
+    ] {
+        let mut args = vec!["dump", "nodes"];
+        args.extend(extra);
+        let r = run(c.cmd(&args)).await;
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (2, ""),
+            "{extra:?}: {}",
+            r.stderr
+        );
+        assert!(
+            r.stderr.contains("no effect on dump"),
+            "{extra:?}: {}",
+            r.stderr
+        );
+    }
+    let fine = run(c.cmd(&["dump", "nodes", "--handler", "a:resync=1m", "--no-headers"])).await;
+    assert_eq!(fine.code, 0, "{}", fine.stderr);
+}
+
+#[tokio::test]
+async fn embedded_churns_by_default_and_churn_0_is_static() {
+    let watch = |churn: Option<&'static str>| {
+        let mut args = vec![
+            "watch",
+            "pods",
+            "-A",
+            "--embedded",
+            "-o",
+            "jsonl",
+            "--show",
+            "notifications",
+            "--timeout",
+            "3s",
+        ];
+        args.extend(churn.map(|c| ["--churn", c]).iter().flatten());
+        run(kinformer(&args))
+    };
+    let live_notifications = |r: &Run| {
+        let lines = parse_jsonl(&r.stdout);
+        events(&lines, "handler", "notify")
+            .iter()
+            .filter(|v| v["initial"] == false)
+            .count()
+    };
+    let churning = watch(Some("5")).await;
+    assert_eq!(churning.code, 0, "{}", churning.stderr);
+    assert!(live_notifications(&churning) > 0, "{}", churning.stdout);
+    let default = watch(None).await;
+    assert!(
+        live_notifications(&default) > 0,
+        "--embedded churns by default"
+    );
+    let still = watch(Some("0")).await;
+    assert_eq!(live_notifications(&still), 0, "{}", still.stdout);
+    let without_embedded = run(kinformer(&["watch", "pods", "--churn", "3"])).await;
+    assert_eq!(without_embedded.code, 2, "--churn needs --embedded");
+}
+
+#[tokio::test]
+async fn verbosity_logs_requests_on_stderr_without_credentials() {
+    let c = Cluster::start().await;
+    let token = c.server.token().unwrap().to_owned();
+    let at = |level: &'static str| {
+        run(c.cmd(&[
+            "watch",
+            "nodes",
+            "-o",
+            "jsonl",
+            "--until-synced",
+            "-v",
+            level,
+        ]))
+    };
+    let quiet = at("0").await;
+    assert_eq!(quiet.stderr, "", "no logs at -v 0");
+    let requests = at("2").await;
+    assert!(
+        requests.stderr.contains("list nodes"),
+        "{}",
+        requests.stderr
+    );
+    assert!(
+        requests.stderr.contains("watch nodes"),
+        "{}",
+        requests.stderr
+    );
+    assert!(!requests.stderr.contains("GET http"), "{}", requests.stderr);
+    let urls = at("4").await;
+    assert!(
+        urls.stderr.contains("GET http://127.0.0.1:") && urls.stderr.contains("/api/v1/nodes?"),
+        "{}",
+        urls.stderr
+    );
+    assert!(urls.stderr.contains("200 OK"), "{}", urls.stderr);
+    let headers = at("6").await;
+    assert!(
+        headers.stderr.contains("response headers: "),
+        "{}",
+        headers.stderr
+    );
+    for r in [&quiet, &requests, &urls, &headers] {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(!r.stderr.contains(&token), "the token leaked: {}", r.stderr);
+        assert_eq!(parse_jsonl(&r.stdout).last().unwrap()["stage"], "summary");
+    }
+    let mut overridden = c.cmd(&["watch", "nodes", "-o", "jsonl", "--until-synced"]);
+    overridden.env("KINFORMER_LOG", "kinformer=debug");
+    let overridden = run(overridden).await;
+    assert!(
+        overridden.stderr.contains("GET http://"),
+        "{}",
+        overridden.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_server_gone_mid_run_reads_like_kubectl() {
+    let c = Cluster::start().await;
+    let mut cmd = c.cmd(&["watch", "nodes", "-o", "jsonl", "--show", "reflector"]);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let next_line = async |out: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>| {
+        tokio::time::timeout(DEADLINE, out.next_line())
+            .await
+            .expect("no line in time")
+            .unwrap()
+            .expect("stdout ended")
+    };
+    while !next_line(&mut out).await.contains("\"synced\"") {}
+    let port = c.server.url().rsplit(':').next().unwrap().to_owned();
+    c.server.shutdown().await;
+    let error = loop {
+        let line = next_line(&mut out).await;
+        if line.contains("\"watch-error\"") || line.contains("\"list-error\"") {
+            break line;
+        }
+    };
+    assert!(
+        error.contains(&format!(
+            "dial tcp 127.0.0.1:{port}: connect: connection refused"
+        )),
+        "{error}"
+    );
+    child.kill().await.unwrap();
+}

@@ -105,8 +105,8 @@ pub struct WatchArgs {
     /// Only this object (a metadata.name field selector)
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
-    /// Stop after N printed events (the exit summary follows)
-    #[arg(long, value_name = "N")]
+    /// Stop after N printed events, N ≥ 1 (the exit summary follows)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
     /// Stop after this long (e.g. 30s, 5m)
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
@@ -114,6 +114,9 @@ pub struct WatchArgs {
     /// Stop once the informer has synced (the initial list was delivered)
     #[arg(long)]
     pub until_synced: bool,
+    /// Accepted for kubectl's `get -w` habit; watch always watches
+    #[arg(short = 'w', long = "watch")]
+    pub watch: bool,
     #[command(flatten)]
     pub informer: InformerArgs,
 }
@@ -244,9 +247,19 @@ pub struct ConnectionArgs {
     /// Field selector (e.g. --field-selector spec.nodeName=node-a)
     #[arg(long, value_name = "SELECTOR", value_parser = parse_field_selector)]
     pub field_selector: Option<String>,
-    /// Start an embedded API server (seeded, with churn) and use it instead of a cluster
+    /// Start an embedded API server (the builtin cluster, with --churn) and use it instead of a
+    /// cluster
     #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
     pub embedded: bool,
+    /// Pod writes per second on the --embedded server (0 = a static cluster)
+    #[arg(
+        long,
+        value_name = "OPS_PER_S",
+        default_value = "5",
+        value_parser = parse_rate,
+        requires = "embedded"
+    )]
+    pub churn: f64,
     /// How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)
     #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
     pub retry_timeout: Duration,
@@ -569,11 +582,36 @@ impl Cli {
         Cli::command().name(name).bin_name(name)
     }
 
+    /// kubectl's readings of empty values: `-n ''` is the context's namespace.
+    fn normalize(&mut self) {
+        let connection = match &mut self.command {
+            Command::Watch(a) => &mut a.informer.connection,
+            Command::Dump(a) => &mut a.informer.connection,
+            Command::Resync(a) => &mut a.informer.connection,
+            _ => return,
+        };
+        connection.namespace = connection.namespace.take().filter(|ns| !ns.is_empty());
+    }
+
     /// Checks that span several values; `Err` is a one-line usage message.
     pub fn validate(&self) -> Result<(), String> {
         match &self.command {
             Command::Watch(a) => a.informer.pipeline.validate(),
-            Command::Dump(a) => a.informer.pipeline.validate(),
+            Command::Dump(a) => a.informer.pipeline.validate().and_then(|()| {
+                match a
+                    .informer
+                    .pipeline
+                    .handlers
+                    .iter()
+                    .find(|h| !h.delay.is_zero())
+                {
+                    Some(h) => Err(format!(
+                        "--handler {}:delay has no effect on dump: it prints the cache once synced",
+                        h.name
+                    )),
+                    None => Ok(()),
+                }
+            }),
             Command::Resync(a) => a.informer.pipeline.validate(),
             Command::Demo(a) => a.pipeline.validate(),
             _ => Ok(()),
@@ -595,10 +633,41 @@ where
         .unwrap_or_default();
     let mut command = Cli::command_for(&argv0);
     let matches = command.try_get_matches_from_mut(args)?;
-    let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
+    cli.normalize();
     cli.validate()
+        .and_then(|()| reject_ignored_flags(&matches))
         .map_err(|msg| command.error(clap::error::ErrorKind::ValueValidation, msg))?;
     Ok(cli)
+}
+
+/// Flags a subcommand accepts through a shared flag group but has no use for: given on the
+/// command line they are an error, not silently ignored.
+const IGNORED_FLAGS: &[(&str, &str, &str)] = &[
+    (
+        "dump",
+        "show",
+        "--show has no effect on dump: it prints the cache, not the event stream",
+    ),
+    (
+        "dump",
+        "diff",
+        "--diff has no effect on dump: it prints the cache, not update notifications",
+    ),
+];
+
+fn reject_ignored_flags(matches: &clap::ArgMatches) -> Result<(), String> {
+    let Some((name, sub)) = matches.subcommand() else {
+        return Ok(());
+    };
+    let given = |id: &str| sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    match IGNORED_FLAGS
+        .iter()
+        .find(|(command, id, _)| *command == name && given(id))
+    {
+        Some((_, _, why)) => Err((*why).to_owned()),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
