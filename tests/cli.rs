@@ -859,20 +859,30 @@ async fn verbosity_logs_requests_on_stderr_without_credentials() {
     );
 }
 
+type StdoutLines = tokio::io::Lines<BufReader<tokio::process::ChildStdout>>;
+
+/// Spawns `cmd` with stdout read line by line (stderr piped away).
+fn spawn_with_lines(mut cmd: Command) -> (tokio::process::Child, StdoutLines) {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, out)
+}
+
+/// The next stdout line; a test failure when none comes before the deadline.
+async fn next_line(out: &mut StdoutLines) -> String {
+    tokio::time::timeout(DEADLINE, out.next_line())
+        .await
+        .expect("no line in time")
+        .unwrap()
+        .expect("stdout ended")
+}
+
 #[tokio::test]
 async fn a_server_gone_mid_run_reads_like_kubectl() {
     let c = Cluster::start().await;
-    let mut cmd = c.cmd(&["watch", "nodes", "-o", "jsonl", "--show", "reflector"]);
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
-    let next_line = async |out: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>| {
-        tokio::time::timeout(DEADLINE, out.next_line())
-            .await
-            .expect("no line in time")
-            .unwrap()
-            .expect("stdout ended")
-    };
+    let (mut child, mut out) =
+        spawn_with_lines(c.cmd(&["watch", "nodes", "-o", "jsonl", "--show", "reflector"]));
     while !next_line(&mut out).await.contains("\"synced\"") {}
     let port = c.server.url().rsplit(':').next().unwrap().to_owned();
     c.server.shutdown().await;
@@ -889,4 +899,166 @@ async fn a_server_gone_mid_run_reads_like_kubectl() {
         "{error}"
     );
     child.kill().await.unwrap();
+}
+
+/// A Secret as `kubectl apply` leaves it: its manifest, plaintext `stringData` included, in the
+/// last-applied annotation.
+fn applied_secret(token: &str) -> Value {
+    let manifest = serde_json::json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "applied", "namespace": "default"},
+        "stringData": {"password": "hunter2-plaintext"},
+        "data": {"token": token}
+    });
+    serde_json::json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "applied", "namespace": "default", "annotations": {
+            "kubectl.kubernetes.io/last-applied-configuration": manifest.to_string()
+        }},
+        "data": {"token": token, "password": "aHVudGVyMi1wbGFpbnRleHQ="}
+    })
+}
+
+async fn cluster_with_applied_secret(token: &str) -> Cluster {
+    let c = Cluster::start().await;
+    c.server.create_object(applied_secret(token)).unwrap();
+    c
+}
+
+#[tokio::test]
+async fn secret_values_never_leak_through_the_last_applied_annotation_or_indices() {
+    let c = cluster_with_applied_secret("c2VjcmV0LXRva2Vu").await;
+    let secrets = ["hunter2", "c2VjcmV0LXRva2Vu", "aHVudGVyMi1wbGFpbnRleHQ="];
+    let runs = [
+        &["dump", "secrets", "-n", "default", "-o", "json"][..],
+        &["dump", "secrets", "-n", "default", "-o", "yaml"],
+        &[
+            "dump",
+            "secrets",
+            "-n",
+            "default",
+            "-o",
+            "jsonl",
+            "--metadata-only",
+        ],
+        &[
+            "dump",
+            "secrets",
+            "-n",
+            "default",
+            "--index",
+            "t=field:data.token",
+        ],
+        &[
+            "dump",
+            "secrets",
+            "-n",
+            "default",
+            "-o",
+            "json",
+            "--index",
+            "t=field:data.token",
+        ],
+        &[
+            "watch",
+            "secrets",
+            "-n",
+            "default",
+            "-o",
+            "jsonl",
+            "--until-synced",
+            "--show",
+            "all",
+        ],
+    ];
+    for args in runs {
+        let r = run(c.cmd(args)).await;
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(r.stdout.contains("applied"), "{args:?}: {}", r.stdout);
+        for secret in secrets {
+            assert!(
+                !r.stdout.contains(secret),
+                "{args:?} leaked {secret}: {}",
+                r.stdout
+            );
+        }
+    }
+    let shown = run(c.cmd(&[
+        "dump",
+        "secrets",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--show-secret-data",
+    ]))
+    .await;
+    assert!(
+        shown.stdout.contains("hunter2-plaintext"),
+        "{}",
+        shown.stdout
+    );
+}
+
+#[tokio::test]
+async fn a_secret_diff_names_the_changed_keys_without_values() {
+    let c = cluster_with_applied_secret("b2xkLXRva2Vu").await;
+    for (format, new_token) in [("table", "bmV3LXRva2Vu"), ("jsonl", "bmV3ZXItdG9rZW4=")] {
+        let (mut child, mut out) = spawn_with_lines(c.cmd(&[
+            "watch",
+            "secrets",
+            "applied",
+            "-n",
+            "default",
+            "--diff",
+            "--show",
+            "notifications",
+            "-o",
+            format,
+        ]));
+        let mut seen = String::new();
+        let mut updated = false;
+        let diff = tokio::time::timeout(DEADLINE, async {
+            while let Some(line) = out.next_line().await.unwrap() {
+                seen.push_str(&line);
+                seen.push('\n');
+                if !updated && (line.contains("kind=add") || line.contains("\"kind\":\"add\"")) {
+                    updated = true;
+                    let mut secret = applied_secret(new_token);
+                    let current = c.server.objects("secrets", Some("default")).unwrap();
+                    let rv = current
+                        .iter()
+                        .find(|o| o["metadata"]["name"] == "applied")
+                        .unwrap()["metadata"]["resourceVersion"]
+                        .clone();
+                    secret["metadata"]["resourceVersion"] = rv;
+                    c.server.update_object("secrets", secret).unwrap();
+                }
+                if line.contains("data.token") {
+                    return line;
+                }
+            }
+            panic!("no diff line: {seen}");
+        })
+        .await
+        .unwrap_or_else(|_| panic!("no diff line in time: {seen}"));
+        child.kill().await.unwrap();
+        match format {
+            "table" => assert!(diff.contains("~ data.token: (redacted) changed"), "{diff}"),
+            _ => assert!(
+                diff.contains(
+                    r#"{"path":"data.token","redacted":true,"old":"REDACTED","new":"REDACTED"}"#
+                ),
+                "{diff}"
+            ),
+        }
+        for secret in [
+            "b2xkLXRva2Vu",
+            "bmV3LXRva2Vu",
+            "bmV3ZXItdG9rZW4=",
+            "hunter2",
+        ] {
+            assert!(!seen.contains(secret), "{format} leaked {secret}: {seen}");
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! `kinformer dump`: the indexer's contents — one row per object plus one table per index —
 //! or the objects as JSON/YAML/JSONL. Secret values are redacted per the render options.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::time::Duration;
@@ -9,6 +10,7 @@ use crate::informer::object::ObjectRef;
 
 use super::durations::age;
 use super::ordered::OrderedValue;
+use super::redact::REDACTED;
 use super::{OutputFormat, RenderOptions, single_line, write_document};
 
 /// The index every store has; its values are not shown as an object column.
@@ -26,6 +28,30 @@ pub struct DumpInput<'a> {
     pub indices: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
     /// The time AGE is measured against.
     pub now: jiff::Timestamp,
+    /// Indices whose values are secret (a Secret's `data` or last-applied manifest): shown as
+    /// `REDACTED`.
+    pub secret_indices: &'a [String],
+}
+
+impl DumpInput<'_> {
+    /// Each index's `value → keys` as shown: a secret index has one `REDACTED` value.
+    fn shown_indices(&self) -> BTreeMap<&str, Cow<'_, BTreeMap<String, Vec<String>>>> {
+        self.indices
+            .iter()
+            .map(|(name, values)| {
+                let shown = if self.secret_indices.contains(name) {
+                    let mut keys: Vec<String> = values.values().flatten().cloned().collect();
+                    keys.sort_unstable();
+                    keys.dedup();
+                    let redacted = (!keys.is_empty()).then(|| (REDACTED.to_owned(), keys));
+                    Cow::Owned(redacted.into_iter().collect())
+                } else {
+                    Cow::Borrowed(values)
+                };
+                (name.as_str(), shown)
+            })
+            .collect()
+    }
 }
 
 /// Renders the dump in `opts.format`, streaming object by object: memory stays flat however
@@ -112,11 +138,11 @@ fn indices_value(input: &DumpInput<'_>) -> OrderedValue {
         |v: &[String]| OrderedValue::Array(v.iter().cloned().map(OrderedValue::String).collect());
     OrderedValue::Object(
         input
-            .indices
+            .shown_indices()
             .iter()
             .map(|(name, values)| {
                 let members = values.iter().map(|(v, keys)| (v.clone(), strings(keys)));
-                (name.clone(), OrderedValue::Object(members.collect()))
+                ((*name).to_owned(), OrderedValue::Object(members.collect()))
             })
             .collect(),
     )
@@ -137,15 +163,18 @@ fn write_tables(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) 
             o.resource_version().to_owned(),
             object_age(o, input.now),
         ];
-        row.extend(
-            shown
-                .iter()
-                .map(|(i, _)| o.index_values(*i).collect::<Vec<_>>().join(",")),
-        );
+        row.extend(shown.iter().map(|(i, name)| {
+            let values = o.index_values(*i).collect::<Vec<_>>().join(",");
+            if input.secret_indices.contains(name) && !values.is_empty() {
+                REDACTED.to_owned()
+            } else {
+                values
+            }
+        }));
         row
     });
     write_columns(buf, &header, rows.collect(), opts.no_headers);
-    for (name, values) in input.indices {
+    for (name, values) in &input.shown_indices() {
         buf.extend_from_slice(format!("\nINDEX {name}\n").as_bytes());
         let header = ["VALUE".to_owned(), "COUNT".to_owned(), "KEYS".to_owned()];
         let rows = values
@@ -205,6 +234,7 @@ mod tests {
             index_names: names,
             indices,
             now: "2026-11-24T12:00:00Z".parse().unwrap(),
+            secret_indices: &[],
         }
     }
 

@@ -11,7 +11,7 @@ use crate::informer::processor::Notification;
 use crate::informer::trace::{Event, HandlerSummary, Summary, TraceEvent};
 
 use super::RenderOptions;
-use super::diff::{Change, diff_raw};
+use super::diff::Change;
 use super::redact::write_json_str;
 
 /// Appends `event` as one JSON line, newline included, to `buf`.
@@ -234,7 +234,7 @@ fn write_notify(
             line.object("old", &opts.object_bytes(old.raw()));
         }
         if opts.diff {
-            let changes = diff_raw(&opts.object_bytes(old.raw()), &opts.object_bytes(new.raw()));
+            let changes = opts.changes(old.raw(), new.raw());
             line.key("diff");
             write_changes(line.buf, &changes);
         }
@@ -250,6 +250,7 @@ pub(crate) fn write_changes(buf: &mut Vec<u8>, changes: &[Change]) {
         }
         let mut obj = Line::open(buf);
         obj.str("path", &c.path);
+        obj.flag("redacted", c.redacted);
         for (name, value) in [("old", &c.old), ("new", &c.new)] {
             if let Some(v) = value {
                 obj.key(name);

@@ -93,6 +93,17 @@ impl RenderOptions {
         self.redact_secrets && !self.show_secret_data
     }
 
+    /// The `--diff` of an update as it may be shown: a Secret is diffed in full, then its
+    /// changes are redacted, so the diff still says which keys changed.
+    pub fn changes(&self, old: &[u8], new: &[u8]) -> Vec<diff::Change> {
+        let changes = diff::diff_raw(old, new);
+        if self.redacts() {
+            changes.into_iter().map(redact::redact_change).collect()
+        } else {
+            changes
+        }
+    }
+
     /// An object's bytes as they may be shown (redacted when needed).
     pub fn object_bytes<'a>(&self, raw: &'a [u8]) -> Cow<'a, [u8]> {
         if self.redacts() {

@@ -12,7 +12,7 @@ use crate::informer::delta_fifo::DeltaType;
 use crate::informer::processor::Notification;
 use crate::informer::trace::{Event, NotifyKind, Stage, TraceEvent, WatchEventType};
 
-use super::diff::{Change, diff_raw};
+use super::diff::Change;
 use super::durations::format_duration;
 use super::{OutputFormat, RenderOptions};
 
@@ -534,15 +534,13 @@ fn table_diff(event: &Event, opts: &RenderOptions) -> Option<Vec<Change>> {
         Event::Notify {
             notification: Notification::Update { old, new, .. },
             ..
-        } if opts.diff => Some(diff_raw(
-            &opts.object_bytes(old.raw()),
-            &opts.object_bytes(new.raw()),
-        )),
+        } if opts.diff => Some(opts.changes(old.raw(), new.raw())),
         _ => None,
     }
 }
 
-/// `      ~ metadata.labels.app: "web" -> "api"` (`+` added, `-` removed).
+/// `      ~ metadata.labels.app: "web" -> "api"` (`+` added, `-` removed); a Secret datum:
+/// `      ~ data.token: (redacted) changed`.
 fn diff_line(change: &Change, width: Option<usize>) -> String {
     let show = |v: &Option<serde_json::Value>| {
         v.as_ref()
@@ -553,12 +551,22 @@ fn diff_line(change: &Change, width: Option<usize>) -> String {
         (_, None) => '-',
         _ => '~',
     };
-    let line = sanitize(&format!(
-        "        {mark} {}: {} -> {}",
-        change.path,
-        show(&change.old),
-        show(&change.new)
-    ));
+    let line = if change.redacted {
+        let what = match mark {
+            '+' => "added",
+            '-' => "removed",
+            _ => "changed",
+        };
+        format!("        {mark} {}: (redacted) {what}", change.path)
+    } else {
+        format!(
+            "        {mark} {}: {} -> {}",
+            change.path,
+            show(&change.old),
+            show(&change.new)
+        )
+    };
+    let line = sanitize(&line);
     width.map_or_else(|| line.clone(), |w| truncate(&line, w))
 }
 
