@@ -1062,3 +1062,42 @@ async fn a_secret_diff_names_the_changed_keys_without_values() {
         }
     }
 }
+
+#[tokio::test]
+async fn demo_honours_flags_given_with_the_watch_defaults_and_its_help_shows_its_own() {
+    let narrowed = run(kinformer(&[
+        "demo",
+        "--duration",
+        "1s",
+        "-o",
+        "jsonl",
+        "--show",
+        "reflector,notifications,resync",
+        "--resync",
+        "0",
+    ]))
+    .await;
+    assert_eq!(narrowed.code, 0, "{}", narrowed.stderr);
+    let lines = parse_jsonl(&narrowed.stdout);
+    assert!(
+        events(&lines, "fifo", "delta").is_empty(),
+        "--show was ignored"
+    );
+    assert!(!events(&lines, "reflector", "list-start").is_empty());
+    let checks: Vec<&Value> = events(&lines, "informer", "handler-added")
+        .iter()
+        .map(|v| &v["check_period_ms"])
+        .collect();
+    assert!(
+        !checks.is_empty() && checks.iter().all(|c| *c == 0),
+        "--resync 0 was ignored: {checks:?}"
+    );
+    let help = run(kinformer(&["demo", "--help"])).await;
+    for default in [
+        "[default: all]",
+        "[default: 30s]",
+        "[default: fast:resync=10s slow:delay=250ms]",
+    ] {
+        assert!(help.stdout.contains(default), "{default}: {}", help.stdout);
+    }
+}

@@ -144,8 +144,16 @@ pub struct ResyncArgs {
     pub informer: InformerArgs,
 }
 
-/// `kinformer demo`.
+/// `kinformer demo`: the shared output and pipeline flags, with the demo's own defaults (every
+/// stage, a 30s resync check period, a fast and a slow handler), so `--help` shows what runs.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("show", |a| a.default_value("all")),
+    mut_arg("resync", |a| a.default_value("30s")),
+    mut_arg("handlers", |a| a
+        .default_values(DEMO_HANDLERS)
+        .help("Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; replaces the demo's fast and slow)")),
+)]
 pub struct DemoArgs {
     /// Stop after this long (default: run until interrupted)
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
@@ -160,6 +168,20 @@ pub struct DemoArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
+    /// The ids of the flags given on the command line (a scenario's settings replace only the
+    /// demo's defaults).
+    #[arg(skip)]
+    pub given: Vec<String>,
+}
+
+/// The demo's handlers: `fast` resyncs every 10s, `slow` takes 250ms per notification.
+pub const DEMO_HANDLERS: [&str; 2] = ["fast:resync=10s", "slow:delay=250ms"];
+
+impl DemoArgs {
+    /// Whether the flag with clap id `id` was given on the command line.
+    pub fn was_given(&self, id: &str) -> bool {
+        self.given.iter().any(|g| g == id)
+    }
 }
 
 /// `kinformer serve`.
@@ -635,10 +657,24 @@ where
     let matches = command.try_get_matches_from_mut(args)?;
     let mut cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
     cli.normalize();
+    record_given(&mut cli, &matches);
     cli.validate()
         .and_then(|()| reject_ignored_flags(&matches))
         .map_err(|msg| command.error(clap::error::ErrorKind::ValueValidation, msg))?;
     Ok(cli)
+}
+
+/// Tells `demo` which of its flags came from the command line rather than its defaults.
+fn record_given(cli: &mut Cli, matches: &clap::ArgMatches) {
+    let (Command::Demo(demo), Some(("demo", sub))) = (&mut cli.command, matches.subcommand())
+    else {
+        return;
+    };
+    demo.given = sub
+        .ids()
+        .filter(|id| sub.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine))
+        .map(|id| id.as_str().to_owned())
+        .collect();
 }
 
 /// Flags a subcommand accepts through a shared flag group but has no use for: given on the

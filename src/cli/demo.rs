@@ -10,11 +10,11 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
-use crate::informer::trace::{Event, StageSet};
+use crate::informer::trace::Event;
 use crate::output::EventRenderer;
 use crate::scenario::{self, InspectorAction, Scenario};
 
-use super::args::{DemoArgs, HandlerSpec, PipelineArgs, QueueArg, parse_show};
+use super::args::{DemoArgs, HandlerSpec, PipelineArgs, QueueArg};
 use super::connect::ClusterChoice;
 use super::exit::CliError;
 use super::inspect::{Inspection, Selection, list_progress};
@@ -31,15 +31,15 @@ pub(super) fn load_scenario(
         .map_err(|e| CliError::Config(e.to_string()))
 }
 
-/// The `--show` default; the demo widens it to every stage.
-const DEFAULT_SHOW: &str = "reflector,notifications,resync";
-
 pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let scenario = load_scenario(args.scenario.as_deref())?;
     if let Some(scenario) = &scenario {
-        scenario_settings(scenario, &mut args.pipeline);
+        let keep = Given {
+            handlers: args.was_given("handlers"),
+            resync: args.was_given("resync"),
+        };
+        scenario_settings(scenario, keep, &mut args.pipeline);
     }
-    demo_defaults(&mut args.pipeline);
     let cluster = ClusterChoice {
         embedded: true,
         churn: Some(f64::from(args.churn)).filter(|c| *c > 0.0),
@@ -51,10 +51,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         all_namespaces: true,
         ..Selection::default()
     };
-    let shown = match parse_show(DEFAULT_SHOW) {
-        Ok(default) if default == args.output.show => StageSet::ALL,
-        _ => args.output.show.stages(),
-    };
+    let shown = args.output.show.stages();
     let inspection =
         Inspection::prepare(&cluster, &selection, &args.output, &args.pipeline, shown).await?;
     let stop_when = StopWhen {
@@ -67,9 +64,17 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     }
 }
 
-/// A scenario's pipeline settings override the demo's defaults (not explicit flags).
-fn scenario_settings(scenario: &Scenario, pipeline: &mut PipelineArgs) {
-    if pipeline.handlers.is_empty() {
+/// Which pipeline flags were given on the command line.
+#[derive(Clone, Copy)]
+struct Given {
+    handlers: bool,
+    resync: bool,
+}
+
+/// A scenario's pipeline settings replace the demo's defaults, not flags given on the command
+/// line.
+fn scenario_settings(scenario: &Scenario, given: Given, pipeline: &mut PipelineArgs) {
+    if !given.handlers && !scenario.handlers.is_empty() {
         pipeline.handlers = scenario
             .handlers
             .iter()
@@ -80,8 +85,8 @@ fn scenario_settings(scenario: &Scenario, pipeline: &mut PipelineArgs) {
             })
             .collect();
     }
-    if let Some(resync) = scenario.resync.filter(|_| pipeline.resync.is_zero()) {
-        pipeline.resync = resync;
+    if let Some(period) = scenario.resync.filter(|_| !given.resync) {
+        pipeline.resync = period;
     }
     match scenario.queue.as_deref() {
         Some("real-fifo") => pipeline.queue = QueueArg::RealFifo,
@@ -172,28 +177,5 @@ async fn play_after_sync(
 ) {
     if synced.wait_for(|s| *s).await.is_ok() {
         scenario::play(scenario, server, Some(actions)).await;
-    }
-}
-
-/// Without `--handler`: `fast` (resync 10s) and `slow` (250ms per notification); without
-/// `--resync`, a 30s informer default so that handler periods take effect (a zero check
-/// period means no handler ever resyncs, as in client-go).
-fn demo_defaults(pipeline: &mut PipelineArgs) {
-    if pipeline.handlers.is_empty() {
-        pipeline.handlers = vec![
-            HandlerSpec {
-                name: "fast".into(),
-                resync: Some(Duration::from_secs(10)),
-                delay: Duration::ZERO,
-            },
-            HandlerSpec {
-                name: "slow".into(),
-                resync: None,
-                delay: Duration::from_millis(250),
-            },
-        ];
-    }
-    if pipeline.resync.is_zero() {
-        pipeline.resync = Duration::from_secs(30);
     }
 }
