@@ -1101,3 +1101,114 @@ async fn demo_honours_flags_given_with_the_watch_defaults_and_its_help_shows_its
         assert!(help.stdout.contains(default), "{default}: {}", help.stdout);
     }
 }
+
+/// A kubeconfig for a server at `addr` (plain HTTP, a token).
+fn kubeconfig_for(dir: &std::path::Path, addr: &str) -> PathBuf {
+    let path = dir.join(format!("kc-{}", addr.replace([':', '.'], "-")));
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {{server: \"http://{addr}\"}}}}]\nusers: [{{name: u, user: {{token: t}}}}]\ncontexts: [{{name: c, context: {{cluster: c, user: u}}}}]\ncurrent-context: c\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A server that accepts connections and never answers; each accepted connection is reported.
+async fn silent_server() -> (String, tokio::sync::mpsc::UnboundedReceiver<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (accepted, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+            let _ = accepted.send(());
+        }
+    });
+    (addr, rx)
+}
+
+/// `child` exits with `code` within 5s of `sent` (the signal).
+async fn exits_soon_after(child: &mut tokio::process::Child, sent: std::time::Instant, code: i32) {
+    let status = tokio::time::timeout(DEADLINE, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(code));
+    let took = sent.elapsed();
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+#[tokio::test]
+async fn ctrl_c_and_timeout_stop_at_once_while_connecting() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first request is outstanding (the server never answers).
+    let (silent, mut accepted) = silent_server().await;
+    let kc = kubeconfig_for(dir.path(), &silent);
+    let mut cmd = kinformer(&["watch", "pods", "-o", "jsonl", "--kubeconfig"]);
+    cmd.arg(&kc);
+    let (mut child, mut out) = spawn_with_lines(cmd);
+    tokio::time::timeout(DEADLINE, accepted.recv())
+        .await
+        .unwrap();
+    let sent = std::time::Instant::now();
+    signal(child.id().unwrap(), "-INT").await;
+    let summary = next_line(&mut out).await;
+    exits_soon_after(&mut child, sent, 130).await;
+    assert_eq!(parse_jsonl(&summary)[0]["stage"], "summary");
+
+    // In the retry loop (connection refused): the table summary goes to stderr.
+    let refused = kubeconfig_for(dir.path(), "127.0.0.1:9");
+    let mut cmd = kinformer(&["watch", "pods", "--kubeconfig"]);
+    cmd.arg(&refused)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = tokio::time::timeout(DEADLINE, err.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(first.starts_with("retrying in "), "{first}");
+    let sent = std::time::Instant::now();
+    signal(child.id().unwrap(), "-INT").await;
+    let mut rest = Vec::new();
+    while let Some(line) = tokio::time::timeout(DEADLINE, err.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+    {
+        rest.push(line);
+    }
+    exits_soon_after(&mut child, sent, 130).await;
+    assert!(rest.iter().any(|l| l.starts_with("Summary (")), "{rest:?}");
+
+    // --timeout counts from the start, connecting included.
+    let started = std::time::Instant::now();
+    let mut cmd = kinformer(&[
+        "watch",
+        "pods",
+        "-o",
+        "jsonl",
+        "--timeout",
+        "1s",
+        "--kubeconfig",
+    ]);
+    cmd.arg(&kc);
+    let timed = run(cmd).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(timed.code, 5, "{}", timed.stderr);
+    assert_eq!(
+        parse_jsonl(&timed.stdout).last().unwrap()["stage"],
+        "summary"
+    );
+    assert!(
+        timed.stderr.contains("within the 1s limit"),
+        "{}",
+        timed.stderr
+    );
+}

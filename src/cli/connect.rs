@@ -1,12 +1,17 @@
 //! Where the informer connects: the user's kubeconfig (kube does the loading, auth, exec
 //! plugins and TLS), or an in-process embedded API server seeded with the builtin cluster.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
+
+use super::stream::Signals;
 
 /// Which cluster to talk to.
 #[derive(Debug, Clone, Default)]
@@ -198,6 +203,40 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ConnectError> {
         };
         ConnectError::Kubeconfig(format!("cannot read kubeconfig {}: {why}", path.display()))
     })
+}
+
+/// Why getting ready to inform (connecting, discovery, the retries of both) stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupted {
+    /// SIGINT (130) or SIGTERM (143).
+    Signal(i32),
+    /// The command's own time limit (`--timeout`, `--duration`) ran out.
+    TimedOut,
+}
+
+/// Runs `work` (connecting and resolving: retries and requests that may hang) until it is done,
+/// a signal arrives, or `deadline` passes; the work is dropped at once when cut short.
+pub async fn unless_interrupted<T>(
+    work: impl Future<Output = T>,
+    signals: &mut Signals,
+    deadline: Option<Instant>,
+) -> Result<T, Interrupted> {
+    let timed_out = async {
+        match deadline {
+            Some(at) => tokio::time::sleep_until(at).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        done = work => Ok(done),
+        code = signals.recv() => Err(Interrupted::Signal(code)),
+        () = timed_out => Err(Interrupted::TimedOut),
+    }
+}
+
+/// `now + limit`, or no deadline when the clock cannot hold it.
+pub fn deadline_after(limit: Option<Duration>) -> Option<Instant> {
+    limit.and_then(|l| Instant::now().checked_add(l))
 }
 
 /// A client without kube's transparent retry of 429/503/504: every refusal reaches the

@@ -8,6 +8,7 @@ use std::io::{self, BufWriter};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
 use crate::informer::trace::Event;
@@ -16,11 +17,12 @@ use crate::scenario::{self, InspectorAction, Scenario};
 
 use super::args::{DemoArgs, HandlerSpec, PipelineArgs, QueueArg};
 use super::connect::ClusterChoice;
+use super::connect::{deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, Selection, list_progress};
 use super::session::Session;
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
-use super::watch::live;
+use super::watch::{live, stopped_before_start};
 
 /// `--scenario FILE`, loaded; a bad file is a configuration error (exit 3).
 pub(super) fn load_scenario(
@@ -52,10 +54,18 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         ..Selection::default()
     };
     let shown = args.output.show.stages();
-    let inspection =
-        Inspection::prepare(&cluster, &selection, &args.output, &args.pipeline, shown).await?;
+    let started = Instant::now();
+    let deadline = deadline_after(args.duration);
+    let preparing = Inspection::prepare(&cluster, &selection, &args.output, &args.pipeline, shown);
+    let inspection = match unless_interrupted(preparing, signals, deadline).await {
+        Ok(prepared) => prepared?,
+        Err(cut) => {
+            let handlers = &args.pipeline.handlers;
+            return stopped_before_start(cut, &args.output, handlers, started, args.duration);
+        }
+    };
     let stop_when = StopWhen {
-        timeout: args.duration,
+        timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         ..StopWhen::default()
     };
     match scenario {

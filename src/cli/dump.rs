@@ -10,6 +10,7 @@ use crate::informer::trace::Event;
 use crate::output::dump::{DumpInput, render};
 
 use super::args::{DumpArgs, PipelineArgs};
+use super::connect::{Interrupted, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, dump_stages, list_progress};
 use super::session::Session;
@@ -17,8 +18,12 @@ use super::stream::{Ending, STDOUT_BUFFER, Signals, refusal};
 use crate::output::redact::LAST_APPLIED;
 
 pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let inspection =
-        Inspection::for_command(&args.informer, &args.resource, None, dump_stages()).await?;
+    let preparing = Inspection::for_command(&args.informer, &args.resource, None, dump_stages());
+    let inspection = match unless_interrupted(preparing, signals, None).await {
+        Ok(prepared) => prepared?,
+        Err(Interrupted::Signal(code)) => return Ok(code),
+        Err(Interrupted::TimedOut) => return Ok(0),
+    };
     let Inspection {
         connection: _connection,
         resource,

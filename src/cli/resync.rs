@@ -15,19 +15,33 @@ use crate::output::EventRenderer;
 use crate::output::resync::{ScheduleRow, Timeline, write_schedule, write_timeline};
 
 use super::args::ResyncArgs;
+use super::connect::unless_interrupted;
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
 use super::session::Session;
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
+use super::watch::stopped_before_start;
 
 pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let shown = args.informer.output.show.stages().with(Stage::Resync);
+    let started = Instant::now();
+    let preparing = Inspection::for_command(&args.informer, &args.resource, None, shown);
+    let prepared = match unless_interrupted(preparing, signals, None).await {
+        Ok(prepared) => prepared?,
+        Err(cut) => {
+            let (output, handlers) = (
+                &args.informer.output,
+                args.informer.pipeline.handler_specs(),
+            );
+            return stopped_before_start(cut, output, &handlers, started, None);
+        }
+    };
     let Inspection {
         connection: _connection,
         resource,
         plan,
         render,
-    } = Inspection::for_command(&args.informer, &args.resource, None, shown).await?;
+    } = prepared;
     let tables = render.format.is_table();
     let no_headers = render.no_headers;
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;

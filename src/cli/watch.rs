@@ -1,10 +1,16 @@
 //! `kinformer watch RESOURCE [NAME]`: run the informer and stream its trace live.
 
 use std::io::{self, BufWriter};
+use std::time::Duration;
 
-use crate::output::EventRenderer;
+use tokio::time::Instant;
 
-use super::args::WatchArgs;
+use crate::duration::format_duration;
+use crate::informer::trace::{HandlerSummary, Summary};
+use crate::output::{EventRenderer, summary};
+
+use super::args::{HandlerSpec, OutputArgs, WatchArgs};
+use super::connect::{Interrupted, deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
 use super::session::Session;
@@ -12,15 +18,80 @@ use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
 
 pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let shown = args.informer.output.show.stages();
-    let inspection =
-        Inspection::for_command(&args.informer, &args.resource, args.name.as_deref(), shown)
-            .await?;
+    let started = Instant::now();
+    let deadline = deadline_after(args.timeout);
+    let preparing =
+        Inspection::for_command(&args.informer, &args.resource, args.name.as_deref(), shown);
+    let inspection = match unless_interrupted(preparing, signals, deadline).await {
+        Ok(prepared) => prepared?,
+        Err(cut) => {
+            let handlers = args.informer.pipeline.handler_specs();
+            return stopped_before_start(
+                cut,
+                &args.informer.output,
+                &handlers,
+                started,
+                args.timeout,
+            );
+        }
+    };
     let stop_when = StopWhen {
         count: args.count,
-        timeout: args.timeout,
+        timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         until_synced: args.until_synced,
     };
     live(inspection, stop_when, signals).await
+}
+
+/// Ctrl-C, SIGTERM or the time limit while still connecting: the (empty) exit summary, then
+/// 130/143, or exit 5 for a limit that ran out before the server answered.
+pub fn stopped_before_start(
+    cut: Interrupted,
+    output: &OutputArgs,
+    handlers: &[HandlerSpec],
+    started: Instant,
+    limit: Option<Duration>,
+) -> Result<i32, CliError> {
+    let summary = Summary {
+        handlers: handlers
+            .iter()
+            .map(|h| HandlerSummary {
+                name: h.name.clone(),
+                ..HandlerSummary::default()
+            })
+            .collect(),
+        duration: started.elapsed(),
+        ..Summary::default()
+    };
+    let written = if output.output.is_table() {
+        summary::render(
+            &mut io::stderr(),
+            &summary,
+            output.output,
+            1,
+            jiff::Timestamp::now(),
+        )
+    } else {
+        summary::render(
+            &mut io::stdout(),
+            &summary,
+            output.output,
+            1,
+            jiff::Timestamp::now(),
+        )
+    };
+    if let Err(e) = written
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
+    }
+    match cut {
+        Interrupted::Signal(code) => Ok(code),
+        Interrupted::TimedOut => Err(CliError::Unreachable(format!(
+            "no answer from the server within the {} limit",
+            format_duration(limit.unwrap_or_default())
+        ))),
+    }
 }
 
 /// Starts the session and streams it to stdout until `stop_when`; the exit code.
