@@ -362,6 +362,34 @@ async fn resync_schedule_follows_p2_to_p5() {
     assert_eq!(due(0), ["d"], "P5: only d is due at 1s");
     assert_eq!(due(1), ["a", "d"], "a is due at 2s");
     assert!(ticks.iter().all(|t| t["check_period_ms"] == 1000));
+
+    // The schedule and the timeline are in the JSONL too, before the summary.
+    let schedule = events(&lines, "resync", "schedule");
+    let phase = |p: &str| schedule.iter().filter(|v| v["phase"] == p).count();
+    assert_eq!((phase("start"), phase("end")), (4, 4), "{}", jsonl.stdout);
+    assert_eq!(lines[0]["event"], "schedule", "the schedule comes first");
+    let end_a = schedule
+        .iter()
+        .find(|v| v["phase"] == "end" && v["handler"] == "a")
+        .unwrap();
+    assert_eq!(
+        (end_a["resync_ms"].as_u64(), end_a["ticks_due"].as_u64()),
+        (Some(2000), Some(1))
+    );
+    let timeline = events(&lines, "resync", "timeline");
+    let of = |h: &str| timeline.iter().find(|v| v["handler"] == h).unwrap()["ticks_ms"].clone();
+    assert_eq!(
+        of("d").as_array().unwrap().len(),
+        2,
+        "d was due at 1s and 2s"
+    );
+    assert_eq!(of("c"), serde_json::json!([]));
+    assert_eq!(lines.last().unwrap()["stage"], "summary");
+    assert!(
+        table.stdout.contains("TICKS DUE") && table.stdout.contains("due at 2 resync ticks: +1"),
+        "{}",
+        table.stdout
+    );
 }
 
 #[tokio::test]

@@ -114,6 +114,20 @@ impl RenderOptions {
     }
 }
 
+/// A line a command adds to the JSONL/JSON/YAML stream besides the pipeline's trace events
+/// (`resync`'s `schedule` and `timeline`): it gets the next `seq`, and the events after it are
+/// numbered on from there, so `seq` stays strictly increasing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtraLine {
+    pub stage: &'static str,
+    pub event: &'static str,
+    /// The other members, in order.
+    pub fields: Vec<(&'static str, serde_json::Value)>,
+}
+
+/// Lines to write just before the exit summary.
+pub type BeforeSummary = Box<dyn FnMut() -> Vec<ExtraLine>>;
+
 /// Renders trace events one by one to a writer, in the chosen format. The caller flushes
 /// whenever it has no further event at hand, so a live view (or `| jq`) sees every line at
 /// once while a burst costs one write per buffer, not per line. Write errors are returned as
@@ -123,6 +137,11 @@ pub struct EventRenderer<W: Write> {
     opts: RenderOptions,
     buf: Vec<u8>,
     table: table::TableRenderer,
+    /// How many extra lines were inserted: each later event's `seq` is moved up by as many.
+    seq_shift: u64,
+    /// The last `seq` written.
+    last_seq: u64,
+    before_summary: Option<BeforeSummary>,
 }
 
 impl<W: Write> EventRenderer<W> {
@@ -132,7 +151,33 @@ impl<W: Write> EventRenderer<W> {
             table: table::TableRenderer::new(&opts),
             opts,
             buf: Vec::with_capacity(4096),
+            seq_shift: 0,
+            last_seq: 0,
+            before_summary: None,
         }
+    }
+
+    /// Lines to insert before the summary in the machine formats (tables ignore them).
+    pub fn with_before_summary(mut self, lines: BeforeSummary) -> Self {
+        self.before_summary = Some(lines);
+        self
+    }
+
+    /// Writes `line` with the next `seq` (machine formats only; tables ignore it).
+    pub fn insert(&mut self, line: &ExtraLine) -> io::Result<()> {
+        if self.opts.format.is_table() {
+            return Ok(());
+        }
+        self.last_seq += 1;
+        self.seq_shift += 1;
+        self.buf.clear();
+        jsonl::write_extra(&mut self.buf, self.last_seq, jiff::Timestamp::now(), line);
+        if self.opts.format != OutputFormat::Jsonl {
+            let value = OrderedValue::from_slice(&self.buf).map_err(io::Error::other)?;
+            self.buf.clear();
+            write_document(&mut self.buf, &value, self.opts.format)?;
+        }
+        self.out.write_all(&self.buf)
     }
 
     pub fn options(&self) -> &RenderOptions {
@@ -143,6 +188,24 @@ impl<W: Write> EventRenderer<W> {
     /// summary tables; callers that want the summary elsewhere (stderr) handle
     /// [`Event::Summary`] themselves with [`summary::render`].
     pub fn render(&mut self, event: &TraceEvent) -> io::Result<()> {
+        if matches!(event.event, Event::Summary(_))
+            && let Some(mut before) = self.before_summary.take()
+        {
+            for line in before() {
+                self.insert(&line)?;
+            }
+        }
+        if self.seq_shift == 0 {
+            self.last_seq = event.seq;
+            return self.write_event(event);
+        }
+        let mut shifted = event.clone();
+        shifted.seq += self.seq_shift;
+        self.last_seq = shifted.seq;
+        self.write_event(&shifted)
+    }
+
+    fn write_event(&mut self, event: &TraceEvent) -> io::Result<()> {
         self.buf.clear();
         match self.opts.format {
             OutputFormat::Table | OutputFormat::Wide => match &event.event {
