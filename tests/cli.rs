@@ -1240,3 +1240,60 @@ async fn ctrl_c_and_timeout_stop_at_once_while_connecting() {
         timed.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_watch_shows_changes_per_handler_and_the_lifecycle_only() {
+    let watch = |extra: &'static [&'static str]| {
+        let mut args = vec!["watch", "pods", "-A", "--embedded", "--timeout", "6s"];
+        args.extend(extra);
+        run(kinformer(&args))
+    };
+    let (default, reflector, table) = tokio::join!(
+        watch(&["-o", "jsonl"]),
+        watch(&["-o", "jsonl", "--show", "reflector"]),
+        watch(&["--handler", "slow:delay=200ms"]),
+    );
+    let lines = parse_jsonl(&default.stdout);
+    for (stage, event) in [
+        ("reflector", "list-start"),
+        ("reflector", "watch-start"),
+        ("handler", "notify"),
+    ] {
+        assert!(
+            !events(&lines, stage, event).is_empty(),
+            "default lacks {stage} {event}"
+        );
+    }
+    for (stage, event) in [
+        ("reflector", "watch-event"),
+        ("reflector", "bookmark"),
+        ("handler", "handled"),
+    ] {
+        assert!(
+            events(&lines, stage, event).is_empty(),
+            "default shows {stage} {event}"
+        );
+    }
+    let lines = parse_jsonl(&reflector.stdout);
+    for event in ["watch-event", "bookmark"] {
+        assert!(
+            !events(&lines, "reflector", event).is_empty(),
+            "--show reflector lacks {event}"
+        );
+    }
+    // A handler with a backlog gets a status row every 2s; nothing prints `handled` rows.
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    let status: Vec<&str> = table
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" status "))
+        .collect();
+    assert!(!status.is_empty(), "{}", table.stdout);
+    assert!(
+        status
+            .iter()
+            .all(|l| l.contains("handler=slow pending=") && l.contains("handled/s=")),
+        "{status:?}"
+    );
+    assert!(!table.stdout.contains(" handled "), "{}", table.stdout);
+}

@@ -16,7 +16,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use crate::informer::delta_fifo::QueueKind;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
-use crate::output::OutputFormat;
+use crate::output::{Hidden, OutputFormat};
 
 use crate::duration::parse_duration;
 
@@ -297,11 +297,13 @@ pub struct OutputArgs {
     /// Don't print table headers
     #[arg(long)]
     pub no_headers: bool,
-    /// Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all
+    /// What to show, comma-separated: reflector (every reflector event), lifecycle (its
+    /// list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications,
+    /// handled, handlers (notifications and handled), resync, all
     #[arg(
         long,
         value_name = "STAGES",
-        default_value = "reflector,notifications,resync",
+        default_value = "lifecycle,notifications,resync",
         value_parser = parse_show
     )]
     pub show: ShowSet,
@@ -447,58 +449,96 @@ impl ValueEnum for OutputFormat {
     }
 }
 
-/// The `--show` stages.
+/// The `--show` selection: the stages the tracer must deliver, and which of their events are
+/// left out of the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ShowSet(StageSet);
+pub struct ShowSet {
+    stages: StageSet,
+    hidden: Hidden,
+}
 
 impl ShowSet {
+    /// The stages whose events the informer delivers (hidden events included).
     pub fn stages(self) -> StageSet {
-        self.0
+        self.stages
+    }
+
+    /// The events of those stages that are not printed.
+    pub fn hidden(self) -> Hidden {
+        self.hidden
     }
 
     pub fn contains(self, stage: Stage) -> bool {
-        self.0.contains(stage)
+        self.stages.contains(stage)
     }
 }
 
-impl From<ShowSet> for StageSet {
-    fn from(s: ShowSet) -> Self {
-        s.0
-    }
+/// What a `--show` name selects.
+#[derive(Clone, Copy)]
+enum Shown {
+    Stage(Stage),
+    /// The reflector's list/watch lifecycle: everything but watch events and bookmarks.
+    Lifecycle,
+    Notifications,
+    Handled,
 }
 
-/// `--show` names and the stages they select (`fifo`/`handlers` accepted as aliases).
-const SHOW_NAMES: [(&str, Stage); 8] = [
-    ("reflector", Stage::Reflector),
-    ("deltas", Stage::Fifo),
-    ("fifo", Stage::Fifo),
-    ("indexer", Stage::Indexer),
-    ("notifications", Stage::Handler),
-    ("handlers", Stage::Handler),
-    ("handler", Stage::Handler),
-    ("resync", Stage::Resync),
+/// `--show` names and what they select (`fifo`, `handler`/`handlers` accepted as aliases).
+const SHOW_NAMES: [(&str, &[Shown]); 10] = [
+    ("reflector", &[Shown::Stage(Stage::Reflector)]),
+    ("lifecycle", &[Shown::Lifecycle]),
+    ("deltas", &[Shown::Stage(Stage::Fifo)]),
+    ("fifo", &[Shown::Stage(Stage::Fifo)]),
+    ("indexer", &[Shown::Stage(Stage::Indexer)]),
+    ("notifications", &[Shown::Notifications]),
+    ("handled", &[Shown::Handled]),
+    ("handlers", &[Shown::Notifications, Shown::Handled]),
+    ("handler", &[Shown::Notifications, Shown::Handled]),
+    ("resync", &[Shown::Stage(Stage::Resync)]),
 ];
 
-/// Parses `--show reflector,deltas,…` (or `all`).
+/// Parses `--show lifecycle,notifications,…` (or `all`).
 pub fn parse_show(text: &str) -> Result<ShowSet, String> {
-    let mut set = StageSet::minimal();
+    let mut stages = StageSet::minimal();
+    let (mut reflector, mut lifecycle, mut notify, mut handled) = (false, false, false, false);
     for name in text.split(',').map(str::trim) {
         if name == "all" {
-            set = StageSet::ALL;
+            stages = StageSet::ALL;
+            (reflector, notify, handled) = (true, true, true);
             continue;
         }
-        let stage = SHOW_NAMES
+        let selected = SHOW_NAMES
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, s)| *s)
             .ok_or_else(|| {
                 format!(
-                    "unknown stage {name:?} in --show: expected reflector, deltas, indexer, notifications, resync or all"
+                    "unknown stage {name:?} in --show: expected reflector, lifecycle, deltas, indexer, notifications, handled, handlers, resync or all"
                 )
             })?;
-        set = set.with(stage);
+        for shown in selected {
+            match shown {
+                Shown::Stage(Stage::Reflector) => reflector = true,
+                Shown::Stage(stage) => stages = stages.with(*stage),
+                Shown::Lifecycle => lifecycle = true,
+                Shown::Notifications => notify = true,
+                Shown::Handled => handled = true,
+            }
+        }
     }
-    Ok(ShowSet(set))
+    if reflector || lifecycle {
+        stages = stages.with(Stage::Reflector);
+    }
+    if notify || handled {
+        stages = stages.with(Stage::Handler);
+    }
+    let hidden = Hidden {
+        watch_events: !reflector,
+        bookmarks: !reflector,
+        notify: !notify,
+        handled: !handled,
+    };
+    Ok(ShowSet { stages, hidden })
 }
 
 /// Parses `NAME[:resync=DUR][:delay=DUR]`.
@@ -801,6 +841,13 @@ mod tests {
         assert_eq!(p.transform, Some(TransformArg::StripManagedFields));
         assert!(w.informer.output.show.contains(Stage::Fifo));
         assert!(!w.informer.output.show.contains(Stage::Reflector));
+        let default = parse_show("lifecycle,notifications,resync").unwrap();
+        assert!(default.contains(Stage::Reflector) && default.contains(Stage::Handler));
+        let hidden = default.hidden();
+        assert!(hidden.watch_events && hidden.bookmarks && hidden.handled && !hidden.notify);
+        assert_eq!(parse_show("all").unwrap().hidden(), Hidden::default());
+        let handled = parse_show("handled").unwrap().hidden();
+        assert!(handled.notify && !handled.handled);
         assert!(p.indexers().unwrap().position("by-node").is_some());
         assert_eq!(p.index_functions()[0].0, "by-node");
     }

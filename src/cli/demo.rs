@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
 use crate::informer::trace::Event;
-use crate::output::EventRenderer;
+use crate::output::{EventRenderer, Hidden};
 use crate::scenario::{self, InspectorAction, Scenario};
 
 use super::args::{DemoArgs, HandlerSpec, PipelineArgs, QueueArg};
@@ -53,7 +53,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         all_namespaces: true,
         ..Selection::default()
     };
-    let shown = args.output.show.stages();
+    let (shown, hidden) = (args.output.show.stages(), args.output.show.hidden());
     let started = Instant::now();
     let deadline = deadline_after(args.duration);
     let preparing = Inspection::prepare(&cluster, &selection, &args.output, &args.pipeline, shown);
@@ -69,8 +69,8 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         ..StopWhen::default()
     };
     match scenario {
-        Some(scenario) => play(inspection, &scenario, stop_when, signals).await,
-        None => live(inspection, stop_when, signals).await,
+        Some(scenario) => play(inspection, &scenario, hidden, stop_when, signals).await,
+        None => live(inspection, hidden, stop_when, signals).await,
     }
 }
 
@@ -124,6 +124,7 @@ fn scenario_server(scenario: &Scenario) -> ServerConfig {
 async fn play(
     inspection: Inspection,
     scenario: &Scenario,
+    hidden: Hidden,
     stop_when: StopWhen,
     signals: &mut Signals,
 ) -> Result<i32, CliError> {
@@ -143,7 +144,8 @@ async fn play(
     let mut renderer = EventRenderer::new(
         BufWriter::with_capacity(STDOUT_BUFFER, io::stdout()),
         render,
-    );
+    )
+    .with_hidden(hidden);
     let mut progress = list_progress();
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);

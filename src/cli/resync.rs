@@ -71,7 +71,9 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
             lines
         }
     };
-    let mut renderer = EventRenderer::new(stdout, render).with_before_summary(Box::new(at_exit));
+    let mut renderer = EventRenderer::new(stdout, render)
+        .with_before_summary(Box::new(at_exit))
+        .with_hidden(args.informer.output.show.hidden());
     for line in schedule_lines(&schedule(&listeners, &Resyncs::new()), "start") {
         renderer.insert(&line)?;
     }

@@ -7,7 +7,7 @@ use tokio::time::Instant;
 
 use crate::duration::format_duration;
 use crate::informer::trace::{HandlerSummary, Summary};
-use crate::output::{EventRenderer, summary};
+use crate::output::{EventRenderer, Hidden, summary};
 
 use super::args::{HandlerSpec, OutputArgs, WatchArgs};
 use super::connect::{Interrupted, deadline_after, unless_interrupted};
@@ -40,7 +40,13 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
         timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         until_synced: args.until_synced,
     };
-    live(inspection, stop_when, signals).await
+    live(
+        inspection,
+        args.informer.output.show.hidden(),
+        stop_when,
+        signals,
+    )
+    .await
 }
 
 /// Ctrl-C, SIGTERM or the time limit while still connecting: the (empty) exit summary, then
@@ -94,9 +100,11 @@ pub fn stopped_before_start(
     }
 }
 
-/// Starts the session and streams it to stdout until `stop_when`; the exit code.
+/// Starts the session and streams it to stdout (without the `hidden` events) until
+/// `stop_when`; the exit code.
 pub async fn live(
     inspection: Inspection,
+    hidden: Hidden,
     stop_when: StopWhen,
     signals: &mut Signals,
 ) -> Result<i32, CliError> {
@@ -110,7 +118,8 @@ pub async fn live(
     let mut renderer = EventRenderer::new(
         BufWriter::with_capacity(STDOUT_BUFFER, io::stdout()),
         render,
-    );
+    )
+    .with_hidden(hidden);
     let mut progress = list_progress();
     let (ending, _) = stream::run(
         session,

@@ -12,6 +12,7 @@ pub mod ordered;
 pub mod progress;
 pub mod redact;
 pub mod resync;
+pub mod status;
 pub mod summary;
 pub mod table;
 
@@ -114,6 +115,32 @@ impl RenderOptions {
     }
 }
 
+/// Events of the delivered stages that `--show` leaves out of the output (the default view is
+/// one line per change per handler plus the reflector's lifecycle).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hidden {
+    /// Reflector `watch-event` lines.
+    pub watch_events: bool,
+    /// Reflector `bookmark` lines.
+    pub bookmarks: bool,
+    /// Handler `notify` lines.
+    pub notify: bool,
+    /// Handler `handled` lines.
+    pub handled: bool,
+}
+
+impl Hidden {
+    pub fn hides(&self, event: &Event) -> bool {
+        match event {
+            Event::WatchEvent { .. } => self.watch_events,
+            Event::Bookmark { .. } => self.bookmarks,
+            Event::Notify { .. } => self.notify,
+            Event::Handled { .. } => self.handled,
+            _ => false,
+        }
+    }
+}
+
 /// A line a command adds to the JSONL/JSON/YAML stream besides the pipeline's trace events
 /// (`resync`'s `schedule` and `timeline`): it gets the next `seq`, and the events after it are
 /// numbered on from there, so `seq` stays strictly increasing.
@@ -142,6 +169,9 @@ pub struct EventRenderer<W: Write> {
     /// The last `seq` written.
     last_seq: u64,
     before_summary: Option<BeforeSummary>,
+    hidden: Hidden,
+    /// Handler backlogs for the table's periodic status rows.
+    backlog: status::Backlog,
 }
 
 impl<W: Write> EventRenderer<W> {
@@ -154,7 +184,20 @@ impl<W: Write> EventRenderer<W> {
             seq_shift: 0,
             last_seq: 0,
             before_summary: None,
+            hidden: Hidden::default(),
+            backlog: status::Backlog::default(),
         }
+    }
+
+    /// Leaves `hidden` events out of the output.
+    pub fn with_hidden(mut self, hidden: Hidden) -> Self {
+        self.hidden = hidden;
+        self
+    }
+
+    /// Whether `event` is printed (not left out by `--show`).
+    pub fn shows(&self, event: &Event) -> bool {
+        !self.hidden.hides(event)
     }
 
     /// Lines to insert before the summary in the machine formats (tables ignore them).
@@ -188,6 +231,12 @@ impl<W: Write> EventRenderer<W> {
     /// summary tables; callers that want the summary elsewhere (stderr) handle
     /// [`Event::Summary`] themselves with [`summary::render`].
     pub fn render(&mut self, event: &TraceEvent) -> io::Result<()> {
+        if self.opts.format.is_table() && !self.hidden.notify {
+            self.write_status_rows(event)?;
+        }
+        if !self.shows(&event.event) {
+            return Ok(());
+        }
         if matches!(event.event, Event::Summary(_))
             && let Some(mut before) = self.before_summary.take()
         {
@@ -214,6 +263,20 @@ impl<W: Write> EventRenderer<W> {
             },
             OutputFormat::Jsonl => jsonl::write_event(&mut self.buf, event, &self.opts),
             OutputFormat::Json | OutputFormat::Yaml => self.write_document(event)?,
+        }
+        self.out.write_all(&self.buf)
+    }
+
+    /// Every [`status::INTERVAL`], a `status` row per handler with a backlog (tables only).
+    fn write_status_rows(&mut self, event: &TraceEvent) -> io::Result<()> {
+        let rows = self.backlog.observe(event);
+        if rows.is_empty() {
+            return Ok(());
+        }
+        self.buf.clear();
+        for row in &rows {
+            self.table
+                .write_status(&mut self.buf, event.ts, row, &self.opts);
         }
         self.out.write_all(&self.buf)
     }
