@@ -1297,3 +1297,68 @@ async fn the_default_watch_shows_changes_per_handler_and_the_lifecycle_only() {
     );
     assert!(!table.stdout.contains(" handled "), "{}", table.stdout);
 }
+
+/// Runs kinformer with `args` on a pseudo-terminal (util-linux `script`), `TERM=term`, and
+/// `NO_COLOR` when `no_color`; returns what the terminal received.
+async fn on_a_terminal(args: &[&str], term: &str, no_color: bool) -> String {
+    let line = std::iter::once(env!("CARGO_BIN_EXE_kinformer"))
+        .chain(args.iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &line, "/dev/null"])
+        .env("TERM", term)
+        .env_remove("KUBECONFIG")
+        .env_remove("NO_COLOR")
+        .kill_on_drop(true);
+    if no_color {
+        script.env("NO_COLOR", "1");
+    }
+    let r = run(script).await;
+    assert_eq!(r.code, 0, "script(1) is util-linux's; {line}: {}", r.stdout);
+    r.stdout
+}
+
+fn spinner_frames(text: &str) -> usize {
+    text.chars()
+        .filter(|c| ('\u{2800}'..='\u{28ff}').contains(c))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_spinner_never_mixes_with_rows_and_dumb_terminals_get_plain_text() {
+    let watch = ["watch", "pods", "-A", "--embedded", "--timeout", "2s"];
+    let with = |extra: &[&'static str]| [&watch[..], extra].concat();
+    let (a, b, plain) = (
+        with(&["--show", "notifications"]),
+        with(&["-o", "jsonl"]),
+        with(&[]),
+    );
+    let (notifications, jsonl, dumb, no_color) = tokio::join!(
+        on_a_terminal(&a, "xterm", false),
+        on_a_terminal(&b, "xterm", false),
+        on_a_terminal(&plain, "dumb", false),
+        on_a_terminal(&plain, "xterm", true),
+    );
+    for (what, text, first_row) in [
+        ("--show notifications", &notifications, " notify "),
+        ("-o jsonl", &jsonl, "{\"seq\":"),
+    ] {
+        let at = text
+            .find(first_row)
+            .unwrap_or_else(|| panic!("{what}: no rows: {text}"));
+        assert_eq!(
+            spinner_frames(&text[at..]),
+            0,
+            "{what}: spinner after the rows: {text}"
+        );
+        assert!(!text[at..].contains("listing…"), "{what}: {text}");
+    }
+    assert!(notifications.contains("\u{1b}[3"), "colour on a terminal");
+    assert_eq!(spinner_frames(&dumb), 0, "no spinner with TERM=dumb");
+    for (what, text) in [("TERM=dumb", &dumb), ("NO_COLOR", &no_color)] {
+        assert!(text.contains(" notify "), "{what}: {text}");
+        assert!(!text.contains("\u{1b}[3"), "{what}: coloured: {text}");
+    }
+}

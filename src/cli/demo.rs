@@ -141,15 +141,13 @@ async fn play(
         eprintln!("scenario: {}", scenario.description);
     }
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut renderer = EventRenderer::new(
-        BufWriter::with_capacity(STDOUT_BUFFER, io::stdout()),
-        render,
-    )
-    .with_hidden(hidden);
     let mut progress = list_progress();
+    let stdout = progress.writer(io::stdout());
+    let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
+        .with_hidden(hidden);
+    let mut stderr = progress.writer(io::stderr());
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);
-    let mut stderr = io::stderr();
     let mut observe = |e: &Event| {
         progress.observe(e);
         if matches!(e, Event::Synced { .. }) {

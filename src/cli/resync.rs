@@ -53,7 +53,8 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     let listeners = session.informer.listeners();
     let started = Instant::now();
     let resyncs: Rc<RefCell<Resyncs>> = Rc::default();
-    let mut stdout = BufWriter::with_capacity(STDOUT_BUFFER, io::stdout());
+    let mut progress = list_progress();
+    let mut stdout = BufWriter::with_capacity(STDOUT_BUFFER, progress.writer(io::stdout()));
     if tables {
         write_schedule(
             &mut stdout,
@@ -77,7 +78,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     for line in schedule_lines(&schedule(&listeners, &Resyncs::new()), "start") {
         renderer.insert(&line)?;
     }
-    let mut progress = list_progress();
+    let mut stderr = progress.writer(io::stderr());
     let stop_when = StopWhen {
         timeout: Some(args.duration),
         ..StopWhen::default()
@@ -97,7 +98,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     let (ending, _) = stream::run(
         session,
         &mut renderer,
-        &mut io::stderr(),
+        &mut stderr,
         stop_when,
         &mut observe,
         signals,

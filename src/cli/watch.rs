@@ -115,16 +115,14 @@ pub async fn live(
         render,
     } = inspection;
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut renderer = EventRenderer::new(
-        BufWriter::with_capacity(STDOUT_BUFFER, io::stdout()),
-        render,
-    )
-    .with_hidden(hidden);
     let mut progress = list_progress();
+    let stdout = progress.writer(io::stdout());
+    let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
+        .with_hidden(hidden);
     let (ending, _) = stream::run(
         session,
         &mut renderer,
-        &mut io::stderr(),
+        &mut progress.writer(io::stderr()),
         stop_when,
         &mut |e| progress.observe(e),
         signals,

@@ -1,6 +1,11 @@
 //! A progress indicator for the initial LIST (objects and pages so far), fed by the
 //! reflector's `list-start`/`list-page`/`list-done` events. Drawn on stderr, only when stderr
-//! is a TTY, and cleared once the list completes.
+//! is a terminal that is not `TERM=dumb`; cleared once the list completes (or the informer
+//! synced, for a `--show` without the reflector), and when the run ends. Output written through
+//! [`ListProgress::writer`] clears the spinner first and redraws it after, so rows and the
+//! spinner never share a line.
+
+use std::io::{self, Write};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -14,12 +19,21 @@ pub struct ListProgress {
 }
 
 impl ListProgress {
-    /// `enabled` should be "stderr is a TTY".
+    /// `enabled` should be "stderr is a TTY"; a `TERM=dumb` terminal never gets a spinner.
     pub fn new(enabled: bool) -> Self {
+        let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
         Self {
-            bar: enabled.then(spinner),
+            bar: (enabled && !dumb).then(spinner),
             items: 0,
             pages: 0,
+        }
+    }
+
+    /// `inner`, written to only while the spinner is off the screen.
+    pub fn writer<W: Write>(&self, inner: W) -> AroundProgress<W> {
+        AroundProgress {
+            inner,
+            bar: self.bar.clone(),
         }
     }
 
@@ -36,7 +50,7 @@ impl ListProgress {
                 self.pages += 1;
                 self.show();
             }
-            Event::ListDone { .. } => self.finish(),
+            Event::ListDone { .. } | Event::Synced { .. } => self.finish(),
             _ => {}
         }
     }
@@ -69,6 +83,25 @@ impl ListProgress {
 impl Drop for ListProgress {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// A writer that takes the spinner off the screen while it writes (see [`ListProgress::writer`]).
+pub struct AroundProgress<W> {
+    inner: W,
+    bar: Option<ProgressBar>,
+}
+
+impl<W: Write> Write for AroundProgress<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &self.bar {
+            Some(bar) if !bar.is_finished() => bar.suspend(|| self.inner.write(buf)),
+            _ => self.inner.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -110,5 +143,14 @@ mod tests {
             resource_version: "9".into(),
         });
         assert!(!shown.is_active());
+        let mut synced = ListProgress::new(true);
+        synced.observe(&Event::Synced { objects: 4 });
+        assert!(
+            !synced.is_active(),
+            "a --show without the reflector still clears it"
+        );
+        let mut out = synced.writer(Vec::new());
+        out.write_all(b"row\n").unwrap();
+        assert_eq!(out.inner, b"row\n");
     }
 }

@@ -20,10 +20,16 @@ use super::durations::format_duration;
 use super::status::StatusRow;
 use super::{OutputFormat, RenderOptions};
 
-/// Whether to colour output: only on a TTY, and never when `NO_COLOR` is set to anything
-/// non-empty (<https://no-color.org>).
+/// Whether to colour output: only on a TTY that is not `TERM=dumb`, and never when `NO_COLOR`
+/// is set to anything non-empty (<https://no-color.org>).
 pub fn color_enabled(is_tty: bool, no_color_env: Option<&str>) -> bool {
-    is_tty && no_color_env.is_none_or(str::is_empty)
+    let term = std::env::var("TERM").ok();
+    color_allowed(is_tty, no_color_env, term.as_deref())
+}
+
+/// [`color_enabled`] with `TERM` given.
+fn color_allowed(is_tty: bool, no_color_env: Option<&str>, term: Option<&str>) -> bool {
+    is_tty && no_color_env.is_none_or(str::is_empty) && term != Some("dumb")
 }
 
 /// One column: its header and fixed width.
@@ -948,11 +954,13 @@ mod tests {
     }
 
     #[test]
-    fn colour_only_on_tty_without_no_color() {
-        assert!(color_enabled(true, None));
-        assert!(color_enabled(true, Some("")));
-        assert!(!color_enabled(true, Some("1")));
-        assert!(!color_enabled(false, None));
+    fn colour_only_on_tty_without_no_color_or_a_dumb_terminal() {
+        let xterm = Some("xterm-256color");
+        assert!(color_allowed(true, None, xterm));
+        assert!(color_allowed(true, Some(""), xterm));
+        assert!(!color_allowed(true, Some("1"), xterm));
+        assert!(!color_allowed(false, None, xterm));
+        assert!(!color_allowed(true, None, Some("dumb")));
     }
 
     #[test]
