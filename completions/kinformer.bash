@@ -115,7 +115,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --churn --scenario --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
+            opts="-o -v -h -V --duration --churn --scenario --output --no-headers --diff --show-secret-data --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --show --resync --handler --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -141,18 +141,6 @@ _kinformer() {
                     COMPREPLY=($(compgen -W "table wide jsonl json yaml" -- "${cur}"))
                     return 0
                     ;;
-                --show)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --handler)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --resync)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --index)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -173,6 +161,18 @@ _kinformer() {
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
                     ;;
+                --show)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resync)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --handler)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -189,7 +189,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -220,6 +220,10 @@ _kinformer() {
                     return 0
                     ;;
                 --field-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --churn)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -435,7 +439,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -470,6 +474,10 @@ _kinformer() {
                     return 0
                     ;;
                 --field-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --churn)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -583,7 +591,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-n -A -l -o -v -h -V --count --timeout --until-synced --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
+            opts="-w -n -A -l -o -v -h -V --count --timeout --until-synced --watch --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --queue --page-size --watch-list --metadata-only --max-backoff --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -622,6 +630,10 @@ _kinformer() {
                     return 0
                     ;;
                 --field-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --churn)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
