@@ -48,7 +48,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
         render,
     } = prepared;
     let tables = render.format.is_table();
-    let no_headers = render.no_headers;
+    let (no_headers, width) = (render.no_headers, render.width);
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let listeners = session.informer.listeners();
     let started = Instant::now();
@@ -60,6 +60,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
             &mut stdout,
             &schedule(&listeners, &Resyncs::new()),
             no_headers,
+            width,
         )?;
         stdout.flush()?;
     }
@@ -109,7 +110,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
         let resyncs = resyncs.borrow();
         let mut out = renderer.into_inner();
         writeln!(out)?;
-        write_schedule(&mut out, &schedule(&listeners, &resyncs), no_headers)?;
+        write_schedule(&mut out, &schedule(&listeners, &resyncs), no_headers, width)?;
         writeln!(out)?;
         write_timeline(&mut out, &timelines(&listeners, &resyncs))?;
         out.flush()?;

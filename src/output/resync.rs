@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::ExtraLine;
 use super::durations::format_duration;
-use super::table::truncate;
+use super::table::{truncate, wrap};
 
 /// One handler's row in the schedule table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,11 +84,12 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The schedule table.
+/// The schedule table; on a terminal (`width`) the ADJUSTMENT text wraps under itself.
 pub fn write_schedule(
     out: &mut dyn Write,
     rows: &[ScheduleRow],
     no_headers: bool,
+    width: Option<usize>,
 ) -> io::Result<()> {
     const WIDTHS: [usize; 5] = [16, 10, 10, 9, 9];
     let mut text = String::new();
@@ -96,6 +97,7 @@ pub fn write_schedule(
         push_row(
             &mut text,
             &WIDTHS,
+            width,
             &[
                 "HANDLER",
                 "REQUESTED",
@@ -114,6 +116,7 @@ pub fn write_schedule(
         push_row(
             &mut text,
             &WIDTHS,
+            width,
             &[
                 &r.handler,
                 &period(r.requested),
@@ -166,19 +169,22 @@ fn whole_ms(d: Duration) -> Duration {
     Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-fn push_row(text: &mut String, widths: &[usize], cells: &[&str]) {
+/// One row: the cells with `widths`, then the last one (wrapped to `width` when given).
+fn push_row(text: &mut String, widths: &[usize], width: Option<usize>, cells: &[&str]) {
     let mut line = String::new();
-    for (i, cell) in cells.iter().enumerate() {
-        match widths.get(i) {
-            Some(w) => {
-                let cut = truncate(cell, *w);
-                line.push_str(&format!("{cut:<w$}  "));
-            }
-            None => line.push_str(cell),
-        }
+    for (cell, w) in cells.iter().zip(widths) {
+        let cut = truncate(cell, *w);
+        line.push_str(&format!("{cut:<w$}  "));
     }
-    text.push_str(line.trim_end());
-    text.push('\n');
+    let last = cells.get(widths.len()).copied().unwrap_or_default();
+    let lines = match width {
+        Some(width) => wrap(line, last, width),
+        None => vec![format!("{line}{last}").trim_end().to_owned()],
+    };
+    for l in lines {
+        text.push_str(&l);
+        text.push('\n');
+    }
 }
 
 #[cfg(test)]
@@ -206,7 +212,7 @@ mod tests {
             },
         ];
         let mut out = Vec::new();
-        write_schedule(&mut out, &rows, false).unwrap();
+        write_schedule(&mut out, &rows, false, None).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
@@ -218,6 +224,12 @@ mod tests {
             "fast              500ms       1s          3          in 400ms   raised to the 1s minimum"
         );
         assert!(lines[2].contains("0 (never)") && lines[2].contains("never"));
+        let mut narrow = Vec::new();
+        write_schedule(&mut narrow, &rows, false, Some(70)).unwrap();
+        let narrow = String::from_utf8(narrow).unwrap();
+        assert!(narrow.lines().all(|l| l.chars().count() <= 70), "{narrow}");
+        let words = narrow.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("raised to the 1s minimum"), "{narrow}");
         let jsonl = schedule_lines(&rows, "end");
         assert_eq!(jsonl[0].event, "schedule");
         assert!(jsonl[0].fields.contains(&("next_due_ms", json!(400))));

@@ -317,7 +317,7 @@ impl<'a> RowText<'a> {
 /// continuation lines are indented to where the words began (or [`SHORT_INDENT`] when that
 /// leaves less than [`MIN_WRAPPED`], or for a word too long for it). A word longer than a whole
 /// line is split, never dropped.
-fn wrap(first: String, words: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(first: String, words: &str, width: usize) -> Vec<String> {
     let start = first.chars().count();
     let indent = if width.saturating_sub(start) >= MIN_WRAPPED {
         start
