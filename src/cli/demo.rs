@@ -4,7 +4,7 @@
 //! `--scenario FILE` replaces the churn with a scenario's timed writes, faults and handler
 //! changes, played from the informer's first sync; the scenario's `end` step stops the demo.
 
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, IsTerminal};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
@@ -142,10 +142,10 @@ async fn play(
     }
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let mut progress = list_progress();
-    let stdout = progress.writer(io::stdout());
+    let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
     let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
         .with_hidden(hidden);
-    let mut stderr = progress.writer(io::stderr());
+    let mut stderr = progress.writer(io::stderr(), true);
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);
     let mut observe = |e: &Event| {

@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,7 +54,10 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     let started = Instant::now();
     let resyncs: Rc<RefCell<Resyncs>> = Rc::default();
     let mut progress = list_progress();
-    let mut stdout = BufWriter::with_capacity(STDOUT_BUFFER, progress.writer(io::stdout()));
+    let mut stdout = BufWriter::with_capacity(
+        STDOUT_BUFFER,
+        progress.writer(io::stdout(), io::stdout().is_terminal()),
+    );
     if tables {
         write_schedule(
             &mut stdout,
@@ -79,7 +82,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     for line in schedule_lines(&schedule(&listeners, &Resyncs::new()), "start") {
         renderer.insert(&line)?;
     }
-    let mut stderr = progress.writer(io::stderr());
+    let mut stderr = progress.writer(io::stderr(), true);
     let stop_when = StopWhen {
         timeout: Some(args.duration),
         ..StopWhen::default()

@@ -1,6 +1,6 @@
 //! `kinformer watch RESOURCE [NAME]`: run the informer and stream its trace live.
 
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, IsTerminal};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -116,13 +116,13 @@ pub async fn live(
     } = inspection;
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let mut progress = list_progress();
-    let stdout = progress.writer(io::stdout());
+    let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
     let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
         .with_hidden(hidden);
     let (ending, _) = stream::run(
         session,
         &mut renderer,
-        &mut progress.writer(io::stderr()),
+        &mut progress.writer(io::stderr(), true),
         stop_when,
         &mut |e| progress.observe(e),
         signals,

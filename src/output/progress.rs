@@ -1,9 +1,9 @@
 //! A progress indicator for the initial LIST (objects and pages so far), fed by the
 //! reflector's `list-start`/`list-page`/`list-done` events. Drawn on stderr, only when stderr
 //! is a terminal that is not `TERM=dumb`; cleared once the list completes (or the informer
-//! synced, for a `--show` without the reflector), and when the run ends. Output written through
-//! [`ListProgress::writer`] clears the spinner first and redraws it after, so rows and the
-//! spinner never share a line.
+//! synced, for a `--show` without the reflector), when the run ends, and for good as soon as a
+//! row is written to the same terminal (through [`ListProgress::writer`]): rows and the spinner
+//! never share the screen.
 
 use std::io::{self, Write};
 
@@ -29,11 +29,13 @@ impl ListProgress {
         }
     }
 
-    /// `inner`, written to only while the spinner is off the screen.
-    pub fn writer<W: Write>(&self, inner: W) -> AroundProgress<W> {
+    /// `inner`, which shares the terminal with the spinner when `same_terminal`: the first
+    /// write there ends the spinner for good (the rows are the progress from then on). Writes
+    /// elsewhere (a pipe, a file) leave it running.
+    pub fn writer<W: Write>(&self, inner: W, same_terminal: bool) -> AroundProgress<W> {
         AroundProgress {
             inner,
-            bar: self.bar.clone(),
+            bar: self.bar.clone().filter(|_| same_terminal),
         }
     }
 
@@ -62,7 +64,7 @@ impl ListProgress {
     }
 
     fn show(&self) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.as_ref().filter(|b| !b.is_finished()) {
             bar.set_message(self.message());
             bar.tick();
         }
@@ -86,7 +88,7 @@ impl Drop for ListProgress {
     }
 }
 
-/// A writer that takes the spinner off the screen while it writes (see [`ListProgress::writer`]).
+/// A writer that ends the spinner before its first write (see [`ListProgress::writer`]).
 pub struct AroundProgress<W> {
     inner: W,
     bar: Option<ProgressBar>,
@@ -94,10 +96,10 @@ pub struct AroundProgress<W> {
 
 impl<W: Write> Write for AroundProgress<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &self.bar {
-            Some(bar) if !bar.is_finished() => bar.suspend(|| self.inner.write(buf)),
-            _ => self.inner.write(buf),
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
         }
+        self.inner.write(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -149,8 +151,13 @@ mod tests {
             !synced.is_active(),
             "a --show without the reflector still clears it"
         );
-        let mut out = synced.writer(Vec::new());
+        let listing = ListProgress::new(true);
+        let mut out = listing.writer(Vec::new(), true);
         out.write_all(b"row\n").unwrap();
         assert_eq!(out.inner, b"row\n");
+        assert!(listing.bar.as_ref().is_some_and(ProgressBar::is_finished));
+        let piped = ListProgress::new(true);
+        piped.writer(Vec::new(), false).write_all(b"row\n").unwrap();
+        assert!(piped.bar.as_ref().is_some_and(|b| !b.is_finished()));
     }
 }
