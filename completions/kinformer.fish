@@ -36,20 +36,21 @@ complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "profiles" -d 'P
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "man" -d 'Print the man page, or write every page into a directory'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l count -d 'Stop after N printed events (the exit summary follows)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l count -d 'Stop after N printed events, N ≥ 1 (the exit summary follows)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l timeout -d 'Stop after this long (e.g. 30s, 5m)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show -d 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
@@ -65,8 +66,9 @@ skip\t'Skip the notification and pause that handler 1s (client-go with crashing 
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l until-synced -d 'Stop once the informer has synced (the initial list was delivered)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s w -l watch -d 'Accepted for kubectl\'s `get -w` habit; watch always watches'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l embedded -d 'Start an embedded API server (seeded, with churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
@@ -78,13 +80,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l context -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show -d 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
@@ -100,7 +103,7 @@ skip\t'Skip the notification and pause that handler 1s (client-go with crashing 
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l embedded -d 'Start an embedded API server (seeded, with churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
@@ -113,13 +116,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l context -
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show -d 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
@@ -135,7 +139,7 @@ skip\t'Skip the notification and pause that handler 1s (client-go with crashing 
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l embedded -d 'Start an embedded API server (seeded, with churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
@@ -150,9 +154,6 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show -d 'Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
@@ -164,6 +165,9 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l max-backoff
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l resync -d 'The informer\'s default resync period (0 = never)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; replaces the demo\'s fast and slow)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l diff -d 'Print field-level diffs of update notifications'

@@ -19,8 +19,14 @@ const UNITS: [(&str, u128); 8] = [
     ("h", 3_600_000_000_000),
 ];
 
+/// The longest duration Go (and so kubectl and client-go) can hold: 2^63-1 ns, about 292
+/// years. Anything longer is rejected at parse time, so no deadline computed from a parsed
+/// duration can overflow a clock.
+pub const MAX_DURATION: Duration = Duration::new(9_223_372_036, 854_775_807);
+
 /// Parses a Go-style duration: one or more `NUMBER UNIT` pairs (units `ns us µs ms s m h`,
-/// decimals allowed), or a bare `0`. Negative, empty and unit-less values are rejected.
+/// decimals allowed), or a bare `0`. Negative, empty, unit-less values and values above
+/// [`MAX_DURATION`] are rejected.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let bad = |why: &str| format!("invalid duration {text:?}: {why} (e.g. 30s, 5m, 1h30m, 250ms)");
     if text == "0" {
@@ -35,14 +41,30 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let mut rest = text.strip_prefix('+').unwrap_or(text);
     let mut total: u128 = 0;
     while !rest.is_empty() {
-        let (nanos, tail) = parse_component(rest).map_err(&bad)?;
-        total = total.checked_add(nanos).ok_or_else(|| bad("too large"))?;
+        let (nanos, tail) = parse_component(rest).map_err(|why| match why {
+            TOO_LARGE => too_large(text),
+            other => bad(other),
+        })?;
+        total = total.checked_add(nanos).ok_or_else(|| too_large(text))?;
         rest = tail;
     }
-    let secs = u64::try_from(total / 1_000_000_000).map_err(|_| bad("too large"))?;
-    let nanos = u32::try_from(total % 1_000_000_000).map_err(|_| bad("too large"))?;
+    if total > MAX_DURATION.as_nanos() {
+        return Err(too_large(text));
+    }
+    let secs = u64::try_from(total / 1_000_000_000).map_err(|_| too_large(text))?;
+    let nanos = u32::try_from(total % 1_000_000_000).map_err(|_| too_large(text))?;
     Ok(Duration::new(secs, nanos))
 }
+
+fn too_large(text: &str) -> String {
+    format!(
+        "invalid duration {text:?}: too large (the maximum is {})",
+        format_duration(MAX_DURATION)
+    )
+}
+
+/// Why a component cannot be read: more than [`MAX_DURATION`] (or than any integer).
+const TOO_LARGE: &str = "too large";
 
 /// One `NUMBER UNIT` pair at the start of `s`: its nanoseconds and what follows.
 fn parse_component(s: &str) -> Result<(u128, &str), &'static str> {
@@ -79,17 +101,15 @@ fn component_nanos(int: &str, frac: &str, scale: u128) -> Result<u128, &'static 
     let whole: u128 = if int.is_empty() {
         0
     } else {
-        int.parse().map_err(|_| "too large")?
+        int.parse().map_err(|_| TOO_LARGE)?
     };
-    let mut nanos = whole.checked_mul(scale).ok_or("too large")?;
+    let mut nanos = whole.checked_mul(scale).ok_or(TOO_LARGE)?;
     // Digits beyond the 18th cannot change a value of at most 3.6e12 ns per unit.
     let frac = &frac[..frac.len().min(18)];
     if !frac.is_empty() {
         let digits: u128 = frac.parse().map_err(|_| "bad fraction")?;
         let denom = 10u128.pow(u32::try_from(frac.len()).unwrap_or(18));
-        nanos = nanos
-            .checked_add(digits * scale / denom)
-            .ok_or("too large")?;
+        nanos = nanos.checked_add(digits * scale / denom).ok_or(TOO_LARGE)?;
     }
     Ok(nanos)
 }
@@ -130,11 +150,24 @@ mod tests {
             "1.s5",
             "1h-5m",
             "99999999999999999999999h",
+            "9223372036854775807s",
+            "2562048h",
+            "2562047h47m16.854775808s",
         ] {
             let err = parse_duration(text).unwrap_err();
             assert!(!err.contains('\n'), "{err}");
             assert!(err.starts_with("invalid duration"), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn go_max_duration_is_the_limit() {
+        assert_eq!(parse_duration("2562047h47m16.854775807s"), Ok(MAX_DURATION));
+        let err = parse_duration("9223372036854775807s").unwrap_err();
+        assert_eq!(
+            err,
+            "invalid duration \"9223372036854775807s\": too large (the maximum is 2562047h47m16.854775807s)"
+        );
     }
 
     #[test]

@@ -16,17 +16,17 @@ struct Case {
     args: Vec<String>,
     code: i32,
     /// The error line contains this.
-    names: &'static str,
+    names: String,
     /// Extra stderr lines allowed before the error (`retrying in` lines).
     retries: bool,
 }
 
-fn case(name: &'static str, args: &[&str], code: i32, names: &'static str) -> Case {
+fn case(name: &'static str, args: &[&str], code: i32, names: &str) -> Case {
     Case {
         name,
         args: args.iter().map(|s| (*s).to_owned()).collect(),
         code,
-        names,
+        names: names.to_owned(),
         retries: false,
     }
 }
@@ -40,6 +40,9 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// A duration past Go's maximum (and past what a clock can add).
+const HUGE: &str = "9223372036854775807s";
 
 const UNREACHABLE_KUBECONFIG: &str = r#"apiVersion: v1
 kind: Config
@@ -71,7 +74,7 @@ async fn check(case: &Case) {
         .collect();
     assert_eq!(errors.len(), 1, "{name}: {stderr}");
     assert!(
-        errors[0].contains(case.names),
+        errors[0].contains(&case.names),
         "{name}: {:?} lacks {:?}",
         errors[0],
         case.names
@@ -116,6 +119,13 @@ async fn bad_input_is_one_line_with_its_exit_code() {
         "bad.yaml",
         "steps:\n  - {at: 1s, create: {count: 1}}\n  - {at: 2s, explode: now}\n",
     );
+    let huge_scenario = write(
+        dir.path(),
+        "huge.yaml",
+        &format!("steps:\n  - {{at: {HUGE}, end: true}}\n"),
+    );
+    let huge_scenario = path_arg(&huge_scenario);
+    let huge_handler = format!("x:resync={HUGE}");
     let (good, wrong, garbled, unreachable, bad_scenario) = (
         path_arg(&good),
         path_arg(&wrong),
@@ -133,7 +143,7 @@ async fn bad_input_is_one_line_with_its_exit_code() {
             "missing kubeconfig",
             &["dump", "pods", "--kubeconfig", "/nonexistent/kc"],
             3,
-            "/nonexistent/kc",
+            "error: cannot read kubeconfig /nonexistent/kc: No such file or directory",
         ),
         Case {
             args: with(&["dump", "pods"], &garbled),
@@ -141,12 +151,22 @@ async fn bad_input_is_one_line_with_its_exit_code() {
         },
         Case {
             args: with(&["dump", "pods", "--context", "nope"], &good),
-            ..case("unknown context", &[], 3, "nope")
+            ..case(
+                "unknown context",
+                &[],
+                3,
+                &format!("context \"nope\" not found in {good}"),
+            )
         },
         Case {
             args: with(&["dump", "pods", "--retry-timeout", "2s"], &unreachable),
             retries: true,
-            ..case("unreachable server", &[], 5, "unable to connect")
+            ..case(
+                "unreachable server",
+                &[],
+                5,
+                "unable to connect to the server: Get \"http://127.0.0.1:9/api\": dial tcp 127.0.0.1:9: connect: connection refused",
+            )
         },
         Case {
             args: with(&["dump", "pods"], &wrong),
@@ -172,6 +192,34 @@ async fn bad_input_is_one_line_with_its_exit_code() {
             ..case("invalid duration", &[], 2, "5x")
         },
         Case {
+            args: with(&["watch", "pods", "--timeout", HUGE], &good),
+            ..case("overflowing --timeout", &[], 2, "too large")
+        },
+        Case {
+            args: with(&["watch", "pods", "--resync", HUGE], &good),
+            ..case("overflowing --resync", &[], 2, "too large")
+        },
+        Case {
+            args: with(&["watch", "pods", "--handler", &huge_handler], &good),
+            ..case("overflowing handler resync", &[], 2, "too large")
+        },
+        Case {
+            args: with(&["resync", "pods", "--duration", HUGE], &good),
+            ..case("overflowing resync --duration", &[], 2, "too large")
+        },
+        case(
+            "overflowing demo --duration",
+            &["demo", "--duration", HUGE],
+            2,
+            "too large",
+        ),
+        case(
+            "overflowing scenario time",
+            &["demo", "--scenario", &huge_scenario],
+            3,
+            "too large",
+        ),
+        Case {
             args: with(
                 &["watch", "pods", "--index", "by-node=fields:spec.nodeName"],
                 &good,
@@ -189,6 +237,18 @@ async fn bad_input_is_one_line_with_its_exit_code() {
             &["demo", "--scenario", "/nonexistent/s.yaml"],
             3,
             "/nonexistent/s.yaml",
+        ),
+        case(
+            "man into a directory that cannot be made",
+            &["man", "--out-dir", "/proc/kinformer-man"],
+            1,
+            "/proc/kinformer-man",
+        ),
+        case(
+            "serve with a missing seed file",
+            &["serve", "--seed", "/nonexistent/seed.yaml"],
+            3,
+            "/nonexistent/seed.yaml",
         ),
         case(
             "serve with a bad scenario",

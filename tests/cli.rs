@@ -361,6 +361,34 @@ async fn resync_schedule_follows_p2_to_p5() {
     assert_eq!(due(0), ["d"], "P5: only d is due at 1s");
     assert_eq!(due(1), ["a", "d"], "a is due at 2s");
     assert!(ticks.iter().all(|t| t["check_period_ms"] == 1000));
+
+    // The schedule and the timeline are in the JSONL too, before the summary.
+    let schedule = events(&lines, "resync", "schedule");
+    let phase = |p: &str| schedule.iter().filter(|v| v["phase"] == p).count();
+    assert_eq!((phase("start"), phase("end")), (4, 4), "{}", jsonl.stdout);
+    assert_eq!(lines[0]["event"], "schedule", "the schedule comes first");
+    let end_a = schedule
+        .iter()
+        .find(|v| v["phase"] == "end" && v["handler"] == "a")
+        .unwrap();
+    assert_eq!(
+        (end_a["resync_ms"].as_u64(), end_a["ticks_due"].as_u64()),
+        (Some(2000), Some(1))
+    );
+    let timeline = events(&lines, "resync", "timeline");
+    let of = |h: &str| timeline.iter().find(|v| v["handler"] == h).unwrap()["ticks_ms"].clone();
+    assert_eq!(
+        of("d").as_array().unwrap().len(),
+        2,
+        "d was due at 1s and 2s"
+    );
+    assert_eq!(of("c"), serde_json::json!([]));
+    assert_eq!(lines.last().unwrap()["stage"], "summary");
+    assert!(
+        table.stdout.contains("TICKS DUE") && table.stdout.contains("due at 2 resync ticks: +1"),
+        "{}",
+        table.stdout
+    );
 }
 
 #[tokio::test]
@@ -688,5 +716,651 @@ async fn a_crd_resolves_by_plural_short_name_and_group_like_kubectl() {
         let r = run(c.cmd(&["dump", name, "-A", "-o", "jsonl"])).await;
         assert_eq!(r.code, 0, "{name}: {}", r.stderr);
         assert!(r.stdout.contains("\"w1\""), "{name}: {}", r.stdout);
+    }
+}
+
+#[tokio::test]
+async fn kubectl_habits_count_empty_namespace_kubeconfig_list_and_watch_flag() {
+    let c = Cluster::start().await;
+    let zero = run(c.cmd(&["watch", "nodes", "-o", "jsonl", "--count", "0"])).await;
+    assert_eq!(
+        (zero.code, zero.stdout.as_str()),
+        (2, ""),
+        "{}",
+        zero.stderr
+    );
+
+    // `-n ''` is the context's namespace (`default`), as in kubectl.
+    let empty_ns = run(c.cmd(&["watch", "pods", "-n", "", "-o", "jsonl", "--until-synced"])).await;
+    assert_eq!(empty_ns.code, 0, "{}", empty_ns.stderr);
+    let api: kube::Api<kube::core::DynamicObject> = kube::Api::namespaced_with(
+        c.server.client(),
+        "default",
+        &kube::core::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
+    );
+    let default_pods = api.list(&Default::default()).await.unwrap().items.len();
+    let lines = parse_jsonl(&empty_ns.stdout);
+    assert_eq!(
+        events(&lines, "informer", "synced")[0]["objects"].as_u64(),
+        Some(default_pods as u64)
+    );
+
+    // A KUBECONFIG list skips missing files, as kubectl does.
+    let mut listed = kinformer(&["dump", "nodes", "-o", "jsonl"]);
+    listed.env(
+        "KUBECONFIG",
+        format!("/nonexistent/config::{}", c.kubeconfig().display()),
+    );
+    let listed = run(listed).await;
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert_eq!(listed.stdout.lines().count(), 3);
+
+    // `kubectl get -w` habit: -w/--watch is accepted and changes nothing.
+    for flag in ["-w", "--watch"] {
+        let w = run(c.cmd(&["watch", "nodes", flag, "-o", "jsonl", "--until-synced"])).await;
+        assert_eq!(w.code, 0, "{flag}: {}", w.stderr);
+        assert_eq!(parse_jsonl(&w.stdout).last().unwrap()["stage"], "summary");
+    }
+}
+
+#[tokio::test]
+async fn dump_refuses_flags_it_would_ignore() {
+    let c = Cluster::start().await;
+    for extra in [
+        &["--diff"][..],
+        &["--show", "all"],
+        &["--handler", "slow:delay=1s"],
+    ] {
+        let mut args = vec!["dump", "nodes"];
+        args.extend(extra);
+        let r = run(c.cmd(&args)).await;
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (2, ""),
+            "{extra:?}: {}",
+            r.stderr
+        );
+        assert!(
+            r.stderr.contains("no effect on dump"),
+            "{extra:?}: {}",
+            r.stderr
+        );
+    }
+    let fine = run(c.cmd(&["dump", "nodes", "--handler", "a:resync=1m", "--no-headers"])).await;
+    assert_eq!(fine.code, 0, "{}", fine.stderr);
+}
+
+#[tokio::test]
+async fn embedded_churns_by_default_and_churn_0_is_static() {
+    let watch = |churn: Option<&'static str>| {
+        let mut args = vec![
+            "watch",
+            "pods",
+            "-A",
+            "--embedded",
+            "-o",
+            "jsonl",
+            "--show",
+            "notifications",
+            "--timeout",
+            "3s",
+        ];
+        args.extend(churn.map(|c| ["--churn", c]).iter().flatten());
+        run(kinformer(&args))
+    };
+    let live_notifications = |r: &Run| {
+        let lines = parse_jsonl(&r.stdout);
+        events(&lines, "handler", "notify")
+            .iter()
+            .filter(|v| v["initial"] == false)
+            .count()
+    };
+    let churning = watch(Some("5")).await;
+    assert_eq!(churning.code, 0, "{}", churning.stderr);
+    assert!(live_notifications(&churning) > 0, "{}", churning.stdout);
+    let default = watch(None).await;
+    assert!(
+        live_notifications(&default) > 0,
+        "--embedded churns by default"
+    );
+    let still = watch(Some("0")).await;
+    assert_eq!(live_notifications(&still), 0, "{}", still.stdout);
+    let without_embedded = run(kinformer(&["watch", "pods", "--churn", "3"])).await;
+    assert_eq!(without_embedded.code, 2, "--churn needs --embedded");
+}
+
+#[tokio::test]
+async fn verbosity_logs_requests_on_stderr_without_credentials() {
+    let c = Cluster::start().await;
+    let token = c.server.token().unwrap().to_owned();
+    let at = |level: &'static str| {
+        run(c.cmd(&[
+            "watch",
+            "nodes",
+            "-o",
+            "jsonl",
+            "--until-synced",
+            // A release that LISTs (1.35+ streams the initial list through the watch).
+            "--client-go",
+            "1.34",
+            "-v",
+            level,
+        ]))
+    };
+    let quiet = at("0").await;
+    assert_eq!(quiet.stderr, "", "no logs at -v 0");
+    let requests = at("2").await;
+    assert!(
+        requests.stderr.contains("list nodes"),
+        "{}",
+        requests.stderr
+    );
+    assert!(
+        requests.stderr.contains("watch nodes"),
+        "{}",
+        requests.stderr
+    );
+    assert!(!requests.stderr.contains("GET http"), "{}", requests.stderr);
+    let urls = at("4").await;
+    assert!(
+        urls.stderr.contains("GET http://127.0.0.1:") && urls.stderr.contains("/api/v1/nodes?"),
+        "{}",
+        urls.stderr
+    );
+    assert!(urls.stderr.contains("200 OK"), "{}", urls.stderr);
+    let headers = at("6").await;
+    assert!(
+        headers.stderr.contains("response headers: "),
+        "{}",
+        headers.stderr
+    );
+    for r in [&quiet, &requests, &urls, &headers] {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(!r.stderr.contains(&token), "the token leaked: {}", r.stderr);
+        assert_eq!(parse_jsonl(&r.stdout).last().unwrap()["stage"], "summary");
+    }
+    let mut overridden = c.cmd(&["watch", "nodes", "-o", "jsonl", "--until-synced"]);
+    overridden.env("KINFORMER_LOG", "kinformer=debug");
+    let overridden = run(overridden).await;
+    assert!(
+        overridden.stderr.contains("GET http://"),
+        "{}",
+        overridden.stderr
+    );
+}
+
+type StdoutLines = tokio::io::Lines<BufReader<tokio::process::ChildStdout>>;
+
+/// Spawns `cmd` with stdout read line by line (stderr piped away).
+fn spawn_with_lines(mut cmd: Command) -> (tokio::process::Child, StdoutLines) {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, out)
+}
+
+/// The next stdout line; a test failure when none comes before the deadline.
+async fn next_line(out: &mut StdoutLines) -> String {
+    tokio::time::timeout(DEADLINE, out.next_line())
+        .await
+        .expect("no line in time")
+        .unwrap()
+        .expect("stdout ended")
+}
+
+#[tokio::test]
+async fn a_server_gone_mid_run_reads_like_kubectl() {
+    let c = Cluster::start().await;
+    let (mut child, mut out) =
+        spawn_with_lines(c.cmd(&["watch", "nodes", "-o", "jsonl", "--show", "reflector"]));
+    while !next_line(&mut out).await.contains("\"synced\"") {}
+    let port = c.server.url().rsplit(':').next().unwrap().to_owned();
+    c.server.shutdown().await;
+    let error = loop {
+        let line = next_line(&mut out).await;
+        if line.contains("\"watch-error\"") || line.contains("\"list-error\"") {
+            break line;
+        }
+    };
+    assert!(
+        error.contains(&format!(
+            "dial tcp 127.0.0.1:{port}: connect: connection refused"
+        )),
+        "{error}"
+    );
+    child.kill().await.unwrap();
+}
+
+/// A Secret as `kubectl apply` leaves it: its manifest, plaintext `stringData` included, in the
+/// last-applied annotation.
+fn applied_secret(token: &str) -> Value {
+    let manifest = serde_json::json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "applied", "namespace": "default"},
+        "stringData": {"password": "hunter2-plaintext"},
+        "data": {"token": token}
+    });
+    serde_json::json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "applied", "namespace": "default", "annotations": {
+            "kubectl.kubernetes.io/last-applied-configuration": manifest.to_string()
+        }},
+        "data": {"token": token, "password": "aHVudGVyMi1wbGFpbnRleHQ="}
+    })
+}
+
+async fn cluster_with_applied_secret(token: &str) -> Cluster {
+    let c = Cluster::start().await;
+    c.server.create_object(applied_secret(token)).unwrap();
+    c
+}
+
+#[tokio::test]
+async fn secret_values_never_leak_through_the_last_applied_annotation_or_indices() {
+    let c = cluster_with_applied_secret("c2VjcmV0LXRva2Vu").await;
+    let secrets = ["hunter2", "c2VjcmV0LXRva2Vu", "aHVudGVyMi1wbGFpbnRleHQ="];
+    let runs = [
+        &["dump", "secrets", "-n", "default", "-o", "json"][..],
+        &["dump", "secrets", "-n", "default", "-o", "yaml"],
+        &[
+            "dump",
+            "secrets",
+            "-n",
+            "default",
+            "-o",
+            "jsonl",
+            "--metadata-only",
+        ],
+        &[
+            "dump",
+            "secrets",
+            "-n",
+            "default",
+            "--index",
+            "t=field:data.token",
+        ],
+        &[
+            "dump",
+            "secrets",
+            "-n",
+            "default",
+            "-o",
+            "json",
+            "--index",
+            "t=field:data.token",
+        ],
+        &[
+            "watch",
+            "secrets",
+            "-n",
+            "default",
+            "-o",
+            "jsonl",
+            "--until-synced",
+            "--show",
+            "all",
+        ],
+    ];
+    for args in runs {
+        let r = run(c.cmd(args)).await;
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(r.stdout.contains("applied"), "{args:?}: {}", r.stdout);
+        for secret in secrets {
+            assert!(
+                !r.stdout.contains(secret),
+                "{args:?} leaked {secret}: {}",
+                r.stdout
+            );
+        }
+    }
+    let shown = run(c.cmd(&[
+        "dump",
+        "secrets",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--show-secret-data",
+    ]))
+    .await;
+    assert!(
+        shown.stdout.contains("hunter2-plaintext"),
+        "{}",
+        shown.stdout
+    );
+}
+
+#[tokio::test]
+async fn a_secret_diff_names_the_changed_keys_without_values() {
+    let c = cluster_with_applied_secret("b2xkLXRva2Vu").await;
+    for (format, new_token) in [("table", "bmV3LXRva2Vu"), ("jsonl", "bmV3ZXItdG9rZW4=")] {
+        let (mut child, mut out) = spawn_with_lines(c.cmd(&[
+            "watch",
+            "secrets",
+            "applied",
+            "-n",
+            "default",
+            "--diff",
+            "--show",
+            "notifications",
+            "-o",
+            format,
+        ]));
+        let mut seen = String::new();
+        let mut updated = false;
+        let diff = tokio::time::timeout(DEADLINE, async {
+            while let Some(line) = out.next_line().await.unwrap() {
+                seen.push_str(&line);
+                seen.push('\n');
+                if !updated && (line.contains("kind=add") || line.contains("\"kind\":\"add\"")) {
+                    updated = true;
+                    let mut secret = applied_secret(new_token);
+                    let current = c.server.objects("secrets", Some("default")).unwrap();
+                    let rv = current
+                        .iter()
+                        .find(|o| o["metadata"]["name"] == "applied")
+                        .unwrap()["metadata"]["resourceVersion"]
+                        .clone();
+                    secret["metadata"]["resourceVersion"] = rv;
+                    c.server.update_object("secrets", secret).unwrap();
+                }
+                if line.contains("data.token") {
+                    return line;
+                }
+            }
+            panic!("no diff line: {seen}");
+        })
+        .await
+        .unwrap_or_else(|_| panic!("no diff line in time: {seen}"));
+        child.kill().await.unwrap();
+        match format {
+            "table" => assert!(diff.contains("~ data.token: (redacted) changed"), "{diff}"),
+            _ => assert!(
+                diff.contains(
+                    r#"{"path":"data.token","redacted":true,"old":"REDACTED","new":"REDACTED"}"#
+                ),
+                "{diff}"
+            ),
+        }
+        for secret in [
+            "b2xkLXRva2Vu",
+            "bmV3LXRva2Vu",
+            "bmV3ZXItdG9rZW4=",
+            "hunter2",
+        ] {
+            assert!(!seen.contains(secret), "{format} leaked {secret}: {seen}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn demo_honours_flags_given_with_the_watch_defaults_and_its_help_shows_its_own() {
+    let narrowed = run(kinformer(&[
+        "demo",
+        "--duration",
+        "1s",
+        "-o",
+        "jsonl",
+        "--show",
+        "reflector,notifications,resync",
+        "--resync",
+        "0",
+    ]))
+    .await;
+    assert_eq!(narrowed.code, 0, "{}", narrowed.stderr);
+    let lines = parse_jsonl(&narrowed.stdout);
+    assert!(
+        events(&lines, "fifo", "delta").is_empty(),
+        "--show was ignored"
+    );
+    assert!(!events(&lines, "reflector", "list-start").is_empty());
+    let checks: Vec<&Value> = events(&lines, "informer", "handler-added")
+        .iter()
+        .map(|v| &v["check_period_ms"])
+        .collect();
+    assert!(
+        !checks.is_empty() && checks.iter().all(|c| *c == 0),
+        "--resync 0 was ignored: {checks:?}"
+    );
+    let help = run(kinformer(&["demo", "--help"])).await;
+    for default in [
+        "[default: all]",
+        "[default: 30s]",
+        "[default: fast:resync=10s slow:delay=250ms]",
+    ] {
+        assert!(help.stdout.contains(default), "{default}: {}", help.stdout);
+    }
+}
+
+/// A kubeconfig for a server at `addr` (plain HTTP, a token).
+fn kubeconfig_for(dir: &std::path::Path, addr: &str) -> PathBuf {
+    let path = dir.join(format!("kc-{}", addr.replace([':', '.'], "-")));
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {{server: \"http://{addr}\"}}}}]\nusers: [{{name: u, user: {{token: t}}}}]\ncontexts: [{{name: c, context: {{cluster: c, user: u}}}}]\ncurrent-context: c\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A server that accepts connections and never answers; each accepted connection is reported.
+async fn silent_server() -> (String, tokio::sync::mpsc::UnboundedReceiver<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (accepted, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+            let _ = accepted.send(());
+        }
+    });
+    (addr, rx)
+}
+
+/// `child` exits with `code` within 5s of `sent` (the signal).
+async fn exits_soon_after(child: &mut tokio::process::Child, sent: std::time::Instant, code: i32) {
+    let status = tokio::time::timeout(DEADLINE, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(code));
+    let took = sent.elapsed();
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+#[tokio::test]
+async fn ctrl_c_and_timeout_stop_at_once_while_connecting() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first request is outstanding (the server never answers).
+    let (silent, mut accepted) = silent_server().await;
+    let kc = kubeconfig_for(dir.path(), &silent);
+    let mut cmd = kinformer(&["watch", "pods", "-o", "jsonl", "--kubeconfig"]);
+    cmd.arg(&kc);
+    let (mut child, mut out) = spawn_with_lines(cmd);
+    tokio::time::timeout(DEADLINE, accepted.recv())
+        .await
+        .unwrap();
+    let sent = std::time::Instant::now();
+    signal(child.id().unwrap(), "-INT").await;
+    let summary = next_line(&mut out).await;
+    exits_soon_after(&mut child, sent, 130).await;
+    assert_eq!(parse_jsonl(&summary)[0]["stage"], "summary");
+
+    // In the retry loop (connection refused): the table summary goes to stderr.
+    let refused = kubeconfig_for(dir.path(), "127.0.0.1:9");
+    let mut cmd = kinformer(&["watch", "pods", "--kubeconfig"]);
+    cmd.arg(&refused)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = tokio::time::timeout(DEADLINE, err.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(first.starts_with("retrying in "), "{first}");
+    let sent = std::time::Instant::now();
+    signal(child.id().unwrap(), "-INT").await;
+    let mut rest = Vec::new();
+    while let Some(line) = tokio::time::timeout(DEADLINE, err.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+    {
+        rest.push(line);
+    }
+    exits_soon_after(&mut child, sent, 130).await;
+    assert!(rest.iter().any(|l| l.starts_with("Summary (")), "{rest:?}");
+
+    // --timeout counts from the start, connecting included.
+    let started = std::time::Instant::now();
+    let mut cmd = kinformer(&[
+        "watch",
+        "pods",
+        "-o",
+        "jsonl",
+        "--timeout",
+        "1s",
+        "--kubeconfig",
+    ]);
+    cmd.arg(&kc);
+    let timed = run(cmd).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(timed.code, 5, "{}", timed.stderr);
+    assert_eq!(
+        parse_jsonl(&timed.stdout).last().unwrap()["stage"],
+        "summary"
+    );
+    assert!(
+        timed.stderr.contains("within the 1s limit"),
+        "{}",
+        timed.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_watch_shows_changes_per_handler_and_the_lifecycle_only() {
+    let watch = |extra: &'static [&'static str]| {
+        let mut args = vec!["watch", "pods", "-A", "--embedded", "--timeout", "6s"];
+        args.extend(extra);
+        run(kinformer(&args))
+    };
+    let (default, reflector, table) = tokio::join!(
+        watch(&["-o", "jsonl"]),
+        watch(&["-o", "jsonl", "--show", "reflector"]),
+        watch(&["--handler", "slow:delay=200ms"]),
+    );
+    let lines = parse_jsonl(&default.stdout);
+    for (stage, event) in [
+        ("reflector", "list-start"),
+        ("reflector", "watch-start"),
+        ("handler", "notify"),
+    ] {
+        assert!(
+            !events(&lines, stage, event).is_empty(),
+            "default lacks {stage} {event}"
+        );
+    }
+    for (stage, event) in [
+        ("reflector", "watch-event"),
+        ("reflector", "bookmark"),
+        ("handler", "handled"),
+    ] {
+        assert!(
+            events(&lines, stage, event).is_empty(),
+            "default shows {stage} {event}"
+        );
+    }
+    let lines = parse_jsonl(&reflector.stdout);
+    for event in ["watch-event", "bookmark"] {
+        assert!(
+            !events(&lines, "reflector", event).is_empty(),
+            "--show reflector lacks {event}"
+        );
+    }
+    // A handler with a backlog gets a status row every 2s; nothing prints `handled` rows.
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    let status: Vec<&str> = table
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" status "))
+        .collect();
+    assert!(!status.is_empty(), "{}", table.stdout);
+    assert!(
+        status
+            .iter()
+            .all(|l| l.contains("handler=slow pending=") && l.contains("handled/s=")),
+        "{status:?}"
+    );
+    assert!(!table.stdout.contains(" handled "), "{}", table.stdout);
+}
+
+/// Runs kinformer with `args` on a pseudo-terminal (util-linux `script`), `TERM=term`, and
+/// `NO_COLOR` when `no_color`; returns what the terminal received.
+async fn on_a_terminal(args: &[&str], term: &str, no_color: bool) -> String {
+    let line = std::iter::once(env!("CARGO_BIN_EXE_kinformer"))
+        .chain(args.iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &line, "/dev/null"])
+        .env("TERM", term)
+        .env_remove("KUBECONFIG")
+        .env_remove("NO_COLOR")
+        .kill_on_drop(true);
+    if no_color {
+        script.env("NO_COLOR", "1");
+    }
+    let r = run(script).await;
+    assert_eq!(r.code, 0, "script(1) is util-linux's; {line}: {}", r.stdout);
+    r.stdout
+}
+
+fn spinner_frames(text: &str) -> usize {
+    text.chars()
+        .filter(|c| ('\u{2800}'..='\u{28ff}').contains(c))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_spinner_never_mixes_with_rows_and_dumb_terminals_get_plain_text() {
+    let watch = ["watch", "pods", "-A", "--embedded", "--timeout", "2s"];
+    let with = |extra: &[&'static str]| [&watch[..], extra].concat();
+    let (a, b, plain) = (
+        with(&["--show", "notifications"]),
+        with(&["-o", "jsonl"]),
+        with(&[]),
+    );
+    let (notifications, jsonl, dumb, no_color) = tokio::join!(
+        on_a_terminal(&a, "xterm", false),
+        on_a_terminal(&b, "xterm", false),
+        on_a_terminal(&plain, "dumb", false),
+        on_a_terminal(&plain, "xterm", true),
+    );
+    for (what, text, first_row) in [
+        ("--show notifications", &notifications, " notify "),
+        ("-o jsonl", &jsonl, "{\"seq\":"),
+    ] {
+        let at = text
+            .find(first_row)
+            .unwrap_or_else(|| panic!("{what}: no rows: {text}"));
+        assert_eq!(
+            spinner_frames(&text[at..]),
+            0,
+            "{what}: spinner after the rows: {text}"
+        );
+        assert!(!text[at..].contains("listing…"), "{what}: {text}");
+    }
+    assert!(notifications.contains("\u{1b}[3"), "colour on a terminal");
+    assert_eq!(spinner_frames(&dumb), 0, "no spinner with TERM=dumb");
+    for (what, text) in [("TERM=dumb", &dumb), ("NO_COLOR", &no_color)] {
+        assert!(text.contains(" notify "), "{what}: {text}");
+        assert!(!text.contains("\u{1b}[3"), "{what}: coloured: {text}");
     }
 }

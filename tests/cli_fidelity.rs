@@ -283,7 +283,7 @@ async fn p8_with_on_panic_skip_the_notification_is_lost_and_the_handler_goes_on(
         "-o",
         "jsonl",
         "--show",
-        "notifications",
+        "handlers",
         "--handler",
         "boom:panic-every=40",
         "--on-panic",

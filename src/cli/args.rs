@@ -17,7 +17,7 @@ use crate::informer::profile::{NEWEST, Profile};
 use crate::informer::queue::QueueKind;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
-use crate::output::OutputFormat;
+use crate::output::{Hidden, OutputFormat};
 
 use crate::duration::parse_duration;
 
@@ -108,8 +108,8 @@ pub struct WatchArgs {
     /// Only this object (a metadata.name field selector)
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
-    /// Stop after N printed events (the exit summary follows)
-    #[arg(long, value_name = "N")]
+    /// Stop after N printed events, N ≥ 1 (the exit summary follows)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
     /// Stop after this long (e.g. 30s, 5m)
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
@@ -117,6 +117,9 @@ pub struct WatchArgs {
     /// Stop once the informer has synced (the initial list was delivered)
     #[arg(long)]
     pub until_synced: bool,
+    /// Accepted for kubectl's `get -w` habit; watch always watches
+    #[arg(short = 'w', long = "watch")]
+    pub watch: bool,
     #[command(flatten)]
     pub informer: InformerArgs,
 }
@@ -144,8 +147,16 @@ pub struct ResyncArgs {
     pub informer: InformerArgs,
 }
 
-/// `kinformer demo`.
+/// `kinformer demo`: the shared output and pipeline flags, with the demo's own defaults (every
+/// stage, a 30s resync check period, a fast and a slow handler), so `--help` shows what runs.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("show", |a| a.default_value("all")),
+    mut_arg("resync", |a| a.default_value("30s")),
+    mut_arg("handlers", |a| a
+        .default_values(DEMO_HANDLERS)
+        .help("Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; replaces the demo's fast and slow)")),
+)]
 pub struct DemoArgs {
     /// Stop after this long (default: run until interrupted)
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
@@ -160,6 +171,20 @@ pub struct DemoArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
+    /// The ids of the flags given on the command line (a scenario's settings replace only the
+    /// demo's defaults).
+    #[arg(skip)]
+    pub given: Vec<String>,
+}
+
+/// The demo's handlers: `fast` resyncs every 10s, `slow` takes 250ms per notification.
+pub const DEMO_HANDLERS: [&str; 2] = ["fast:resync=10s", "slow:delay=250ms"];
+
+impl DemoArgs {
+    /// Whether the flag with clap id `id` was given on the command line.
+    pub fn was_given(&self, id: &str) -> bool {
+        self.given.iter().any(|g| g == id)
+    }
 }
 
 /// `kinformer serve`.
@@ -247,9 +272,19 @@ pub struct ConnectionArgs {
     /// Field selector (e.g. --field-selector spec.nodeName=node-a)
     #[arg(long, value_name = "SELECTOR", value_parser = parse_field_selector)]
     pub field_selector: Option<String>,
-    /// Start an embedded API server (seeded, with churn) and use it instead of a cluster
+    /// Start an embedded API server (the builtin cluster, with --churn) and use it instead of a
+    /// cluster
     #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
     pub embedded: bool,
+    /// Pod writes per second on the --embedded server (0 = a static cluster)
+    #[arg(
+        long,
+        value_name = "OPS_PER_S",
+        default_value = "5",
+        value_parser = parse_rate,
+        requires = "embedded"
+    )]
+    pub churn: f64,
     /// How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)
     #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
     pub retry_timeout: Duration,
@@ -265,11 +300,13 @@ pub struct OutputArgs {
     /// Don't print table headers
     #[arg(long)]
     pub no_headers: bool,
-    /// Stages to show, comma-separated: reflector,deltas,indexer,notifications,resync,all
+    /// What to show, comma-separated: reflector (every reflector event), lifecycle (its
+    /// list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications,
+    /// handled, handlers (notifications and handled), resync, all
     #[arg(
         long,
         value_name = "STAGES",
-        default_value = "reflector,notifications,resync",
+        default_value = "lifecycle,notifications,resync",
         value_parser = parse_show
     )]
     pub show: ShowSet,
@@ -444,58 +481,96 @@ impl ValueEnum for OutputFormat {
     }
 }
 
-/// The `--show` stages.
+/// The `--show` selection: the stages the tracer must deliver, and which of their events are
+/// left out of the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ShowSet(StageSet);
+pub struct ShowSet {
+    stages: StageSet,
+    hidden: Hidden,
+}
 
 impl ShowSet {
+    /// The stages whose events the informer delivers (hidden events included).
     pub fn stages(self) -> StageSet {
-        self.0
+        self.stages
+    }
+
+    /// The events of those stages that are not printed.
+    pub fn hidden(self) -> Hidden {
+        self.hidden
     }
 
     pub fn contains(self, stage: Stage) -> bool {
-        self.0.contains(stage)
+        self.stages.contains(stage)
     }
 }
 
-impl From<ShowSet> for StageSet {
-    fn from(s: ShowSet) -> Self {
-        s.0
-    }
+/// What a `--show` name selects.
+#[derive(Clone, Copy)]
+enum Shown {
+    Stage(Stage),
+    /// The reflector's list/watch lifecycle: everything but watch events and bookmarks.
+    Lifecycle,
+    Notifications,
+    Handled,
 }
 
-/// `--show` names and the stages they select (`fifo`/`handlers` accepted as aliases).
-const SHOW_NAMES: [(&str, Stage); 8] = [
-    ("reflector", Stage::Reflector),
-    ("deltas", Stage::Fifo),
-    ("fifo", Stage::Fifo),
-    ("indexer", Stage::Indexer),
-    ("notifications", Stage::Handler),
-    ("handlers", Stage::Handler),
-    ("handler", Stage::Handler),
-    ("resync", Stage::Resync),
+/// `--show` names and what they select (`fifo`, `handler`/`handlers` accepted as aliases).
+const SHOW_NAMES: [(&str, &[Shown]); 10] = [
+    ("reflector", &[Shown::Stage(Stage::Reflector)]),
+    ("lifecycle", &[Shown::Lifecycle]),
+    ("deltas", &[Shown::Stage(Stage::Fifo)]),
+    ("fifo", &[Shown::Stage(Stage::Fifo)]),
+    ("indexer", &[Shown::Stage(Stage::Indexer)]),
+    ("notifications", &[Shown::Notifications]),
+    ("handled", &[Shown::Handled]),
+    ("handlers", &[Shown::Notifications, Shown::Handled]),
+    ("handler", &[Shown::Notifications, Shown::Handled]),
+    ("resync", &[Shown::Stage(Stage::Resync)]),
 ];
 
-/// Parses `--show reflector,deltas,…` (or `all`).
+/// Parses `--show lifecycle,notifications,…` (or `all`).
 pub fn parse_show(text: &str) -> Result<ShowSet, String> {
-    let mut set = StageSet::minimal();
+    let mut stages = StageSet::minimal();
+    let (mut reflector, mut lifecycle, mut notify, mut handled) = (false, false, false, false);
     for name in text.split(',').map(str::trim) {
         if name == "all" {
-            set = StageSet::ALL;
+            stages = StageSet::ALL;
+            (reflector, notify, handled) = (true, true, true);
             continue;
         }
-        let stage = SHOW_NAMES
+        let selected = SHOW_NAMES
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, s)| *s)
             .ok_or_else(|| {
                 format!(
-                    "unknown stage {name:?} in --show: expected reflector, deltas, indexer, notifications, resync or all"
+                    "unknown stage {name:?} in --show: expected reflector, lifecycle, deltas, indexer, notifications, handled, handlers, resync or all"
                 )
             })?;
-        set = set.with(stage);
+        for shown in selected {
+            match shown {
+                Shown::Stage(Stage::Reflector) => reflector = true,
+                Shown::Stage(stage) => stages = stages.with(*stage),
+                Shown::Lifecycle => lifecycle = true,
+                Shown::Notifications => notify = true,
+                Shown::Handled => handled = true,
+            }
+        }
     }
-    Ok(ShowSet(set))
+    if reflector || lifecycle {
+        stages = stages.with(Stage::Reflector);
+    }
+    if notify || handled {
+        stages = stages.with(Stage::Handler);
+    }
+    let hidden = Hidden {
+        watch_events: !reflector,
+        bookmarks: !reflector,
+        notify: !notify,
+        handled: !handled,
+    };
+    Ok(ShowSet { stages, hidden })
 }
 
 /// Parses `NAME[:resync=DUR][:delay=DUR]`.
@@ -623,11 +698,36 @@ impl Cli {
         Cli::command().name(name).bin_name(name)
     }
 
+    /// kubectl's readings of empty values: `-n ''` is the context's namespace.
+    fn normalize(&mut self) {
+        let connection = match &mut self.command {
+            Command::Watch(a) => &mut a.informer.connection,
+            Command::Dump(a) => &mut a.informer.connection,
+            Command::Resync(a) => &mut a.informer.connection,
+            _ => return,
+        };
+        connection.namespace = connection.namespace.take().filter(|ns| !ns.is_empty());
+    }
+
     /// Checks that span several values; `Err` is a one-line usage message.
     pub fn validate(&self) -> Result<(), String> {
         match &self.command {
             Command::Watch(a) => a.informer.pipeline.validate(),
-            Command::Dump(a) => a.informer.pipeline.validate(),
+            Command::Dump(a) => a.informer.pipeline.validate().and_then(|()| {
+                match a
+                    .informer
+                    .pipeline
+                    .handlers
+                    .iter()
+                    .find(|h| !h.delay.is_zero())
+                {
+                    Some(h) => Err(format!(
+                        "--handler {}:delay has no effect on dump: it prints the cache once synced",
+                        h.name
+                    )),
+                    None => Ok(()),
+                }
+            }),
             Command::Resync(a) => a.informer.pipeline.validate(),
             Command::Demo(a) => a.pipeline.validate(),
             _ => Ok(()),
@@ -649,10 +749,55 @@ where
         .unwrap_or_default();
     let mut command = Cli::command_for(&argv0);
     let matches = command.try_get_matches_from_mut(args)?;
-    let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
+    cli.normalize();
+    record_given(&mut cli, &matches);
     cli.validate()
+        .and_then(|()| reject_ignored_flags(&matches))
         .map_err(|msg| command.error(clap::error::ErrorKind::ValueValidation, msg))?;
     Ok(cli)
+}
+
+/// Tells `demo` which of its flags came from the command line rather than its defaults.
+fn record_given(cli: &mut Cli, matches: &clap::ArgMatches) {
+    let (Command::Demo(demo), Some(("demo", sub))) = (&mut cli.command, matches.subcommand())
+    else {
+        return;
+    };
+    demo.given = sub
+        .ids()
+        .filter(|id| sub.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine))
+        .map(|id| id.as_str().to_owned())
+        .collect();
+}
+
+/// Flags a subcommand accepts through a shared flag group but has no use for: given on the
+/// command line they are an error, not silently ignored.
+const IGNORED_FLAGS: &[(&str, &str, &str)] = &[
+    (
+        "dump",
+        "show",
+        "--show has no effect on dump: it prints the cache, not the event stream",
+    ),
+    (
+        "dump",
+        "diff",
+        "--diff has no effect on dump: it prints the cache, not update notifications",
+    ),
+];
+
+fn reject_ignored_flags(matches: &clap::ArgMatches) -> Result<(), String> {
+    let Some((name, sub)) = matches.subcommand() else {
+        return Ok(());
+    };
+    let given = |id: &str| sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    match IGNORED_FLAGS
+        .iter()
+        .find(|(command, id, _)| *command == name && given(id))
+    {
+        Some((_, _, why)) => Err((*why).to_owned()),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -752,6 +897,13 @@ mod tests {
         assert_eq!(p.transform, Some(TransformArg::StripManagedFields));
         assert!(w.informer.output.show.contains(Stage::Fifo));
         assert!(!w.informer.output.show.contains(Stage::Reflector));
+        let default = parse_show("lifecycle,notifications,resync").unwrap();
+        assert!(default.contains(Stage::Reflector) && default.contains(Stage::Handler));
+        let hidden = default.hidden();
+        assert!(hidden.watch_events && hidden.bookmarks && hidden.handled && !hidden.notify);
+        assert_eq!(parse_show("all").unwrap().hidden(), Hidden::default());
+        let handled = parse_show("handled").unwrap().hidden();
+        assert!(handled.notify && !handled.handled);
         assert!(p.indexers().unwrap().position("by-node").is_some());
         assert_eq!(p.index_functions()[0].0, "by-node");
     }

@@ -1,12 +1,17 @@
 //! Where the informer connects: the user's kubeconfig (kube does the loading, auth, exec
 //! plugins and TLS), or an in-process embedded API server seeded with the builtin cluster.
 
-use std::path::PathBuf;
+use std::future::Future;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
+
+use super::stream::Signals;
 
 /// Which cluster to talk to.
 #[derive(Debug, Clone, Default)]
@@ -47,7 +52,7 @@ impl ClusterChoice {
             kubeconfig: args.kubeconfig.clone(),
             context: args.context.clone(),
             embedded: args.embedded,
-            churn: None,
+            churn: Some(args.churn).filter(|c| *c > 0.0),
             server: None,
             retry_timeout: args.retry_timeout,
         }
@@ -87,44 +92,162 @@ impl ClusterChoice {
         })
     }
 
-    /// kubectl's rules: `--kubeconfig`, else `$KUBECONFIG`, else `~/.kube/config`; `--context`
-    /// picks a context; with neither file nor flag, in-cluster configuration.
+    /// kubectl's rules: `--kubeconfig`, else the files of `$KUBECONFIG` (missing ones skipped),
+    /// else `~/.kube/config`; with none of them, in-cluster configuration. `--context` picks a
+    /// context. Errors name the file once: `context "nope" not found in /home/me/.kube/config`.
     async fn kube_config(&self) -> Result<kube::Config, ConnectError> {
+        let Some(loaded) = self.load_kubeconfig()? else {
+            return kube::Config::incluster().map_err(|e| {
+                ConnectError::Kubeconfig(format!(
+                    "no kubeconfig found and not running in a cluster ({e}); pass --kubeconfig, set KUBECONFIG, or use --embedded"
+                ))
+            });
+        };
+        let context = self.pick_context(&loaded)?;
         let options = KubeConfigOptions {
-            context: self.context.clone(),
+            context: Some(context),
             ..KubeConfigOptions::default()
         };
-        let kubeconfig = match &self.kubeconfig {
-            Some(path) => Some(Kubeconfig::read_from(path).map_err(|e| {
-                ConnectError::Kubeconfig(format!(
-                    "cannot read kubeconfig {}: {}",
-                    path.display(),
-                    one_line(&e)
-                ))
-            })?),
-            None if self.context.is_some() => Some(Kubeconfig::read().map_err(|e| {
-                ConnectError::Kubeconfig(format!("cannot read kubeconfig: {}", one_line(&e)))
-            })?),
-            None => None,
+        kube::Config::from_custom_kubeconfig(loaded.config, &options)
+            .await
+            .map_err(|e| ConnectError::Kubeconfig(format!("{}: {}", loaded.source, one_line(&e))))
+    }
+
+    /// The kubeconfig kubectl would read, and where it came from; `None` when there is none.
+    fn load_kubeconfig(&self) -> Result<Option<LoadedKubeconfig>, ConnectError> {
+        if let Some(path) = &self.kubeconfig {
+            return read_kubeconfig(path)
+                .map(|config| Some(LoadedKubeconfig::from_file(config, path)));
+        }
+        let files = match std::env::var_os("KUBECONFIG") {
+            Some(list) if !list.is_empty() => kubeconfig_list(&list),
+            _ => default_kubeconfig().into_iter().collect(),
         };
-        match kubeconfig {
-            Some(kc) => kube::Config::from_custom_kubeconfig(kc, &options)
-                .await
-                .map_err(|e| ConnectError::Kubeconfig(one_line(&e))),
-            None => kube::Config::infer().await.map_err(|e| {
-                ConnectError::Kubeconfig(format!(
-                    "no usable kubeconfig ({e}); pass --kubeconfig, set KUBECONFIG, or use --embedded"
-                ))
-            }),
+        let mut loaded: Option<LoadedKubeconfig> = None;
+        for path in &files {
+            let config = read_kubeconfig(path)?;
+            loaded = Some(match loaded {
+                None => LoadedKubeconfig::from_file(config, path),
+                Some(so_far) => so_far.merge(config, path)?,
+            });
+        }
+        Ok(loaded)
+    }
+
+    /// `--context`, else the current context; either must exist in the kubeconfig.
+    fn pick_context(&self, loaded: &LoadedKubeconfig) -> Result<String, ConnectError> {
+        let source = &loaded.source;
+        let (name, what) = match (&self.context, &loaded.config.current_context) {
+            (Some(name), _) => (name, "context"),
+            (None, Some(name)) if !name.is_empty() => (name, "current context"),
+            (None, _) => {
+                return Err(ConnectError::Kubeconfig(format!(
+                    "no current context in {source}; pass --context"
+                )));
+            }
+        };
+        if loaded.config.contexts.iter().any(|c| &c.name == name) {
+            Ok(name.clone())
+        } else {
+            Err(ConnectError::Kubeconfig(format!(
+                "{what} \"{name}\" not found in {source}"
+            )))
         }
     }
 }
 
+/// A kubeconfig read from one or more files (`source` names them for error messages).
+struct LoadedKubeconfig {
+    config: Kubeconfig,
+    source: String,
+}
+
+impl LoadedKubeconfig {
+    fn from_file(config: Kubeconfig, path: &Path) -> Self {
+        Self {
+            config,
+            source: path.display().to_string(),
+        }
+    }
+
+    /// kubectl's merge: the first file to set a value wins.
+    fn merge(self, next: Kubeconfig, path: &Path) -> Result<Self, ConnectError> {
+        let source = format!("{}:{}", self.source, path.display());
+        let config = self
+            .config
+            .merge(next)
+            .map_err(|e| ConnectError::Kubeconfig(format!("{source}: {}", one_line(&e))))?;
+        Ok(Self { config, source })
+    }
+}
+
+/// The files of a `KUBECONFIG` list that exist; kubectl skips empty and missing entries.
+fn kubeconfig_list(list: &std::ffi::OsStr) -> Vec<PathBuf> {
+    std::env::split_paths(list)
+        .filter(|p| !p.as_os_str().is_empty() && p.exists())
+        .collect()
+}
+
+/// `~/.kube/config`, when it exists.
+fn default_kubeconfig() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    Some(Path::new(&home).join(".kube").join("config")).filter(|p| p.exists())
+}
+
+/// Reads one kubeconfig file; the error names the path once.
+fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ConnectError> {
+    Kubeconfig::read_from(path).map_err(|e| {
+        let why = match &e {
+            KubeconfigError::ReadConfig(io, _) => io.to_string(),
+            other => one_line(other),
+        };
+        ConnectError::Kubeconfig(format!("cannot read kubeconfig {}: {why}", path.display()))
+    })
+}
+
+/// Why getting ready to inform (connecting, discovery, the retries of both) stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupted {
+    /// SIGINT (130) or SIGTERM (143).
+    Signal(i32),
+    /// The command's own time limit (`--timeout`, `--duration`) ran out.
+    TimedOut,
+}
+
+/// Runs `work` (connecting and resolving: retries and requests that may hang) until it is done,
+/// a signal arrives, or `deadline` passes; the work is dropped at once when cut short.
+pub async fn unless_interrupted<T>(
+    work: impl Future<Output = T>,
+    signals: &mut Signals,
+    deadline: Option<Instant>,
+) -> Result<T, Interrupted> {
+    let timed_out = async {
+        match deadline {
+            Some(at) => tokio::time::sleep_until(at).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        done = work => Ok(done),
+        code = signals.recv() => Err(Interrupted::Signal(code)),
+        () = timed_out => Err(Interrupted::TimedOut),
+    }
+}
+
+/// `now + limit`, or no deadline when the clock cannot hold it.
+pub fn deadline_after(limit: Option<Duration>) -> Option<Instant> {
+    limit.and_then(|l| Instant::now().checked_add(l))
+}
+
 /// A client without kube's transparent retry of 429/503/504: every refusal reaches the
-/// reflector, whose backoff is then visible in the trace.
+/// reflector, whose backoff is then visible in the trace. Requests are logged (`-v`) and
+/// connection failures read like kubectl's (see [`super::client`]).
 fn client_of(mut config: kube::Config) -> Result<kube::Client, kube::Error> {
     config.default_retry = false;
-    kube::Client::try_from(config)
+    let layer = super::client::RequestLayer::new(&config.cluster_url);
+    Ok(kube::client::ClientBuilder::try_from(config)?
+        .with_layer(&layer)
+        .build())
 }
 
 fn one_line(e: &KubeconfigError) -> String {

@@ -4,23 +4,25 @@
 //! `--scenario FILE` replaces the churn with a scenario's timed writes, faults and handler
 //! changes, played from the informer's first sync; the scenario's `end` step stops the demo.
 
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, IsTerminal};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
-use crate::informer::trace::{Event, StageSet};
-use crate::output::EventRenderer;
+use crate::informer::trace::Event;
+use crate::output::{EventRenderer, Hidden};
 use crate::scenario::{self, InspectorAction, Scenario};
 
-use super::args::{DemoArgs, HandlerSpec, PipelineArgs, QueueArg, parse_show};
+use super::args::{DemoArgs, HandlerSpec, PipelineArgs, QueueArg};
 use super::connect::ClusterChoice;
+use super::connect::{deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, Selection, list_progress};
 use super::session::Session;
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
-use super::watch::live;
+use super::watch::{live, stopped_before_start};
 
 /// `--scenario FILE`, loaded; a bad file is a configuration error (exit 3).
 pub(super) fn load_scenario(
@@ -31,15 +33,15 @@ pub(super) fn load_scenario(
         .map_err(|e| CliError::Config(e.to_string()))
 }
 
-/// The `--show` default; the demo widens it to every stage.
-const DEFAULT_SHOW: &str = "reflector,notifications,resync";
-
 pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let scenario = load_scenario(args.scenario.as_deref())?;
     if let Some(scenario) = &scenario {
-        scenario_settings(scenario, &mut args.pipeline);
+        let keep = Given {
+            handlers: args.was_given("handlers"),
+            resync: args.was_given("resync"),
+        };
+        scenario_settings(scenario, keep, &mut args.pipeline);
     }
-    demo_defaults(&mut args.pipeline);
     let cluster = ClusterChoice {
         embedded: true,
         churn: Some(f64::from(args.churn)).filter(|c| *c > 0.0),
@@ -51,25 +53,38 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         all_namespaces: true,
         ..Selection::default()
     };
-    let shown = match parse_show(DEFAULT_SHOW) {
-        Ok(default) if default == args.output.show => StageSet::ALL,
-        _ => args.output.show.stages(),
+    let (shown, hidden) = (args.output.show.stages(), args.output.show.hidden());
+    let started = Instant::now();
+    let deadline = deadline_after(args.duration);
+    let preparing = Inspection::prepare(&cluster, &selection, &args.output, &args.pipeline, shown);
+    let inspection = match unless_interrupted(preparing, signals, deadline).await {
+        Ok(prepared) => prepared?,
+        Err(cut) => {
+            let handlers = &args.pipeline.handlers;
+            return stopped_before_start(cut, &args.output, handlers, started, args.duration);
+        }
     };
-    let inspection =
-        Inspection::prepare(&cluster, &selection, &args.output, &args.pipeline, shown).await?;
     let stop_when = StopWhen {
-        timeout: args.duration,
+        timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         ..StopWhen::default()
     };
     match scenario {
-        Some(scenario) => play(inspection, &scenario, stop_when, signals).await,
-        None => live(inspection, stop_when, signals).await,
+        Some(scenario) => play(inspection, &scenario, hidden, stop_when, signals).await,
+        None => live(inspection, hidden, stop_when, signals).await,
     }
 }
 
-/// A scenario's pipeline settings override the demo's defaults (not explicit flags).
-fn scenario_settings(scenario: &Scenario, pipeline: &mut PipelineArgs) {
-    if pipeline.handlers.is_empty() {
+/// Which pipeline flags were given on the command line.
+#[derive(Clone, Copy)]
+struct Given {
+    handlers: bool,
+    resync: bool,
+}
+
+/// A scenario's pipeline settings replace the demo's defaults, not flags given on the command
+/// line.
+fn scenario_settings(scenario: &Scenario, given: Given, pipeline: &mut PipelineArgs) {
+    if !given.handlers && !scenario.handlers.is_empty() {
         pipeline.handlers = scenario
             .handlers
             .iter()
@@ -81,8 +96,8 @@ fn scenario_settings(scenario: &Scenario, pipeline: &mut PipelineArgs) {
             })
             .collect();
     }
-    if let Some(resync) = scenario.resync.filter(|_| pipeline.resync.is_zero()) {
-        pipeline.resync = resync;
+    if let Some(period) = scenario.resync.filter(|_| !given.resync) {
+        pipeline.resync = period;
     }
     if let Some(profile) = scenario.client_go {
         pipeline.client_go = profile;
@@ -113,6 +128,7 @@ fn scenario_server(scenario: &Scenario) -> ServerConfig {
 async fn play(
     inspection: Inspection,
     scenario: &Scenario,
+    hidden: Hidden,
     stop_when: StopWhen,
     signals: &mut Signals,
 ) -> Result<i32, CliError> {
@@ -129,14 +145,13 @@ async fn play(
         eprintln!("scenario: {}", scenario.description);
     }
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut renderer = EventRenderer::new(
-        BufWriter::with_capacity(STDOUT_BUFFER, io::stdout()),
-        render,
-    );
     let mut progress = list_progress();
+    let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
+    let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
+        .with_hidden(hidden);
+    let mut stderr = progress.writer(io::stderr(), true);
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);
-    let mut stderr = io::stderr();
     let mut observe = |e: &Event| {
         progress.observe(e);
         if matches!(e, Event::Synced { .. }) {
@@ -176,30 +191,5 @@ async fn play_after_sync(
 ) {
     if synced.wait_for(|s| *s).await.is_ok() {
         scenario::play(scenario, server, Some(actions)).await;
-    }
-}
-
-/// Without `--handler`: `fast` (resync 10s) and `slow` (250ms per notification); without
-/// `--resync`, a 30s informer default so that handler periods take effect (a zero check
-/// period means no handler ever resyncs, as in client-go).
-fn demo_defaults(pipeline: &mut PipelineArgs) {
-    if pipeline.handlers.is_empty() {
-        pipeline.handlers = vec![
-            HandlerSpec {
-                name: "fast".into(),
-                resync: Some(Duration::from_secs(10)),
-                delay: Duration::ZERO,
-                panic_every: None,
-            },
-            HandlerSpec {
-                name: "slow".into(),
-                resync: None,
-                delay: Duration::from_millis(250),
-                panic_every: None,
-            },
-        ];
-    }
-    if pipeline.resync.is_zero() {
-        pipeline.resync = Duration::from_secs(30);
     }
 }

@@ -97,7 +97,12 @@ pub fn print_completions(shell: Shell, out: &mut dyn Write) -> io::Result<()> {
 /// the `kinformer.1` page itself on `out`.
 pub fn run_man(out_dir: Option<&Path>, out: &mut dyn Write) -> io::Result<()> {
     if let Some(dir) = out_dir {
-        return write_man_pages(dir).map(drop);
+        return write_man_pages(dir).map(drop).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot write man pages into {}: {e}", dir.display()),
+            )
+        });
     }
     if let Some((_, roff)) = man_pages()?.first() {
         out.write_all(roff)?;

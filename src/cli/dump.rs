@@ -9,15 +9,21 @@ use crate::informer::store::Cache;
 use crate::informer::trace::Event;
 use crate::output::dump::{DumpInput, render};
 
-use super::args::DumpArgs;
+use super::args::{DumpArgs, PipelineArgs};
+use super::connect::{Interrupted, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, dump_stages, list_progress};
 use super::session::Session;
 use super::stream::{Ending, STDOUT_BUFFER, Signals};
+use crate::output::redact::LAST_APPLIED;
 
 pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let inspection =
-        Inspection::for_command(&args.informer, &args.resource, None, dump_stages()).await?;
+    let preparing = Inspection::for_command(&args.informer, &args.resource, None, dump_stages());
+    let inspection = match unless_interrupted(preparing, signals, None).await {
+        Ok(prepared) => prepared?,
+        Err(Interrupted::Signal(code)) => return Ok(code),
+        Err(Interrupted::TimedOut) => return Ok(0),
+    };
     let Inspection {
         connection: _connection,
         resource,
@@ -35,18 +41,37 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
     session.stop().await;
     super::memory::release_free_heap();
     let (objects, index_names, indices) = snapshot(&store);
+    let secret_indices = secret_indices(&args.informer.pipeline, opts.redacts());
     let input = DumpInput {
         resource_version: &resource_version,
         objects: &objects,
         index_names: &index_names,
         indices: &indices,
         now: jiff::Timestamp::now(),
+        secret_indices: &secret_indices,
     };
     let mut out = BufWriter::with_capacity(STDOUT_BUFFER, io::stdout());
     match render(&mut out, &input, &opts).and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(0),
     }
+}
+
+/// The `--index` names whose values are a Secret's data: `field:data…`, `field:stringData…`,
+/// or the last-applied annotation (which holds the whole manifest).
+fn secret_indices(pipeline: &PipelineArgs, redacts: bool) -> Vec<String> {
+    let secret = |expr: &str| {
+        let field = expr.strip_prefix("field:").unwrap_or_default();
+        let top = field.split(['.', '[']).next().unwrap_or_default();
+        ["data", "stringData"].contains(&top)
+            || expr.strip_prefix("annotation:") == Some(LAST_APPLIED)
+    };
+    pipeline
+        .indexes
+        .iter()
+        .filter(|d| redacts && secret(&d.expr))
+        .map(|d| d.name.clone())
+        .collect()
 }
 
 /// Feeds the LIST progress bar until the informer synced, a signal, or the informer ended by

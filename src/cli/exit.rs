@@ -18,13 +18,16 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     ),
     (
         3,
-        "kubeconfig or configuration: missing or malformed kubeconfig, unknown context",
+        "kubeconfig or configuration: missing or malformed kubeconfig, unknown context, a missing or bad scenario or seed file",
     ),
     (
         4,
         "the API refused: unknown resource type, or the first LIST answered 400 Bad Request, 401 Unauthorized, 403 Forbidden or 404 Not Found",
     ),
-    (5, "the server is unreachable or timed out"),
+    (
+        5,
+        "the server is unreachable or timed out (also: --timeout ran out before the server answered)",
+    ),
     (
         6,
         "a handler panicked (--on-panic crash, client-go's default), after the summary",

@@ -2,6 +2,7 @@
 //! code. Errors are one line on stderr; stdout carries data only.
 
 pub mod args;
+pub mod client;
 pub mod connect;
 pub mod demo;
 pub mod docs;
@@ -64,11 +65,27 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Dump(a) => dump::run(a, &mut signals).await,
         Command::Resync(a) => resync::run(a, &mut signals).await,
         Command::Demo(a) => demo::run(a, &mut signals).await,
-        Command::Serve(a) => serve::run(a, &mut signals).await,
+        Command::Serve(a) => {
+            check_seed_files(&a.seed)?;
+            serve::run(a, &mut signals).await
+        }
         Command::Profiles => quiet_pipe(profiles::print(&mut io::stdout())),
         Command::Completions(a) => quiet_pipe(docs::print_completions(a.shell, &mut io::stdout())),
         Command::Man(a) => quiet_pipe(docs::run_man(a.out_dir.as_deref(), &mut io::stdout())),
     }
+}
+
+/// A `--seed` file that cannot be read is a configuration error (exit 3), like a missing
+/// kubeconfig or scenario file.
+fn check_seed_files(seeds: &[args::Seed]) -> Result<(), CliError> {
+    for seed in seeds {
+        if let args::Seed::File(path) = seed {
+            std::fs::metadata(path).map_err(|e| {
+                CliError::Config(format!("cannot read seed file {}: {e}", path.display()))
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// A closed stdout is a quiet success.
@@ -79,19 +96,26 @@ fn quiet_pipe(result: io::Result<()>) -> Result<i32, CliError> {
     }
 }
 
-/// Logs go to stderr only, at kubectl-like verbosity levels.
+/// Logs go to stderr only, at kubectl-like verbosity levels; `KINFORMER_LOG` (an EnvFilter
+/// string such as `kube_client=debug,kinformer=info`) replaces the level `-v` picks.
 fn init_logging(verbosity: u8) {
-    let level = match verbosity {
-        0..=1 => "warn",
-        2..=3 => "info",
-        4..=5 => "debug",
-        _ => "trace",
-    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("KINFORMER_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("kinformer={level}")));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(log_filter(verbosity)));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
         .with_ansi(false)
+        .with_target(false)
         .init();
+}
+
+/// `-v N` as an EnvFilter: 0–1 warnings, 2–3 each request and retry (info), 4–5 each URL,
+/// status and time (debug), 6+ request and response headers without credentials (trace).
+pub fn log_filter(verbosity: u8) -> &'static str {
+    match verbosity {
+        0..=1 => "kinformer=warn",
+        2..=3 => "kinformer=info",
+        4..=5 => "kinformer=debug",
+        _ => "kinformer=trace",
+    }
 }

@@ -1,9 +1,12 @@
 //! `kinformer resync RESOURCE`: the resync debugger. Prints each handler's schedule (requested
 //! and effective period, why it was adjusted, next due), streams every resync tick, and at
-//! exit prints the schedule again with counts and each handler's timeline of resyncs.
+//! exit prints the schedule again with counts and each handler's timeline of the ticks it was
+//! due at: as tables, or as JSONL `schedule` and `timeline` lines around the stream.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,39 +15,74 @@ use tokio::time::Instant;
 use crate::informer::processor::Listener;
 use crate::informer::trace::{Event, Stage};
 use crate::output::EventRenderer;
-use crate::output::resync::{ScheduleRow, Timeline, write_schedule, write_timeline};
+use crate::output::resync::{
+    ScheduleRow, Timeline, schedule_lines, timeline_lines, write_schedule, write_timeline,
+};
 
 use super::args::ResyncArgs;
+use super::connect::unless_interrupted;
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
 use super::session::Session;
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
+use super::watch::stopped_before_start;
 
 pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let shown = args.informer.output.show.stages().with(Stage::Resync);
+    let started = Instant::now();
+    let preparing = Inspection::for_command(&args.informer, &args.resource, None, shown);
+    let prepared = match unless_interrupted(preparing, signals, None).await {
+        Ok(prepared) => prepared?,
+        Err(cut) => {
+            let (output, handlers) = (
+                &args.informer.output,
+                args.informer.pipeline.handler_specs(),
+            );
+            return stopped_before_start(cut, output, &handlers, started, None);
+        }
+    };
     let Inspection {
         connection: _connection,
         resource,
         plan,
         render,
-    } = Inspection::for_command(&args.informer, &args.resource, None, shown).await?;
+    } = prepared;
     let tables = render.format.is_table();
-    let no_headers = render.no_headers;
+    let (no_headers, width) = (render.no_headers, render.width);
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let listeners = session.informer.listeners();
     let started = Instant::now();
-    let mut stdout = BufWriter::with_capacity(STDOUT_BUFFER, io::stdout());
+    let resyncs: Rc<RefCell<Resyncs>> = Rc::default();
+    let mut progress = list_progress();
+    let mut stdout = BufWriter::with_capacity(
+        STDOUT_BUFFER,
+        progress.writer(io::stdout(), io::stdout().is_terminal()),
+    );
     if tables {
         write_schedule(
             &mut stdout,
-            &schedule(&listeners, &BTreeMap::new()),
+            &schedule(&listeners, &Resyncs::new()),
             no_headers,
+            width,
         )?;
         stdout.flush()?;
     }
-    let mut resyncs: BTreeMap<String, Vec<Duration>> = BTreeMap::new();
-    let mut progress = list_progress();
-    let mut renderer = EventRenderer::new(stdout, render);
+    let at_exit = {
+        let (listeners, resyncs) = (listeners.clone(), Rc::clone(&resyncs));
+        move || {
+            let resyncs = resyncs.borrow();
+            let mut lines = schedule_lines(&schedule(&listeners, &resyncs), "end");
+            lines.extend(timeline_lines(&timelines(&listeners, &resyncs)));
+            lines
+        }
+    };
+    let mut renderer = EventRenderer::new(stdout, render)
+        .with_before_summary(Box::new(at_exit))
+        .with_hidden(args.informer.output.show.hidden());
+    for line in schedule_lines(&schedule(&listeners, &Resyncs::new()), "start") {
+        renderer.insert(&line)?;
+    }
+    let mut stderr = progress.writer(io::stderr(), true);
     let stop_when = StopWhen {
         timeout: Some(args.duration),
         ..StopWhen::default()
@@ -52,6 +90,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     let mut observe = |e: &Event| {
         progress.observe(e);
         if let Event::ResyncTick { due, .. } = e {
+            let mut resyncs = resyncs.borrow_mut();
             for handler in due {
                 resyncs
                     .entry(handler.to_string())
@@ -63,7 +102,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     let (ending, _) = stream::run(
         session,
         &mut renderer,
-        &mut io::stderr(),
+        &mut stderr,
         stop_when,
         &mut observe,
         signals,
@@ -71,9 +110,10 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     .await?;
     progress.finish();
     if tables {
+        let resyncs = resyncs.borrow();
         let mut out = renderer.into_inner();
         writeln!(out)?;
-        write_schedule(&mut out, &schedule(&listeners, &resyncs), no_headers)?;
+        write_schedule(&mut out, &schedule(&listeners, &resyncs), no_headers, width)?;
         writeln!(out)?;
         write_timeline(&mut out, &timelines(&listeners, &resyncs))?;
         out.flush()?;
@@ -81,11 +121,11 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     ending.into_exit(&resource.plural)
 }
 
+/// Per handler, the times (since start) of the resync ticks it was due at.
+type Resyncs = BTreeMap<String, Vec<Duration>>;
+
 /// One row per handler, with the resyncs seen so far.
-fn schedule(
-    listeners: &[Arc<Listener>],
-    resyncs: &BTreeMap<String, Vec<Duration>>,
-) -> Vec<ScheduleRow> {
+fn schedule(listeners: &[Arc<Listener>], resyncs: &Resyncs) -> Vec<ScheduleRow> {
     let now = Instant::now();
     listeners
         .iter()
@@ -104,15 +144,12 @@ fn schedule(
         .collect()
 }
 
-fn timelines(
-    listeners: &[Arc<Listener>],
-    resyncs: &BTreeMap<String, Vec<Duration>>,
-) -> Vec<Timeline> {
+fn timelines(listeners: &[Arc<Listener>], resyncs: &Resyncs) -> Vec<Timeline> {
     listeners
         .iter()
         .map(|l| Timeline {
             handler: l.name().to_string(),
-            syncs: resyncs.get(&**l.name()).cloned().unwrap_or_default(),
+            ticks: resyncs.get(&**l.name()).cloned().unwrap_or_default(),
         })
         .collect()
 }

@@ -141,7 +141,7 @@ pub async fn run_with_actions<W: Write>(
             if closed_pipe(renderer.render(event))? {
                 break 'stream Ending::PipeClosed;
             }
-            printed += 1;
+            printed += u64::from(renderer.shows(&event.event));
             let synced = matches!(event.event, Event::Synced { .. });
             if synced {
                 super::memory::release_free_heap();

@@ -1,10 +1,16 @@
 //! `kinformer watch RESOURCE [NAME]`: run the informer and stream its trace live.
 
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, IsTerminal};
+use std::time::Duration;
 
-use crate::output::EventRenderer;
+use tokio::time::Instant;
 
-use super::args::WatchArgs;
+use crate::duration::format_duration;
+use crate::informer::trace::{HandlerSummary, Summary};
+use crate::output::{EventRenderer, Hidden, summary};
+
+use super::args::{HandlerSpec, OutputArgs, WatchArgs};
+use super::connect::{Interrupted, deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
 use super::session::Session;
@@ -12,20 +18,93 @@ use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
 
 pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let shown = args.informer.output.show.stages();
-    let inspection =
-        Inspection::for_command(&args.informer, &args.resource, args.name.as_deref(), shown)
-            .await?;
+    let started = Instant::now();
+    let deadline = deadline_after(args.timeout);
+    let preparing =
+        Inspection::for_command(&args.informer, &args.resource, args.name.as_deref(), shown);
+    let inspection = match unless_interrupted(preparing, signals, deadline).await {
+        Ok(prepared) => prepared?,
+        Err(cut) => {
+            let handlers = args.informer.pipeline.handler_specs();
+            return stopped_before_start(
+                cut,
+                &args.informer.output,
+                &handlers,
+                started,
+                args.timeout,
+            );
+        }
+    };
     let stop_when = StopWhen {
         count: args.count,
-        timeout: args.timeout,
+        timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         until_synced: args.until_synced,
     };
-    live(inspection, stop_when, signals).await
+    live(
+        inspection,
+        args.informer.output.show.hidden(),
+        stop_when,
+        signals,
+    )
+    .await
 }
 
-/// Starts the session and streams it to stdout until `stop_when`; the exit code.
+/// Ctrl-C, SIGTERM or the time limit while still connecting: the (empty) exit summary, then
+/// 130/143, or exit 5 for a limit that ran out before the server answered.
+pub fn stopped_before_start(
+    cut: Interrupted,
+    output: &OutputArgs,
+    handlers: &[HandlerSpec],
+    started: Instant,
+    limit: Option<Duration>,
+) -> Result<i32, CliError> {
+    let summary = Summary {
+        handlers: handlers
+            .iter()
+            .map(|h| HandlerSummary {
+                name: h.name.clone(),
+                ..HandlerSummary::default()
+            })
+            .collect(),
+        duration: started.elapsed(),
+        ..Summary::default()
+    };
+    let written = if output.output.is_table() {
+        summary::render(
+            &mut io::stderr(),
+            &summary,
+            output.output,
+            1,
+            jiff::Timestamp::now(),
+        )
+    } else {
+        summary::render(
+            &mut io::stdout(),
+            &summary,
+            output.output,
+            1,
+            jiff::Timestamp::now(),
+        )
+    };
+    if let Err(e) = written
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
+    }
+    match cut {
+        Interrupted::Signal(code) => Ok(code),
+        Interrupted::TimedOut => Err(CliError::Unreachable(format!(
+            "no answer from the server within the {} limit",
+            format_duration(limit.unwrap_or_default())
+        ))),
+    }
+}
+
+/// Starts the session and streams it to stdout (without the `hidden` events) until
+/// `stop_when`; the exit code.
 pub async fn live(
     inspection: Inspection,
+    hidden: Hidden,
     stop_when: StopWhen,
     signals: &mut Signals,
 ) -> Result<i32, CliError> {
@@ -36,15 +115,14 @@ pub async fn live(
         render,
     } = inspection;
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut renderer = EventRenderer::new(
-        BufWriter::with_capacity(STDOUT_BUFFER, io::stdout()),
-        render,
-    );
     let mut progress = list_progress();
+    let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
+    let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
+        .with_hidden(hidden);
     let (ending, _) = stream::run(
         session,
         &mut renderer,
-        &mut io::stderr(),
+        &mut progress.writer(io::stderr(), true),
         stop_when,
         &mut |e| progress.observe(e),
         signals,

@@ -12,6 +12,8 @@ pub struct Change {
     pub path: String,
     pub old: Option<Value>,
     pub new: Option<Value>,
+    /// A Secret datum whose values are hidden (see [`super::redact::redact_change`]).
+    pub redacted: bool,
 }
 
 /// The paths (from the top of the object) that a diff never reports.
@@ -30,6 +32,7 @@ pub fn diff_raw(old: &[u8], new: &[u8]) -> Vec<Change> {
             path: String::new(),
             old: Some(Value::String(String::from_utf8_lossy(old).into_owned())),
             new: Some(Value::String(String::from_utf8_lossy(new).into_owned())),
+            redacted: false,
         }],
     }
 }
@@ -61,6 +64,7 @@ fn walk(path: String, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Ch
             path,
             old: old.cloned(),
             new: new.cloned(),
+            redacted: false,
         }),
     }
 }

@@ -1,6 +1,7 @@
 //! `kinformer dump`: the indexer's contents — one row per object plus one table per index —
 //! or the objects as JSON/YAML/JSONL. Secret values are redacted per the render options.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::time::Duration;
@@ -9,6 +10,7 @@ use crate::informer::trace::ObjectRef;
 
 use super::durations::age;
 use super::ordered::OrderedValue;
+use super::redact::REDACTED;
 use super::{OutputFormat, RenderOptions, single_line, write_document};
 
 /// The index every store has; its values are not shown as an object column.
@@ -26,6 +28,30 @@ pub struct DumpInput<'a> {
     pub indices: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
     /// The time AGE is measured against.
     pub now: jiff::Timestamp,
+    /// Indices whose values are secret (a Secret's `data` or last-applied manifest): shown as
+    /// `REDACTED`.
+    pub secret_indices: &'a [String],
+}
+
+impl DumpInput<'_> {
+    /// Each index's `value → keys` as shown: a secret index has one `REDACTED` value.
+    fn shown_indices(&self) -> BTreeMap<&str, Cow<'_, BTreeMap<String, Vec<String>>>> {
+        self.indices
+            .iter()
+            .map(|(name, values)| {
+                let shown = if self.secret_indices.contains(name) {
+                    let mut keys: Vec<String> = values.values().flatten().cloned().collect();
+                    keys.sort_unstable();
+                    keys.dedup();
+                    let redacted = (!keys.is_empty()).then(|| (REDACTED.to_owned(), keys));
+                    Cow::Owned(redacted.into_iter().collect())
+                } else {
+                    Cow::Borrowed(values)
+                };
+                (name.as_str(), shown)
+            })
+            .collect()
+    }
 }
 
 /// Renders the dump in `opts.format`, streaming object by object: memory stays flat however
@@ -112,11 +138,11 @@ fn indices_value(input: &DumpInput<'_>) -> OrderedValue {
         |v: &[String]| OrderedValue::Array(v.iter().cloned().map(OrderedValue::String).collect());
     OrderedValue::Object(
         input
-            .indices
+            .shown_indices()
             .iter()
             .map(|(name, values)| {
                 let members = values.iter().map(|(v, keys)| (v.clone(), strings(keys)));
-                (name.clone(), OrderedValue::Object(members.collect()))
+                ((*name).to_owned(), OrderedValue::Object(members.collect()))
             })
             .collect(),
     )
@@ -137,24 +163,61 @@ fn write_tables(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) 
             o.resource_version().to_owned(),
             object_age(o, input.now),
         ];
-        row.extend(
-            shown
-                .iter()
-                .map(|(i, _)| o.index_values(*i).collect::<Vec<_>>().join(",")),
-        );
+        row.extend(shown.iter().map(|(i, name)| {
+            let values = o.index_values(*i).collect::<Vec<_>>().join(",");
+            if input.secret_indices.contains(name) && !values.is_empty() {
+                REDACTED.to_owned()
+            } else {
+                values
+            }
+        }));
         row
     });
     write_columns(buf, &header, rows.collect(), opts.no_headers);
-    for (name, values) in input.indices {
+    for (name, values) in &input.shown_indices() {
         buf.extend_from_slice(format!("\nINDEX {name}\n").as_bytes());
         let header = ["VALUE".to_owned(), "COUNT".to_owned(), "KEYS".to_owned()];
+        // On a terminal the KEYS cell takes what is left of the line, cut with `(+N more)`.
+        let room = opts.width.map(|w| {
+            let widest = |cells: &mut dyn Iterator<Item = usize>| cells.max().unwrap_or(0);
+            let value = widest(&mut values.keys().map(|v| v.chars().count())).max(5);
+            let count = widest(&mut values.values().map(|k| k.len().to_string().len())).max(5);
+            w.saturating_sub(value + count + 2 * COLUMN_GAP)
+        });
         let rows = values
             .iter()
-            .map(|(v, keys)| vec![v.clone(), keys.len().to_string(), keys.join(",")])
+            .map(|(v, keys)| vec![v.clone(), keys.len().to_string(), fit_keys(keys, room)])
             .collect();
         write_columns(buf, &header, rows, opts.no_headers);
     }
 }
+
+/// The keys joined with commas; with a `room` (a terminal), as many as fit followed by
+/// `(+N more)`, at least one key.
+fn fit_keys(keys: &[String], room: Option<usize>) -> String {
+    let all = keys.join(",");
+    let Some(room) = room.filter(|r| all.chars().count() > *r) else {
+        return all;
+    };
+    let mut shown = String::new();
+    for (i, key) in keys.iter().enumerate() {
+        let more = format!(" (+{} more)", keys.len() - i - 1);
+        let next = if i == 0 {
+            key.clone()
+        } else {
+            format!("{shown},{key}")
+        };
+        let rest_fits = i + 1 == keys.len() || next.chars().count() + more.chars().count() <= room;
+        if i > 0 && !rest_fits {
+            return format!("{shown} (+{} more)", keys.len() - i);
+        }
+        shown = next;
+    }
+    shown
+}
+
+/// Spaces between plain columns.
+const COLUMN_GAP: usize = 3;
 
 /// kubectl-style plain columns: left-aligned, three spaces apart.
 fn write_columns(buf: &mut Vec<u8>, header: &[String], rows: Vec<Vec<String>>, no_headers: bool) {
@@ -169,7 +232,10 @@ fn write_columns(buf: &mut Vec<u8>, header: &[String], rows: Vec<Vec<String>>, n
         let mut line = String::new();
         for (cell, w) in row.iter().zip(&widths) {
             line.push_str(cell);
-            line.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 3));
+            line.extend(std::iter::repeat_n(
+                ' ',
+                w - cell.chars().count() + COLUMN_GAP,
+            ));
         }
         buf.extend_from_slice(line.trim_end().as_bytes());
         buf.push(b'\n');
@@ -205,6 +271,7 @@ mod tests {
             index_names: names,
             indices,
             now: "2026-11-24T12:00:00Z".parse().unwrap(),
+            secret_indices: &[],
         }
     }
 
@@ -252,6 +319,40 @@ mod tests {
         opts.format = OutputFormat::Jsonl;
         opts.show_secret_data = true;
         assert!(rendered(&input, &opts).contains("aHVudGVyMg=="));
+    }
+
+    #[test]
+    fn index_keys_are_cut_to_the_terminal_with_a_count_of_the_rest() {
+        let keys: Vec<String> = (0..1000).map(|i| format!("default/pod-{i:04}")).collect();
+        assert_eq!(
+            fit_keys(&keys, None),
+            keys.join(","),
+            "a pipe gets every key"
+        );
+        let cut = fit_keys(&keys, Some(60));
+        assert!(cut.chars().count() <= 60, "{cut}");
+        let (shown, more) = cut.split_once(" (+").unwrap();
+        let hidden: usize = more.trim_end_matches(" more)").parse().unwrap();
+        assert_eq!(shown.split(',').count() + hidden, 1000, "{cut}");
+        assert!(
+            shown.starts_with("default/pod-0000,default/pod-0001"),
+            "{cut}"
+        );
+        let few = ["a".to_owned(), "b".to_owned()];
+        assert_eq!(fit_keys(&few, Some(60)), "a,b");
+        let objects = [pod("web-1", "10", "web")];
+        let names = vec!["namespace".to_owned()];
+        let indices = BTreeMap::from([(
+            "namespace".to_owned(),
+            BTreeMap::from([("default".to_owned(), keys.clone())]),
+        )]);
+        let opts = RenderOptions {
+            width: Some(80),
+            ..RenderOptions::default()
+        };
+        let text = rendered(&input_for(&objects, &names, &indices), &opts);
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        assert!(text.contains("more)"));
     }
 
     #[test]

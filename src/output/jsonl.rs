@@ -10,9 +10,9 @@ use std::time::Duration;
 use crate::informer::trace::Notification;
 use crate::informer::trace::{Event, HandlerSummary, Summary, TraceEvent};
 
-use super::RenderOptions;
-use super::diff::{Change, diff_raw};
+use super::diff::Change;
 use super::redact::write_json_str;
+use super::{ExtraLine, RenderOptions};
 
 /// Appends `event` as one JSON line, newline included, to `buf`.
 pub fn write_event(buf: &mut Vec<u8>, event: &TraceEvent, opts: &RenderOptions) {
@@ -22,6 +22,20 @@ pub fn write_event(buf: &mut Vec<u8>, event: &TraceEvent, opts: &RenderOptions) 
     line.str("stage", event.event.stage().as_str());
     line.str("event", event.event.name());
     write_fields(&mut line, &event.event, opts);
+    line.close();
+}
+
+/// Appends an [`ExtraLine`] stamped `seq`/`ts` as one JSON line, newline included.
+pub fn write_extra(buf: &mut Vec<u8>, seq: u64, ts: jiff::Timestamp, extra: &ExtraLine) {
+    let mut line = Line::open(buf);
+    line.u64("seq", seq);
+    line.timestamp("ts", ts);
+    line.str("stage", extra.stage);
+    line.str("event", extra.event);
+    for (key, value) in &extra.fields {
+        line.key(key);
+        let _ = serde_json::to_writer(&mut *line.buf, value);
+    }
     line.close();
 }
 
@@ -243,7 +257,7 @@ fn write_notify(
             line.object("old", &opts.object_bytes(old.raw()));
         }
         if opts.diff {
-            let changes = diff_raw(&opts.object_bytes(old.raw()), &opts.object_bytes(new.raw()));
+            let changes = opts.changes(old.raw(), new.raw());
             line.key("diff");
             write_changes(line.buf, &changes);
         }
@@ -259,6 +273,7 @@ pub(crate) fn write_changes(buf: &mut Vec<u8>, changes: &[Change]) {
         }
         let mut obj = Line::open(buf);
         obj.str("path", &c.path);
+        obj.flag("redacted", c.redacted);
         for (name, value) in [("old", &c.old), ("new", &c.new)] {
             if let Some(v) = value {
                 obj.key(name);

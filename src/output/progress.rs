@@ -1,6 +1,11 @@
 //! A progress indicator for the initial LIST (objects and pages so far), fed by the
 //! reflector's `list-start`/`list-page`/`list-done` events. Drawn on stderr, only when stderr
-//! is a TTY, and cleared once the list completes.
+//! is a terminal that is not `TERM=dumb`; cleared once the list completes (or the informer
+//! synced, for a `--show` without the reflector), when the run ends, and for good as soon as a
+//! row is written to the same terminal (through [`ListProgress::writer`]): rows and the spinner
+//! never share the screen.
+
+use std::io::{self, Write};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -14,12 +19,23 @@ pub struct ListProgress {
 }
 
 impl ListProgress {
-    /// `enabled` should be "stderr is a TTY".
+    /// `enabled` should be "stderr is a TTY"; a `TERM=dumb` terminal never gets a spinner.
     pub fn new(enabled: bool) -> Self {
+        let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
         Self {
-            bar: enabled.then(spinner),
+            bar: (enabled && !dumb).then(spinner),
             items: 0,
             pages: 0,
+        }
+    }
+
+    /// `inner`, which shares the terminal with the spinner when `same_terminal`: the first
+    /// write there ends the spinner for good (the rows are the progress from then on). Writes
+    /// elsewhere (a pipe, a file) leave it running.
+    pub fn writer<W: Write>(&self, inner: W, same_terminal: bool) -> AroundProgress<W> {
+        AroundProgress {
+            inner,
+            bar: self.bar.clone().filter(|_| same_terminal),
         }
     }
 
@@ -36,7 +52,7 @@ impl ListProgress {
                 self.pages += 1;
                 self.show();
             }
-            Event::ListDone { .. } => self.finish(),
+            Event::ListDone { .. } | Event::Synced { .. } => self.finish(),
             _ => {}
         }
     }
@@ -48,7 +64,7 @@ impl ListProgress {
     }
 
     fn show(&self) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.as_ref().filter(|b| !b.is_finished()) {
             bar.set_message(self.message());
             bar.tick();
         }
@@ -69,6 +85,25 @@ impl ListProgress {
 impl Drop for ListProgress {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// A writer that ends the spinner before its first write (see [`ListProgress::writer`]).
+pub struct AroundProgress<W> {
+    inner: W,
+    bar: Option<ProgressBar>,
+}
+
+impl<W: Write> Write for AroundProgress<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -111,5 +146,19 @@ mod tests {
             resource_version: "9".into(),
         });
         assert!(!shown.is_active());
+        let mut synced = ListProgress::new(true);
+        synced.observe(&Event::Synced { objects: 4 });
+        assert!(
+            !synced.is_active(),
+            "a --show without the reflector still clears it"
+        );
+        let listing = ListProgress::new(true);
+        let mut out = listing.writer(Vec::new(), true);
+        out.write_all(b"row\n").unwrap();
+        assert_eq!(out.inner, b"row\n");
+        assert!(listing.bar.as_ref().is_some_and(ProgressBar::is_finished));
+        let piped = ListProgress::new(true);
+        piped.writer(Vec::new(), false).write_all(b"row\n").unwrap();
+        assert!(piped.bar.as_ref().is_some_and(|b| !b.is_finished()));
     }
 }

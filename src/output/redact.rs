@@ -1,18 +1,27 @@
 //! Secret redaction on raw JSON bytes: every value under the top-level `data` and `stringData`
-//! maps becomes `"REDACTED"` (keys kept). Only secrets are parsed; everything else in the
-//! object is copied back byte for byte, in its original order.
+//! maps becomes `"REDACTED"` (keys kept), and so does every such value inside the
+//! `kubectl.kubernetes.io/last-applied-configuration` annotation (the manifest `kubectl apply`
+//! stores, as a JSON string). Only secrets are parsed; everything else in the object is copied
+//! back byte for byte, in its original order. `--diff` changes are redacted with
+//! [`redact_change`].
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::Value;
 use serde_json::value::RawValue;
+
+use super::diff::Change;
 
 /// The value every secret datum is replaced with.
 pub const REDACTED: &str = "REDACTED";
 
 /// The top-level fields whose values are secret.
 const SECRET_FIELDS: [&str; 2] = ["data", "stringData"];
+
+/// The annotation in which `kubectl apply` keeps the whole manifest, secret values included.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// A JSON object's members in their original order, values kept raw.
 struct OrderedObject<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
@@ -41,53 +50,155 @@ impl<'de: 'a, 'a> Visitor<'de> for OrderedVisitor<'a> {
     }
 }
 
-/// Returns `raw` with secret values redacted. Input that is not a JSON object, or whose
-/// `data`/`stringData` is not an object, is returned unchanged (nothing to redact there).
+/// Returns `raw` with secret values redacted. Input that is not a JSON object, or holds
+/// nothing secret, is returned unchanged (borrowed).
 pub fn redact_secret(raw: &[u8]) -> Cow<'_, [u8]> {
-    let Ok(top) = serde_json::from_slice::<OrderedObject<'_>>(raw) else {
-        return Cow::Borrowed(raw);
-    };
-    if !top
-        .0
-        .iter()
-        .any(|(k, _)| SECRET_FIELDS.contains(&k.as_ref()))
-    {
-        return Cow::Borrowed(raw);
+    match redacted_object(raw) {
+        Some(out) => Cow::Owned(out),
+        None => Cow::Borrowed(raw),
+    }
+}
+
+/// The object with its secret values redacted; `None` when there is nothing to redact.
+fn redacted_object(raw: &[u8]) -> Option<Vec<u8>> {
+    rewrite_members(raw, |key, value| match key {
+        "data" | "stringData" => Some(redacted_map(value)),
+        "metadata" => redacted_metadata(value.get().as_bytes()),
+        _ => None,
+    })
+}
+
+/// `metadata` with the last-applied annotation's secret values redacted.
+fn redacted_metadata(raw: &[u8]) -> Option<Vec<u8>> {
+    rewrite_members(raw, |key, annotations| {
+        (key == "annotations").then_some(())?;
+        redacted_annotations(annotations.get().as_bytes())
+    })
+}
+
+fn redacted_annotations(raw: &[u8]) -> Option<Vec<u8>> {
+    rewrite_members(raw, |key, value| {
+        (key == LAST_APPLIED).then_some(())?;
+        redacted_manifest(value.get().as_bytes())
+    })
+}
+
+/// A JSON string holding a manifest, with the manifest's secret values redacted.
+fn redacted_manifest(raw: &[u8]) -> Option<Vec<u8>> {
+    let manifest: String = serde_json::from_slice(raw).ok()?;
+    let redacted = redacted_object(manifest.as_bytes())?;
+    serde_json::to_vec(&String::from_utf8_lossy(&redacted)).ok()
+}
+
+/// Rewrites a JSON object member by member: `replace(key, value)` returns a member's new raw
+/// value, or `None` to keep it. `None` when the input is no object or nothing was replaced.
+fn rewrite_members(
+    raw: &[u8],
+    mut replace: impl FnMut(&str, &RawValue) -> Option<Vec<u8>>,
+) -> Option<Vec<u8>> {
+    let object = serde_json::from_slice::<OrderedObject<'_>>(raw).ok()?;
+    let replaced: Vec<Option<Vec<u8>>> = object.0.iter().map(|(k, v)| replace(k, v)).collect();
+    if replaced.iter().all(Option::is_none) {
+        return None;
     }
     let mut out = Vec::with_capacity(raw.len());
     out.push(b'{');
-    for (i, (key, value)) in top.0.iter().enumerate() {
+    for (i, ((key, value), new)) in object.0.iter().zip(&replaced).enumerate() {
         if i > 0 {
             out.push(b',');
         }
         write_json_str(&mut out, key);
         out.push(b':');
-        if SECRET_FIELDS.contains(&key.as_ref()) {
-            write_redacted_map(&mut out, value);
-        } else {
-            out.extend_from_slice(value.get().as_bytes());
+        match new {
+            Some(bytes) => out.extend_from_slice(bytes),
+            None => out.extend_from_slice(value.get().as_bytes()),
         }
     }
     out.push(b'}');
-    Cow::Owned(out)
+    Some(out)
 }
 
-fn write_redacted_map(out: &mut Vec<u8>, value: &RawValue) {
+/// A `data`/`stringData` map with every value `"REDACTED"`; `null` or a non-object as is.
+fn redacted_map(value: &RawValue) -> Vec<u8> {
     let Ok(map) = serde_json::from_str::<OrderedObject<'_>>(value.get()) else {
-        // `null` or a non-object: keep as is, there are no key/value pairs to hide.
-        out.extend_from_slice(value.get().as_bytes());
-        return;
+        return value.get().as_bytes().to_vec();
     };
-    out.push(b'{');
+    let mut out = vec![b'{'];
     for (i, (key, _)) in map.0.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        write_json_str(out, key);
+        write_json_str(&mut out, key);
         out.push(b':');
-        write_json_str(out, REDACTED);
+        write_json_str(&mut out, REDACTED);
     }
     out.push(b'}');
+    out
+}
+
+/// A `--diff` change of a Secret with its secret values redacted: a changed datum keeps its
+/// path (so the diff says which key changed) and loses its values; a change that holds secret
+/// values deeper down (a whole `data` map, the last-applied annotation) has them redacted.
+pub fn redact_change(change: Change) -> Change {
+    let top = change.path.split(['.', '[']).next().unwrap_or_default();
+    if SECRET_FIELDS.contains(&top) && change.path != top {
+        let hide = |v: Option<Value>| v.map(|_| Value::String(REDACTED.to_owned()));
+        return Change {
+            old: hide(change.old),
+            new: hide(change.new),
+            redacted: true,
+            ..change
+        };
+    }
+    let wrap = wrapper_of(&change.path);
+    let redact = |v: Option<Value>| v.map(|v| redact_value(v, wrap));
+    Change {
+        old: redact(change.old),
+        new: redact(change.new),
+        ..change
+    }
+}
+
+/// How a changed value sits in a Secret: the whole object, under a top-level key, in
+/// `metadata`, in `metadata.annotations`, or as the last-applied annotation itself.
+#[derive(Clone, Copy)]
+enum Wrapper<'a> {
+    Root,
+    Top(&'a str),
+    Metadata,
+    Annotations,
+    LastApplied,
+}
+
+fn wrapper_of(path: &str) -> Wrapper<'_> {
+    match path {
+        "" => Wrapper::Root,
+        "metadata" => Wrapper::Metadata,
+        "metadata.annotations" => Wrapper::Annotations,
+        p if p.starts_with("metadata.annotations[") && p.contains(LAST_APPLIED) => {
+            Wrapper::LastApplied
+        }
+        p => Wrapper::Top(p),
+    }
+}
+
+fn redact_value(value: Value, wrap: Wrapper<'_>) -> Value {
+    let bytes = serde_json::to_vec(&value).unwrap_or_default();
+    let redacted = match wrap {
+        Wrapper::Root => redacted_object(&bytes),
+        Wrapper::Top(key) if SECRET_FIELDS.contains(&key) => {
+            serde_json::from_slice::<&RawValue>(&bytes)
+                .ok()
+                .map(redacted_map)
+        }
+        Wrapper::Top(_) => None,
+        Wrapper::Metadata => redacted_metadata(&bytes),
+        Wrapper::Annotations => redacted_annotations(&bytes),
+        Wrapper::LastApplied => redacted_manifest(&bytes),
+    };
+    redacted
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(value)
 }
 
 /// Writes `s` as a JSON string literal.
@@ -128,6 +239,56 @@ mod tests {
             &*redact_secret(br#"{"data":null}"#),
             br#"{"data":null}"#.as_slice()
         );
+    }
+
+    #[test]
+    fn the_last_applied_annotation_is_redacted_inside() {
+        let manifest = r#"{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"stringData":{"password":"hunter2"},"data":{"token":"c2VjcmV0"}}"#;
+        let raw = serde_json::to_vec(&serde_json::json!({
+            "kind": "Secret",
+            "metadata": {"name": "s", "annotations": {LAST_APPLIED: manifest, "other": "kept"}},
+            "data": {"token": "c2VjcmV0"}
+        }))
+        .unwrap();
+        let out = redact_secret(&raw);
+        let text = std::str::from_utf8(&out).unwrap();
+        assert!(
+            !text.contains("hunter2") && !text.contains("c2VjcmV0"),
+            "{text}"
+        );
+        let v: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(v["metadata"]["annotations"]["other"], "kept");
+        let inner: Value =
+            serde_json::from_str(v["metadata"]["annotations"][LAST_APPLIED].as_str().unwrap())
+                .unwrap();
+        assert_eq!(inner["stringData"]["password"], REDACTED);
+        assert_eq!(inner["metadata"]["name"], "s");
+    }
+
+    #[test]
+    fn diff_changes_say_which_key_changed_without_values() {
+        let change = |path: &str, old: Option<Value>, new: Option<Value>| {
+            redact_change(Change {
+                path: path.into(),
+                old,
+                new,
+                redacted: false,
+            })
+        };
+        let token = change("data.token", Some("YQ==".into()), Some("Yg==".into()));
+        assert!(token.redacted);
+        assert_eq!(token.new, Some(Value::String(REDACTED.into())));
+        let added = change("data", None, Some(serde_json::json!({"k": "c2VjcmV0"})));
+        assert_eq!(added.new, Some(serde_json::json!({"k": REDACTED})));
+        let manifest = r#"{"data":{"k":"c2VjcmV0"}}"#;
+        let path = format!(
+            "metadata.annotations[{}]",
+            serde_json::to_string(LAST_APPLIED).unwrap()
+        );
+        let applied = change(&path, None, Some(manifest.into()));
+        assert!(!applied.new.unwrap().to_string().contains("c2VjcmV0"));
+        let label = change("metadata.labels.app", Some("a".into()), Some("b".into()));
+        assert_eq!((label.redacted, label.new), (false, Some("b".into())));
     }
 
     #[test]

@@ -1,12 +1,16 @@
-//! Views of `kinformer resync`, the resync debugger: the per-handler schedule, one line per
-//! resync tick, and at exit each handler's timeline of sync notifications. The caller fills
-//! the plain data structs; durations print kubectl-style (`2s`, `1m30s`).
+//! Views of `kinformer resync`, the resync debugger: the per-handler schedule and, at exit, each
+//! handler's timeline of the resync ticks it was due at, as tables or as JSONL `schedule` and
+//! `timeline` lines. The caller fills the plain data structs; durations print kubectl-style
+//! (`2s`, `1m30s`).
 
 use std::io::{self, Write};
 use std::time::Duration;
 
+use serde_json::json;
+
+use super::ExtraLine;
 use super::durations::format_duration;
-use super::table::truncate;
+use super::table::{truncate, wrap};
 
 /// One handler's row in the schedule table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,47 +22,87 @@ pub struct ScheduleRow {
     pub effective: Duration,
     /// Why `effective` differs from `requested`, if it does.
     pub adjustment: Option<String>,
-    /// Resyncs delivered so far.
+    /// Resync ticks at which the handler was due so far.
     pub resyncs: u64,
     /// Time from now to the next resync; `None` when the handler never resyncs.
     pub next_due: Option<Duration>,
 }
 
-/// One resync check.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tick {
-    /// Time since the run started.
-    pub at: Duration,
-    /// The handlers that were due.
-    pub due: Vec<String>,
-    /// How many Sync deltas the queue received.
-    pub queued: usize,
-}
-
-/// When one handler received sync notifications (times since start).
+/// The resync ticks at which one handler was due (times since start). Each such tick queues a
+/// sync notification per cached object for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Timeline {
     pub handler: String,
-    pub syncs: Vec<Duration>,
+    pub ticks: Vec<Duration>,
 }
 
-/// The schedule table.
+/// The schedule as JSONL `schedule` lines, one per handler; `phase` is `start` or `end`.
+pub fn schedule_lines(rows: &[ScheduleRow], phase: &'static str) -> Vec<ExtraLine> {
+    rows.iter()
+        .map(|r| {
+            let mut fields = vec![
+                ("phase", json!(phase)),
+                ("handler", json!(r.handler)),
+                ("requested_ms", json!(millis(r.requested))),
+                ("resync_ms", json!(millis(r.effective))),
+                ("ticks_due", json!(r.resyncs)),
+            ];
+            if let Some(next) = r.next_due {
+                fields.push(("next_due_ms", json!(millis(next))));
+            }
+            if let Some(adjustment) = &r.adjustment {
+                fields.push(("adjustment", json!(adjustment)));
+            }
+            ExtraLine {
+                stage: "resync",
+                event: "schedule",
+                fields,
+            }
+        })
+        .collect()
+}
+
+/// The timelines as JSONL `timeline` lines, one per handler.
+pub fn timeline_lines(timelines: &[Timeline]) -> Vec<ExtraLine> {
+    timelines
+        .iter()
+        .map(|t| ExtraLine {
+            stage: "resync",
+            event: "timeline",
+            fields: vec![
+                ("handler", json!(t.handler)),
+                (
+                    "ticks_ms",
+                    json!(t.ticks.iter().map(|d| millis(*d)).collect::<Vec<_>>()),
+                ),
+            ],
+        })
+        .collect()
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The schedule table; on a terminal (`width`) the ADJUSTMENT text wraps under itself.
 pub fn write_schedule(
     out: &mut dyn Write,
     rows: &[ScheduleRow],
     no_headers: bool,
+    width: Option<usize>,
 ) -> io::Result<()> {
-    const WIDTHS: [usize; 5] = [16, 10, 10, 8, 9];
+    const WIDTHS: [usize; 5] = [16, 10, 10, 9, 9];
     let mut text = String::new();
     if !no_headers {
         push_row(
             &mut text,
             &WIDTHS,
+            width,
             &[
                 "HANDLER",
                 "REQUESTED",
                 "EFFECTIVE",
-                "RESYNCS",
+                "TICKS DUE",
                 "NEXT DUE",
                 "ADJUSTMENT",
             ],
@@ -72,6 +116,7 @@ pub fn write_schedule(
         push_row(
             &mut text,
             &WIDTHS,
+            width,
             &[
                 &r.handler,
                 &period(r.requested),
@@ -86,38 +131,24 @@ pub fn write_schedule(
     out.flush()
 }
 
-/// `+30s  resync check: due=fast,default  queued=742` (or `due=none`).
-pub fn tick_line(tick: &Tick) -> String {
-    let due = if tick.due.is_empty() {
-        "none".to_owned()
-    } else {
-        tick.due.join(",")
-    };
-    format!(
-        "+{:<8} resync check: due={due} queued={}",
-        format_duration(whole_ms(tick.at)),
-        tick.queued
-    )
-}
-
-/// Per handler: `fast       3 syncs at +1s +2s +3s` (or `no syncs`).
+/// Per handler: `fast              due at 3 resync ticks: +1s +2s +3s` (or `never due`).
 pub fn write_timeline(out: &mut dyn Write, timelines: &[Timeline]) -> io::Result<()> {
     let mut text = String::new();
     for t in timelines {
         let name = truncate(&t.handler, 16);
-        if t.syncs.is_empty() {
-            text.push_str(&format!("{name:<16}  no syncs\n"));
+        if t.ticks.is_empty() {
+            text.push_str(&format!("{name:<16}  never due\n"));
             continue;
         }
         let times: Vec<String> = t
-            .syncs
+            .ticks
             .iter()
             .map(|d| format!("+{}", format_duration(whole_ms(*d))))
             .collect();
-        let noun = if t.syncs.len() == 1 { "sync" } else { "syncs" };
+        let noun = if t.ticks.len() == 1 { "tick" } else { "ticks" };
         text.push_str(&format!(
-            "{name:<16}  {} {noun} at {}\n",
-            t.syncs.len(),
+            "{name:<16}  due at {} resync {noun}: {}\n",
+            t.ticks.len(),
             times.join(" ")
         ));
     }
@@ -138,19 +169,22 @@ fn whole_ms(d: Duration) -> Duration {
     Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-fn push_row(text: &mut String, widths: &[usize], cells: &[&str]) {
+/// One row: the cells with `widths`, then the last one (wrapped to `width` when given).
+fn push_row(text: &mut String, widths: &[usize], width: Option<usize>, cells: &[&str]) {
     let mut line = String::new();
-    for (i, cell) in cells.iter().enumerate() {
-        match widths.get(i) {
-            Some(w) => {
-                let cut = truncate(cell, *w);
-                line.push_str(&format!("{cut:<w$}  "));
-            }
-            None => line.push_str(cell),
-        }
+    for (cell, w) in cells.iter().zip(widths) {
+        let cut = truncate(cell, *w);
+        line.push_str(&format!("{cut:<w$}  "));
     }
-    text.push_str(line.trim_end());
-    text.push('\n');
+    let last = cells.get(widths.len()).copied().unwrap_or_default();
+    let lines = match width {
+        Some(width) => wrap(line, last, width),
+        None => vec![format!("{line}{last}").trim_end().to_owned()],
+    };
+    for l in lines {
+        text.push_str(&l);
+        text.push('\n');
+    }
 }
 
 #[cfg(test)]
@@ -178,48 +212,51 @@ mod tests {
             },
         ];
         let mut out = Vec::new();
-        write_schedule(&mut out, &rows, false).unwrap();
+        write_schedule(&mut out, &rows, false, None).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
-            "HANDLER           REQUESTED   EFFECTIVE   RESYNCS   NEXT DUE   ADJUSTMENT"
+            "HANDLER           REQUESTED   EFFECTIVE   TICKS DUE  NEXT DUE   ADJUSTMENT"
         );
         assert_eq!(
             lines[1],
-            "fast              500ms       1s          3         in 400ms   raised to the 1s minimum"
+            "fast              500ms       1s          3          in 400ms   raised to the 1s minimum"
         );
         assert!(lines[2].contains("0 (never)") && lines[2].contains("never"));
+        let mut narrow = Vec::new();
+        write_schedule(&mut narrow, &rows, false, Some(70)).unwrap();
+        let narrow = String::from_utf8(narrow).unwrap();
+        assert!(narrow.lines().all(|l| l.chars().count() <= 70), "{narrow}");
+        let words = narrow.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("raised to the 1s minimum"), "{narrow}");
+        let jsonl = schedule_lines(&rows, "end");
+        assert_eq!(jsonl[0].event, "schedule");
+        assert!(jsonl[0].fields.contains(&("next_due_ms", json!(400))));
+        assert!(!jsonl[1].fields.iter().any(|(k, _)| *k == "next_due_ms"));
     }
 
     #[test]
-    fn tick_and_timeline() {
-        let tick = Tick {
-            at: Duration::from_secs(90),
-            due: vec!["fast".into(), "default".into()],
-            queued: 742,
-        };
-        assert_eq!(
-            tick_line(&tick),
-            "+1m30s    resync check: due=fast,default queued=742"
-        );
+    fn timeline_counts_ticks_and_jsonl_lines() {
         let mut out = Vec::new();
         let timelines = [
             Timeline {
                 handler: "fast".into(),
-                syncs: vec![Duration::from_secs(1), Duration::from_secs(2)],
+                ticks: vec![Duration::from_secs(1), Duration::from_secs(2)],
             },
             Timeline {
                 handler: "slow".into(),
-                syncs: vec![],
+                ticks: vec![],
             },
         ];
         write_timeline(&mut out, &timelines).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(
-            text.contains("fast              2 syncs at +1s +2s"),
+            text.contains("fast              due at 2 resync ticks: +1s +2s"),
             "{text}"
         );
-        assert!(text.contains("slow              no syncs"));
+        assert!(text.contains("slow              never due"));
+        let lines = timeline_lines(&timelines);
+        assert_eq!(lines[0].fields[1], ("ticks_ms", json!([1000, 2000])));
     }
 }

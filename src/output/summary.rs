@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{CellAlignment, Table, presets};
 
-use crate::informer::trace::{Event, Summary, TraceEvent};
+use crate::informer::trace::{Event, HandlerSummary, Summary, TraceEvent};
 
 use super::durations::format_duration;
 use super::ordered::OrderedValue;
@@ -83,35 +83,33 @@ fn counts_table(summary: &Summary) -> Table {
     table
 }
 
+/// One figure of a handler, as shown.
+type Figure = fn(&HandlerSummary) -> String;
+
+/// One column per handler, one row per figure: fits 80 columns for a handful of handlers,
+/// whatever the figures.
 fn handlers_table(summary: &Summary) -> Table {
-    let mut table = new_table(&[
-        "HANDLER",
-        "NOTIFICATIONS",
-        "ADDS",
-        "UPDATES",
-        "DELETES",
-        "SYNCS",
-        "HANDLED",
-        "PANICS",
-        "MAX PENDING",
-        "MEAN LATENCY",
-    ]);
-    for h in &summary.handlers {
-        let latency = std::time::Duration::from_micros(
-            u64::try_from(h.mean_latency.as_micros()).unwrap_or(u64::MAX),
-        );
-        table.add_row(vec![
-            h.name.clone(),
-            h.notifications.to_string(),
-            h.adds.to_string(),
-            h.updates.to_string(),
-            h.deletes.to_string(),
-            h.syncs.to_string(),
-            h.handled.to_string(),
-            h.panics.to_string(),
-            h.max_pending.to_string(),
-            format_duration(latency),
-        ]);
+    let mut header = vec!["PER HANDLER"];
+    header.extend(summary.handlers.iter().map(|h| h.name.as_str()));
+    let mut table = new_table(&header);
+    let figures: [(&str, Figure); 9] = [
+        ("notifications", |h| h.notifications.to_string()),
+        ("adds", |h| h.adds.to_string()),
+        ("updates", |h| h.updates.to_string()),
+        ("deletes", |h| h.deletes.to_string()),
+        ("sync notifications", |h| h.syncs.to_string()),
+        ("handled", |h| h.handled.to_string()),
+        ("panics", |h| h.panics.to_string()),
+        ("max pending", |h| h.max_pending.to_string()),
+        ("mean latency", |h| {
+            let micros = u64::try_from(h.mean_latency.as_micros()).unwrap_or(u64::MAX);
+            format_duration(std::time::Duration::from_micros(micros))
+        }),
+    ];
+    for (label, value) in &figures {
+        let mut row = vec![(*label).to_owned()];
+        row.extend(summary.handlers.iter().map(value));
+        table.add_row(row);
     }
     right_align(&mut table, 1);
     table
@@ -132,9 +130,11 @@ mod tests {
     fn table_lists_counts_and_handlers() {
         let text = rendered(OutputFormat::Table);
         assert!(text.contains("| fifo    | delta  |   744 |"), "{text}");
-        assert!(text.contains("slow"));
+        assert!(text.contains("| PER HANDLER        |     slow |"), "{text}");
+        assert!(text.contains("| sync notifications |        0 |"), "{text}");
         assert!(text.contains("250.04ms"));
         assert!(text.starts_with("Summary (12.345s elapsed)"));
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     }
 
     #[test]

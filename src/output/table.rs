@@ -1,9 +1,12 @@
 //! Live table mode, like `kubectl get -w`: a header once, then one aligned row per event.
 //!
-//! Columns: `SEQ TIME STAGE EVENT KEY RV DETAIL` (`wide` adds `HANDLER PENDING UID` before
-//! DETAIL and never truncates it). Widths are fixed so rows stay aligned however events
-//! arrive; long keys are cut with `…`, and DETAIL is cut to the terminal width on a TTY.
-//! Colours (by stage and event kind) only when the options say so.
+//! In a pipe, and on a terminal of at least [`FULL_WIDTH`] columns: `SEQ TIME STAGE EVENT KEY
+//! RV DETAIL`, fixed widths so rows stay aligned however events arrive; a longer value pushes
+//! the rest of its row instead of being cut (nothing is ever cut in a pipe). On a narrower
+//! terminal the compact layout fits the width: no SEQ, the time without milliseconds, narrower
+//! STAGE and EVENT, then the key and DETAIL, whose words wrap onto indented continuation lines
+//! rather than past the edge. `wide` adds `HANDLER PENDING UID` before DETAIL and is never
+//! fitted. Colours (by stage and event kind) only when the options say so.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -12,14 +15,21 @@ use crate::informer::trace::DeltaType;
 use crate::informer::trace::Notification;
 use crate::informer::trace::{Event, NotifyKind, Stage, TraceEvent, WatchEventType};
 
-use super::diff::{Change, diff_raw};
+use super::diff::Change;
 use super::durations::format_duration;
+use super::status::StatusRow;
 use super::{OutputFormat, RenderOptions};
 
-/// Whether to colour output: only on a TTY, and never when `NO_COLOR` is set to anything
-/// non-empty (<https://no-color.org>).
+/// Whether to colour output: only on a TTY that is not `TERM=dumb`, and never when `NO_COLOR`
+/// is set to anything non-empty (<https://no-color.org>).
 pub fn color_enabled(is_tty: bool, no_color_env: Option<&str>) -> bool {
-    is_tty && no_color_env.is_none_or(str::is_empty)
+    let term = std::env::var("TERM").ok();
+    color_allowed(is_tty, no_color_env, term.as_deref())
+}
+
+/// [`color_enabled`] with `TERM` given.
+fn color_allowed(is_tty: bool, no_color_env: Option<&str>, term: Option<&str>) -> bool {
+    is_tty && no_color_env.is_none_or(str::is_empty) && term != Some("dumb")
 }
 
 /// One column: its header and fixed width.
@@ -55,10 +65,23 @@ const WIDE: [Column; 9] = [
     col("UID", 36),
 ];
 
+/// Columns before KEY in the compact layout (narrow terminals), one space apart.
+const COMPACT: [Column; 4] = [
+    col("TIME", 8),
+    col("STAGE", 9),
+    col("EVENT", 11),
+    col("RV", 6),
+];
+
 const GAP: &str = "  ";
 
-/// DETAIL is cut to the terminal width only when at least this much of it stays visible.
-const MIN_DETAIL: usize = 40;
+/// A terminal narrower than this gets the compact layout.
+pub const FULL_WIDTH: usize = 150;
+
+/// Continuation lines start where DETAIL began when that leaves at least this much room, else
+/// [`SHORT_INDENT`] columns in.
+const MIN_WRAPPED: usize = 30;
+const SHORT_INDENT: usize = 4;
 
 /// ANSI colours for rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,38 +124,237 @@ impl TableRenderer {
 
     /// Appends the row(s) for `event` (the header first, once).
     pub fn write_event(&mut self, out: &mut Vec<u8>, event: &TraceEvent, opts: &RenderOptions) {
-        let wide = opts.format == OutputFormat::Wide;
-        if !self.header_done {
-            self.header_done = true;
-            out.extend_from_slice(header(wide).as_bytes());
+        let layout = Layout::of(opts);
+        self.write_header(out, layout);
+        let color = opts.color.then(|| row_color(&event.event)).flatten();
+        for line in layout.lines(&RowText::of(event, layout)) {
+            push_colored(out, &line, color);
         }
-        let line = row(event, wide, opts.width.filter(|_| !wide));
-        push_colored(
-            out,
-            &line,
-            opts.color.then(|| row_color(&event.event)).flatten(),
-        );
         if let Some(changes) = table_diff(&event.event, opts) {
             for change in &changes {
-                let line = diff_line(change, opts.width);
-                push_colored(out, &line, opts.color.then(|| change_color(change)));
+                let color = opts.color.then(|| change_color(change));
+                for line in diff_lines(change, layout.width()) {
+                    push_colored(out, &line, color);
+                }
+            }
+        }
+    }
+
+    /// Appends a handler `status` row: `handler=slow pending=37 handled/s=4.0`.
+    pub fn write_status(
+        &mut self,
+        out: &mut Vec<u8>,
+        ts: jiff::Timestamp,
+        status: &StatusRow,
+        opts: &RenderOptions,
+    ) {
+        let layout = Layout::of(opts);
+        self.write_header(out, layout);
+        let mut d = Detail::default();
+        d.text("handler", &status.handler);
+        d.kv("pending", status.pending);
+        d.kv("handled/s", format!("{:.1}", status.handled_per_second));
+        let row = RowText {
+            seq: String::new(),
+            ts,
+            stage: "handler",
+            event: "status",
+            key: String::new(),
+            rv: String::new(),
+            extra: Vec::new(),
+            detail: d.0,
+        };
+        let color = opts.color.then_some(Color::Magenta);
+        for line in layout.lines(&row) {
+            push_colored(out, &line, color);
+        }
+    }
+
+    fn write_header(&mut self, out: &mut Vec<u8>, layout: Layout) {
+        if !self.header_done {
+            self.header_done = true;
+            out.extend_from_slice(layout.header().as_bytes());
+        }
+    }
+}
+
+/// How rows are laid out: the full columns (a pipe, a wide terminal), `-o wide`, or the
+/// compact layout fitted to a narrow terminal's width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// `Some(width)` on a terminal: DETAIL wraps there.
+    Full(Option<usize>),
+    Wide,
+    Compact(usize),
+}
+
+impl Layout {
+    fn of(opts: &RenderOptions) -> Self {
+        match (opts.format, opts.width) {
+            (OutputFormat::Wide, _) => Layout::Wide,
+            (_, Some(w)) if w < FULL_WIDTH => Layout::Compact(w),
+            (_, width) => Layout::Full(width),
+        }
+    }
+
+    fn width(self) -> Option<usize> {
+        match self {
+            Layout::Full(w) => w,
+            Layout::Wide => None,
+            Layout::Compact(w) => Some(w),
+        }
+    }
+
+    fn columns(self) -> &'static [Column] {
+        match self {
+            Layout::Full(_) => &NARROW,
+            Layout::Wide => &WIDE,
+            Layout::Compact(_) => &COMPACT,
+        }
+    }
+
+    fn gap(self) -> &'static str {
+        if matches!(self, Layout::Compact(_)) {
+            " "
+        } else {
+            GAP
+        }
+    }
+
+    /// The header line, newline included.
+    fn header(self) -> String {
+        let mut line = String::new();
+        for c in self.columns() {
+            push_cell(&mut line, c.name, c.width, self.gap());
+        }
+        line.push_str(if matches!(self, Layout::Compact(_)) {
+            "KEY DETAIL"
+        } else {
+            "DETAIL"
+        });
+        line.push('\n');
+        line
+    }
+
+    /// A row as one line, or (on a terminal) as many as its DETAIL needs to fit the width.
+    fn lines(self, row: &RowText<'_>) -> Vec<String> {
+        let mut line = String::with_capacity(160);
+        for (c, v) in self.columns().iter().zip(&row.cells(self)) {
+            push_cell(&mut line, v, c.width, self.gap());
+        }
+        let mut words = String::new();
+        if matches!(self, Layout::Compact(_)) && !row.key.is_empty() {
+            words.push_str(&sanitize(&row.key));
+            words.push(' ');
+        }
+        words.push_str(&sanitize(&row.detail));
+        match self.width() {
+            Some(width) => wrap(line, &words, width),
+            None => {
+                line.push_str(&words);
+                line.truncate(line.trim_end().len());
+                vec![line]
             }
         }
     }
 }
 
-/// The header line, newline included.
-pub fn header(wide: bool) -> String {
-    let mut line = String::new();
-    for c in columns(wide) {
-        push_cell(&mut line, c.name, c.width);
-    }
-    line.push_str("DETAIL\n");
-    line
+/// The text of one row's cells.
+struct RowText<'a> {
+    seq: String,
+    ts: jiff::Timestamp,
+    stage: &'a str,
+    event: &'a str,
+    key: String,
+    rv: String,
+    /// `wide`'s HANDLER, PENDING and UID.
+    extra: Vec<String>,
+    detail: String,
 }
 
-fn columns(wide: bool) -> &'static [Column] {
-    if wide { &WIDE } else { &NARROW }
+impl<'a> RowText<'a> {
+    fn of(event: &'a TraceEvent, layout: Layout) -> Self {
+        let wide = layout == Layout::Wide;
+        let cells = Cells::of(&event.event);
+        let extra = if wide {
+            vec![
+                cells.handler.clone().unwrap_or_default(),
+                cells.pending.map(|p| p.to_string()).unwrap_or_default(),
+                cells.uid.clone(),
+            ]
+        } else {
+            Vec::new()
+        };
+        RowText {
+            seq: event.seq.to_string(),
+            ts: event.ts,
+            stage: event.event.stage().as_str(),
+            event: event.event.name(),
+            key: cells.key,
+            rv: cells.rv,
+            extra,
+            detail: detail(&event.event, wide),
+        }
+    }
+
+    /// The cells before DETAIL (before KEY in the compact layout), sanitised.
+    fn cells(&self, layout: Layout) -> Vec<String> {
+        let mut cells = match layout {
+            Layout::Compact(_) => vec![time_of_day(self.ts, false)],
+            _ => vec![self.seq.clone(), time_of_day(self.ts, true)],
+        };
+        cells.extend([self.stage.to_owned(), self.event.to_owned()]);
+        if !matches!(layout, Layout::Compact(_)) {
+            cells.push(self.key.clone());
+        }
+        cells.push(self.rv.clone());
+        cells.extend(self.extra.iter().cloned());
+        cells.iter().map(|c| sanitize(c)).collect()
+    }
+}
+
+/// `first` followed by `words`, broken between words so that no line is longer than `width`;
+/// continuation lines are indented to where the words began (or [`SHORT_INDENT`] when that
+/// leaves less than [`MIN_WRAPPED`], or for a word too long for it). A word longer than a whole
+/// line is split, never dropped.
+pub(crate) fn wrap(first: String, words: &str, width: usize) -> Vec<String> {
+    let start = first.chars().count();
+    let indent = if width.saturating_sub(start) >= MIN_WRAPPED {
+        start
+    } else {
+        SHORT_INDENT.min(width.saturating_sub(1))
+    };
+    let mut lines = Vec::new();
+    let mut line = first;
+    // Whether `line` holds a word yet (a separating space goes before the next one).
+    let mut has_word = false;
+    for word in words.split(' ').filter(|w| !w.is_empty()) {
+        let mut rest: Vec<char> = word.chars().collect();
+        let used = line.chars().count();
+        if used + usize::from(has_word) + rest.len() > width && !line.trim().is_empty() {
+            // A word too long for a continuation line gets a line of its own, indented less.
+            let deep_enough = width.saturating_sub(indent) >= rest.len();
+            let next = if deep_enough { indent } else { SHORT_INDENT };
+            lines.push(std::mem::replace(&mut line, " ".repeat(next)));
+            has_word = false;
+        }
+        if has_word {
+            line.push(' ');
+        }
+        // A word that does not fit even on a line of its own is split across lines.
+        while line.chars().count() + rest.len() > width && rest.len() > 1 {
+            let room = width.saturating_sub(line.chars().count()).max(1);
+            line.extend(rest.drain(..room.min(rest.len())));
+            lines.push(std::mem::replace(&mut line, " ".repeat(indent)));
+        }
+        line.extend(rest);
+        has_word = true;
+    }
+    lines.push(line);
+    for l in &mut lines {
+        l.truncate(l.trim_end().len());
+    }
+    lines
 }
 
 fn push_colored(out: &mut Vec<u8>, line: &str, color: Option<Color>) {
@@ -147,46 +369,12 @@ fn push_colored(out: &mut Vec<u8>, line: &str, color: Option<Color>) {
     out.push(b'\n');
 }
 
-/// One row, without newline. `width` limits the whole line (DETAIL is cut to fit).
-fn row(event: &TraceEvent, wide: bool, width: Option<usize>) -> String {
-    let cells = Cells::of(&event.event);
-    let mut line = String::with_capacity(160);
-    let mut values = vec![
-        event.seq.to_string(),
-        time_of_day(event.ts),
-        event.event.stage().as_str().to_owned(),
-        event.event.name().to_owned(),
-        cells.key.clone(),
-        cells.rv.clone(),
-    ];
-    if wide {
-        values.extend([
-            cells.handler.clone().unwrap_or_default(),
-            cells.pending.map(|p| p.to_string()).unwrap_or_default(),
-            cells.uid.clone(),
-        ]);
-    }
-    for (c, v) in columns(wide).iter().zip(&values) {
-        push_cell(&mut line, &sanitize(v), c.width);
-    }
-    let detail = sanitize(&detail(&event.event, wide));
-    let used = line.chars().count();
-    // A terminal too narrow to leave DETAIL a useful width wraps instead of hiding it.
-    match width.map(|w| w.saturating_sub(used)) {
-        Some(room) if room >= MIN_DETAIL => line.push_str(&truncate(&detail, room)),
-        _ => line.push_str(&detail),
-    }
-    line.truncate(line.trim_end().len());
-    line
-}
-
-/// Pads (or cuts with `…`) `value` to `width`, then the gap.
-fn push_cell(line: &mut String, value: &str, width: usize) {
-    let cut = truncate(value, width);
-    let pad = width.saturating_sub(cut.chars().count());
-    line.push_str(&cut);
+/// Pads `value` to `width`, then the gap; a longer value is kept whole and pushes the row.
+fn push_cell(line: &mut String, value: &str, width: usize, gap: &str) {
+    let pad = width.saturating_sub(value.chars().count());
+    line.push_str(value);
     line.extend(std::iter::repeat_n(' ', pad));
-    line.push_str(GAP);
+    line.push_str(gap);
 }
 
 /// `s` cut to at most `width` characters, the last one `…` when cut.
@@ -209,16 +397,15 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-/// `HH:MM:SS.mmm` in UTC.
-fn time_of_day(ts: jiff::Timestamp) -> String {
+/// `HH:MM:SS.mmm` (or `HH:MM:SS`) in UTC.
+fn time_of_day(ts: jiff::Timestamp, millis: bool) -> String {
     let t = jiff::tz::Offset::UTC.to_datetime(ts);
-    format!(
-        "{:02}:{:02}:{:02}.{:03}",
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.subsec_nanosecond() / 1_000_000
-    )
+    let seconds = format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second());
+    if millis {
+        format!("{seconds}.{:03}", t.subsec_nanosecond() / 1_000_000)
+    } else {
+        seconds
+    }
 }
 
 /// The KEY, RV and wide-only cells of an event.
@@ -560,16 +747,14 @@ fn table_diff(event: &Event, opts: &RenderOptions) -> Option<Vec<Change>> {
         Event::Notify {
             notification: Notification::Update { old, new, .. },
             ..
-        } if opts.diff => Some(diff_raw(
-            &opts.object_bytes(old.raw()),
-            &opts.object_bytes(new.raw()),
-        )),
+        } if opts.diff => Some(opts.changes(old.raw(), new.raw())),
         _ => None,
     }
 }
 
-/// `      ~ metadata.labels.app: "web" -> "api"` (`+` added, `-` removed).
-fn diff_line(change: &Change, width: Option<usize>) -> String {
+/// `      ~ metadata.labels.app: "web" -> "api"` (`+` added, `-` removed); a Secret datum:
+/// `      ~ data.token: (redacted) changed`. Wrapped to a terminal's width, never cut.
+fn diff_lines(change: &Change, width: Option<usize>) -> Vec<String> {
     let show = |v: &Option<serde_json::Value>| {
         v.as_ref()
             .map_or_else(|| "<none>".to_owned(), serde_json::Value::to_string)
@@ -579,13 +764,26 @@ fn diff_line(change: &Change, width: Option<usize>) -> String {
         (_, None) => '-',
         _ => '~',
     };
-    let line = sanitize(&format!(
-        "        {mark} {}: {} -> {}",
-        change.path,
-        show(&change.old),
-        show(&change.new)
-    ));
-    width.map_or_else(|| line.clone(), |w| truncate(&line, w))
+    let text = if change.redacted {
+        let what = match mark {
+            '+' => "added",
+            '-' => "removed",
+            _ => "changed",
+        };
+        format!("{}: (redacted) {what}", change.path)
+    } else {
+        format!(
+            "{}: {} -> {}",
+            change.path,
+            show(&change.old),
+            show(&change.new)
+        )
+    };
+    let first = format!("        {mark} ");
+    match width {
+        Some(w) => wrap(first, &sanitize(&text), w),
+        None => vec![format!("{first}{}", sanitize(&text))],
+    }
 }
 
 fn change_color(change: &Change) -> Color {
@@ -681,7 +879,7 @@ mod tests {
     }
 
     #[test]
-    fn no_headers_no_colour_and_width_truncation() {
+    fn no_headers_no_colour_and_lines_fit_the_terminal() {
         let mut opts = RenderOptions::new(OutputFormat::Table);
         opts.no_headers = true;
         opts.width = Some(150);
@@ -689,11 +887,78 @@ mod tests {
         assert!(!text.contains("SEQ"));
         assert!(!text.contains('\x1b'));
         assert!(text.lines().all(|l| l.chars().count() <= 150), "{text}");
-        // Too narrow to leave DETAIL 40 columns: rows are not cut, the terminal wraps them.
-        opts.width = Some(100);
-        assert!(render(&opts).contains("handler=slow kind=update pending=12"));
         opts.color = true;
         assert!(render(&opts).contains("\x1b[31m"));
+    }
+
+    /// Two pods whose keys share their first 40 characters.
+    fn long_key_events() -> Vec<Event> {
+        ["abcde", "fghij"]
+            .iter()
+            .map(|suffix| Event::IndexerAdd {
+                key: format!("default/a-very-long-deployment-name-7d9f8c6b5-{suffix}"),
+                resource_version: "4711".into(),
+            })
+            .collect()
+    }
+
+    fn render_events(events: Vec<Event>, opts: &RenderOptions) -> String {
+        let mut table = TableRenderer::new(opts);
+        let mut out = Vec::new();
+        for (i, e) in events.into_iter().enumerate() {
+            table.write_event(&mut out, &stamp(i as u64 + 1, e), opts);
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_pipe_never_cuts_a_key() {
+        let text = render_events(long_key_events(), &RenderOptions::new(OutputFormat::Table));
+        for suffix in ["abcde", "fghij"] {
+            let key = format!("default/a-very-long-deployment-name-7d9f8c6b5-{suffix}  4711");
+            assert!(text.contains(&key), "{text}");
+        }
+    }
+
+    #[test]
+    fn eighty_columns_fit_every_row_without_losing_data() {
+        let mut opts = RenderOptions::new(OutputFormat::Table);
+        opts.width = Some(80);
+        opts.diff = true;
+        let mut events = all_events();
+        events.retain(|e| !matches!(e, Event::Summary(_)));
+        events.extend(long_key_events());
+        let text = render_events(events, &opts);
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        let header = text.lines().next().unwrap();
+        assert!(
+            header.starts_with("TIME     STAGE") && !header.contains("SEQ"),
+            "{header}"
+        );
+        assert!(
+            text.contains("\n10:00:01 reflector list-start"),
+            "no SEQ, no ms: {text}"
+        );
+        let words = |t: &str| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        for key in [
+            "default/a-very-long-deployment-name-7d9f8c6b5-abcde",
+            "pending=12",
+        ] {
+            assert!(words(&text).iter().any(|w| w == key), "{key} lost: {text}");
+        }
+        // The adjustment text is longer than a line: wrapped, every word kept.
+        let adjustment = "raised to the 1s minimum";
+        let all = words(&text).join(" ");
+        assert!(all.contains(adjustment), "{text}");
+    }
+
+    #[test]
+    fn wrap_breaks_between_words_and_splits_only_overlong_ones() {
+        let lines = wrap("abc ".to_owned(), "one two three", 11);
+        assert_eq!(lines, ["abc one two", "    three"]);
+        let lines = wrap(String::new(), "xxxxxxxxxxxxxxxxxxxx", 8);
+        assert!(lines.iter().all(|l| l.chars().count() <= 8), "{lines:?}");
+        assert_eq!(lines.concat().replace(' ', ""), "xxxxxxxxxxxxxxxxxxxx");
     }
 
     #[test]
@@ -716,15 +981,17 @@ mod tests {
     }
 
     #[test]
-    fn colour_only_on_tty_without_no_color() {
-        assert!(color_enabled(true, None));
-        assert!(color_enabled(true, Some("")));
-        assert!(!color_enabled(true, Some("1")));
-        assert!(!color_enabled(false, None));
+    fn colour_only_on_tty_without_no_color_or_a_dumb_terminal() {
+        let xterm = Some("xterm-256color");
+        assert!(color_allowed(true, None, xterm));
+        assert!(color_allowed(true, Some(""), xterm));
+        assert!(!color_allowed(true, Some("1"), xterm));
+        assert!(!color_allowed(false, None, xterm));
+        assert!(!color_allowed(true, None, Some("dumb")));
     }
 
     #[test]
-    fn long_keys_are_cut_and_control_chars_removed() {
+    fn truncate_and_control_chars() {
         assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(truncate("abc", 4), "abc");
         assert_eq!(sanitize("a\nb"), "a b");

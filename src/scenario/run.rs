@@ -30,7 +30,7 @@ pub async fn play(
     let start = Instant::now();
     let mut player = Player { server, created: 0 };
     for step in &scenario.steps {
-        tokio::time::sleep_until(start + step.at).await;
+        sleep_until_offset(start, step.at).await;
         eprintln!(
             "scenario {:.1}s: {}",
             step.at.as_secs_f64(),
@@ -96,6 +96,14 @@ fn describe(action: &Action) -> String {
     }
 }
 
+/// Sleeps until `offset` after `start`; an offset past the clock's range never arrives.
+async fn sleep_until_offset(start: Instant, offset: Duration) {
+    match start.checked_add(offset) {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The state of the writes made so far.
 struct Player<'a> {
     server: &'a EmbeddedServer,
@@ -118,8 +126,8 @@ impl Player<'_> {
         }
         for i in 0..writes.count {
             if let Some(rate) = writes.rate {
-                let offset = Duration::from_secs_f64(i as f64 / rate);
-                tokio::time::sleep_until(start + offset).await;
+                let offset = Duration::try_from_secs_f64(i as f64 / rate).unwrap_or(Duration::MAX);
+                sleep_until_offset(start, offset).await;
             }
             let result = match kind {
                 WriteKind::Create => self.create(writes),

@@ -1,0 +1,335 @@
+//! The outermost layer of kinformer's kube client: it logs each request at kubectl-like
+//! verbosity (`-v 2` the verb and resource, `-v 4` the URL, status and time, `-v 6` the
+//! headers, credentials hidden), and turns a failure to reach the server into kubectl's words:
+//! `Get "http://127.0.0.1:9/api": dial tcp 127.0.0.1:9: connect: connection refused`.
+//!
+//! kube's own `HTTP` spans are not used: they print the server URL as configured, and the
+//! kubeconfig `kinformer serve` writes carries its token there.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use http::{HeaderMap, Request, Uri};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Adds [`RequestLog`] around a client's service.
+#[derive(Debug, Clone)]
+pub struct RequestLayer {
+    server: ServerAddress,
+}
+
+impl RequestLayer {
+    /// For a client of the server at `cluster_url` (its credentials are never kept).
+    pub fn new(cluster_url: &Uri) -> Self {
+        Self {
+            server: ServerAddress::of(cluster_url),
+        }
+    }
+}
+
+impl<S> tower::Layer<S> for RequestLayer {
+    type Service = RequestLog<S>;
+
+    fn layer(&self, inner: S) -> RequestLog<S> {
+        RequestLog {
+            inner,
+            server: self.server.clone(),
+        }
+    }
+}
+
+/// See the module documentation.
+#[derive(Debug, Clone)]
+pub struct RequestLog<S> {
+    inner: S,
+    server: ServerAddress,
+}
+
+impl<S, B, RB> tower::Service<Request<B>> for RequestLog<S>
+where
+    S: tower::Service<Request<B>, Response = http::Response<RB>>,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        tracing::info!("{}", describe(request.method(), request.uri()));
+        log_headers("request", request.headers());
+        let url = self.server.url_of(request.uri());
+        let method = request.method().clone();
+        let authority = self.server.authority.clone();
+        let started = std::time::Instant::now();
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let response = response
+                .await
+                .map_err(|e| dial_error(e.into(), &method, &url, &authority))?;
+            tracing::debug!(
+                "{method} {url} {} in {} ms",
+                response.status(),
+                started.elapsed().as_millis()
+            );
+            log_headers("response", response.headers());
+            Ok(response)
+        })
+    }
+}
+
+/// The server's scheme and `host:port`, without credentials.
+#[derive(Debug, Clone)]
+struct ServerAddress {
+    base: String,
+    authority: String,
+}
+
+impl ServerAddress {
+    fn of(url: &Uri) -> Self {
+        let scheme = url.scheme_str().unwrap_or("https");
+        let host = url.host().unwrap_or_default();
+        let port = url
+            .port_u16()
+            .unwrap_or(if scheme == "http" { 80 } else { 443 });
+        let path = url.path().trim_end_matches('/');
+        Self {
+            base: format!("{scheme}://{}{path}", url_host(host, url.port_u16())),
+            authority: format!("{host}:{port}"),
+        }
+    }
+
+    /// The full URL of a request whose URI is relative to the server.
+    fn url_of(&self, uri: &Uri) -> String {
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        format!("{}{path}", self.base)
+    }
+}
+
+fn url_host(host: &str, port: Option<u16>) -> String {
+    match port {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    }
+}
+
+/// `list pods`, `watch pods in default`, `get /api` — what a request does, for `-v 2`.
+fn describe(method: &http::Method, uri: &Uri) -> String {
+    let query = uri.query().unwrap_or_default();
+    let segments: Vec<&str> = uri.path().split('/').filter(|s| !s.is_empty()).collect();
+    let namespace = segments
+        .iter()
+        .position(|s| *s == "namespaces")
+        .and_then(|i| segments.get(i + 1))
+        .filter(|_| segments.len() > 4);
+    let verb = if query
+        .split('&')
+        .any(|p| p == "watch=true" || p == "watch=1")
+    {
+        "watch"
+    } else if *method == http::Method::GET {
+        "get"
+    } else {
+        method.as_str()
+    };
+    let names_resource = match segments.first() {
+        Some(&"api") => segments.len() > 2,
+        Some(&"apis") => segments.len() > 3,
+        _ => false,
+    };
+    let what = match segments.last() {
+        Some(resource) if names_resource => resource,
+        _ => uri.path(),
+    };
+    let verb = if verb == "get" && names_resource && is_collection(&segments) {
+        "list"
+    } else {
+        verb
+    };
+    match namespace {
+        Some(ns) => format!("{verb} {what} in {ns}"),
+        None => format!("{verb} {what}"),
+    }
+}
+
+/// `/api/v1/pods`, `/api/v1/namespaces/x/pods`, `/apis/g/v/pods`, `/apis/g/v/namespaces/x/pods`.
+fn is_collection(segments: &[&str]) -> bool {
+    let after_version = if segments[0] == "api" { 2 } else { 3 };
+    let rest = segments.len().saturating_sub(after_version);
+    match segments.get(after_version) {
+        Some(&"namespaces") => rest == 1 || rest == 3,
+        Some(_) => rest == 1,
+        None => false,
+    }
+}
+
+/// At `-v 6`: `request headers: accept: application/json, authorization: <hidden>`.
+fn log_headers(what: &str, headers: &HeaderMap) {
+    if !headers.is_empty() && tracing::enabled!(tracing::Level::TRACE) {
+        tracing::trace!("{what} headers: {}", headers_without_credentials(headers));
+    }
+}
+
+/// `accept: application/json, authorization: <hidden>`.
+fn headers_without_credentials(headers: &HeaderMap) -> String {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let shown = if is_credential(name) {
+                "<hidden>"
+            } else {
+                value.to_str().unwrap_or("<binary>")
+            };
+            format!("{name}: {shown}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn is_credential(name: &http::HeaderName) -> bool {
+    name == http::header::AUTHORIZATION
+        || name == http::header::PROXY_AUTHORIZATION
+        || name == http::header::COOKIE
+}
+
+/// A request that never reached the server, worded like Go's `net/http` (as kubectl prints it).
+#[derive(Debug, thiserror::Error)]
+#[error("{method} {url:?}: dial tcp {authority}: {why}")]
+pub struct DialError {
+    method: String,
+    url: String,
+    authority: String,
+    why: String,
+}
+
+/// Rewrites a connection failure (an I/O error anywhere in the chain of a request that got no
+/// response) as a [`DialError`]; other errors pass unchanged.
+fn dial_error(error: BoxError, method: &http::Method, url: &str, authority: &str) -> BoxError {
+    let Some(io) = io_cause(error.as_ref()) else {
+        return error;
+    };
+    let why = match io.kind() {
+        std::io::ErrorKind::ConnectionRefused => "connect: connection refused".to_owned(),
+        std::io::ErrorKind::TimedOut => "i/o timeout".to_owned(),
+        _ => go_style(&io.to_string()),
+    };
+    let mut go_method = method.as_str().to_ascii_lowercase();
+    if let Some(first) = go_method.get_mut(0..1) {
+        first.make_ascii_uppercase();
+    }
+    Box::new(DialError {
+        method: go_method,
+        url: url.to_owned(),
+        authority: authority.to_owned(),
+        why,
+    })
+}
+
+fn io_cause<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
+    let mut cause = Some(error);
+    while let Some(e) = cause {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return Some(io);
+        }
+        cause = e.source();
+    }
+    None
+}
+
+/// `Network is unreachable (os error 101)` → `network is unreachable`.
+fn go_style(message: &str) -> String {
+    let text = message
+        .split(" (os error")
+        .next()
+        .unwrap_or(message)
+        .to_owned();
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uri(s: &str) -> Uri {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn requests_are_described_in_kubectl_words() {
+        let get = http::Method::GET;
+        let cases = [
+            ("/api/v1/pods?limit=500", "list pods"),
+            ("/api/v1/namespaces/default/pods", "list pods in default"),
+            (
+                "/api/v1/namespaces/default/pods?watch=true&rv=1",
+                "watch pods in default",
+            ),
+            ("/apis/apps/v1/deployments?watch=true", "watch deployments"),
+            ("/apis/apps/v1/namespaces/a/deployments/web", "get web in a"),
+            ("/api/v1/namespaces", "list namespaces"),
+            ("/api", "get /api"),
+            ("/apis/apps/v1", "get /apis/apps/v1"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(describe(&get, &uri(path)), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn credentials_never_reach_the_log() {
+        let server = ServerAddress::of(&uri("http://kinformer:s3cret@127.0.0.1:8080"));
+        assert_eq!(
+            server.url_of(&uri("/api?x=1")),
+            "http://127.0.0.1:8080/api?x=1"
+        );
+        assert_eq!(server.authority, "127.0.0.1:8080");
+        let mut headers = HeaderMap::new();
+        headers.insert("authorization", "Bearer s3cret".parse().unwrap());
+        headers.insert("accept", "application/json".parse().unwrap());
+        let text = headers_without_credentials(&headers);
+        assert!(
+            !text.contains("s3cret") && text.contains("authorization: <hidden>"),
+            "{text}"
+        );
+        assert!(text.contains("accept: application/json"));
+        assert_eq!(
+            ServerAddress::of(&uri("https://example.com")).authority,
+            "example.com:443"
+        );
+    }
+
+    #[test]
+    fn connection_failures_read_like_kubectl() {
+        let refused: BoxError =
+            Box::new(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        let e = dial_error(
+            refused,
+            &http::Method::GET,
+            "http://127.0.0.1:9/api",
+            "127.0.0.1:9",
+        );
+        assert_eq!(
+            e.to_string(),
+            r#"Get "http://127.0.0.1:9/api": dial tcp 127.0.0.1:9: connect: connection refused"#
+        );
+        let other: BoxError = "not an I/O error".into();
+        assert_eq!(
+            dial_error(other, &http::Method::GET, "u", "a").to_string(),
+            "not an I/O error"
+        );
+        assert_eq!(
+            go_style("Network is unreachable (os error 101)"),
+            "network is unreachable"
+        );
+    }
+}
