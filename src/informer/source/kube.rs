@@ -165,14 +165,20 @@ fn list_query(opts: &ListOptions) -> String {
 
 /// A kube client error as a [`SourceError`]: connection refused is told apart (Rule R8).
 fn transport_error(e: &kube::Error) -> SourceError {
+    // kube wraps the client stack's error as "ServiceError: …"; the inner text is what kubectl
+    // would print (`Get "URL": dial tcp …: connect: connection refused`).
+    let message = match e {
+        kube::Error::Service(inner) => inner.to_string(),
+        other => other.to_string(),
+    };
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(c) = cause {
         if c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
         {
-            return SourceError::ConnectionRefused(e.to_string());
+            return SourceError::ConnectionRefused(message);
         }
         cause = c.source();
     }
-    SourceError::Transport(e.to_string())
+    SourceError::Transport(message)
 }
