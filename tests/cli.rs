@@ -928,7 +928,10 @@ async fn a_server_gone_mid_run_reads_like_kubectl() {
         )),
         "{error}"
     );
-    assert!(!error.contains("ServiceError"), "kube's wrapper word: {error}");
+    assert!(
+        !error.contains("ServiceError"),
+        "kube's wrapper word: {error}"
+    );
     child.kill().await.unwrap();
 }
 

@@ -363,7 +363,7 @@ impl PipelineArgs {
     /// The handlers to register: the given ones, or one `default` handler.
     pub fn handler_specs(&self) -> Vec<HandlerSpec> {
         if self.handlers.is_empty() {
-            vec![HandlerSpec::default_handler()]
+            vec![HandlerSpec::named("default")]
         } else {
             self.handlers.clone()
         }
@@ -415,28 +415,7 @@ impl From<OnPanicArg> for crate::informer::processor::PanicPolicy {
     }
 }
 
-/// `--handler NAME[:resync=DUR][:delay=DUR][:panic-every=N]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HandlerSpec {
-    pub name: String,
-    /// The handler's own resync period; `None` = the informer's `--resync`.
-    pub resync: Option<Duration>,
-    /// Simulated processing time per notification.
-    pub delay: Duration,
-    /// Panic on every Nth notification (to see `--on-panic` at work).
-    pub panic_every: Option<u64>,
-}
-
-impl HandlerSpec {
-    pub fn default_handler() -> Self {
-        Self {
-            name: "default".to_owned(),
-            resync: None,
-            delay: Duration::ZERO,
-            panic_every: None,
-        }
-    }
-}
+pub use crate::informer::processor::HandlerSpec;
 
 /// `--index NAME=EXPR`, parsed.
 #[derive(Debug, Clone)]
@@ -453,6 +432,15 @@ pub enum QueueArg {
     DeltaFifo,
     /// client-go ≥ 1.33 RealFIFO (one entry per event, in order)
     RealFifo,
+}
+
+impl From<QueueKind> for QueueArg {
+    fn from(q: QueueKind) -> Self {
+        match q {
+            QueueKind::DeltaFifo => QueueArg::DeltaFifo,
+            QueueKind::RealFifo => QueueArg::RealFifo,
+        }
+    }
 }
 
 impl From<QueueArg> for QueueKind {
@@ -827,7 +815,7 @@ mod tests {
         let w = watch(&["pods"]);
         assert_eq!(w.resource, "pods");
         let p = &w.informer.pipeline;
-        assert_eq!(p.handler_specs(), vec![HandlerSpec::default_handler()]);
+        assert_eq!(p.handler_specs(), vec![HandlerSpec::named("default")]);
         assert_eq!((p.page_size, p.resync), (None, Duration::ZERO));
         assert_eq!(p.queue, None);
         assert_eq!(p.client_go.version, NEWEST);

@@ -15,7 +15,7 @@ use crate::informer::trace::Event;
 use crate::output::{EventRenderer, Hidden};
 use crate::scenario::{self, InspectorAction, Scenario};
 
-use super::args::{DemoArgs, HandlerSpec, PipelineArgs, QueueArg};
+use super::args::{DemoArgs, PipelineArgs};
 use super::connect::ClusterChoice;
 use super::connect::{deadline_after, unless_interrupted};
 use super::exit::CliError;
@@ -85,16 +85,7 @@ struct Given {
 /// line.
 fn scenario_settings(scenario: &Scenario, given: Given, pipeline: &mut PipelineArgs) {
     if !given.handlers && !scenario.handlers.is_empty() {
-        pipeline.handlers = scenario
-            .handlers
-            .iter()
-            .map(|h| HandlerSpec {
-                name: h.name.clone(),
-                resync: h.resync,
-                delay: h.delay,
-                panic_every: None,
-            })
-            .collect();
+        pipeline.handlers.clone_from(&scenario.handlers);
     }
     if let Some(period) = scenario.resync.filter(|_| !given.resync) {
         pipeline.resync = period;
@@ -102,10 +93,8 @@ fn scenario_settings(scenario: &Scenario, given: Given, pipeline: &mut PipelineA
     if let Some(profile) = scenario.client_go {
         pipeline.client_go = profile;
     }
-    match scenario.queue.as_deref() {
-        Some("real-fifo") => pipeline.queue = Some(QueueArg::RealFifo),
-        Some("delta-fifo") => pipeline.queue = Some(QueueArg::DeltaFifo),
-        _ => {}
+    if let Some(queue) = scenario.queue {
+        pipeline.queue = Some(queue.into());
     }
 }
 

@@ -14,7 +14,6 @@ use crate::informer::trace::{Event, Summary, TraceEvent};
 use crate::output::EventRenderer;
 use crate::scenario::InspectorAction;
 
-use super::args::HandlerSpec;
 use super::exit::CliError;
 use super::session::{Session, SessionFailure};
 
@@ -194,13 +193,7 @@ fn closed_pipe(written: io::Result<()>) -> io::Result<bool> {
 /// Carries out one inspector action; false for `End`.
 fn carry_out(session: &mut Session, action: InspectorAction) -> bool {
     match action {
-        InspectorAction::AddHandler(handler) => {
-            let spec = HandlerSpec {
-                name: handler.name,
-                resync: handler.resync,
-                delay: handler.delay,
-                panic_every: None,
-            };
+        InspectorAction::AddHandler(spec) => {
             if let Err(e) = session.add_handler(&spec) {
                 eprintln!("warning: scenario: cannot add handler {}: {e}", spec.name);
             }

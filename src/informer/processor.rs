@@ -46,6 +46,31 @@ impl<F: Fn(&Notification) + Send + Sync + 'static> EventHandler for FnHandler<F>
     }
 }
 
+/// A simulated handler as a user describes it (`--handler NAME[:resync=DUR][:delay=DUR]
+/// [:panic-every=N]`, or a scenario's `handlers:` entry).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerSpec {
+    pub name: String,
+    /// The handler's own resync period; `None` = the informer's default.
+    pub resync: Option<Duration>,
+    /// Simulated processing time per notification.
+    pub delay: Duration,
+    /// Panic on every Nth notification (to see Rule P8 at work).
+    pub panic_every: Option<u64>,
+}
+
+impl HandlerSpec {
+    /// A handler with no delay, no panics and the informer's resync period.
+    pub fn named(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            resync: None,
+            delay: Duration::ZERO,
+            panic_every: None,
+        }
+    }
+}
+
 /// kinformer's own handlers: they only take `delay` per notification, so a user can watch a
 /// slow handler's backlog grow while a fast one stays current; `panic_every` makes every Nth
 /// notification panic, to see Rule P8 at work.

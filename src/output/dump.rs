@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use crate::informer::trace::ObjectRef;
 
-use super::durations::age;
 use super::ordered::OrderedValue;
 use super::redact::REDACTED;
 use super::{OutputFormat, RenderOptions, single_line, write_document};
+use crate::duration::age;
 
 /// The index every store has; its values are not shown as an object column.
 const NAMESPACE_INDEX: &str = "namespace";

@@ -6,7 +6,6 @@
 
 pub mod diff;
 pub mod dump;
-pub mod durations;
 pub mod jsonl;
 pub mod ordered;
 pub mod progress;

@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::ExtraLine;
-use super::durations::format_duration;
 use super::table::{truncate, wrap};
+use crate::duration::format_duration;
 
 /// One handler's row in the schedule table.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,9 +7,9 @@ use comfy_table::{CellAlignment, Table, presets};
 
 use crate::informer::trace::{Event, HandlerSummary, Summary, TraceEvent};
 
-use super::durations::format_duration;
 use super::ordered::OrderedValue;
 use super::{OutputFormat, RenderOptions, jsonl, write_document};
+use crate::duration::format_duration;
 
 /// Renders `summary` in `format` to `out`; `seq`/`ts` stamp the JSONL/JSON/YAML forms (use the
 /// summary event's own when rendering one from the trace stream).

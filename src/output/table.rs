@@ -16,9 +16,9 @@ use crate::informer::trace::Notification;
 use crate::informer::trace::{Event, NotifyKind, Stage, TraceEvent, WatchEventType};
 
 use super::diff::Change;
-use super::durations::format_duration;
 use super::status::StatusRow;
 use super::{OutputFormat, RenderOptions};
+use crate::duration::format_duration;
 
 /// Whether to colour output: only on a TTY that is not `TERM=dumb`, and never when `NO_COLOR`
 /// is set to anything non-empty (<https://no-color.org>).

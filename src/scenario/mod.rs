@@ -25,6 +25,8 @@ pub use self::parse::{ScenarioError, load, parse};
 pub use self::run::{InspectorAction, play};
 
 use crate::apiserver::Fault;
+use crate::informer::processor::HandlerSpec;
+use crate::informer::queue::QueueKind;
 
 /// A parsed scenario file.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,29 +34,19 @@ pub struct Scenario {
     /// What the scenario shows (printed on stderr when it starts).
     pub description: String,
     /// The informer's queue (`delta-fifo` or `real-fifo`); None keeps the command's.
-    pub queue: Option<String>,
+    pub queue: Option<QueueKind>,
     /// `client-go: 1.33`: the release profile to model; None keeps the command's.
     pub client_go: Option<&'static crate::informer::profile::Profile>,
     /// The informer's resync check period; None keeps the command's.
     pub resync: Option<Duration>,
     /// Handlers registered before the informer starts; empty keeps the command's.
-    pub handlers: Vec<HandlerDef>,
+    pub handlers: Vec<HandlerSpec>,
     /// Start the server with the builtin cluster (default: empty but for namespaces).
     pub builtin_seed: bool,
     /// Watch events the server keeps (None: the server's default).
     pub history: Option<usize>,
     /// The steps, in file order.
     pub steps: Vec<Step>,
-}
-
-/// A handler a scenario registers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HandlerDef {
-    pub name: String,
-    /// Its own resync period (None: the informer's).
-    pub resync: Option<Duration>,
-    /// Simulated processing time per notification.
-    pub delay: Duration,
 }
 
 /// One timed step.
@@ -73,7 +65,7 @@ pub enum Action {
     /// A fault on the server.
     Fault(Fault),
     /// Register a handler on the running informer.
-    AddHandler(HandlerDef),
+    AddHandler(HandlerSpec),
     /// Remove a handler by name.
     RemoveHandler(String),
     /// The scenario is over: `demo` stops.

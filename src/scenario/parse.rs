@@ -7,9 +7,11 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Action, HandlerDef, Scenario, Step, WriteKind, Writes};
+use super::{Action, Scenario, Step, WriteKind, Writes};
 use crate::apiserver::Fault;
 use crate::duration::parse_duration;
+use crate::informer::processor::HandlerSpec;
+use crate::informer::queue::QueueKind;
 
 /// Largest number of steps and of writes per step (a scenario is a demo, not a load test).
 const MAX_STEPS: usize = 10_000;
@@ -149,9 +151,10 @@ fn duration(text: &str) -> Result<Duration, String> {
     parse_duration(text)
 }
 
-fn parse_queue(queue: &str) -> Result<String, String> {
+fn parse_queue(queue: &str) -> Result<QueueKind, String> {
     match queue {
-        "delta-fifo" | "real-fifo" => Ok(queue.to_owned()),
+        "delta-fifo" => Ok(QueueKind::DeltaFifo),
+        "real-fifo" => Ok(QueueKind::RealFifo),
         other => Err(format!(
             "unknown queue {other:?} (expected delta-fifo or real-fifo)"
         )),
@@ -168,7 +171,7 @@ fn parse_seed(seed: Option<&str>) -> Result<bool, String> {
     }
 }
 
-fn handler(raw: RawHandler) -> Result<HandlerDef, String> {
+fn handler(raw: RawHandler) -> Result<HandlerSpec, String> {
     let valid = !raw.name.is_empty()
         && raw
             .name
@@ -177,7 +180,7 @@ fn handler(raw: RawHandler) -> Result<HandlerDef, String> {
     if !valid {
         return Err(format!("invalid handler name {:?}", raw.name));
     }
-    Ok(HandlerDef {
+    Ok(HandlerSpec {
         name: raw.name,
         resync: raw.resync.as_deref().map(duration).transpose()?,
         delay: raw
@@ -186,6 +189,7 @@ fn handler(raw: RawHandler) -> Result<HandlerDef, String> {
             .map(duration)
             .transpose()?
             .unwrap_or(Duration::ZERO),
+        panic_every: None,
     })
 }
 

@@ -8,13 +8,14 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::{Action, HandlerDef, Scenario, WriteKind, Writes};
+use super::{Action, Scenario, WriteKind, Writes};
 use crate::apiserver::EmbeddedServer;
+use crate::informer::processor::HandlerSpec;
 
 /// What the running inspector must do for a step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InspectorAction {
-    AddHandler(HandlerDef),
+    AddHandler(HandlerSpec),
     RemoveHandler(String),
     /// The scenario ended: stop streaming.
     End,
