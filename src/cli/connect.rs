@@ -36,6 +36,15 @@ pub struct Connection {
     pub server: Option<EmbeddedServer>,
 }
 
+impl Connection {
+    /// Ends the connection: the embedded server (if any) stops and its tasks end.
+    pub async fn close(self) {
+        if let Some(server) = self.server {
+            server.shutdown().await;
+        }
+    }
+}
+
 /// Why no client could be built.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {

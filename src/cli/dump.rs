@@ -25,7 +25,7 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
         Err(Interrupted::TimedOut) => return Ok(0),
     };
     let Inspection {
-        connection: _connection,
+        connection,
         resource,
         plan,
         render: opts,
@@ -34,11 +34,13 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
     let ending = wait_synced(&mut session, signals).await;
     if ending != Ending::Done {
         session.stop().await;
+        connection.close().await;
         return ending.into_exit(&resource.plural);
     }
     let store = session.informer.indexer().clone();
     let resource_version = session.informer.last_sync_resource_version();
     session.stop().await;
+    connection.close().await;
     super::memory::release_free_heap();
     let (objects, index_names, indices) = snapshot(&store);
     let secret_indices = secret_indices(&args.informer.pipeline, opts.redacts());

@@ -25,12 +25,12 @@ use exit::CliError;
 use stream::Signals;
 
 /// Runs the command line and returns the process exit code.
-pub fn main() -> i32 {
+pub fn main() -> u8 {
     let cli = match args::parse_from(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return e.exit_code();
+            return exit_code(e.exit_code());
         }
     };
     init_logging(cli.verbosity);
@@ -40,15 +40,22 @@ pub fn main() -> i32 {
         .build()
     {
         Ok(rt) => rt,
-        Err(e) => return report(&CliError::Io(e)),
+        Err(e) => return exit_code(report(&CliError::Io(e))),
     };
     let code = match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(e) => report(&e),
     };
-    // Listener workers and open connections do not hold the exit up.
-    runtime.shutdown_background();
-    code
+    // Every task the command started has ended by now (the informer's run waits for its
+    // listeners, each command closes its connection and embedded server); the bounded wait
+    // only covers what a failed command left behind, e.g. an HTTP connection being closed.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    exit_code(code)
+}
+
+/// A process exit code (every documented one fits a byte).
+fn exit_code(code: i32) -> u8 {
+    u8::try_from(code).unwrap_or(1)
 }
 
 fn report(e: &CliError) -> i32 {

@@ -109,7 +109,7 @@ pub async fn live(
     signals: &mut Signals,
 ) -> Result<i32, CliError> {
     let Inspection {
-        connection: _connection,
+        connection,
         resource,
         plan,
         render,
@@ -129,5 +129,6 @@ pub async fn live(
     )
     .await?;
     progress.finish();
+    connection.close().await;
     ending.into_exit(&resource.plural)
 }
