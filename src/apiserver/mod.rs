@@ -84,6 +84,13 @@ pub struct ServerConfig {
     /// Minor version `/version` reports (default 32: `v1.32.4`). kubectl's dispatcher runs the
     /// installed kubectl of that minor, so tests can pin older clients.
     pub kubernetes_minor: u32,
+    /// kube-apiserver's `--watch-cache` (default on): a LIST at resourceVersion "0" is served
+    /// from the cache, the current state in one page whatever its `limit`. Off, such a LIST
+    /// pages with `limit` as etcd does.
+    pub watch_cache: bool,
+    /// How long a request for a resourceVersion newer than the server's waits for it before
+    /// failing with 504 "Too large resource version" (kube-apiserver: 3 s).
+    pub resource_version_wait: Duration,
 }
 
 impl Default for ServerConfig {
@@ -97,6 +104,8 @@ impl Default for ServerConfig {
             churn: None,
             bookmark_interval: Duration::from_secs(1),
             kubernetes_minor: 32,
+            watch_cache: true,
+            resource_version_wait: Duration::from_secs(3),
         }
     }
 }
@@ -182,6 +191,8 @@ impl EmbeddedServer {
             token,
             bookmark_interval: config.bookmark_interval,
             kubernetes_minor: config.kubernetes_minor,
+            watch_cache: config.watch_cache,
+            resource_version_wait: config.resource_version_wait,
             closer: watch_channel::channel(0).0,
             shutting_down: AtomicBool::new(false),
             address: address.to_string(),

@@ -35,6 +35,10 @@ pub struct App {
     pub bookmark_interval: Duration,
     /// Minor version reported by `/version`.
     pub kubernetes_minor: u32,
+    /// Whether LISTs at resourceVersion "0" are served like kube-apiserver's watch cache.
+    pub watch_cache: bool,
+    /// How long a request for a too-new resourceVersion waits for it.
+    pub resource_version_wait: Duration,
     /// Bumped to end every open watch.
     pub closer: watch::Sender<u64>,
     /// Set once shutdown began: new watches end at once.
@@ -178,10 +182,12 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
             return failure;
         }
     }
-    dispatch(&app, &parts, &body).unwrap_or_else(IntoResponse::into_response)
+    dispatch(&app, &parts, &body)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
 }
 
-fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Response, ApiError> {
+async fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Response, ApiError> {
     let path = parts.uri.path().to_owned();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let registry = || app.store.registry();
@@ -197,8 +203,10 @@ fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Response, Api
         ["openapi", "v3"] => Ok(openapi::index(&registry())),
         ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version),
         ["openapi", "v3", "apis", group, version] => openapi::document(&registry(), group, version),
-        ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest),
-        ["apis", group, version, rest @ ..] => resource(app, parts, body, group, version, rest),
+        ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest).await,
+        ["apis", group, version, rest @ ..] => {
+            resource(app, parts, body, group, version, rest).await
+        }
         _ => Err(ApiError::no_route()),
     }
 }
@@ -243,7 +251,7 @@ fn parse_resource_path<'a>(group: &str, rest: &[&'a str]) -> Option<ResourcePath
     }
 }
 
-fn resource(
+async fn resource(
     app: &Arc<App>,
     parts: &Parts,
     body: &Bytes,
@@ -279,10 +287,10 @@ fn resource(
             .to_owned(),
         resource,
     };
-    route_method(app, &parts.method, &request, body)
+    route_method(app, &parts.method, &request, body).await
 }
 
-fn route_method(
+async fn route_method(
     app: &Arc<App>,
     method: &Method,
     request: &ResourceRequest,
@@ -290,10 +298,15 @@ fn route_method(
 ) -> Result<Response, ApiError> {
     let needs_namespace = request.resource.namespaced && request.namespace.is_none();
     match (method.as_str(), &request.name) {
-        ("GET", None) if request.flag("watch") => watch_handler::serve(app, request),
-        ("GET", None) => list::serve(app, request),
+        ("GET", None) if request.flag("watch") => watch_handler::serve(app, request).await,
+        ("GET", None) => list::serve(app, request).await,
         (_, Some(_)) if needs_namespace => Err(ApiError::no_route()),
-        ("GET", Some(name)) => write::get(app, request, name),
+        ("GET", Some(name)) => {
+            if let Some(rv) = request.param("resourceVersion") {
+                list::wait_until_fresh(app, list::parse_rv(rv)?).await?;
+            }
+            write::get(app, request, name)
+        }
         ("POST", None) if needs_namespace => Err(ApiError::method_not_allowed("POST")),
         ("POST", None) => write::create(app, request, body),
         ("PUT", Some(name)) => write::replace(app, request, name, body),

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
+use std::time::Duration;
 
 use bytes::Bytes;
 use serde::Deserialize;
@@ -342,6 +343,21 @@ impl Store {
     /// The current global resourceVersion.
     pub fn resource_version(&self) -> u64 {
         self.read().rv
+    }
+
+    /// Waits until the global resourceVersion reaches `rv`, at most `wait`; whether it did.
+    pub async fn wait_until_fresh(&self, rv: u64, wait: Duration) -> bool {
+        // Subscribed before the first look: a write in between still wakes the wait.
+        let mut writes = self.events.subscribe();
+        let deadline = tokio::time::Instant::now() + wait;
+        while self.resource_version() < rv {
+            match tokio::time::timeout_at(deadline, writes.recv()).await {
+                Err(_elapsed) => return self.resource_version() >= rv,
+                Ok(Err(broadcast::error::RecvError::Closed)) => return false,
+                Ok(_batch_or_lag) => {}
+            }
+        }
+        true
     }
 
     /// A copy of the registry (cheap: resource types are shared).

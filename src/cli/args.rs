@@ -186,6 +186,9 @@ pub struct ServeArgs {
     /// Play a scenario file's writes and faults (handler steps are skipped with a warning)
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
+    /// Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub watch_cache: bool,
 }
 
 /// A `--seed` source.

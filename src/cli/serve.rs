@@ -30,6 +30,7 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
         seed: seeds,
         history: history.unwrap_or(defaults.history),
         churn: Some(args.churn).filter(|c| *c > 0.0),
+        watch_cache: args.watch_cache,
         ..defaults
     };
     let server = EmbeddedServer::start(config)

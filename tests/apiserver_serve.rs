@@ -1,0 +1,107 @@
+//! `kinformer serve` as a process: its flags reach the server (`--watch-cache=false`), and
+//! the kubeconfig it writes is what clients use.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use serde_json::Value;
+use tempfile::TempDir;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A running `kinformer serve` and the kubeconfig it wrote.
+struct Served {
+    child: Child,
+    kubeconfig: PathBuf,
+    _dir: TempDir,
+}
+
+impl Served {
+    /// Starts `kinformer serve ARGS --kubeconfig-out DIR/kubeconfig` and waits for its
+    /// `kubeconfig:` line.
+    async fn start(args: &[&str]) -> Result<Served, Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let kubeconfig = dir.path().join("kubeconfig");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+            .arg("serve")
+            .args(args)
+            .arg("--kubeconfig-out")
+            .arg(&kubeconfig)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let announced = tokio::time::timeout(Duration::from_secs(60), async {
+            while let Some(line) = lines.next_line().await? {
+                if line.starts_with("kubeconfig: ") {
+                    return Ok::<bool, std::io::Error>(true);
+                }
+            }
+            Ok(false)
+        })
+        .await??;
+        if !announced {
+            return Err("serve ended before printing its kubeconfig".into());
+        }
+        Ok(Served {
+            child,
+            kubeconfig,
+            _dir: dir,
+        })
+    }
+
+    /// A kube client from the written kubeconfig (kube's transparent retry off).
+    async fn client(&self) -> Result<kube::Client, Box<dyn std::error::Error>> {
+        let kubeconfig = Kubeconfig::read_from(&self.kubeconfig)?;
+        let mut config =
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?;
+        config.default_retry = false;
+        Ok(kube::Client::try_from(config)?)
+    }
+
+    /// GET `path`: the HTTP code and the JSON body.
+    async fn get(&self, path: &str) -> Result<(u16, Value), Box<dyn std::error::Error>> {
+        let request = http::Request::get(path).body(Vec::new())?;
+        let response = self.client().await?.send(request.map(Into::into)).await?;
+        let code = response.status().as_u16();
+        let body = http_body_util::BodyExt::collect(response.into_body())
+            .await?
+            .to_bytes();
+        Ok((code, serde_json::from_slice(&body)?))
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        // Already gone is fine: nothing left to stop.
+        let _ = self.child.start_kill();
+    }
+}
+
+fn item_count(list: &Value) -> usize {
+    list["items"].as_array().map_or(0, Vec::len)
+}
+
+#[tokio::test]
+async fn watch_cache_false_pages_lists_at_resource_version_zero() -> TestResult {
+    let path = "/api/v1/pods?resourceVersion=0&limit=5";
+    let cached = Served::start(&["--seed", "builtin"]).await?;
+    let (code, list) = cached.get(path).await?;
+    assert_eq!(code, 200, "{list}");
+    assert!(
+        item_count(&list) > 5,
+        "the watch cache ignores limit: {list}"
+    );
+    let uncached = Served::start(&["--seed", "builtin", "--watch-cache=false"]).await?;
+    let (code, page) = uncached.get(path).await?;
+    assert_eq!(code, 200, "{page}");
+    assert_eq!(item_count(&page), 5);
+    assert!(page.pointer("/metadata/continue").is_some(), "{page}");
+    Ok(())
+}
