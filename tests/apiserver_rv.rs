@@ -7,7 +7,11 @@
 
 use std::time::{Duration, Instant};
 
+use futures_util::{StreamExt, TryStreamExt};
+use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer::apiserver::{EmbeddedServer, ServerConfig};
+use kube::Api;
+use kube::api::{WatchEvent, WatchParams};
 use serde_json::{Value, json};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -320,5 +324,46 @@ async fn invalid_combinations_are_rejected_like_kube_apiserver() -> TestResult {
         assert_eq!(code, expected, "{query}: {status}");
         assert_eq!(status["message"], message, "{query}");
     }
+    Ok(())
+}
+
+/// The first event of a watch of default's configmaps from `rv`, after `write` ran.
+async fn first_watch_event(
+    server: &EmbeddedServer,
+    rv: &str,
+    write: impl FnOnce() -> Result<(), kinformer::apiserver::ServerError>,
+) -> Result<WatchEvent<ConfigMap>, Box<dyn std::error::Error>> {
+    let api: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let mut events = api
+        .watch(&WatchParams::default().timeout(30), rv)
+        .await?
+        .boxed();
+    write()?;
+    let first = tokio::time::timeout(Duration::from_secs(30), events.try_next()).await??;
+    Ok(first.ok_or("the watch ended without an event")?)
+}
+
+#[tokio::test]
+async fn after_expire_all_a_fresh_list_is_watchable_without_a_write() -> TestResult {
+    let server = server(true).await?;
+    let seen = server.resource_version().to_string();
+    server.expire_all();
+    let stale = first_watch_event(&server, &seen, || Ok(())).await?;
+    assert!(
+        matches!(&stale, WatchEvent::Error(e) if e.code == 410),
+        "a watch from before the fault gets 410: {stale:?}"
+    );
+    let (code, list) = get(&server, CONFIGMAPS).await?;
+    assert_eq!(code, 200);
+    let fresh = list_rv(&list).to_string();
+    let next = first_watch_event(&server, &fresh, || {
+        server.create_object(json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "after", "namespace": "default"}}))
+    })
+    .await?;
+    assert!(
+        matches!(&next, WatchEvent::Added(cm) if cm.metadata.name.as_deref() == Some("after")),
+        "the watch from the relist's resourceVersion sees the next write: {next:?}"
+    );
     Ok(())
 }

@@ -265,8 +265,9 @@ impl EmbeddedServer {
         self.app.store.trim_history();
     }
 
-    /// Forces a 410 on every client: the history is dropped and even the current
-    /// resourceVersion counts as too old, so every watch resumed after this relists.
+    /// Forces a 410 on every client: the history is dropped and the resourceVersion advances
+    /// past every one handed out so far, so every watch resumed after this relists; the
+    /// relist's resourceVersion is watchable.
     pub fn expire_all(&self) {
         self.app.store.expire_all();
     }

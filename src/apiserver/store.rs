@@ -399,12 +399,16 @@ impl Store {
         state.compacted = state.rv;
     }
 
-    /// A fault no real server has: even the current resourceVersion is expired, so the next
-    /// watch from any resourceVersion seen so far gets 410.
+    /// Every resourceVersion seen so far expires, the current one included: the history is
+    /// dropped and the global resourceVersion advances by one (as a real cluster's next write
+    /// would) to where it is compacted. A watch resumed from any earlier resourceVersion gets
+    /// 410, while a fresh LIST reports the new one, which can be watched like after a real
+    /// compaction, with or without further writes.
     pub fn expire_all(&self) {
         let mut state = self.write_lock();
         state.history.clear();
-        state.compacted = state.rv + 1;
+        state.rv += 1;
+        state.compacted = state.rv;
     }
 
     /// One page of a resource's objects, consistent with one resourceVersion.
