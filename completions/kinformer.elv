@@ -174,6 +174,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --churn 'Writes per second to generate (0 = none)'
             cand --scenario 'Play a scenario file''s writes and faults (handler steps are skipped with a warning)'
             cand --watch-cache 'Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit'
+            cand --bookmark-interval 'Interval between BOOKMARK events on watches that ask for them'
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --no-auth 'Accept requests without a token'

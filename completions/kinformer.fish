@@ -163,6 +163,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l churn -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l scenario -d 'Play a scenario file\'s writes and faults (handler steps are skipped with a warning)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l watch-cache -d 'Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit' -r -f -a "true\t''
 false\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l bookmark-interval -d 'Interval between BOOKMARK events on watches that ask for them' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l no-auth -d 'Accept requests without a token'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s h -l help -d 'Print help'

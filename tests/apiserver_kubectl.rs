@@ -342,6 +342,9 @@ async fn wait_for_line(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_watch_prints_events_as_writes_happen() -> TestResult {
     let fixture = Fixture::start().await?;
+    fixture.server.create_object(
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "watched"}}),
+    )?;
     let client = fixture.server.client();
     let pods_resource =
         ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods");
@@ -377,5 +380,44 @@ async fn kubectl_watch_prints_events_as_writes_happen() -> TestResult {
     pods.delete("watched-pod", &DeleteParams::default()).await?;
     wait_for_line(&mut lines, &["DELETED", "watched-pod"]).await?;
     child.kill().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_scale_apply_of_a_secret_and_bad_names() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let scaled = fixture
+        .run(&["scale", "deployment", "web", "--replicas=3"])
+        .await?;
+    assert!(scaled.contains("deployment.apps/web scaled"), "{scaled}");
+    let replicas = fixture
+        .run(&["get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"])
+        .await?;
+    assert_eq!(replicas, "3");
+    let secret = fixture.write(
+        "secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {user: admin}\n",
+    )?;
+    fixture.run(&["apply", "-f", path_arg(&secret)?]).await?;
+    let user = fixture
+        .run(&["get", "secret", "creds", "-o", "jsonpath={.data.user}"])
+        .await?;
+    assert_eq!(user, "YWRtaW4=", "stringData lands base64 in data");
+    let bad = fixture.write(
+        "bad.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n",
+    )?;
+    let refused = fixture.fail(&["apply", "-f", path_arg(&bad)?]).await?;
+    assert!(
+        refused.contains("metadata.name: Invalid value: \"Bad_Name\""),
+        "{refused}"
+    );
+    let missing = fixture
+        .fail(&["apply", "-n", "nope", "-f", path_arg(&secret)?])
+        .await?;
+    assert!(
+        missing.contains("namespaces \"nope\" not found"),
+        "{missing}"
+    );
     Ok(())
 }

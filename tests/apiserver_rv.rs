@@ -14,7 +14,9 @@ use kube::Api;
 use kube::api::{WatchEvent, WatchParams};
 use serde_json::{Value, json};
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+mod apiserver_http;
+
+use apiserver_http::{TestResult, call};
 
 /// How long the server waits for a too-new resourceVersion in these tests.
 const WAIT: Duration = Duration::from_millis(300);
@@ -33,29 +35,12 @@ async fn server(watch_cache: bool) -> Result<EmbeddedServer, Box<dyn std::error:
     Ok(server)
 }
 
-/// GET `path_and_query`: the HTTP code and the JSON body (every body here is one object).
+/// GET `path_and_query`: the HTTP code and the JSON body.
 async fn get(
     server: &EmbeddedServer,
     path_and_query: &str,
 ) -> Result<(u16, Value), Box<dyn std::error::Error>> {
-    // kube's transparent retry of 504 would hide the answer under test.
-    let mut config = server.kube_config();
-    config.default_retry = false;
-    let request = http::Request::get(path_and_query).body(Vec::new())?;
-    let response = kube::Client::try_from(config)?
-        .send(request.map(Into::into))
-        .await?;
-    let code = response.status().as_u16();
-    let body = http_body_util::BodyExt::collect(response.into_body())
-        .await?
-        .to_bytes();
-    let value = serde_json::from_slice(&body).map_err(|e| {
-        format!(
-            "{path_and_query}: body is not one JSON object ({e}): {}",
-            String::from_utf8_lossy(&body)
-        )
-    })?;
-    Ok((code, value))
+    call(server, "GET", path_and_query, None).await
 }
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";

@@ -11,7 +11,9 @@ use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+mod apiserver_http;
+
+use apiserver_http::{TestResult, call_with, client};
 
 /// A running `kinformer serve` and the kubeconfig it wrote.
 struct Served {
@@ -59,21 +61,14 @@ impl Served {
     /// A kube client from the written kubeconfig (kube's transparent retry off).
     async fn client(&self) -> Result<kube::Client, Box<dyn std::error::Error>> {
         let kubeconfig = Kubeconfig::read_from(&self.kubeconfig)?;
-        let mut config =
+        let config =
             kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?;
-        config.default_retry = false;
-        Ok(kube::Client::try_from(config)?)
+        Ok(client(config)?)
     }
 
     /// GET `path`: the HTTP code and the JSON body.
     async fn get(&self, path: &str) -> Result<(u16, Value), Box<dyn std::error::Error>> {
-        let request = http::Request::get(path).body(Vec::new())?;
-        let response = self.client().await?.send(request.map(Into::into)).await?;
-        let code = response.status().as_u16();
-        let body = http_body_util::BodyExt::collect(response.into_body())
-            .await?
-            .to_bytes();
-        Ok((code, serde_json::from_slice(&body)?))
+        call_with(&self.client().await?, "GET", path, None).await
     }
 }
 

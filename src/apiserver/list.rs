@@ -262,6 +262,7 @@ pub fn render_list(
         pending: head.into_bytes(),
         items: items.into_iter(),
         representation,
+        item_type_meta: resource.custom,
         first: true,
         finished: false,
     };
@@ -273,6 +274,9 @@ struct ListChunks {
     pending: Vec<u8>,
     items: std::vec::IntoIter<Arc<StoredObject>>,
     representation: Representation,
+    /// Whether items keep `kind` and `apiVersion` (custom resources, served unstructured);
+    /// kube-apiserver leaves them out of built-in types' items.
+    item_type_meta: bool,
     first: bool,
     finished: bool,
 }
@@ -295,7 +299,12 @@ impl Iterator for ListChunks {
                 chunk.push(b',');
             }
             self.first = false;
-            chunk.extend_from_slice(&object_bytes(self.representation, &object));
+            match self.representation {
+                Representation::Object if !self.item_type_meta => {
+                    object.write_list_item(&mut chunk);
+                }
+                representation => chunk.extend_from_slice(&object_bytes(representation, &object)),
+            }
         }
         Some(Bytes::from(chunk))
     }
@@ -327,6 +336,7 @@ mod tests {
                     .collect::<Vec<_>>()
                     .into_iter(),
                 representation: Representation::Object,
+                item_type_meta: false,
                 first: true,
                 finished: false,
             };

@@ -24,6 +24,7 @@ mod listener;
 mod objects;
 mod openapi;
 mod resources;
+mod scale;
 mod seed;
 mod selectable;
 mod selector;
@@ -32,6 +33,8 @@ mod splice;
 mod status;
 mod store;
 mod table;
+mod type_meta;
+mod validation;
 mod watch;
 mod write;
 
@@ -79,7 +82,8 @@ pub struct ServerConfig {
     pub history: usize,
     /// Writes per second of background pod churn.
     pub churn: Option<f64>,
-    /// Interval between BOOKMARK events on watches that allow them.
+    /// Interval between BOOKMARK events on watches that allow them (default a minute, about
+    /// as often as kube-apiserver sends them; tests shorten it).
     pub bookmark_interval: Duration,
     /// Minor version `/version` reports (default 32: `v1.32.4`). kubectl's dispatcher runs the
     /// installed kubectl of that minor, so tests can pin older clients.
@@ -102,7 +106,7 @@ impl Default for ServerConfig {
             seed: Vec::new(),
             history: 10_000,
             churn: None,
-            bookmark_interval: Duration::from_secs(1),
+            bookmark_interval: Duration::from_secs(60),
             kubernetes_minor: 32,
             watch_cache: true,
             resource_version_wait: Duration::from_secs(3),
@@ -182,6 +186,7 @@ impl EmbeddedServer {
         let listener = TcpListener::bind(config.listen).await.map_err(bind_error)?;
         let address = listener.local_addr().map_err(bind_error)?;
         let store = Arc::new(Store::new(config.history));
+        seed::seed_system_namespaces(&store)?;
         seed_store(&store, &config.seed)?;
         let token = config
             .auth

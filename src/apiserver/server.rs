@@ -20,7 +20,7 @@ use super::faults::{FAULTS_PATH, Faults};
 use super::resources::ResourceType;
 use super::status::ApiError;
 use super::store::Store;
-use super::{discovery, faults, list, openapi, watch as watch_handler, write};
+use super::{discovery, faults, list, openapi, scale, watch as watch_handler, write};
 
 /// Largest accepted request body.
 const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
@@ -94,7 +94,7 @@ pub struct ResourceRequest {
     pub namespace: Option<String>,
     /// Object name from the path.
     pub name: Option<String>,
-    /// Subresource (`status`).
+    /// Subresource (`status`, `scale`).
     pub subresource: Option<String>,
     /// Query parameters.
     pub params: HashMap<String, String>,
@@ -268,7 +268,8 @@ async fn resource(
     if path.namespace.is_some() && !resource.namespaced {
         return Err(ApiError::no_route());
     }
-    if path.subresource.is_some_and(|s| s != "status") {
+    let served_subresource = |s: &str| s == "status" || (s == "scale" && resource.has_scale());
+    if path.subresource.is_some_and(|s| !served_subresource(s)) {
         return Err(ApiError::no_route());
     }
     let Query(params) = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
@@ -297,6 +298,9 @@ async fn route_method(
     body: &Bytes,
 ) -> Result<Response, ApiError> {
     let needs_namespace = request.resource.namespaced && request.namespace.is_none();
+    if let (Some("scale"), Some(name)) = (request.subresource.as_deref(), &request.name) {
+        return scale::serve(app, method, request, name, body);
+    }
     match (method.as_str(), &request.name) {
         ("GET", None) if request.flag("watch") => watch_handler::serve(app, request).await,
         ("GET", None) => list::serve(app, request).await,

@@ -18,6 +18,7 @@ use super::objects::Objects;
 use super::resources::{Registry, ResourceKey, ResourceType};
 use super::selectable::Selectable;
 use super::status::ApiError;
+use super::type_meta::{self, TypeMetaSpans};
 
 /// How many write transactions' events the broadcast channel buffers before a slow watcher lags
 /// (a lagging watcher catches up from the history, so this only bounds memory, never
@@ -37,6 +38,8 @@ pub struct StoredObject {
     pub rv: u64,
     selectable: Selectable,
     metadata_only: OnceLock<Bytes>,
+    /// Where `kind` and `apiVersion` are, for LIST items without them.
+    type_meta: TypeMetaSpans,
     /// Where the members of the top two levels of `bytes` are, when known; kept for the next
     /// spliced update of this object, which takes it.
     layout: Mutex<Option<Layout>>,
@@ -63,7 +66,7 @@ struct RawMetadata<'a> {
 impl StoredObject {
     /// Indexes a serialised object.
     pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
-        let bytes = serde_json::to_vec(value)
+        let (bytes, type_meta) = type_meta::serialise(value)
             .map_err(|e| ApiError::bad_request(format!("cannot serialise object: {e}")))?;
         let metadata = value
             .get("metadata")
@@ -92,6 +95,7 @@ impl StoredObject {
             rv,
             selectable,
             metadata_only: OnceLock::new(),
+            type_meta,
             layout: Mutex::new(None),
         })
     }
@@ -99,6 +103,7 @@ impl StoredObject {
     /// An object its writer serialised as canonical JSON, with its layout.
     pub fn rendered(bytes: Bytes, selectable: Selectable, rv: u64, layout: Layout) -> Self {
         StoredObject {
+            type_meta: TypeMetaSpans::from_layout(&bytes, &layout),
             bytes,
             rv,
             selectable,
@@ -128,6 +133,11 @@ impl StoredObject {
     /// Gives back a layout taken with [`Self::take_layout`].
     pub fn keep_layout(&self, layout: Layout) {
         *self.layout.lock().unwrap_or_else(PoisonError::into_inner) = Some(layout);
+    }
+
+    /// Appends the object as a LIST item of a built-in type: without `kind` and `apiVersion`.
+    pub fn write_list_item(&self, out: &mut Vec<u8>) {
+        self.type_meta.write_without(&self.bytes, out);
     }
 
     /// The store key: `namespace/name` or `name`.
@@ -312,6 +322,9 @@ pub struct StateSubscription {
 pub struct Store {
     state: RwLock<State>,
     events: broadcast::Sender<EventBatch>,
+    /// Bumped after a transaction that stopped serving a resource type (a CRD was deleted):
+    /// watches of custom resources then check that theirs is still served.
+    unregistered: tokio::sync::watch::Sender<u64>,
     history_limit: usize,
 }
 
@@ -328,6 +341,7 @@ impl Store {
                 compacted: 1,
             }),
             events,
+            unregistered: tokio::sync::watch::channel(0).0,
             history_limit,
         }
     }
@@ -382,14 +396,30 @@ impl Store {
             store: self,
             published: Vec::new(),
             last_key: None,
+            unregistered: false,
         };
         let result = f(&mut txn);
+        let unregistered = txn.unregistered;
         if !txn.published.is_empty() {
             // Still under the lock: a new watcher sees each event in its backlog or its
             // receiver, never both or neither. No receiver is not an error: nobody watches.
             let _ = self.events.send(EventBatch::from(txn.published));
         }
+        if unregistered {
+            // After the events: a watch that learns of it already holds its last events.
+            self.unregistered.send_modify(|generation| *generation += 1);
+        }
         result
+    }
+
+    /// A receiver that changes whenever a resource type stops being served.
+    pub fn subscribe_unregistered(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.unregistered.subscribe()
+    }
+
+    /// Whether resource type `key` is served.
+    pub fn serves(&self, key: &ResourceKey) -> bool {
+        self.read().registry.contains(key)
     }
 
     /// Forgets every kept event: resuming from any older resourceVersion gets 410.
@@ -574,6 +604,8 @@ pub struct Txn<'a> {
     published: Vec<Arc<StoreEvent>>,
     /// The key of the resource written last (writes come in runs of one resource).
     last_key: Option<Arc<ResourceKey>>,
+    /// Whether a resource type stopped being served.
+    unregistered: bool,
 }
 
 impl Txn<'_> {
@@ -698,6 +730,7 @@ impl Txn<'_> {
         }
         self.state.objects.remove(&resource.key());
         self.state.registry.remove(&resource.key());
+        self.unregistered = true;
         Ok(())
     }
 

@@ -163,9 +163,16 @@ impl Watcher {
             .clamp(MIN_BOOKMARK_INTERVAL, MAX_BOOKMARK_INTERVAL);
         let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut unregistered = self.app.store.subscribe_unregistered();
         loop {
             tokio::select! {
                 _ = closer.changed() => return,
+                _ = unregistered.changed(), if self.resource.custom => {
+                    if !self.app.store.serves(&self.key) {
+                        self.deliver_pending(&mut receiver, &mut last_rv).await;
+                        return;
+                    }
+                }
                 () = deadline_passed(deadline) => return,
                 _ = ticker.tick(), if self.bookmarks => {
                     if !self.send(self.bookmark(last_rv, false)).await {
@@ -230,6 +237,19 @@ impl Watcher {
             }
         }
         Some(())
+    }
+
+    /// Delivers the events already received (the last ones of a resource no longer served).
+    async fn deliver_pending(
+        &self,
+        receiver: &mut broadcast::Receiver<EventBatch>,
+        last_rv: &mut u64,
+    ) {
+        while let Ok(batch) = receiver.try_recv() {
+            if !self.deliver(&batch, last_rv).await {
+                return;
+            }
+        }
     }
 
     /// After falling behind the broadcast channel: replays from the history, or ends with 410.

@@ -189,6 +189,9 @@ pub struct ServeArgs {
     /// Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     pub watch_cache: bool,
+    /// Interval between BOOKMARK events on watches that ask for them
+    #[arg(long, value_name = "DUR", default_value = "1m", value_parser = parse_duration)]
+    pub bookmark_interval: Duration,
 }
 
 /// A `--seed` source.

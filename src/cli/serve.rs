@@ -31,6 +31,7 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
         history: history.unwrap_or(defaults.history),
         churn: Some(args.churn).filter(|c| *c > 0.0),
         watch_cache: args.watch_cache,
+        bookmark_interval: args.bookmark_interval,
         ..defaults
     };
     let server = EmbeddedServer::start(config)
