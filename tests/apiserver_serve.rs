@@ -19,7 +19,7 @@ use apiserver_http::{TestResult, call_with, client};
 struct Served {
     child: Child,
     kubeconfig: PathBuf,
-    _dir: TempDir,
+    dir: TempDir,
 }
 
 impl Served {
@@ -34,7 +34,7 @@ impl Served {
             .arg("--kubeconfig-out")
             .arg(&kubeconfig)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(dir.path().join("stderr"))?)
             .kill_on_drop(true)
             .spawn()?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
@@ -54,7 +54,7 @@ impl Served {
         Ok(Served {
             child,
             kubeconfig,
-            _dir: dir,
+            dir,
         })
     }
 
@@ -69,6 +69,28 @@ impl Served {
     /// GET `path`: the HTTP code and the JSON body.
     async fn get(&self, path: &str) -> Result<(u16, Value), Box<dyn std::error::Error>> {
         call_with(&self.client().await?, "GET", path, None).await
+    }
+}
+
+impl Served {
+    /// What the server wrote on stderr so far.
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("stderr")).unwrap_or_default()
+    }
+
+    /// Waits until stderr holds a line with every one of `parts`; that line.
+    async fn wait_for_log(&self, parts: &[&str]) -> Result<String, Box<dyn std::error::Error>> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let stderr = self.stderr();
+            if let Some(line) = stderr.lines().find(|l| parts.iter().all(|p| l.contains(p))) {
+                return Ok(line.to_owned());
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err(format!("no log line with {parts:?} in:\n{stderr}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 }
 
@@ -98,5 +120,28 @@ async fn watch_cache_false_pages_lists_at_resource_version_zero() -> TestResult 
     assert_eq!(code, 200, "{page}");
     assert_eq!(item_count(&page), 5);
     assert!(page.pointer("/metadata/continue").is_some(), "{page}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn verbose_serve_logs_one_line_per_request_without_credentials() -> TestResult {
+    let token = "s3cret-token-value";
+    let served = Served::start(&["-v", "6", "--token", token]).await?;
+    let (code, _) = served.get("/api/v1/namespaces?limit=1").await?;
+    assert_eq!(code, 200);
+    let line = served
+        .wait_for_log(&[
+            "request",
+            "GET",
+            "/api/v1/namespaces",
+            "status=200",
+            "duration_ms",
+        ])
+        .await?;
+    assert!(line.contains("DEBUG"), "{line}");
+    assert!(
+        !served.stderr().contains(token),
+        "the token leaked into the log"
+    );
     Ok(())
 }

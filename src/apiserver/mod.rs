@@ -29,6 +29,7 @@ mod seed;
 mod selectable;
 mod selector;
 mod server;
+mod serving;
 mod splice;
 mod status;
 mod store;
@@ -47,7 +48,7 @@ use std::time::Duration;
 use rand::Rng;
 use rand::distr::Alphanumeric;
 use tokio::net::TcpListener;
-use tokio::sync::{oneshot, watch as watch_channel};
+use tokio::sync::watch as watch_channel;
 use tokio::task::JoinHandle;
 
 use self::server::App;
@@ -95,6 +96,9 @@ pub struct ServerConfig {
     /// How long a request for a resourceVersion newer than the server's waits for it before
     /// failing with 504 "Too large resource version" (kube-apiserver: 3 s).
     pub resource_version_wait: Duration,
+    /// How long a client may take to send its request headers, and then its body (a slow
+    /// client's connection is closed, or its request answered 408).
+    pub request_read_timeout: Duration,
 }
 
 impl Default for ServerConfig {
@@ -110,6 +114,7 @@ impl Default for ServerConfig {
             kubernetes_minor: 32,
             watch_cache: true,
             resource_version_wait: Duration::from_secs(3),
+            request_read_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -152,7 +157,7 @@ pub enum ServerError {
 pub struct EmbeddedServer {
     app: Arc<App>,
     url: String,
-    stop: Option<oneshot::Sender<()>>,
+    stop: Option<watch_channel::Sender<bool>>,
     serving: Option<JoinHandle<()>>,
     churn: Option<JoinHandle<()>>,
 }
@@ -198,27 +203,20 @@ impl EmbeddedServer {
             kubernetes_minor: config.kubernetes_minor,
             watch_cache: config.watch_cache,
             resource_version_wait: config.resource_version_wait,
+            request_read_timeout: config.request_read_timeout,
             closer: watch_channel::channel(0).0,
             shutting_down: AtomicBool::new(false),
             address: address.to_string(),
             faults: faults::Faults::default(),
         });
-        let (stop, stopped) = oneshot::channel::<()>();
+        let (stop, stopped) = watch_channel::channel(false);
         let router = server::router(Arc::clone(&app));
-        let restarts = app.faults.subscribe_restarts();
-        let serving = tokio::spawn(async move {
-            let graceful = async move {
-                // Either a stop request or the server handle being dropped ends serving.
-                let _ = stopped.await;
-            };
-            let listener = listener::RestartableListener::new(listener, restarts);
-            if let Err(e) = axum::serve(listener, router)
-                .with_graceful_shutdown(graceful)
-                .await
-            {
-                tracing::warn!("embedded API server stopped: {e}");
-            }
-        });
+        let listener =
+            listener::RestartableListener::new(listener, app.faults.subscribe_restarts());
+        let timeouts = serving::Timeouts {
+            header: config.request_read_timeout,
+        };
+        let serving = tokio::spawn(serving::serve(listener, router, None, timeouts, stopped));
         let churn = config.churn.and_then(|rate| churn::spawn(store, rate));
         Ok(EmbeddedServer {
             app,
@@ -410,7 +408,7 @@ impl EmbeddedServer {
         }
         if let Some(stop) = self.stop.take() {
             // The server task may already be gone; nothing left to stop then.
-            let _ = stop.send(());
+            let _ = stop.send(true);
         }
     }
 }
