@@ -16,16 +16,9 @@ use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+mod apiserver_http;
 
-/// `kubectl` from PATH; its absence fails the test.
-fn kubectl_binary() -> Result<PathBuf, String> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("kubectl"))
-        .find(|candidate| candidate.is_file())
-        .ok_or_else(|| "kubectl not found: install Debian's kubernetes-client".to_owned())
-}
+use apiserver_http::{TestResult, kubectl_binary};
 
 /// A running server plus a kubeconfig and a private kubectl cache directory.
 struct Fixture {

@@ -1,5 +1,6 @@
-//! `kinformer serve` as a process: its flags reach the server (`--watch-cache=false`), and
-//! the kubeconfig it writes is what clients use.
+//! `kinformer serve` as a process: its flags reach the server (`--watch-cache=false`,
+//! `--insecure-http`, `-v`), it serves HTTPS with its own CA, and the kubeconfig it writes
+//! (mode 0600, removed at exit unless named by the user) is what kubectl and kube-rs use.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -13,7 +14,7 @@ use tokio::process::{Child, Command};
 
 mod apiserver_http;
 
-use apiserver_http::{TestResult, call_with, client};
+use apiserver_http::{TestResult, call_with, client, kubectl_binary};
 
 /// A running `kinformer serve` and the kubeconfig it wrote.
 struct Served {
@@ -26,13 +27,21 @@ impl Served {
     /// Starts `kinformer serve ARGS --kubeconfig-out DIR/kubeconfig` and waits for its
     /// `kubeconfig:` line.
     async fn start(args: &[&str]) -> Result<Served, Box<dyn std::error::Error>> {
+        Served::start_with(args, true).await
+    }
+
+    /// Starts `kinformer serve ARGS` (with `--kubeconfig-out` when `named`) and waits for the
+    /// `kubeconfig: PATH` line naming the file it wrote.
+    async fn start_with(args: &[&str], named: bool) -> Result<Served, Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
-        let kubeconfig = dir.path().join("kubeconfig");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kinformer"))
-            .arg("serve")
-            .args(args)
-            .arg("--kubeconfig-out")
-            .arg(&kubeconfig)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kinformer"));
+        command.arg("serve").args(args);
+        if named {
+            command
+                .arg("--kubeconfig-out")
+                .arg(dir.path().join("kubeconfig"));
+        }
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(dir.path().join("stderr"))?)
             .kill_on_drop(true)
@@ -41,21 +50,53 @@ impl Served {
         let mut lines = BufReader::new(stdout).lines();
         let announced = tokio::time::timeout(Duration::from_secs(60), async {
             while let Some(line) = lines.next_line().await? {
-                if line.starts_with("kubeconfig: ") {
-                    return Ok::<bool, std::io::Error>(true);
+                if let Some(path) = line.strip_prefix("kubeconfig: ") {
+                    return Ok::<_, std::io::Error>(Some(PathBuf::from(path)));
                 }
             }
-            Ok(false)
+            Ok(None)
         })
         .await??;
-        if !announced {
-            return Err("serve ended before printing its kubeconfig".into());
-        }
+        let kubeconfig = announced.ok_or("serve ended before printing its kubeconfig")?;
         Ok(Served {
             child,
             kubeconfig,
             dir,
         })
+    }
+
+    /// Runs kubectl with the written kubeconfig: exit success, stdout, stderr.
+    async fn kubectl(
+        &self,
+        args: &[&str],
+    ) -> Result<(bool, String, String), Box<dyn std::error::Error>> {
+        let output = Command::new(kubectl_binary()?)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("cache"))
+            .args(args)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output();
+        let output = tokio::time::timeout(Duration::from_secs(60), output).await??;
+        Ok((
+            output.status.success(),
+            String::from_utf8(output.stdout)?,
+            String::from_utf8(output.stderr)?,
+        ))
+    }
+
+    /// Sends SIGTERM and waits for the exit code.
+    async fn terminate(&mut self) -> Result<Option<i32>, Box<dyn std::error::Error>> {
+        let pid = self.child.id().ok_or("already exited")?;
+        let pid = libc::pid_t::try_from(pid)?;
+        // SAFETY: kill(2) on the pid of a child this test spawned and has not reaped.
+        if unsafe { libc::kill(pid, libc::SIGTERM) } != 0 {
+            return Err(std::io::Error::last_os_error().into());
+        }
+        let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait()).await??;
+        Ok(status.code())
     }
 
     /// A kube client from the written kubeconfig (kube's transparent retry off).
@@ -143,5 +184,77 @@ async fn verbose_serve_logs_one_line_per_request_without_credentials() -> TestRe
         !served.stderr().contains(token),
         "the token leaked into the log"
     );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_talks_tls_with_the_written_kubeconfig_and_never_shows_the_token() -> TestResult {
+    let token = "abc #x and spaces";
+    let served = Served::start(&["--seed", "builtin", "--token", token]).await?;
+    let mode = std::fs::metadata(&served.kubeconfig)?.permissions();
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(mode.mode() & 0o777, 0o600, "the kubeconfig holds the token");
+    let written = std::fs::read_to_string(&served.kubeconfig)?;
+    assert!(written.contains("certificate-authority-data"), "{written}");
+    let (ok, stdout, stderr) = served
+        .kubectl(&["-v=6", "get", "pods", "-n", "shop", "-o", "name"])
+        .await?;
+    assert!(ok, "{stderr}");
+    assert!(stdout.lines().count() > 10, "{stdout}");
+    assert!(
+        stderr.contains("https://127.0.0.1:"),
+        "kubectl -v=6 logs https URLs: {stderr}"
+    );
+    assert!(!stderr.contains("abc"), "the token leaked: {stderr}");
+    let (code, _) = served.get("/api/v1/namespaces").await?;
+    assert_eq!(code, 200, "kube-rs over TLS with the same kubeconfig");
+    Ok(())
+}
+
+#[tokio::test]
+async fn insecure_http_keeps_the_token_in_the_url() -> TestResult {
+    let served = Served::start(&["--insecure-http", "--token", "t0ken"]).await?;
+    let written = std::fs::read_to_string(&served.kubeconfig)?;
+    assert!(
+        written.contains("http://kinformer:t0ken@127.0.0.1:"),
+        "{written}"
+    );
+    assert!(!written.contains("certificate-authority-data"), "{written}");
+    let (ok, _, stderr) = served.kubectl(&["get", "ns"]).await?;
+    assert!(ok, "{stderr}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_default_kubeconfig_is_removed_at_exit_and_a_named_one_kept() -> TestResult {
+    let mut temporary = Served::start_with(&[], false).await?;
+    assert!(temporary.kubeconfig.is_file());
+    assert_eq!(temporary.terminate().await?, Some(0));
+    assert!(
+        !temporary.kubeconfig.exists(),
+        "{} left behind",
+        temporary.kubeconfig.display()
+    );
+    let mut named = Served::start(&[]).await?;
+    assert_eq!(named.terminate().await?, Some(0));
+    assert!(
+        named.kubeconfig.is_file(),
+        "--kubeconfig-out is the user's file"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_empty_token_is_refused() -> TestResult {
+    let output = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+        .args(["serve", "--token", ""])
+        .stdin(Stdio::null())
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(30), output).await??;
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr)?;
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--token must not be empty"), "{stderr}");
+    assert!(output.stdout.is_empty());
     Ok(())
 }

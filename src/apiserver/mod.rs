@@ -34,6 +34,7 @@ mod splice;
 mod status;
 mod store;
 mod table;
+mod tls;
 mod type_meta;
 mod validation;
 mod watch;
@@ -99,6 +100,9 @@ pub struct ServerConfig {
     /// How long a client may take to send its request headers, and then its body (a slow
     /// client's connection is closed, or its request answered 408).
     pub request_read_timeout: Duration,
+    /// Serve HTTPS with a fresh self-signed CA (`kinformer serve`'s default); false serves
+    /// plain HTTP (the library's default: in-process clients and tests).
+    pub tls: bool,
 }
 
 impl Default for ServerConfig {
@@ -115,6 +119,7 @@ impl Default for ServerConfig {
             watch_cache: true,
             resource_version_wait: Duration::from_secs(3),
             request_read_timeout: Duration::from_secs(60),
+            tls: false,
         }
     }
 }
@@ -151,6 +156,9 @@ pub enum ServerError {
     /// Objects could not be seeded.
     #[error("cannot seed objects: {0}")]
     Seed(String),
+    /// The serving certificate could not be made.
+    #[error(transparent)]
+    Tls(#[from] tls::TlsError),
 }
 
 /// A running embedded API server.
@@ -160,6 +168,7 @@ pub struct EmbeddedServer {
     stop: Option<watch_channel::Sender<bool>>,
     serving: Option<JoinHandle<()>>,
     churn: Option<JoinHandle<()>>,
+    tls: Option<tls::ServingTls>,
 }
 
 /// A random 32-character bearer token.
@@ -216,18 +225,29 @@ impl EmbeddedServer {
         let timeouts = serving::Timeouts {
             header: config.request_read_timeout,
         };
-        let serving = tokio::spawn(serving::serve(listener, router, None, timeouts, stopped));
+        let tls = config
+            .tls
+            .then(|| tls::ServingTls::generate(address.ip()))
+            .transpose()?;
+        let acceptor = tls.as_ref().map(|t| t.acceptor.clone());
+        let serving = tokio::spawn(serving::serve(
+            listener, router, acceptor, timeouts, stopped,
+        ));
         let churn = config.churn.and_then(|rate| churn::spawn(store, rate));
         Ok(EmbeddedServer {
             app,
-            url: format!("http://{address}"),
+            url: format!(
+                "{}://{address}",
+                if tls.is_some() { "https" } else { "http" }
+            ),
             stop: Some(stop),
             serving: Some(serving),
             churn,
+            tls,
         })
     }
 
-    /// `http://127.0.0.1:PORT`.
+    /// `https://127.0.0.1:PORT`, or `http://` without TLS.
     pub fn url(&self) -> String {
         self.url.clone()
     }
@@ -237,25 +257,45 @@ impl EmbeddedServer {
         self.app.token.as_deref()
     }
 
-    /// A kubeconfig with cluster, user and context `kinformer`, set as current.
+    fn endpoint(&self) -> kubeconfig::Endpoint<'_> {
+        kubeconfig::Endpoint {
+            url: &self.url,
+            token: self.token(),
+            ca_pem: self.tls.as_ref().map(|t| t.ca_pem.as_str()),
+        }
+    }
+
+    /// A kubeconfig with cluster, user and context `kinformer`, set as current (over TLS with
+    /// the server's CA as `certificate-authority-data`).
     pub fn kubeconfig_yaml(&self) -> String {
-        kubeconfig::kubeconfig_yaml(&self.url, self.token())
+        self.endpoint().kubeconfig_yaml()
     }
 
-    /// Writes [`Self::kubeconfig_yaml`] to `path`.
+    /// Writes [`Self::kubeconfig_yaml`] to `path`, readable by its owner only (mode 0600: it
+    /// holds the token).
     pub fn write_kubeconfig(&self, path: &Path) -> std::io::Result<()> {
-        std::fs::write(path, self.kubeconfig_yaml())
+        use std::io::Write as _;
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        file.write_all(self.kubeconfig_yaml().as_bytes())
     }
 
-    /// A `kube::Config` for an in-process client.
+    /// A `kube::Config` for an in-process client (trusting the server's CA over TLS).
     pub fn kube_config(&self) -> kube::Config {
-        kubeconfig::kube_config(&self.url, self.token())
+        let ca = self.tls.as_ref().map(|t| t.ca_der.as_slice());
+        self.endpoint().kube_config(ca)
     }
 
     /// An in-process kube client.
     pub fn client(&self) -> kube::Client {
         kube::Client::try_from(self.kube_config())
-            .expect("a plain-http kube::Config with a bearer token always builds a client")
+            .expect("a kube::Config with a URL, a token and at most a CA always builds a client")
     }
 
     /// Ends every open watch stream cleanly now (clients re-watch from their last RV).

@@ -192,6 +192,9 @@ pub struct ServeArgs {
     /// Interval between BOOKMARK events on watches that ask for them
     #[arg(long, value_name = "DUR", default_value = "1m", value_parser = parse_duration)]
     pub bookmark_interval: Duration,
+    /// Serve plain HTTP instead of HTTPS (the kubeconfig then carries the token in the URL)
+    #[arg(long)]
+    pub insecure_http: bool,
 }
 
 /// A `--seed` source.

@@ -61,3 +61,12 @@ pub async fn call_with(
         .map_err(|e| format!("{method} {path}: {e}: {}", String::from_utf8_lossy(&body)))?;
     Ok((code, value))
 }
+
+/// `kubectl` from PATH; its absence fails the test.
+pub fn kubectl_binary() -> Result<std::path::PathBuf, String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("kubectl"))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| "kubectl not found: install Debian's kubernetes-client".to_owned())
+}
