@@ -414,3 +414,85 @@ async fn kubectl_scale_apply_of_a_secret_and_bad_names() -> TestResult {
     );
     Ok(())
 }
+
+/// `kubectl get KIND NAME -o json` as a value.
+async fn get_json(
+    fixture: &Fixture,
+    kind: &str,
+    name: &str,
+) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    Ok(serde_json::from_str(
+        &fixture.run(&["get", kind, name, "-o", "json"]).await?,
+    )?)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_imperative_creates_send_protobuf_and_round_trip() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let creates: [&[&str]; 6] = [
+        &["create", "configmap", "c1", "--from-literal=k=v"],
+        &["create", "secret", "generic", "s1", "--from-literal=p=pw"],
+        &["create", "namespace", "ns1"],
+        &[
+            "create",
+            "deployment",
+            "d1",
+            "--image=nginx:1.27",
+            "--replicas=2",
+        ],
+        &["create", "service", "clusterip", "svc1", "--tcp=80:8080"],
+        &["create", "serviceaccount", "sa1"],
+    ];
+    for args in creates {
+        fixture.run(args).await?;
+    }
+    assert_eq!(
+        get_json(&fixture, "configmap", "c1").await?["data"],
+        json!({"k": "v"})
+    );
+    assert_eq!(
+        get_json(&fixture, "secret", "s1").await?["data"],
+        json!({"p": "cHc="})
+    );
+    assert_eq!(
+        get_json(&fixture, "namespace", "ns1").await?["status"]["phase"],
+        "Active"
+    );
+    let deployment = get_json(&fixture, "deployment", "d1").await?;
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    assert_eq!(
+        deployment["spec"]["selector"]["matchLabels"],
+        json!({"app": "d1"})
+    );
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        "nginx:1.27"
+    );
+    let service = get_json(&fixture, "service", "svc1").await?;
+    assert_eq!(service["spec"]["ports"][0]["port"], 80);
+    assert_eq!(service["spec"]["ports"][0]["targetPort"], 8080);
+    assert_eq!(service["spec"]["selector"], json!({"app": "svc1"}));
+    assert_eq!(
+        get_json(&fixture, "serviceaccount", "sa1").await?["metadata"]["name"],
+        "sa1"
+    );
+    let dry = fixture
+        .run(&[
+            "create",
+            "configmap",
+            "dry",
+            "--from-literal=a=b",
+            "--dry-run=server",
+            "-o",
+            "json",
+        ])
+        .await?;
+    let dry: serde_json::Value = serde_json::from_str(&dry)?;
+    assert_eq!(dry["data"], json!({"a": "b"}));
+    let missing = fixture.fail(&["get", "configmap", "dry"]).await?;
+    assert!(
+        missing.contains("NotFound") || missing.contains("not found"),
+        "{missing}"
+    );
+    Ok(())
+}

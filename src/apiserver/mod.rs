@@ -23,6 +23,7 @@ mod list;
 mod listener;
 mod objects;
 mod openapi;
+mod protobuf;
 mod resources;
 mod scale;
 mod seed;

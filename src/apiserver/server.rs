@@ -20,7 +20,7 @@ use super::faults::{FAULTS_PATH, Faults};
 use super::resources::ResourceType;
 use super::status::ApiError;
 use super::store::Store;
-use super::{discovery, faults, list, openapi, scale, watch as watch_handler, write};
+use super::{discovery, faults, list, openapi, protobuf, scale, watch as watch_handler, write};
 
 /// Largest accepted request body (kube-apiserver's limit: 3 MiB).
 const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -383,7 +383,8 @@ async fn route_method(
     }
 }
 
-/// A POST or PUT body as JSON: JSON as it is, YAML converted; 415 for other media types.
+/// A POST or PUT body as JSON: JSON as it is, YAML and protobuf converted; 415 for other
+/// media types.
 fn decode_body(request: &ResourceRequest, body: &Bytes) -> Result<Bytes, ApiError> {
     let media = request.content_type.split(';').next().unwrap_or("").trim();
     match media {
@@ -397,11 +398,22 @@ fn decode_body(request: &ResourceRequest, body: &Bytes) -> Result<Bytes, ApiErro
             })?;
             Ok(Bytes::from(value.to_string()))
         }
+        protobuf::MEDIA_TYPE => match protobuf::decode(body) {
+            Ok(value) => Ok(Bytes::from(value.to_string())),
+            Err(protobuf::DecodeError::Malformed(why)) => Err(ApiError::bad_request(format!(
+                "the protobuf request body cannot be decoded: {why}"
+            ))),
+            Err(protobuf::DecodeError::UnsupportedKind(kind)) => Err(ApiError::new(
+                415,
+                "UnsupportedMediaType",
+                format!("the server has no protobuf serialization for {kind}: send JSON"),
+            )),
+        },
         other => Err(ApiError::new(
             415,
             "UnsupportedMediaType",
             format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got {other:?})"
+                "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got {other:?})"
             ),
         )),
     }

@@ -43,9 +43,25 @@ pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Respo
     let namespace = request.namespace.as_deref();
     let object = app.store.write(|txn| {
         require_namespace(txn, &request.resource, namespace, &value)?;
+        if is_dry_run(request)? {
+            let prepared = prepare_create(txn, &request.resource, namespace, value)?;
+            return StoredObject::new(&prepared, &request.resource, 0).map(Arc::new);
+        }
         create_in(txn, &request.resource, namespace, value)
     })?;
     Ok(respond(StatusCode::CREATED, request, &object))
+}
+
+/// `dryRun=All` (`kubectl create --dry-run=server`): validate and answer, store nothing. Any
+/// other value is 400, as kube-apiserver answers.
+fn is_dry_run(request: &ResourceRequest) -> Result<bool, ApiError> {
+    match request.param("dryRun") {
+        None => Ok(false),
+        Some("All") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "dryRun: Unsupported value: {other:?}: supported values: \"All\""
+        ))),
+    }
 }
 
 /// 404 `namespaces "x" not found` when a namespaced object is created in a namespace that does
