@@ -187,6 +187,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
             [CompletionResult]::new('--no-auth', '--no-auth', [CompletionResultType]::ParameterName, 'Accept requests without a token')
             [CompletionResult]::new('--insecure-http', '--insecure-http', [CompletionResultType]::ParameterName, 'Serve plain HTTP instead of HTTPS (the kubeconfig then carries the token in the URL)')
+            [CompletionResult]::new('--controllers', '--controllers', [CompletionResultType]::ParameterName, 'Run minimal controllers: Deployment → ReplicaSet → Pods, rollouts, pods become Running')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

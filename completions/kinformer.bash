@@ -533,7 +533,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__serve)
-            opts="-v -h -V --listen --kubeconfig-out --token --no-auth --seed --history --churn --scenario --watch-cache --bookmark-interval --insecure-http --v --help --version"
+            opts="-v -h -V --listen --kubeconfig-out --token --no-auth --seed --history --churn --scenario --watch-cache --bookmark-interval --insecure-http --controllers --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -179,6 +179,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --no-auth 'Accept requests without a token'
             cand --insecure-http 'Serve plain HTTP instead of HTTPS (the kubeconfig then carries the token in the URL)'
+            cand --controllers 'Run minimal controllers: Deployment → ReplicaSet → Pods, rollouts, pods become Running'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'

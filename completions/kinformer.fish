@@ -167,6 +167,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l bookmark-i
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l no-auth -d 'Accept requests without a token'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (the kubeconfig then carries the token in the URL)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l controllers -d 'Run minimal controllers: Deployment → ReplicaSet → Pods, rollouts, pods become Running'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand completions" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r

@@ -34,13 +34,17 @@ impl Fixture {
 
     /// A server whose `/version` reports `v1.{minor}` (the dispatcher then runs that kubectl).
     async fn reporting_minor(minor: u32) -> Result<Fixture, Box<dyn std::error::Error>> {
-        let kubectl = kubectl_binary()?;
-        let server = EmbeddedServer::start(ServerConfig {
+        Fixture::with(ServerConfig {
             seed: vec![Seed::Builtin],
             kubernetes_minor: minor,
             ..ServerConfig::default()
         })
-        .await?;
+        .await
+    }
+
+    async fn with(config: ServerConfig) -> Result<Fixture, Box<dyn std::error::Error>> {
+        let kubectl = kubectl_binary()?;
+        let server = EmbeddedServer::start(config).await?;
         let dir = tempfile::tempdir()?;
         server.write_kubeconfig(&dir.path().join("kubeconfig"))?;
         Ok(Fixture {
@@ -494,5 +498,125 @@ async fn kubectl_imperative_creates_send_protobuf_and_round_trip() -> TestResult
         missing.contains("NotFound") || missing.contains("not found"),
         "{missing}"
     );
+    Ok(())
+}
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shopfront, labels: {app: shopfront}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: shopfront}}
+  template:
+    metadata: {labels: {app: shopfront}}
+    spec:
+      containers: [{name: nginx, image: 'nginx:1.27'}]
+";
+
+/// The ReplicaSets and Pods labelled `app=shopfront`.
+async fn chain(
+    fixture: &Fixture,
+) -> Result<(Vec<serde_json::Value>, Vec<serde_json::Value>), Box<dyn std::error::Error>> {
+    let listed: serde_json::Value = serde_json::from_str(
+        &fixture
+            .run(&["get", "rs,pods", "-l", "app=shopfront", "-o", "json"])
+            .await?,
+    )?;
+    let items = listed["items"].as_array().cloned().unwrap_or_default();
+    let (replicasets, pods) = items.into_iter().partition(|i| i["kind"] == "ReplicaSet");
+    Ok((replicasets, pods))
+}
+
+async fn rolled_out(fixture: &Fixture) -> TestResult {
+    let out = fixture
+        .run(&["rollout", "status", "deployment/shopfront", "--timeout=60s"])
+        .await?;
+    assert!(out.contains("successfully rolled out"), "{out}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn controllers_roll_out_deployments_for_kubectl() -> TestResult {
+    let fixture = Fixture::with(ServerConfig {
+        controllers: true,
+        ..ServerConfig::default()
+    })
+    .await?;
+    let manifest = fixture.write("deploy.yaml", DEPLOYMENT)?;
+    fixture.run(&["apply", "-f", path_arg(&manifest)?]).await?;
+    rolled_out(&fixture).await?;
+    let deployment = get_json(&fixture, "deployment", "shopfront").await?;
+    let (replicasets, pods) = chain(&fixture).await?;
+    assert_eq!(replicasets.len(), 1);
+    let rs = &replicasets[0];
+    assert_eq!(
+        rs["metadata"]["ownerReferences"][0]["uid"],
+        deployment["metadata"]["uid"]
+    );
+    let hash = rs["metadata"]["labels"]["pod-template-hash"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        !hash.is_empty() && rs["metadata"]["name"] == format!("shopfront-{hash}").as_str(),
+        "{rs}"
+    );
+    assert_eq!(pods.len(), 3);
+    for pod in &pods {
+        assert_eq!(
+            pod["metadata"]["ownerReferences"][0]["uid"], rs["metadata"]["uid"],
+            "{pod}"
+        );
+        assert_eq!(
+            pod["metadata"]["labels"]["pod-template-hash"],
+            hash.as_str()
+        );
+        assert_eq!(pod["status"]["phase"], "Running");
+    }
+
+    fixture
+        .run(&["set", "image", "deployment/shopfront", "nginx=nginx:1.28"])
+        .await?;
+    rolled_out(&fixture).await?;
+    let (replicasets, pods) = chain(&fixture).await?;
+    assert_eq!(
+        replicasets.len(),
+        2,
+        "the old ReplicaSet is kept, scaled to 0"
+    );
+    let new = replicasets
+        .iter()
+        .find(|rs| rs["spec"]["replicas"] == 3)
+        .ok_or("no ReplicaSet with 3 replicas")?;
+    assert!(replicasets.iter().any(|rs| rs["spec"]["replicas"] == 0));
+    assert_eq!(
+        new["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        "2"
+    );
+    assert_eq!(pods.len(), 3);
+    assert!(
+        pods.iter()
+            .all(|p| p["spec"]["containers"][0]["image"] == "nginx:1.28"),
+        "{pods:?}"
+    );
+
+    fixture
+        .run(&["scale", "deployment/shopfront", "--replicas=1"])
+        .await?;
+    rolled_out(&fixture).await?;
+    assert_eq!(chain(&fixture).await?.1.len(), 1);
+
+    fixture.run(&["delete", "deployment", "shopfront"]).await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (replicasets, pods) = chain(&fixture).await?;
+        if replicasets.is_empty() && pods.is_empty() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "owned objects left: {replicasets:?} {pods:?}"
+        );
+    }
     Ok(())
 }

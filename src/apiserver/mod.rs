@@ -16,6 +16,7 @@
 
 mod canonical;
 mod churn;
+mod controllers;
 mod discovery;
 mod faults;
 mod kubeconfig;
@@ -104,6 +105,9 @@ pub struct ServerConfig {
     /// Serve HTTPS with a fresh self-signed CA (`kinformer serve`'s default); false serves
     /// plain HTTP (the library's default: in-process clients and tests).
     pub tls: bool,
+    /// Run the minimal controllers (Deployment → ReplicaSet → Pods, rollouts, pods Pending →
+    /// Running, status, garbage collection); off by default.
+    pub controllers: bool,
 }
 
 impl Default for ServerConfig {
@@ -121,6 +125,7 @@ impl Default for ServerConfig {
             resource_version_wait: Duration::from_secs(3),
             request_read_timeout: Duration::from_secs(60),
             tls: false,
+            controllers: false,
         }
     }
 }
@@ -169,6 +174,7 @@ pub struct EmbeddedServer {
     stop: Option<watch_channel::Sender<bool>>,
     serving: Option<JoinHandle<()>>,
     churn: Option<JoinHandle<()>>,
+    controllers: Option<JoinHandle<()>>,
     tls: Option<tls::ServingTls>,
 }
 
@@ -234,6 +240,9 @@ impl EmbeddedServer {
         let serving = tokio::spawn(serving::serve(
             listener, router, acceptor, timeouts, stopped,
         ));
+        let controllers = config
+            .controllers
+            .then(|| controllers::spawn(Arc::clone(&store)));
         let churn = config.churn.and_then(|rate| churn::spawn(store, rate));
         Ok(EmbeddedServer {
             app,
@@ -244,6 +253,7 @@ impl EmbeddedServer {
             stop: Some(stop),
             serving: Some(serving),
             churn,
+            controllers,
             tls,
         })
     }
@@ -444,8 +454,11 @@ impl EmbeddedServer {
     fn stop_now(&mut self) {
         self.app.shutting_down.store(true, Ordering::SeqCst);
         self.close_watches();
-        if let Some(churn) = self.churn.take() {
-            churn.abort();
+        for task in [self.churn.take(), self.controllers.take()]
+            .into_iter()
+            .flatten()
+        {
+            task.abort();
         }
         if let Some(stop) = self.stop.take() {
             // The server task may already be gone; nothing left to stop then.

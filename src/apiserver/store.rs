@@ -412,6 +412,11 @@ impl Store {
         result
     }
 
+    /// A receiver for the events of every write transaction from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<EventBatch> {
+        self.events.subscribe()
+    }
+
     /// A receiver that changes whenever a resource type stops being served.
     pub fn subscribe_unregistered(&self) -> tokio::sync::watch::Receiver<u64> {
         self.unregistered.subscribe()

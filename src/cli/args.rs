@@ -195,6 +195,9 @@ pub struct ServeArgs {
     /// Serve plain HTTP instead of HTTPS (the kubeconfig then carries the token in the URL)
     #[arg(long)]
     pub insecure_http: bool,
+    /// Run minimal controllers: Deployment → ReplicaSet → Pods, rollouts, pods become Running
+    #[arg(long)]
+    pub controllers: bool,
 }
 
 /// A `--seed` source.

@@ -40,6 +40,7 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
         watch_cache: args.watch_cache,
         bookmark_interval: args.bookmark_interval,
         tls: !args.insecure_http,
+        controllers: args.controllers,
         ..defaults
     };
     let server = EmbeddedServer::start(config)
