@@ -619,7 +619,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__serve)
-            opts="-v -h -V --listen --kubeconfig-out --token --no-auth --seed --history --churn --scenario --v --help --version"
+            opts="-v -h -V --listen --kubeconfig-out --token --no-auth --seed --history --churn --scenario --watch-cache --bookmark-interval --insecure-http --controllers --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -650,6 +650,14 @@ _kinformer() {
                     return 0
                     ;;
                 --scenario)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --watch-cache)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --bookmark-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

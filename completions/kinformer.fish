@@ -182,8 +182,13 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l seed -d 'O
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l history -d 'How many events the watch history keeps (older resourceVersions get 410 Gone)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l churn -d 'Writes per second to generate (0 = none)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l scenario -d 'Play a scenario file\'s writes and faults (handler steps are skipped with a warning)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l watch-cache -d 'Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit' -r -f -a "true\t''
+false\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l bookmark-interval -d 'Interval between BOOKMARK events on watches that ask for them' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l no-auth -d 'Accept requests without a token'
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (the kubeconfig then carries the token in the URL)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l controllers -d 'Run minimal controllers: Deployment → ReplicaSet → Pods, rollouts, pods become Running'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r

@@ -16,16 +16,9 @@ use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+mod apiserver_http;
 
-/// `kubectl` from PATH; its absence fails the test.
-fn kubectl_binary() -> Result<PathBuf, String> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("kubectl"))
-        .find(|candidate| candidate.is_file())
-        .ok_or_else(|| "kubectl not found: install Debian's kubernetes-client".to_owned())
-}
+use apiserver_http::{TestResult, kubectl_binary};
 
 /// A running server plus a kubeconfig and a private kubectl cache directory.
 struct Fixture {
@@ -41,13 +34,17 @@ impl Fixture {
 
     /// A server whose `/version` reports `v1.{minor}` (the dispatcher then runs that kubectl).
     async fn reporting_minor(minor: u32) -> Result<Fixture, Box<dyn std::error::Error>> {
-        let kubectl = kubectl_binary()?;
-        let server = EmbeddedServer::start(ServerConfig {
+        Fixture::with(ServerConfig {
             seed: vec![Seed::Builtin],
             kubernetes_minor: minor,
             ..ServerConfig::default()
         })
-        .await?;
+        .await
+    }
+
+    async fn with(config: ServerConfig) -> Result<Fixture, Box<dyn std::error::Error>> {
+        let kubectl = kubectl_binary()?;
+        let server = EmbeddedServer::start(config).await?;
         let dir = tempfile::tempdir()?;
         server.write_kubeconfig(&dir.path().join("kubeconfig"))?;
         Ok(Fixture {
@@ -342,6 +339,9 @@ async fn wait_for_line(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_watch_prints_events_as_writes_happen() -> TestResult {
     let fixture = Fixture::start().await?;
+    fixture.server.create_object(
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "watched"}}),
+    )?;
     let client = fixture.server.client();
     let pods_resource =
         ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods");
@@ -377,5 +377,246 @@ async fn kubectl_watch_prints_events_as_writes_happen() -> TestResult {
     pods.delete("watched-pod", &DeleteParams::default()).await?;
     wait_for_line(&mut lines, &["DELETED", "watched-pod"]).await?;
     child.kill().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_scale_apply_of_a_secret_and_bad_names() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let scaled = fixture
+        .run(&["scale", "deployment", "web", "--replicas=3"])
+        .await?;
+    assert!(scaled.contains("deployment.apps/web scaled"), "{scaled}");
+    let replicas = fixture
+        .run(&["get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"])
+        .await?;
+    assert_eq!(replicas, "3");
+    let secret = fixture.write(
+        "secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {user: admin}\n",
+    )?;
+    fixture.run(&["apply", "-f", path_arg(&secret)?]).await?;
+    let user = fixture
+        .run(&["get", "secret", "creds", "-o", "jsonpath={.data.user}"])
+        .await?;
+    assert_eq!(user, "YWRtaW4=", "stringData lands base64 in data");
+    let bad = fixture.write(
+        "bad.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n",
+    )?;
+    let refused = fixture.fail(&["apply", "-f", path_arg(&bad)?]).await?;
+    assert!(
+        refused.contains("metadata.name: Invalid value: \"Bad_Name\""),
+        "{refused}"
+    );
+    let missing = fixture
+        .fail(&["apply", "-n", "nope", "-f", path_arg(&secret)?])
+        .await?;
+    assert!(
+        missing.contains("namespaces \"nope\" not found"),
+        "{missing}"
+    );
+    Ok(())
+}
+
+/// `kubectl get KIND NAME -o json` as a value.
+async fn get_json(
+    fixture: &Fixture,
+    kind: &str,
+    name: &str,
+) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    Ok(serde_json::from_str(
+        &fixture.run(&["get", kind, name, "-o", "json"]).await?,
+    )?)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_imperative_creates_send_protobuf_and_round_trip() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let creates: [&[&str]; 6] = [
+        &["create", "configmap", "c1", "--from-literal=k=v"],
+        &["create", "secret", "generic", "s1", "--from-literal=p=pw"],
+        &["create", "namespace", "ns1"],
+        &[
+            "create",
+            "deployment",
+            "d1",
+            "--image=nginx:1.27",
+            "--replicas=2",
+        ],
+        &["create", "service", "clusterip", "svc1", "--tcp=80:8080"],
+        &["create", "serviceaccount", "sa1"],
+    ];
+    for args in creates {
+        fixture.run(args).await?;
+    }
+    assert_eq!(
+        get_json(&fixture, "configmap", "c1").await?["data"],
+        json!({"k": "v"})
+    );
+    assert_eq!(
+        get_json(&fixture, "secret", "s1").await?["data"],
+        json!({"p": "cHc="})
+    );
+    assert_eq!(
+        get_json(&fixture, "namespace", "ns1").await?["status"]["phase"],
+        "Active"
+    );
+    let deployment = get_json(&fixture, "deployment", "d1").await?;
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    assert_eq!(
+        deployment["spec"]["selector"]["matchLabels"],
+        json!({"app": "d1"})
+    );
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        "nginx:1.27"
+    );
+    let service = get_json(&fixture, "service", "svc1").await?;
+    assert_eq!(service["spec"]["ports"][0]["port"], 80);
+    assert_eq!(service["spec"]["ports"][0]["targetPort"], 8080);
+    assert_eq!(service["spec"]["selector"], json!({"app": "svc1"}));
+    assert_eq!(
+        get_json(&fixture, "serviceaccount", "sa1").await?["metadata"]["name"],
+        "sa1"
+    );
+    let dry = fixture
+        .run(&[
+            "create",
+            "configmap",
+            "dry",
+            "--from-literal=a=b",
+            "--dry-run=server",
+            "-o",
+            "json",
+        ])
+        .await?;
+    let dry: serde_json::Value = serde_json::from_str(&dry)?;
+    assert_eq!(dry["data"], json!({"a": "b"}));
+    let missing = fixture.fail(&["get", "configmap", "dry"]).await?;
+    assert!(
+        missing.contains("NotFound") || missing.contains("not found"),
+        "{missing}"
+    );
+    Ok(())
+}
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shopfront, labels: {app: shopfront}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: shopfront}}
+  template:
+    metadata: {labels: {app: shopfront}}
+    spec:
+      containers: [{name: nginx, image: 'nginx:1.27'}]
+";
+
+/// The ReplicaSets and Pods labelled `app=shopfront`.
+async fn chain(
+    fixture: &Fixture,
+) -> Result<(Vec<serde_json::Value>, Vec<serde_json::Value>), Box<dyn std::error::Error>> {
+    let listed: serde_json::Value = serde_json::from_str(
+        &fixture
+            .run(&["get", "rs,pods", "-l", "app=shopfront", "-o", "json"])
+            .await?,
+    )?;
+    let items = listed["items"].as_array().cloned().unwrap_or_default();
+    let (replicasets, pods) = items.into_iter().partition(|i| i["kind"] == "ReplicaSet");
+    Ok((replicasets, pods))
+}
+
+async fn rolled_out(fixture: &Fixture) -> TestResult {
+    let out = fixture
+        .run(&["rollout", "status", "deployment/shopfront", "--timeout=60s"])
+        .await?;
+    assert!(out.contains("successfully rolled out"), "{out}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn controllers_roll_out_deployments_for_kubectl() -> TestResult {
+    let fixture = Fixture::with(ServerConfig {
+        controllers: true,
+        ..ServerConfig::default()
+    })
+    .await?;
+    let manifest = fixture.write("deploy.yaml", DEPLOYMENT)?;
+    fixture.run(&["apply", "-f", path_arg(&manifest)?]).await?;
+    rolled_out(&fixture).await?;
+    let deployment = get_json(&fixture, "deployment", "shopfront").await?;
+    let (replicasets, pods) = chain(&fixture).await?;
+    assert_eq!(replicasets.len(), 1);
+    let rs = &replicasets[0];
+    assert_eq!(
+        rs["metadata"]["ownerReferences"][0]["uid"],
+        deployment["metadata"]["uid"]
+    );
+    let hash = rs["metadata"]["labels"]["pod-template-hash"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        !hash.is_empty() && rs["metadata"]["name"] == format!("shopfront-{hash}").as_str(),
+        "{rs}"
+    );
+    assert_eq!(pods.len(), 3);
+    for pod in &pods {
+        assert_eq!(
+            pod["metadata"]["ownerReferences"][0]["uid"], rs["metadata"]["uid"],
+            "{pod}"
+        );
+        assert_eq!(
+            pod["metadata"]["labels"]["pod-template-hash"],
+            hash.as_str()
+        );
+        assert_eq!(pod["status"]["phase"], "Running");
+    }
+
+    fixture
+        .run(&["set", "image", "deployment/shopfront", "nginx=nginx:1.28"])
+        .await?;
+    rolled_out(&fixture).await?;
+    let (replicasets, pods) = chain(&fixture).await?;
+    assert_eq!(
+        replicasets.len(),
+        2,
+        "the old ReplicaSet is kept, scaled to 0"
+    );
+    let new = replicasets
+        .iter()
+        .find(|rs| rs["spec"]["replicas"] == 3)
+        .ok_or("no ReplicaSet with 3 replicas")?;
+    assert!(replicasets.iter().any(|rs| rs["spec"]["replicas"] == 0));
+    assert_eq!(
+        new["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        "2"
+    );
+    assert_eq!(pods.len(), 3);
+    assert!(
+        pods.iter()
+            .all(|p| p["spec"]["containers"][0]["image"] == "nginx:1.28"),
+        "{pods:?}"
+    );
+
+    fixture
+        .run(&["scale", "deployment/shopfront", "--replicas=1"])
+        .await?;
+    rolled_out(&fixture).await?;
+    assert_eq!(chain(&fixture).await?.1.len(), 1);
+
+    fixture.run(&["delete", "deployment", "shopfront"]).await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (replicasets, pods) = chain(&fixture).await?;
+        if replicasets.is_empty() && pods.is_empty() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "owned objects left: {replicasets:?} {pods:?}"
+        );
+    }
     Ok(())
 }

@@ -27,12 +27,16 @@ const NAMESPACE: &str = "rt";
 type Disruption = fn(&EmbeddedServer) -> TestResult;
 
 async fn start_server() -> Result<EmbeddedServer, Box<dyn std::error::Error>> {
-    Ok(EmbeddedServer::start(ServerConfig {
+    let server = EmbeddedServer::start(ServerConfig {
         history: 200,
         bookmark_interval: Duration::from_millis(100),
         ..ServerConfig::default()
     })
-    .await?)
+    .await?;
+    server.create_object(
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}),
+    )?;
+    Ok(server)
 }
 
 fn pod(name: &str) -> Result<Pod, serde_json::Error> {

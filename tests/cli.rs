@@ -410,7 +410,7 @@ async fn serve_prints_its_url_and_a_kubeconfig_kinformer_can_use() {
         .unwrap()
         .unwrap()
         .unwrap();
-    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
     let r = run(kinformer(&[
         "dump",
         "nodes",

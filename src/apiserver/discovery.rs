@@ -105,6 +105,19 @@ fn api_resource(resource: &ResourceType) -> Value {
     value
 }
 
+/// The `scale` subresource entry: kubectl's scale client finds its group, version and kind here.
+fn scale_subresource(resource: &ResourceType) -> Value {
+    json!({
+        "name": format!("{}/scale", resource.plural),
+        "singularName": "",
+        "namespaced": resource.namespaced,
+        "group": "autoscaling",
+        "version": "v1",
+        "kind": "Scale",
+        "verbs": ["get", "patch", "update"],
+    })
+}
+
 /// `/api/v1` and `/apis/{group}/{version}`.
 pub fn resource_list(
     registry: &Registry,
@@ -115,7 +128,15 @@ pub fn resource_list(
     if resources.is_empty() {
         return Err(ApiError::no_route());
     }
-    let resources: Vec<Value> = resources.iter().map(|r| api_resource(r)).collect();
+    let scales = resources
+        .iter()
+        .filter(|r| r.has_scale())
+        .map(|r| scale_subresource(r));
+    let resources: Vec<Value> = resources
+        .iter()
+        .map(|r| api_resource(r))
+        .chain(scales)
+        .collect();
     Ok(ok(&json!({
         "kind": "APIResourceList",
         "apiVersion": "v1",

@@ -34,7 +34,8 @@ pub enum Fault {
     CloseWatches,
     /// Forget the kept events: resuming from an older resourceVersion gets 410.
     TrimHistory,
-    /// Every resumed watch gets 410, even from the current resourceVersion.
+    /// Every resumed watch gets 410, even from the current resourceVersion (which advances by
+    /// one, so that the relist's resourceVersion is watchable).
     ExpireAll,
     /// Answer requests with an error status.
     #[serde(rename_all = "camelCase")]

@@ -1,48 +1,77 @@
-//! Client configuration for the embedded server: a kubeconfig file for kubectl and an
-//! equivalent in-process `kube::Config`.
+//! Client configuration for the embedded server: a kubeconfig (kube's `Kubeconfig` type,
+//! serialised as YAML) for kubectl and an equivalent in-process `kube::Config`.
 
-use kube::config::AuthInfo;
+use base64::Engine;
+use base64::prelude::BASE64_STANDARD;
+use kube::config::{AuthInfo, Kubeconfig};
 use serde_json::json;
 
 /// Name of the cluster, user and context in the generated kubeconfig.
 pub const CONTEXT: &str = "kinformer";
 
-/// A kubeconfig with one cluster, user and context named `kinformer`, set as current.
-///
-/// kubectl (client-go's clientcmd) only sends a user's token over TLS, so with a token the
-/// server URL also carries it as userinfo (`http://kinformer:TOKEN@127.0.0.1:PORT`), which Go's
-/// HTTP client sends as basic credentials; the server accepts either form.
-pub fn kubeconfig_yaml(url: &str, token: Option<&str>) -> String {
-    let (server, user) = match token {
-        Some(token) => (
-            url.replacen(
+/// How clients reach one server.
+pub struct Endpoint<'a> {
+    /// `https://127.0.0.1:PORT` or `http://...`.
+    pub url: &'a str,
+    /// The bearer token (None: no authentication).
+    pub token: Option<&'a str>,
+    /// The CA that signed the serving certificate, PEM (None: plain HTTP).
+    pub ca_pem: Option<&'a str>,
+}
+
+impl Endpoint<'_> {
+    /// A kubeconfig with one cluster, user and context named `kinformer`, set as current.
+    ///
+    /// Over TLS the CA goes into `certificate-authority-data` and kubectl sends the token as
+    /// a bearer token. Over plain HTTP kubectl (client-go's clientcmd) sends no token at all,
+    /// so the server URL also carries it as userinfo (`http://kinformer:TOKEN@127.0.0.1:PORT`),
+    /// which Go's HTTP client sends as basic credentials; the server accepts either form.
+    pub fn kubeconfig(&self) -> Result<Kubeconfig, serde_json::Error> {
+        let server = match (self.token, self.ca_pem) {
+            (Some(token), None) => self.url.replacen(
                 "://",
                 &format!("://{CONTEXT}:{}@", percent_encode(token)),
                 1,
             ),
-            format!("\n    token: {token}"),
-        ),
-        None => (url.to_owned(), " {}".to_owned()),
-    };
-    format!(
-        "apiVersion: v1
-kind: Config
-clusters:
-- name: {CONTEXT}
-  cluster:
-    server: {server}
-users:
-- name: {CONTEXT}
-  user:{user}
-contexts:
-- name: {CONTEXT}
-  context:
-    cluster: {CONTEXT}
-    user: {CONTEXT}
-    namespace: default
-current-context: {CONTEXT}
-"
-    )
+            _ => self.url.to_owned(),
+        };
+        let mut cluster = json!({"server": server});
+        if let Some(ca) = self.ca_pem {
+            cluster["certificate-authority-data"] = BASE64_STANDARD.encode(ca).into();
+        }
+        let user = match self.token {
+            Some(token) => json!({"token": token}),
+            None => json!({}),
+        };
+        serde_json::from_value(json!({
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": CONTEXT, "cluster": cluster}],
+            "users": [{"name": CONTEXT, "user": user}],
+            "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT, "namespace": "default"}}],
+            "current-context": CONTEXT,
+        }))
+    }
+
+    /// [`Self::kubeconfig`] as YAML.
+    pub fn kubeconfig_yaml(&self) -> String {
+        self.kubeconfig()
+            .ok()
+            .and_then(|config| serde_saphyr::to_string(&config).ok())
+            .unwrap_or_default()
+    }
+
+    /// A `kube::Config` reaching the server (`ca_der`: the CA to trust over TLS).
+    pub fn kube_config(&self, ca_der: Option<&[u8]>) -> kube::Config {
+        let mut config = kube::Config::new(self.url.parse().unwrap_or_default());
+        config.default_namespace = "default".into();
+        config.root_cert = ca_der.map(|der| vec![der.to_vec()]);
+        if let Some(token) = self.token {
+            config.auth_info =
+                serde_json::from_value::<AuthInfo>(json!({ "token": token })).unwrap_or_default();
+        }
+        config
+    }
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
@@ -57,30 +86,46 @@ fn percent_encode(text: &str) -> String {
         .collect()
 }
 
-/// A `kube::Config` reaching the server at `url` with `token`.
-pub fn kube_config(url: &str, token: Option<&str>) -> kube::Config {
-    let mut config = kube::Config::new(url.parse().unwrap_or_default());
-    config.default_namespace = "default".into();
-    if let Some(token) = token {
-        config.auth_info =
-            serde_json::from_value::<AuthInfo>(json!({ "token": token })).unwrap_or_default();
-    }
-    config
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn kubeconfig_names_everything_kinformer() {
-        let yaml = kubeconfig_yaml("http://127.0.0.1:1234", Some("abc"));
-        assert!(yaml.contains("server: http://kinformer:abc@127.0.0.1:1234"));
-        assert!(yaml.contains("token: abc"));
-        assert!(yaml.contains("current-context: kinformer"));
-        let config = kube_config("http://127.0.0.1:1234", Some("abc"));
-        assert_eq!(config.cluster_url.port_u16(), Some(1234));
-        assert!(config.auth_info.token.is_some());
+    fn kubeconfigs_round_trip_awkward_tokens() {
+        for (url, ca) in [
+            ("http://127.0.0.1:1234", None),
+            ("https://127.0.0.1:1234", Some("PEM")),
+        ] {
+            let endpoint = Endpoint {
+                url,
+                token: Some("abc #x: 'y\""),
+                ca_pem: ca,
+            };
+            let yaml = endpoint.kubeconfig_yaml();
+            let parsed = Kubeconfig::from_yaml(&yaml);
+            let Ok(parsed) = parsed else {
+                panic!("{parsed:?}\n{yaml}");
+            };
+            assert_eq!(parsed.current_context.as_deref(), Some(CONTEXT));
+            let plain: Result<serde_json::Value, _> = serde_saphyr::from_str(&yaml);
+            let token = plain
+                .ok()
+                .and_then(|v| v.pointer("/users/0/user/token").cloned());
+            assert_eq!(token, Some(json!("abc #x: 'y\"")), "{yaml}");
+            let cluster = parsed.clusters.first().and_then(|c| c.cluster.as_ref());
+            let server = cluster.and_then(|c| c.server.clone()).unwrap_or_default();
+            assert_eq!(
+                server.starts_with("http://kinformer:abc%20%23x"),
+                ca.is_none(),
+                "{server}"
+            );
+            assert_eq!(
+                cluster
+                    .and_then(|c| c.certificate_authority_data.clone())
+                    .is_some(),
+                ca.is_some()
+            );
+        }
         assert_eq!(percent_encode("a:b@c"), "a%3Ab%40c");
     }
 }

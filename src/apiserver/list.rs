@@ -18,37 +18,71 @@ use super::status::{ApiError, json_response};
 use super::store::{ListQuery, StoredObject};
 use super::table;
 
-/// Where a list starts: snapshot resourceVersion and continue key.
-struct ListStart {
-    at: Option<u64>,
-    after: Option<String>,
+/// How a LIST reads, after kube-apiserver's "Semantics for list" table.
+#[derive(Debug, PartialEq)]
+enum ListRead {
+    /// resourceVersion unset: the most recent state (a consistent read), paged with `limit`.
+    MostRecent,
+    /// resourceVersion "0": any state. The watch cache serves the current one in a single
+    /// page; without it, the most recent state is paged as etcd does.
+    Any,
+    /// resourceVersion N (match unset without `limit`, or `NotOlderThan`): the current state
+    /// once the server has reached N.
+    NotOlderThan(u64),
+    /// resourceVersion N with `limit` and match unset, or `resourceVersionMatch=Exact`: the
+    /// state at exactly N.
+    Exact(u64),
+    /// A continue token: the rest of the list at the token's resourceVersion.
+    Continue(u64, String),
 }
+
+/// Message kube-apiserver gives for an exact read of a compacted resourceVersion.
+const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
 
 /// Message kube-apiserver gives for an expired continue token.
 const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
 /// Serves a LIST request.
-pub fn serve(app: &App, request: &ResourceRequest) -> Result<Response, ApiError> {
+pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, ApiError> {
     let selection = Selection::from_request(request)?;
-    let start = list_start(request)?;
-    let limit = parse_limit(request)?;
+    let mut limit = parse_limit(request)?;
+    let read = list_read(request, limit.is_some())?;
+    let (at, after) = match read {
+        ListRead::MostRecent => (None, None),
+        ListRead::Any => {
+            if app.watch_cache {
+                limit = None;
+            }
+            (None, None)
+        }
+        ListRead::NotOlderThan(rv) => {
+            wait_until_fresh(app, rv).await?;
+            (None, None)
+        }
+        ListRead::Exact(rv) => {
+            let current = app.store.resource_version();
+            if rv > current {
+                return Err(ApiError::too_large_resource_version(rv, current));
+            }
+            (Some(rv), None)
+        }
+        ListRead::Continue(rv, key) => (Some(rv), Some(key)),
+    };
     let filter = |object: &StoredObject| selection.matches(object);
     let query = ListQuery {
         namespace: selection.namespace(),
-        at: start.at,
-        after: start.after.as_deref(),
+        at,
+        after: after.as_deref(),
         limit,
         filter: &filter,
     };
     let page = app
         .store
         .list(&request.resource.key(), &query)
-        .map_err(|e| {
-            if start.after.is_some() {
-                ApiError::expired(CONTINUE_EXPIRED)
-            } else {
-                e
-            }
+        .map_err(|e| match (e.code, &after) {
+            (410, Some(_)) => ApiError::expired(CONTINUE_EXPIRED),
+            (410, None) => ApiError::expired(LIST_EXPIRED),
+            _ => e,
         })?;
     let token = page
         .continue_after
@@ -75,6 +109,22 @@ pub fn serve(app: &App, request: &ResourceRequest) -> Result<Response, ApiError>
     Ok(json_response(StatusCode::OK, body))
 }
 
+/// Waits (up to the server's `resource_version_wait`) until the store reached `rv`; 504
+/// "Too large resource version" if it did not, as kube-apiserver's watch cache answers.
+pub async fn wait_until_fresh(app: &App, rv: u64) -> Result<(), ApiError> {
+    if app
+        .store
+        .wait_until_fresh(rv, app.resource_version_wait)
+        .await
+    {
+        return Ok(());
+    }
+    Err(ApiError::too_large_resource_version(
+        rv,
+        app.store.resource_version(),
+    ))
+}
+
 fn parse_limit(request: &ResourceRequest) -> Result<Option<usize>, ApiError> {
     request
         .param("limit")
@@ -83,6 +133,7 @@ fn parse_limit(request: &ResourceRequest) -> Result<Option<usize>, ApiError> {
                 .map_err(|_| ApiError::bad_request(format!("invalid limit {l:?}")))
         })
         .transpose()
+        .map(|limit| limit.filter(|l| *l > 0))
 }
 
 /// Parses a resourceVersion parameter.
@@ -91,34 +142,62 @@ pub fn parse_rv(text: &str) -> Result<u64, ApiError> {
         .map_err(|_| ApiError::bad_request(format!("invalid resource version: {text:?}")))
 }
 
-fn list_start(request: &ResourceRequest) -> Result<ListStart, ApiError> {
-    if let Some(token) = request.param("continue") {
-        let (at, after) = decode_continue(token)?;
-        return Ok(ListStart {
-            at: Some(at),
-            after: Some(after),
-        });
+/// The field errors kube-apiserver's ValidateListOptions finds in `resourceVersionMatch`.
+fn match_errors(rv: Option<&str>, matching: &str, has_continue: bool) -> Vec<String> {
+    let forbidden = |why: &str| format!("resourceVersionMatch: Forbidden: {why}");
+    let mut errors = Vec::new();
+    if rv.is_none() {
+        errors.push(forbidden(
+            "resourceVersionMatch is forbidden unless resourceVersion is provided",
+        ));
     }
+    if has_continue {
+        errors.push(forbidden(
+            "resourceVersionMatch is forbidden when continue is provided",
+        ));
+    }
+    if !matches!(matching, "Exact" | "NotOlderThan") {
+        errors.push(format!(
+            "resourceVersionMatch: Unsupported value: {matching:?}: supported values: \"Exact\", \"NotOlderThan\", \"\""
+        ));
+    }
+    if matching == "Exact" && rv == Some("0") {
+        errors.push(forbidden(
+            "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+        ));
+    }
+    errors
+}
+
+fn list_read(request: &ResourceRequest, has_limit: bool) -> Result<ListRead, ApiError> {
     let rv = request.param("resourceVersion");
-    let exact = match request.param("resourceVersionMatch") {
-        None | Some("NotOlderThan") => false,
-        Some("Exact") => true,
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
-            )));
+    let token = request.param("continue");
+    let matching = request.param("resourceVersionMatch");
+    if let Some(matching) = matching {
+        let errors = match_errors(rv, matching, token.is_some());
+        if !errors.is_empty() {
+            return Err(ApiError::invalid_options("ListOptions", &errors));
         }
-    };
-    let at = match rv {
-        Some(text) => Some(parse_rv(text)?).filter(|_| exact),
-        None if exact => {
+    }
+    if let Some(token) = token {
+        let (at, after) = decode_continue(token)?;
+        if rv.is_some_and(|rv| rv != "0") {
             return Err(ApiError::bad_request(
-                "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                "specifying resource version is not allowed when using continue",
             ));
         }
-        None => None,
+        return Ok(ListRead::Continue(at, after));
+    }
+    let Some(rv) = rv.map(parse_rv).transpose()? else {
+        return Ok(ListRead::MostRecent);
     };
-    Ok(ListStart { at, after: None })
+    Ok(match (rv, matching) {
+        (0, _) => ListRead::Any,
+        (rv, Some("Exact")) => ListRead::Exact(rv),
+        (rv, Some(_)) => ListRead::NotOlderThan(rv),
+        (rv, None) if has_limit => ListRead::Exact(rv),
+        (rv, None) => ListRead::NotOlderThan(rv),
+    })
 }
 
 /// Continue token: hex of `RV:KEY`.
@@ -183,6 +262,7 @@ pub fn render_list(
         pending: head.into_bytes(),
         items: items.into_iter(),
         representation,
+        item_type_meta: resource.custom,
         first: true,
         finished: false,
     };
@@ -194,6 +274,9 @@ struct ListChunks {
     pending: Vec<u8>,
     items: std::vec::IntoIter<Arc<StoredObject>>,
     representation: Representation,
+    /// Whether items keep `kind` and `apiVersion` (custom resources, served unstructured);
+    /// kube-apiserver leaves them out of built-in types' items.
+    item_type_meta: bool,
     first: bool,
     finished: bool,
 }
@@ -216,7 +299,12 @@ impl Iterator for ListChunks {
                 chunk.push(b',');
             }
             self.first = false;
-            chunk.extend_from_slice(&object_bytes(self.representation, &object));
+            match self.representation {
+                Representation::Object if !self.item_type_meta => {
+                    object.write_list_item(&mut chunk);
+                }
+                representation => chunk.extend_from_slice(&object_bytes(representation, &object)),
+            }
         }
         Some(Bytes::from(chunk))
     }
@@ -248,6 +336,7 @@ mod tests {
                     .collect::<Vec<_>>()
                     .into_iter(),
                 representation: Representation::Object,
+                item_type_meta: false,
                 first: true,
                 finished: false,
             };

@@ -16,6 +16,7 @@
 
 mod canonical;
 mod churn;
+mod controllers;
 mod discovery;
 mod faults;
 mod kubeconfig;
@@ -23,15 +24,21 @@ mod list;
 mod listener;
 mod objects;
 mod openapi;
+mod protobuf;
 mod resources;
+mod scale;
 mod seed;
 mod selectable;
 mod selector;
 mod server;
+mod serving;
 mod splice;
 mod status;
 mod store;
 mod table;
+mod tls;
+mod type_meta;
+mod validation;
 mod watch;
 mod write;
 
@@ -44,7 +51,7 @@ use std::time::Duration;
 use rand::Rng;
 use rand::distr::Alphanumeric;
 use tokio::net::TcpListener;
-use tokio::sync::{oneshot, watch as watch_channel};
+use tokio::sync::watch as watch_channel;
 use tokio::task::JoinHandle;
 
 use self::server::App;
@@ -79,11 +86,28 @@ pub struct ServerConfig {
     pub history: usize,
     /// Writes per second of background pod churn.
     pub churn: Option<f64>,
-    /// Interval between BOOKMARK events on watches that allow them.
+    /// Interval between BOOKMARK events on watches that allow them (default a minute, about
+    /// as often as kube-apiserver sends them; tests shorten it).
     pub bookmark_interval: Duration,
     /// Minor version `/version` reports (default 32: `v1.32.4`). kubectl's dispatcher runs the
     /// installed kubectl of that minor, so tests can pin older clients.
     pub kubernetes_minor: u32,
+    /// kube-apiserver's `--watch-cache` (default on): a LIST at resourceVersion "0" is served
+    /// from the cache, the current state in one page whatever its `limit`. Off, such a LIST
+    /// pages with `limit` as etcd does.
+    pub watch_cache: bool,
+    /// How long a request for a resourceVersion newer than the server's waits for it before
+    /// failing with 504 "Too large resource version" (kube-apiserver: 3 s).
+    pub resource_version_wait: Duration,
+    /// How long a client may take to send its request headers, and then its body (a slow
+    /// client's connection is closed, or its request answered 408).
+    pub request_read_timeout: Duration,
+    /// Serve HTTPS with a fresh self-signed CA (`kinformer serve`'s default); false serves
+    /// plain HTTP (the library's default: in-process clients and tests).
+    pub tls: bool,
+    /// Run the minimal controllers (Deployment → ReplicaSet → Pods, rollouts, pods Pending →
+    /// Running, status, garbage collection); off by default.
+    pub controllers: bool,
 }
 
 impl Default for ServerConfig {
@@ -95,8 +119,13 @@ impl Default for ServerConfig {
             seed: Vec::new(),
             history: 10_000,
             churn: None,
-            bookmark_interval: Duration::from_secs(1),
+            bookmark_interval: Duration::from_secs(60),
             kubernetes_minor: 32,
+            watch_cache: true,
+            resource_version_wait: Duration::from_secs(3),
+            request_read_timeout: Duration::from_secs(60),
+            tls: false,
+            controllers: false,
         }
     }
 }
@@ -133,15 +162,20 @@ pub enum ServerError {
     /// Objects could not be seeded.
     #[error("cannot seed objects: {0}")]
     Seed(String),
+    /// The serving certificate could not be made.
+    #[error(transparent)]
+    Tls(#[from] tls::TlsError),
 }
 
 /// A running embedded API server.
 pub struct EmbeddedServer {
     app: Arc<App>,
     url: String,
-    stop: Option<oneshot::Sender<()>>,
+    stop: Option<watch_channel::Sender<bool>>,
     serving: Option<JoinHandle<()>>,
     churn: Option<JoinHandle<()>>,
+    controllers: Option<JoinHandle<()>>,
+    tls: Option<tls::ServingTls>,
 }
 
 /// A random 32-character bearer token.
@@ -173,6 +207,7 @@ impl EmbeddedServer {
         let listener = TcpListener::bind(config.listen).await.map_err(bind_error)?;
         let address = listener.local_addr().map_err(bind_error)?;
         let store = Arc::new(Store::new(config.history));
+        seed::seed_system_namespaces(&store)?;
         seed_store(&store, &config.seed)?;
         let token = config
             .auth
@@ -182,38 +217,48 @@ impl EmbeddedServer {
             token,
             bookmark_interval: config.bookmark_interval,
             kubernetes_minor: config.kubernetes_minor,
+            watch_cache: config.watch_cache,
+            resource_version_wait: config.resource_version_wait,
+            request_read_timeout: config.request_read_timeout,
             closer: watch_channel::channel(0).0,
             shutting_down: AtomicBool::new(false),
             address: address.to_string(),
             faults: faults::Faults::default(),
         });
-        let (stop, stopped) = oneshot::channel::<()>();
+        let (stop, stopped) = watch_channel::channel(false);
         let router = server::router(Arc::clone(&app));
-        let restarts = app.faults.subscribe_restarts();
-        let serving = tokio::spawn(async move {
-            let graceful = async move {
-                // Either a stop request or the server handle being dropped ends serving.
-                let _ = stopped.await;
-            };
-            let listener = listener::RestartableListener::new(listener, restarts);
-            if let Err(e) = axum::serve(listener, router)
-                .with_graceful_shutdown(graceful)
-                .await
-            {
-                tracing::warn!("embedded API server stopped: {e}");
-            }
-        });
+        let listener =
+            listener::RestartableListener::new(listener, app.faults.subscribe_restarts());
+        let timeouts = serving::Timeouts {
+            header: config.request_read_timeout,
+        };
+        let tls = config
+            .tls
+            .then(|| tls::ServingTls::generate(address.ip()))
+            .transpose()?;
+        let acceptor = tls.as_ref().map(|t| t.acceptor.clone());
+        let serving = tokio::spawn(serving::serve(
+            listener, router, acceptor, timeouts, stopped,
+        ));
+        let controllers = config
+            .controllers
+            .then(|| controllers::spawn(Arc::clone(&store)));
         let churn = config.churn.and_then(|rate| churn::spawn(store, rate));
         Ok(EmbeddedServer {
             app,
-            url: format!("http://{address}"),
+            url: format!(
+                "{}://{address}",
+                if tls.is_some() { "https" } else { "http" }
+            ),
             stop: Some(stop),
             serving: Some(serving),
             churn,
+            controllers,
+            tls,
         })
     }
 
-    /// `http://127.0.0.1:PORT`.
+    /// `https://127.0.0.1:PORT`, or `http://` without TLS.
     pub fn url(&self) -> String {
         self.url.clone()
     }
@@ -223,25 +268,45 @@ impl EmbeddedServer {
         self.app.token.as_deref()
     }
 
-    /// A kubeconfig with cluster, user and context `kinformer`, set as current.
+    fn endpoint(&self) -> kubeconfig::Endpoint<'_> {
+        kubeconfig::Endpoint {
+            url: &self.url,
+            token: self.token(),
+            ca_pem: self.tls.as_ref().map(|t| t.ca_pem.as_str()),
+        }
+    }
+
+    /// A kubeconfig with cluster, user and context `kinformer`, set as current (over TLS with
+    /// the server's CA as `certificate-authority-data`).
     pub fn kubeconfig_yaml(&self) -> String {
-        kubeconfig::kubeconfig_yaml(&self.url, self.token())
+        self.endpoint().kubeconfig_yaml()
     }
 
-    /// Writes [`Self::kubeconfig_yaml`] to `path`.
+    /// Writes [`Self::kubeconfig_yaml`] to `path`, readable by its owner only (mode 0600: it
+    /// holds the token).
     pub fn write_kubeconfig(&self, path: &Path) -> std::io::Result<()> {
-        std::fs::write(path, self.kubeconfig_yaml())
+        use std::io::Write as _;
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        file.write_all(self.kubeconfig_yaml().as_bytes())
     }
 
-    /// A `kube::Config` for an in-process client.
+    /// A `kube::Config` for an in-process client (trusting the server's CA over TLS).
     pub fn kube_config(&self) -> kube::Config {
-        kubeconfig::kube_config(&self.url, self.token())
+        let ca = self.tls.as_ref().map(|t| t.ca_der.as_slice());
+        self.endpoint().kube_config(ca)
     }
 
     /// An in-process kube client.
     pub fn client(&self) -> kube::Client {
         kube::Client::try_from(self.kube_config())
-            .expect("a plain-http kube::Config with a bearer token always builds a client")
+            .expect("a kube::Config with a URL, a token and at most a CA always builds a client")
     }
 
     /// Ends every open watch stream cleanly now (clients re-watch from their last RV).
@@ -254,8 +319,9 @@ impl EmbeddedServer {
         self.app.store.trim_history();
     }
 
-    /// Forces a 410 on every client: the history is dropped and even the current
-    /// resourceVersion counts as too old, so every watch resumed after this relists.
+    /// Forces a 410 on every client: the history is dropped and the resourceVersion advances
+    /// past every one handed out so far, so every watch resumed after this relists; the
+    /// relist's resourceVersion is watchable.
     pub fn expire_all(&self) {
         self.app.store.expire_all();
     }
@@ -388,12 +454,15 @@ impl EmbeddedServer {
     fn stop_now(&mut self) {
         self.app.shutting_down.store(true, Ordering::SeqCst);
         self.close_watches();
-        if let Some(churn) = self.churn.take() {
-            churn.abort();
+        for task in [self.churn.take(), self.controllers.take()]
+            .into_iter()
+            .flatten()
+        {
+            task.abort();
         }
         if let Some(stop) = self.stop.take() {
             // The server task may already be gone; nothing left to stop then.
-            let _ = stop.send(());
+            let _ = stop.send(true);
         }
     }
 }

@@ -43,6 +43,9 @@ pub struct ResourceType {
     pub namespaced: bool,
     /// Categories (`all` makes `kubectl get all` include the resource).
     pub categories: Vec<String>,
+    /// Defined by a CustomResourceDefinition (served as unstructured objects: LIST items keep
+    /// their `kind` and `apiVersion`, every spec change bumps `generation`).
+    pub custom: bool,
 }
 
 impl ResourceType {
@@ -82,6 +85,28 @@ impl ResourceType {
     pub fn is_crd(&self) -> bool {
         self.group == CustomResourceDefinition::GROUP
             && self.plural == CustomResourceDefinition::URL_PATH_SEGMENT
+    }
+
+    /// Whether kube-apiserver's strategy for the resource sets `metadata.generation` and bumps it
+    /// on spec changes (workloads, CRDs and custom resources; not ConfigMaps, Secrets, Nodes...).
+    pub fn tracks_generation(&self) -> bool {
+        self.custom || self.is_crd() || self.group == Deployment::GROUP
+    }
+
+    /// Whether the resource has the `scale` subresource (`kubectl scale`).
+    pub fn has_scale(&self) -> bool {
+        self.group == Deployment::GROUP
+            && [
+                Deployment::URL_PATH_SEGMENT,
+                ReplicaSet::URL_PATH_SEGMENT,
+                StatefulSet::URL_PATH_SEGMENT,
+            ]
+            .contains(&self.plural.as_str())
+    }
+
+    /// Whether the resource is core/v1 `group`/`plural`.
+    pub fn is_core(&self, plural: &str) -> bool {
+        self.group.is_empty() && self.plural == plural
     }
 
     /// Whether the resource is a pod (pods have extra field selectors).
@@ -128,6 +153,7 @@ where
         short_names: short_names.iter().map(|s| (*s).to_owned()).collect(),
         namespaced: <K::Scope as ScopeKind>::NAMESPACED,
         categories: categories.iter().map(|s| (*s).to_owned()).collect(),
+        custom: false,
     }
 }
 
@@ -192,6 +218,7 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         short_names,
         namespaced,
         categories,
+        custom: true,
     })
 }
 
@@ -250,6 +277,11 @@ impl Registry {
     /// Adds or replaces a resource type.
     pub fn insert(&mut self, resource: ResourceType) {
         self.types.insert(resource.key(), Arc::new(resource));
+    }
+
+    /// Whether resource type `key` is served.
+    pub fn contains(&self, key: &ResourceKey) -> bool {
+        self.types.contains_key(key)
     }
 
     /// Removes a resource type.

@@ -265,11 +265,7 @@ fn seed_infrastructure(store: &Store) -> Result<(), ApiError> {
         )?;
     }
     for namespace in NAMESPACES {
-        create(
-            store,
-            json!({"apiVersion": "v1", "kind": "Namespace",
-            "metadata": {"name": namespace, "labels": {"kubernetes.io/metadata.name": namespace}}}),
-        )?;
+        create_namespace(store, namespace)?;
         create(
             store,
             json!({"apiVersion": "v1", "kind": "ServiceAccount",
@@ -472,6 +468,40 @@ fn documents(text: &str) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// The namespaces every cluster has.
+const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-node-lease", "kube-public", "kube-system"];
+
+/// Creates namespace `name` unless it exists.
+fn create_namespace(store: &Store, name: &str) -> Result<(), ApiError> {
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}});
+    match create_object(store, namespace) {
+        Err(e) if e.reason != "AlreadyExists" => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Creates `default`, `kube-node-lease`, `kube-public` and `kube-system`, as every cluster
+/// has them.
+pub fn seed_system_namespaces(store: &Store) -> Result<(), ServerError> {
+    for name in SYSTEM_NAMESPACES {
+        create_namespace(store, name).map_err(|e| ServerError::Seed(e.message))?;
+    }
+    Ok(())
+}
+
+/// Whether `object` is a Namespace that already exists (a seed file may list the system ones).
+fn existing_namespace(store: &Store, object: &Value) -> bool {
+    let is_namespace = object.get("kind").and_then(Value::as_str) == Some("Namespace");
+    let name = object.pointer("/metadata/name").and_then(Value::as_str);
+    let registry = store.registry();
+    let namespaces = registry.find("", "v1", "namespaces");
+    match (is_namespace, name, namespaces) {
+        (true, Some(name), Some(resource)) => store.get(&resource.key(), name).is_some(),
+        _ => false,
+    }
+}
+
 /// Seeds every object of a multi-document YAML file (a `List` document seeds its items).
 pub fn seed_file(store: &Store, path: &Path) -> Result<(), ServerError> {
     let text = std::fs::read_to_string(path).map_err(|source| ServerError::SeedRead {
@@ -496,6 +526,9 @@ pub fn seed_file(store: &Store, path: &Path) -> Result<(), ServerError> {
                 return Err(invalid(
                     "not a Kubernetes object (expected a mapping)".into(),
                 ));
+            }
+            if existing_namespace(store, &object) {
+                continue;
             }
             create_object(store, object).map_err(|e| invalid(e.message))?;
         }

@@ -164,7 +164,11 @@ fn parse_set_requirement(term: &str, open: usize) -> Result<Requirement, String>
         .rfind(')')
         .filter(|c| *c > open && term[c + 1..].trim().is_empty())
         .ok_or_else(|| format!("unable to parse requirement: missing ')' in {term:?}"))?;
-    let values = term[open + 1..close]
+    let inside = &term[open + 1..close];
+    if inside.trim().is_empty() {
+        return Err("unable to parse requirement: values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty".into());
+    }
+    let values = inside
         .split(',')
         .map(|v| label_value(v.trim()))
         .collect::<Result<Vec<_>, _>>()?;

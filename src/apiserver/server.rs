@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{Query, Request, State};
@@ -20,10 +20,10 @@ use super::faults::{FAULTS_PATH, Faults};
 use super::resources::ResourceType;
 use super::status::ApiError;
 use super::store::Store;
-use super::{discovery, faults, list, openapi, watch as watch_handler, write};
+use super::{discovery, faults, list, openapi, protobuf, scale, watch as watch_handler, write};
 
-/// Largest accepted request body.
-const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+/// Largest accepted request body (kube-apiserver's limit: 3 MiB).
+const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
 /// Shared server state.
 pub struct App {
@@ -35,6 +35,12 @@ pub struct App {
     pub bookmark_interval: Duration,
     /// Minor version reported by `/version`.
     pub kubernetes_minor: u32,
+    /// Whether LISTs at resourceVersion "0" are served like kube-apiserver's watch cache.
+    pub watch_cache: bool,
+    /// How long a request for a too-new resourceVersion waits for it.
+    pub resource_version_wait: Duration,
+    /// How long reading a request body may take.
+    pub request_read_timeout: Duration,
     /// Bumped to end every open watch.
     pub closer: watch::Sender<u64>,
     /// Set once shutdown began: new watches end at once.
@@ -90,7 +96,7 @@ pub struct ResourceRequest {
     pub namespace: Option<String>,
     /// Object name from the path.
     pub name: Option<String>,
-    /// Subresource (`status`).
+    /// Subresource (`status`, `scale`).
     pub subresource: Option<String>,
     /// Query parameters.
     pub params: HashMap<String, String>,
@@ -153,18 +159,78 @@ impl App {
     }
 }
 
+/// Serves one request and logs it (method, path, status, duration; at debug level, never a
+/// header: no credentials reach the log).
 async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let uri = request.uri().clone();
+    let response = respond(&app, request).await;
+    tracing::debug!(
+        method = %method,
+        path = uri.path(),
+        query = uri.query().unwrap_or_default(),
+        status = response.status().as_u16(),
+        duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "request"
+    );
+    response
+}
+
+/// The request's body, at most [`MAX_BODY_BYTES`], read within the server's read timeout.
+async fn read_body(app: &App, parts: &Parts, body: axum::body::Body) -> Result<Bytes, ApiError> {
+    let too_large = || {
+        ApiError::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: limit is {MAX_BODY_BYTES}"),
+        )
+    };
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    let reading = axum::body::to_bytes(body, MAX_BODY_BYTES);
+    match tokio::time::timeout(app.request_read_timeout, reading).await {
+        Err(_) => Err(ApiError::new(
+            408,
+            "Timeout",
+            "the request body was not received in time",
+        )),
+        Ok(Ok(body)) => Ok(body),
+        Ok(Err(e)) if is_length_limit(&e) => Err(too_large()),
+        Ok(Err(e)) => Err(ApiError::bad_request(format!("cannot read body: {e}"))),
+    }
+}
+
+/// Whether a body error is the size limit.
+fn is_length_limit(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        if e.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
+async fn respond(app: &Arc<App>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     if !is_public(parts.uri.path()) && !app.authorized(&parts.headers) {
         return ApiError::unauthorized().into_response();
     }
-    let body = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+    let body = match read_body(app, &parts, body).await {
         Ok(body) => body,
-        Err(e) => return ApiError::bad_request(format!("cannot read body: {e}")).into_response(),
+        Err(e) => return e.into_response(),
     };
     let path = parts.uri.path();
     if path == FAULTS_PATH {
-        return faults::admin(&app, &parts.method, &body);
+        return faults::admin(app, &parts.method, &body);
     }
     if !is_public(path)
         && let Some(fault) = app.faults.next_request(path)
@@ -178,10 +244,12 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
             return failure;
         }
     }
-    dispatch(&app, &parts, &body).unwrap_or_else(IntoResponse::into_response)
+    dispatch(app, &parts, &body)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
 }
 
-fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Response, ApiError> {
+async fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Response, ApiError> {
     let path = parts.uri.path().to_owned();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let registry = || app.store.registry();
@@ -197,8 +265,10 @@ fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Response, Api
         ["openapi", "v3"] => Ok(openapi::index(&registry())),
         ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version),
         ["openapi", "v3", "apis", group, version] => openapi::document(&registry(), group, version),
-        ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest),
-        ["apis", group, version, rest @ ..] => resource(app, parts, body, group, version, rest),
+        ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest).await,
+        ["apis", group, version, rest @ ..] => {
+            resource(app, parts, body, group, version, rest).await
+        }
         _ => Err(ApiError::no_route()),
     }
 }
@@ -243,7 +313,7 @@ fn parse_resource_path<'a>(group: &str, rest: &[&'a str]) -> Option<ResourcePath
     }
 }
 
-fn resource(
+async fn resource(
     app: &Arc<App>,
     parts: &Parts,
     body: &Bytes,
@@ -260,7 +330,8 @@ fn resource(
     if path.namespace.is_some() && !resource.namespaced {
         return Err(ApiError::no_route());
     }
-    if path.subresource.is_some_and(|s| s != "status") {
+    let served_subresource = |s: &str| s == "status" || (s == "scale" && resource.has_scale());
+    if path.subresource.is_some_and(|s| !served_subresource(s)) {
         return Err(ApiError::no_route());
     }
     let Query(params) = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
@@ -279,28 +350,72 @@ fn resource(
             .to_owned(),
         resource,
     };
-    route_method(app, &parts.method, &request, body)
+    route_method(app, &parts.method, &request, body).await
 }
 
-fn route_method(
+async fn route_method(
     app: &Arc<App>,
     method: &Method,
     request: &ResourceRequest,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
     let needs_namespace = request.resource.namespaced && request.namespace.is_none();
+    if let (Some("scale"), Some(name)) = (request.subresource.as_deref(), &request.name) {
+        return scale::serve(app, method, request, name, body);
+    }
     match (method.as_str(), &request.name) {
-        ("GET", None) if request.flag("watch") => watch_handler::serve(app, request),
-        ("GET", None) => list::serve(app, request),
+        ("GET", None) if request.flag("watch") => watch_handler::serve(app, request).await,
+        ("GET", None) => list::serve(app, request).await,
         (_, Some(_)) if needs_namespace => Err(ApiError::no_route()),
-        ("GET", Some(name)) => write::get(app, request, name),
+        ("GET", Some(name)) => {
+            if let Some(rv) = request.param("resourceVersion") {
+                list::wait_until_fresh(app, list::parse_rv(rv)?).await?;
+            }
+            write::get(app, request, name)
+        }
         ("POST", None) if needs_namespace => Err(ApiError::method_not_allowed("POST")),
-        ("POST", None) => write::create(app, request, body),
-        ("PUT", Some(name)) => write::replace(app, request, name, body),
+        ("POST", None) => write::create(app, request, &decode_body(request, body)?),
+        ("PUT", Some(name)) => write::replace(app, request, name, &decode_body(request, body)?),
         ("PATCH", Some(name)) => write::patch(app, request, name, body),
         ("DELETE", Some(name)) => write::delete(app, request, name, body),
         ("DELETE", None) => write::delete_collection(app, request),
         (other, _) => Err(ApiError::method_not_allowed(other)),
+    }
+}
+
+/// A POST or PUT body as JSON: JSON as it is, YAML and protobuf converted; 415 for other
+/// media types.
+fn decode_body(request: &ResourceRequest, body: &Bytes) -> Result<Bytes, ApiError> {
+    let media = request.content_type.split(';').next().unwrap_or("").trim();
+    match media {
+        "" | "*/*" | "application/json" => Ok(body.clone()),
+        "application/yaml" => {
+            let text = std::str::from_utf8(body).map_err(|e| {
+                ApiError::bad_request(format!("the request body is not UTF-8: {e}"))
+            })?;
+            let value: serde_json::Value = serde_saphyr::from_str(text).map_err(|e| {
+                ApiError::bad_request(format!("the request body is not valid YAML: {e}"))
+            })?;
+            Ok(Bytes::from(value.to_string()))
+        }
+        protobuf::MEDIA_TYPE => match protobuf::decode(body) {
+            Ok(value) => Ok(Bytes::from(value.to_string())),
+            Err(protobuf::DecodeError::Malformed(why)) => Err(ApiError::bad_request(format!(
+                "the protobuf request body cannot be decoded: {why}"
+            ))),
+            Err(protobuf::DecodeError::UnsupportedKind(kind)) => Err(ApiError::new(
+                415,
+                "UnsupportedMediaType",
+                format!("the server has no protobuf serialization for {kind}: send JSON"),
+            )),
+        },
+        other => Err(ApiError::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got {other:?})"
+            ),
+        )),
     }
 }
 

@@ -35,7 +35,8 @@ pub fn replace(
     name: &str,
     body: &[u8],
 ) -> Option<Arc<StoredObject>> {
-    if resource.is_crd() {
+    // Secrets may carry stringData to merge; CRDs change what is served.
+    if resource.is_crd() || resource.is_core("secrets") {
         return None;
     }
     let target = Target {
@@ -169,7 +170,11 @@ impl<'a> Plan<'a> {
         Some(Plan {
             new,
             metadata,
-            server: server_members(namespace, old.members("metadata"), generation(old, new)?),
+            server: server_members(
+                namespace,
+                old.members("metadata"),
+                generation(resource, old, new)?,
+            ),
             selectable,
         })
     }
@@ -237,18 +242,26 @@ fn is_decimal(text: &str, number: u64) -> bool {
     text.as_bytes() == &digits[at..]
 }
 
-/// The `generation` a replace stores: the current one (1 when it has none that is an integer),
-/// one more when `spec` changed.
-fn generation(old: Document<'_>, new: Document<'_>) -> Option<i64> {
+/// The `generation` a replace stores (None when the resource has none, see
+/// [`ResourceType::tracks_generation`]): the current one (1 when it has none that is an
+/// integer), one more when `spec` changed.
+fn generation(
+    resource: &ResourceType,
+    old: Document<'_>,
+    new: Document<'_>,
+) -> Option<Option<i64>> {
+    if !resource.tracks_generation() {
+        return Some(None);
+    }
     let current = old
         .nested_value("metadata", "generation")
         .and_then(|raw| serde_json::from_slice::<i64>(raw).ok())
         .unwrap_or(1);
-    Some(if spec_changed(old, new)? {
+    Some(Some(if spec_changed(old, new)? {
         current.saturating_add(1)
     } else {
         current
-    })
+    }))
 }
 
 /// Whether `spec` differs as a JSON value: equal canonical bytes are equal values; different
@@ -267,7 +280,11 @@ fn spec_changed(old: Document<'_>, new: Document<'_>) -> Option<bool> {
 
 /// The metadata members the server sets on a replace: what it keeps of the current object's
 /// (`old`), `generation`, the namespace of a namespaced object and `resourceVersion`.
-fn server_members<'a>(namespace: &'a str, old: Members<'a>, generation: i64) -> ServerMembers<'a> {
+fn server_members<'a>(
+    namespace: &'a str,
+    old: Members<'a>,
+    generation: Option<i64>,
+) -> ServerMembers<'a> {
     let kept = |key: &'static str| {
         let value = old.get(key).map_or(ServerValue::Absent, ServerValue::Kept);
         (key, value)
@@ -281,7 +298,10 @@ fn server_members<'a>(namespace: &'a str, old: Members<'a>, generation: i64) -> 
         kept("creationTimestamp"),
         kept("deletionGracePeriodSeconds"),
         kept("deletionTimestamp"),
-        ("generation", ServerValue::Generation(generation)),
+        (
+            "generation",
+            generation.map_or(ServerValue::Absent, ServerValue::Generation),
+        ),
         ("namespace", namespace),
         ("resourceVersion", ServerValue::ResourceVersion),
         kept("uid"),

@@ -99,6 +99,35 @@ impl ApiError {
         ApiError::new(410, "Expired", message)
     }
 
+    /// 504 Timeout: kube-apiserver's answer to a request for a resourceVersion it has not
+    /// reached within its wait (`ResourceVersionTooLarge`; clients retry after a second).
+    pub fn too_large_resource_version(requested: u64, current: u64) -> Self {
+        let mut error = ApiError::new(
+            504,
+            "Timeout",
+            format!("Too large resource version: {requested}, current: {current}"),
+        );
+        error.details = Some(json!({
+            "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+            "retryAfterSeconds": 1,
+        }));
+        error
+    }
+
+    /// 422 Invalid for query options (`ListOptions.meta.k8s.io "" is invalid: ...`), one
+    /// field error or a bracketed list of them.
+    pub fn invalid_options(kind: &str, errors: &[String]) -> Self {
+        let causes = match errors {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
+        };
+        ApiError::new(
+            422,
+            "Invalid",
+            format!("{kind}.meta.k8s.io \"\" is invalid: {causes}"),
+        )
+    }
+
     /// 415 UnsupportedMediaType.
     pub fn unsupported_media_type(content_type: &str) -> Self {
         ApiError::new(

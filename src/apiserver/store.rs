@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
+use std::time::Duration;
 
 use bytes::Bytes;
 use serde::Deserialize;
@@ -17,6 +18,7 @@ use super::objects::Objects;
 use super::resources::{Registry, ResourceKey, ResourceType};
 use super::selectable::Selectable;
 use super::status::ApiError;
+use super::type_meta::{self, TypeMetaSpans};
 
 /// How many write transactions' events the broadcast channel buffers before a slow watcher lags
 /// (a lagging watcher catches up from the history, so this only bounds memory, never
@@ -36,6 +38,8 @@ pub struct StoredObject {
     pub rv: u64,
     selectable: Selectable,
     metadata_only: OnceLock<Bytes>,
+    /// Where `kind` and `apiVersion` are, for LIST items without them.
+    type_meta: TypeMetaSpans,
     /// Where the members of the top two levels of `bytes` are, when known; kept for the next
     /// spliced update of this object, which takes it.
     layout: Mutex<Option<Layout>>,
@@ -62,7 +66,7 @@ struct RawMetadata<'a> {
 impl StoredObject {
     /// Indexes a serialised object.
     pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
-        let bytes = serde_json::to_vec(value)
+        let (bytes, type_meta) = type_meta::serialise(value)
             .map_err(|e| ApiError::bad_request(format!("cannot serialise object: {e}")))?;
         let metadata = value
             .get("metadata")
@@ -91,6 +95,7 @@ impl StoredObject {
             rv,
             selectable,
             metadata_only: OnceLock::new(),
+            type_meta,
             layout: Mutex::new(None),
         })
     }
@@ -98,6 +103,7 @@ impl StoredObject {
     /// An object its writer serialised as canonical JSON, with its layout.
     pub fn rendered(bytes: Bytes, selectable: Selectable, rv: u64, layout: Layout) -> Self {
         StoredObject {
+            type_meta: TypeMetaSpans::from_layout(&bytes, &layout),
             bytes,
             rv,
             selectable,
@@ -127,6 +133,11 @@ impl StoredObject {
     /// Gives back a layout taken with [`Self::take_layout`].
     pub fn keep_layout(&self, layout: Layout) {
         *self.layout.lock().unwrap_or_else(PoisonError::into_inner) = Some(layout);
+    }
+
+    /// Appends the object as a LIST item of a built-in type: without `kind` and `apiVersion`.
+    pub fn write_list_item(&self, out: &mut Vec<u8>) {
+        self.type_meta.write_without(&self.bytes, out);
     }
 
     /// The store key: `namespace/name` or `name`.
@@ -311,6 +322,9 @@ pub struct StateSubscription {
 pub struct Store {
     state: RwLock<State>,
     events: broadcast::Sender<EventBatch>,
+    /// Bumped after a transaction that stopped serving a resource type (a CRD was deleted):
+    /// watches of custom resources then check that theirs is still served.
+    unregistered: tokio::sync::watch::Sender<u64>,
     history_limit: usize,
 }
 
@@ -327,6 +341,7 @@ impl Store {
                 compacted: 1,
             }),
             events,
+            unregistered: tokio::sync::watch::channel(0).0,
             history_limit,
         }
     }
@@ -342,6 +357,21 @@ impl Store {
     /// The current global resourceVersion.
     pub fn resource_version(&self) -> u64 {
         self.read().rv
+    }
+
+    /// Waits until the global resourceVersion reaches `rv`, at most `wait`; whether it did.
+    pub async fn wait_until_fresh(&self, rv: u64, wait: Duration) -> bool {
+        // Subscribed before the first look: a write in between still wakes the wait.
+        let mut writes = self.events.subscribe();
+        let deadline = tokio::time::Instant::now() + wait;
+        while self.resource_version() < rv {
+            match tokio::time::timeout_at(deadline, writes.recv()).await {
+                Err(_elapsed) => return self.resource_version() >= rv,
+                Ok(Err(broadcast::error::RecvError::Closed)) => return false,
+                Ok(_batch_or_lag) => {}
+            }
+        }
+        true
     }
 
     /// A copy of the registry (cheap: resource types are shared).
@@ -366,14 +396,35 @@ impl Store {
             store: self,
             published: Vec::new(),
             last_key: None,
+            unregistered: false,
         };
         let result = f(&mut txn);
+        let unregistered = txn.unregistered;
         if !txn.published.is_empty() {
             // Still under the lock: a new watcher sees each event in its backlog or its
             // receiver, never both or neither. No receiver is not an error: nobody watches.
             let _ = self.events.send(EventBatch::from(txn.published));
         }
+        if unregistered {
+            // After the events: a watch that learns of it already holds its last events.
+            self.unregistered.send_modify(|generation| *generation += 1);
+        }
         result
+    }
+
+    /// A receiver for the events of every write transaction from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<EventBatch> {
+        self.events.subscribe()
+    }
+
+    /// A receiver that changes whenever a resource type stops being served.
+    pub fn subscribe_unregistered(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.unregistered.subscribe()
+    }
+
+    /// Whether resource type `key` is served.
+    pub fn serves(&self, key: &ResourceKey) -> bool {
+        self.read().registry.contains(key)
     }
 
     /// Forgets every kept event: resuming from any older resourceVersion gets 410.
@@ -383,12 +434,16 @@ impl Store {
         state.compacted = state.rv;
     }
 
-    /// A fault no real server has: even the current resourceVersion is expired, so the next
-    /// watch from any resourceVersion seen so far gets 410.
+    /// Every resourceVersion seen so far expires, the current one included: the history is
+    /// dropped and the global resourceVersion advances by one (as a real cluster's next write
+    /// would) to where it is compacted. A watch resumed from any earlier resourceVersion gets
+    /// 410, while a fresh LIST reports the new one, which can be watched like after a real
+    /// compaction, with or without further writes.
     pub fn expire_all(&self) {
         let mut state = self.write_lock();
         state.history.clear();
-        state.compacted = state.rv + 1;
+        state.rv += 1;
+        state.compacted = state.rv;
     }
 
     /// One page of a resource's objects, consistent with one resourceVersion.
@@ -554,6 +609,8 @@ pub struct Txn<'a> {
     published: Vec<Arc<StoreEvent>>,
     /// The key of the resource written last (writes come in runs of one resource).
     last_key: Option<Arc<ResourceKey>>,
+    /// Whether a resource type stopped being served.
+    unregistered: bool,
 }
 
 impl Txn<'_> {
@@ -678,6 +735,7 @@ impl Txn<'_> {
         }
         self.state.objects.remove(&resource.key());
         self.state.registry.remove(&resource.key());
+        self.unregistered = true;
         Ok(())
     }
 

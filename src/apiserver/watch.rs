@@ -18,7 +18,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 
 use super::faults::{MALFORMED_LINE, WatchFault};
-use super::list::parse_rv;
+use super::list::{parse_rv, wait_until_fresh};
 use super::resources::{ResourceKey, ResourceType};
 use super::selector::Selection;
 use super::server::{App, Representation, ResourceRequest};
@@ -65,7 +65,7 @@ struct Watcher {
 }
 
 /// Serves a WATCH request.
-pub fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response, ApiError> {
+pub async fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response, ApiError> {
     let selection = Selection::from_request(request)?;
     let timeout = request
         .param("timeoutSeconds")
@@ -75,7 +75,7 @@ pub fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response, ApiE
                 .map_err(|_| ApiError::bad_request(format!("invalid timeoutSeconds {t:?}")))
         })
         .transpose()?;
-    let start = start(app, request)?;
+    let start = start(app, request).await?;
     let (out, receiver) = mpsc::channel::<Bytes>(64);
     let aborted = Arc::new(AtomicBool::new(false));
     let watcher = Watcher {
@@ -106,8 +106,13 @@ pub fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response, ApiE
     Ok(json_response(StatusCode::OK, Body::from_stream(body)))
 }
 
-fn start(app: &App, request: &ResourceRequest) -> Result<Start, ApiError> {
+/// Where the watch starts; a resourceVersion the server has not reached yet is waited for,
+/// then refused with 504 "Too large resource version" as kube-apiserver's watch cache does.
+async fn start(app: &App, request: &ResourceRequest) -> Result<Start, ApiError> {
     let rv = request.param("resourceVersion").map(parse_rv).transpose()?;
+    if let Some(rv) = rv.filter(|rv| *rv > 0) {
+        wait_until_fresh(app, rv).await?;
+    }
     if request.flag("sendInitialEvents") {
         return Ok(Start::State(
             app.store.subscribe_with_state(&request.resource.key()),
@@ -158,9 +163,16 @@ impl Watcher {
             .clamp(MIN_BOOKMARK_INTERVAL, MAX_BOOKMARK_INTERVAL);
         let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut unregistered = self.app.store.subscribe_unregistered();
         loop {
             tokio::select! {
                 _ = closer.changed() => return,
+                _ = unregistered.changed(), if self.resource.custom => {
+                    if !self.app.store.serves(&self.key) {
+                        self.deliver_pending(&mut receiver, &mut last_rv).await;
+                        return;
+                    }
+                }
                 () = deadline_passed(deadline) => return,
                 _ = ticker.tick(), if self.bookmarks => {
                     if !self.send(self.bookmark(last_rv, false)).await {
@@ -225,6 +237,19 @@ impl Watcher {
             }
         }
         Some(())
+    }
+
+    /// Delivers the events already received (the last ones of a resource no longer served).
+    async fn deliver_pending(
+        &self,
+        receiver: &mut broadcast::Receiver<EventBatch>,
+        last_rv: &mut u64,
+    ) {
+        while let Ok(batch) = receiver.try_recv() {
+            if !self.deliver(&batch, last_rv).await {
+                return;
+            }
+        }
     }
 
     /// After falling behind the broadcast channel: replays from the history, or ends with 410.

@@ -6,6 +6,8 @@
 use std::sync::Arc;
 
 use axum::response::Response;
+use base64::Engine;
+use base64::prelude::BASE64_STANDARD;
 use http::StatusCode;
 use jiff::Timestamp;
 use rand::Rng;
@@ -19,6 +21,7 @@ use super::splice;
 use super::status::{ApiError, json_response};
 use super::store::{Store, StoredObject, Txn, object_key};
 use super::table;
+use super::validation::validate_names;
 
 /// The conflict message kube-apiserver uses for a stale resourceVersion.
 const STALE: &str =
@@ -38,10 +41,49 @@ pub fn get(app: &App, request: &ResourceRequest, name: &str) -> Result<Response,
 pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Response, ApiError> {
     let value = parse_object(body)?;
     let namespace = request.namespace.as_deref();
-    let object = app
-        .store
-        .write(|txn| create_in(txn, &request.resource, namespace, value))?;
+    let object = app.store.write(|txn| {
+        require_namespace(txn, &request.resource, namespace, &value)?;
+        if is_dry_run(request)? {
+            let prepared = prepare_create(txn, &request.resource, namespace, value)?;
+            return StoredObject::new(&prepared, &request.resource, 0).map(Arc::new);
+        }
+        create_in(txn, &request.resource, namespace, value)
+    })?;
     Ok(respond(StatusCode::CREATED, request, &object))
+}
+
+/// `dryRun=All` (`kubectl create --dry-run=server`): validate and answer, store nothing. Any
+/// other value is 400, as kube-apiserver answers.
+fn is_dry_run(request: &ResourceRequest) -> Result<bool, ApiError> {
+    match request.param("dryRun") {
+        None => Ok(false),
+        Some("All") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "dryRun: Unsupported value: {other:?}: supported values: \"All\""
+        ))),
+    }
+}
+
+/// 404 `namespaces "x" not found` when a namespaced object is created in a namespace that does
+/// not exist (API requests only: the library's seeding and churn do not ask).
+fn require_namespace(
+    txn: &Txn<'_>,
+    resource: &ResourceType,
+    path_namespace: Option<&str>,
+    value: &Value,
+) -> Result<(), ApiError> {
+    if !resource.namespaced {
+        return Ok(());
+    }
+    let namespace = resolve_namespace(value, resource, path_namespace)?;
+    let namespaces = txn
+        .registry()
+        .find("", "v1", "namespaces")
+        .ok_or_else(ApiError::no_route)?;
+    match txn.get(&namespaces.key(), &namespace) {
+        Some(_) => Ok(()),
+        None => Err(ApiError::not_found(&namespaces, &namespace)),
+    }
 }
 
 /// Serves PUT (of the object or its status).
@@ -137,6 +179,7 @@ fn apply_create(
     }
     metadata_mut(&mut value)?.insert("name".into(), target.name.into());
     let namespace = Some(target.namespace).filter(|ns| !ns.is_empty());
+    require_namespace(txn, target.resource, namespace, &value)?;
     create_in(txn, target.resource, namespace, value)
 }
 
@@ -290,15 +333,17 @@ fn resource_of(txn: &Txn<'_>, value: &Value) -> Result<Arc<ResourceType>, ApiErr
 }
 
 /// The object a PUT/PATCH addresses.
-struct Target<'a> {
-    resource: &'a Arc<ResourceType>,
+pub struct Target<'a> {
+    /// Its resource type.
+    pub resource: &'a Arc<ResourceType>,
     namespace: &'a str,
     name: &'a str,
     status_only: bool,
 }
 
 impl<'a> Target<'a> {
-    fn of(request: &'a ResourceRequest, name: &'a str) -> Self {
+    /// The object named `name` at the request's resource and namespace.
+    pub fn of(request: &'a ResourceRequest, name: &'a str) -> Self {
         Target {
             resource: &request.resource,
             namespace: request.namespace.as_deref().unwrap_or_default(),
@@ -307,13 +352,14 @@ impl<'a> Target<'a> {
         }
     }
 
-    fn key(&self) -> String {
+    /// Its store key.
+    pub fn key(&self) -> String {
         object_key(self.namespace, self.name)
     }
 }
 
 /// The body of a request as a JSON object (400 otherwise).
-fn parse_object(body: &[u8]) -> Result<Value, ApiError> {
+pub fn parse_object(body: &[u8]) -> Result<Value, ApiError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("the request body is not valid JSON: {e}")))?;
     if !value.is_object() {
@@ -396,6 +442,7 @@ fn prepare_create(
     set_type_meta(&mut value, resource)?;
     let namespace = resolve_namespace(&value, resource, path_namespace)?;
     let name = resolve_name(txn, &value, resource, &namespace)?;
+    validate_names(resource, &name, &namespace)?;
     if txn
         .get(&resource.key(), &object_key(&namespace, &name))
         .is_some()
@@ -411,7 +458,11 @@ fn prepare_create(
     }
     metadata.insert("uid".into(), new_uid().into());
     metadata.insert("creationTimestamp".into(), now().into());
-    metadata.insert("generation".into(), 1.into());
+    if resource.tracks_generation() {
+        metadata.insert("generation".into(), 1.into());
+    } else {
+        metadata.remove("generation");
+    }
     for server_set in [
         "resourceVersion",
         "deletionTimestamp",
@@ -420,7 +471,32 @@ fn prepare_create(
         metadata.remove(server_set);
     }
     apply_defaults(&mut value, resource);
+    merge_string_data(&mut value, resource);
     Ok(value)
+}
+
+/// A Secret's `stringData` written into `data` (base64, overriding keys of the same name) and
+/// dropped, as kube-apiserver's Secret strategy does on create and update.
+fn merge_string_data(value: &mut Value, resource: &ResourceType) {
+    if !resource.is_core("secrets") {
+        return;
+    }
+    let Some(object) = value.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Object(strings)) = object.remove("stringData") else {
+        return;
+    };
+    let data = object.entry("data").or_insert_with(|| json!({}));
+    if !data.is_object() {
+        *data = json!({});
+    }
+    if let Some(data) = data.as_object_mut() {
+        for (key, text) in strings {
+            let text = text.as_str().unwrap_or_default();
+            data.insert(key, BASE64_STANDARD.encode(text).into());
+        }
+    }
 }
 
 /// Checks `kind`/`apiVersion` against the resource and fills them in when missing.
@@ -553,7 +629,7 @@ fn crd_status(crd: &Value) -> Value {
 
 /// Replaces an object, keeping server-owned metadata; removes it when its deletion was pending
 /// and its last finalizer is gone.
-fn update_in(
+pub fn update_in(
     txn: &mut Txn<'_>,
     target: &Target,
     new: Value,
@@ -574,6 +650,7 @@ fn update_in(
     };
     set_type_meta(&mut value, resource)?;
     keep_server_metadata(&mut value, &old, target)?;
+    merge_string_data(&mut value, resource);
     if resource.is_crd() {
         register_crd(txn, &value)?;
         let status = crd_status(&value);
@@ -623,6 +700,10 @@ fn keep_server_metadata(value: &mut Value, old: &Value, target: &Target) -> Resu
             Some(v) => metadata.insert(kept.into(), v.clone()),
             None => metadata.remove(kept),
         };
+    }
+    if !target.resource.tracks_generation() {
+        metadata.remove("generation");
+        return Ok(());
     }
     let generation = if spec_changed {
         old_generation.saturating_add(1)
@@ -708,7 +789,7 @@ fn delete_namespace_contents(txn: &mut Txn<'_>, namespace: &str) -> Result<(), A
 }
 
 /// Which patch format a PATCH uses.
-enum PatchKind {
+pub enum PatchKind {
     /// JSON merge patch; strategic merge patches are treated as merge patches.
     Merge,
     /// RFC 6902 JSON patch.
@@ -719,7 +800,8 @@ enum PatchKind {
 }
 
 impl PatchKind {
-    fn from_content_type(content_type: &str) -> Result<Self, ApiError> {
+    /// The format a `Content-Type` names; 415 for others.
+    pub fn from_content_type(content_type: &str) -> Result<Self, ApiError> {
         let media = content_type.split(';').next().unwrap_or("").trim();
         match media {
             "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
@@ -732,7 +814,7 @@ impl PatchKind {
     }
 
     /// Parses the body: YAML (a superset of JSON) for apply, JSON otherwise.
-    fn parse(&self, body: &[u8]) -> Result<Value, ApiError> {
+    pub fn parse(&self, body: &[u8]) -> Result<Value, ApiError> {
         let parsed = match self {
             PatchKind::Apply => std::str::from_utf8(body)
                 .map_err(|e| e.to_string())
@@ -742,7 +824,8 @@ impl PatchKind {
         parsed.map_err(|e| ApiError::bad_request(format!("invalid patch body: {e}")))
     }
 
-    fn apply(
+    /// Applies `patch` to `value`.
+    pub fn apply(
         &self,
         value: &mut Value,
         patch: &Value,

@@ -214,6 +214,18 @@ pub struct ServeArgs {
     /// Play a scenario file's writes and faults (handler steps are skipped with a warning)
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
+    /// Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub watch_cache: bool,
+    /// Interval between BOOKMARK events on watches that ask for them
+    #[arg(long, value_name = "DUR", default_value = "1m", value_parser = parse_duration)]
+    pub bookmark_interval: Duration,
+    /// Serve plain HTTP instead of HTTPS (the kubeconfig then carries the token in the URL)
+    #[arg(long)]
+    pub insecure_http: bool,
+    /// Run minimal controllers: Deployment → ReplicaSet → Pods, rollouts, pods become Running
+    #[arg(long)]
+    pub controllers: bool,
 }
 
 /// A `--seed` source.

@@ -87,6 +87,8 @@ impl ClusterChoice {
             seed: vec![Seed::Builtin],
             churn: self.churn,
             bookmark_interval: Duration::from_secs(5),
+            // Deployments own ReplicaSets own Pods, as on a real cluster.
+            controllers: true,
             ..ServerConfig::default()
         });
         let server = EmbeddedServer::start(config)

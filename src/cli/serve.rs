@@ -1,5 +1,7 @@
-//! `kinformer serve`: run the embedded Kubernetes API server until SIGINT/SIGTERM. Prints the
-//! URL and the kubeconfig path on stdout; kubectl and kinformer use that kubeconfig as-is.
+//! `kinformer serve`: run the embedded Kubernetes API server until SIGINT/SIGTERM, over HTTPS
+//! with a fresh CA (plain HTTP with `--insecure-http`). Prints the URL and the kubeconfig path
+//! on stdout; kubectl and kinformer use that kubeconfig (mode 0600) as-is. The default
+//! kubeconfig file is removed at exit; one named with `--kubeconfig-out` is left in place.
 //! `--scenario FILE` plays a scenario's writes and faults against it (its handler steps need an
 //! inspector and are skipped with a warning); the scenario's `end` step stops the server.
 
@@ -14,6 +16,11 @@ use super::exit::CliError;
 use super::stream::Signals;
 
 pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError> {
+    if args.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+        return Err(CliError::Usage(
+            "--token must not be empty (use --no-auth to accept requests without one)".into(),
+        ));
+    }
     let scenario = super::demo::load_scenario(args.scenario.as_deref())?;
     let defaults = ServerConfig::default();
     let mut seeds: Vec<Seed> = args.seed.iter().map(seed).collect();
@@ -30,11 +37,16 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
         seed: seeds,
         history: history.unwrap_or(defaults.history),
         churn: Some(args.churn).filter(|c| *c > 0.0),
+        watch_cache: args.watch_cache,
+        bookmark_interval: args.bookmark_interval,
+        tls: !args.insecure_http,
+        controllers: args.controllers,
         ..defaults
     };
     let server = EmbeddedServer::start(config)
         .await
         .map_err(|e| CliError::Runtime(e.to_string()))?;
+    let temporary = args.kubeconfig_out.is_none();
     let path = args
         .kubeconfig_out
         .clone()
@@ -42,6 +54,22 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
     server
         .write_kubeconfig(&path)
         .map_err(|e| CliError::Runtime(format!("cannot write {}: {e}", path.display())))?;
+    let served = serve_until_stopped(&server, scenario.as_ref(), signals, &path).await;
+    if temporary {
+        // Already gone (removed by hand) is fine.
+        let _ = std::fs::remove_file(&path);
+    }
+    server.shutdown().await;
+    served
+}
+
+/// Announces the server and serves until a signal or the scenario's end.
+async fn serve_until_stopped(
+    server: &EmbeddedServer,
+    scenario: Option<&Scenario>,
+    signals: &mut Signals,
+    path: &std::path::Path,
+) -> Result<i32, CliError> {
     let mut out = io::stdout();
     writeln!(out, "{}", server.url())?;
     writeln!(out, "kubeconfig: {}", path.display())?;
@@ -50,11 +78,10 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
         "serving the Kubernetes API; try: kubectl --kubeconfig {} get pods -A  (Ctrl-C stops)",
         path.display()
     );
-    match &scenario {
-        Some(scenario) => serve_scenario(&server, scenario, signals).await,
+    match scenario {
+        Some(scenario) => serve_scenario(server, scenario, signals).await,
         None => drop(signals.recv().await),
     }
-    server.shutdown().await;
     Ok(0)
 }
 

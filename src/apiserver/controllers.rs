@@ -1,0 +1,469 @@
+//! A minimal kube-controller-manager and kubelet, level-triggered: after every write
+//! transaction the loop compares what is stored with what should be and writes the difference,
+//! through the same write path as API requests (so every step is a watch event).
+//!
+//! - Deployment → ReplicaSet: the ReplicaSet whose pod template equals the Deployment's gets
+//!   `spec.replicas`; a changed template gets a new ReplicaSet (`NAME-HASH`, labels and selector
+//!   carry `pod-template-hash`, a controller owner reference, a revision annotation) and the old
+//!   ones are scaled to 0 — a rollout in one step.
+//! - ReplicaSet → Pods: missing pods are created from the template (`generateName`, owner
+//!   reference), extra ones deleted.
+//! - Pods: Pending becomes Running (node, IPs, Ready condition), as a kubelet would report.
+//! - Status: ReplicaSets and Deployments report replicas, ready/available/updated replicas,
+//!   `observedGeneration` and the conditions `kubectl rollout status` waits for.
+//! - Garbage collection: ReplicaSets and Pods whose controlling owner is gone are deleted.
+//!
+//! Namespace deletion cascading is the write path's own (see `write`).
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+use jiff::Timestamp;
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+
+use super::resources::ResourceType;
+use super::store::Store;
+use super::write::{create_object, delete_object, update_object};
+
+/// Starts the loop on the current runtime.
+pub fn spawn(store: Arc<Store>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut writes = store.subscribe();
+        reconcile(&store);
+        loop {
+            match writes.recv().await {
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    while writes.try_recv().is_ok() {}
+                    reconcile(&store);
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    })
+}
+
+/// The resource types the controllers write.
+struct Kinds {
+    deployments: Arc<ResourceType>,
+    replicasets: Arc<ResourceType>,
+    pods: Arc<ResourceType>,
+}
+
+/// The stored objects of one resource type, as JSON values.
+fn objects(store: &Store, resource: &ResourceType) -> Vec<Value> {
+    store
+        .write(|txn| Ok(txn.objects(&resource.key())))
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|o| o.to_value().ok())
+        .collect()
+}
+
+fn text<'a>(value: &'a Value, pointer: &str) -> &'a str {
+    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+fn number(value: &Value, pointer: &str) -> i64 {
+    value.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
+}
+
+/// The uid of `object`'s controlling owner of kind `kind`.
+fn controller_uid<'a>(object: &'a Value, kind: &str) -> Option<&'a str> {
+    object
+        .pointer("/metadata/ownerReferences")?
+        .as_array()?
+        .iter()
+        .find(|r| r.get("kind").and_then(Value::as_str) == Some(kind))
+        .and_then(|r| r.get("uid")?.as_str())
+}
+
+fn owned_by<'a>(items: &'a [Value], owner: &Value, kind: &str) -> Vec<&'a Value> {
+    let uid = text(owner, "/metadata/uid");
+    items
+        .iter()
+        .filter(|item| controller_uid(item, kind) == Some(uid))
+        .collect()
+}
+
+fn is_deleting(object: &Value) -> bool {
+    object.pointer("/metadata/deletionTimestamp").is_some()
+}
+
+/// One pass over every Deployment, ReplicaSet and Pod.
+fn reconcile(store: &Store) {
+    let registry = store.registry();
+    let (Some(deployments), Some(replicasets), Some(pods)) = (
+        registry.find("apps", "v1", "deployments"),
+        registry.find("apps", "v1", "replicasets"),
+        registry.find("", "v1", "pods"),
+    ) else {
+        return;
+    };
+    let kinds = Kinds {
+        deployments,
+        replicasets,
+        pods,
+    };
+    let deployments = objects(store, &kinds.deployments);
+    let replicasets = objects(store, &kinds.replicasets);
+    let pods = objects(store, &kinds.pods);
+    collect_garbage(store, &kinds, &deployments, &replicasets, &pods);
+    for deployment in deployments.iter().filter(|d| !is_deleting(d)) {
+        reconcile_deployment(
+            store,
+            &kinds,
+            deployment,
+            &owned_by(&replicasets, deployment, "Deployment"),
+        );
+    }
+    let nodes = node_names(store);
+    for replicaset in replicasets.iter().filter(|r| !is_deleting(r)) {
+        reconcile_replicaset(
+            store,
+            &kinds,
+            replicaset,
+            &owned_by(&pods, replicaset, "ReplicaSet"),
+        );
+    }
+    for (index, pod) in pods.iter().enumerate() {
+        if text(pod, "/status/phase") == "Pending" && !is_deleting(pod) {
+            run_pod(store, &kinds, pod, &nodes, index);
+        }
+    }
+}
+
+/// Writes `updated` over `current` when they differ (a conflict is retried by the next pass).
+fn update_if_changed(store: &Store, resource: &Arc<ResourceType>, current: &Value, updated: Value) {
+    if *current != updated
+        && let Err(e) = update_object(store, resource, updated)
+    {
+        tracing::debug!("controller update skipped: {}", e.message);
+    }
+}
+
+fn delete(store: &Store, resource: &ResourceType, object: &Value) {
+    let namespace = text(object, "/metadata/namespace");
+    if let Err(e) = delete_object(store, resource, namespace, text(object, "/metadata/name")) {
+        tracing::debug!("controller delete skipped: {}", e.message);
+    }
+}
+
+/// Deletes ReplicaSets whose Deployment and Pods whose ReplicaSet no longer exist.
+fn collect_garbage(
+    store: &Store,
+    kinds: &Kinds,
+    deployments: &[Value],
+    replicasets: &[Value],
+    pods: &[Value],
+) {
+    let uids = |items: &[Value]| -> HashSet<String> {
+        items
+            .iter()
+            .map(|i| text(i, "/metadata/uid").to_owned())
+            .collect()
+    };
+    let (deployment_uids, replicaset_uids) = (uids(deployments), uids(replicasets));
+    for replicaset in replicasets {
+        if controller_uid(replicaset, "Deployment")
+            .is_some_and(|uid| !deployment_uids.contains(uid))
+        {
+            delete(store, &kinds.replicasets, replicaset);
+        }
+    }
+    for pod in pods {
+        if controller_uid(pod, "ReplicaSet").is_some_and(|uid| !replicaset_uids.contains(uid)) {
+            delete(store, &kinds.pods, pod);
+        }
+    }
+}
+
+/// A template without the `pod-template-hash` label (what a ReplicaSet's is compared by).
+fn without_hash(template: &Value) -> Value {
+    let mut template = template.clone();
+    if let Some(labels) = template
+        .pointer_mut("/metadata/labels")
+        .and_then(Value::as_object_mut)
+    {
+        labels.remove("pod-template-hash");
+    }
+    template
+}
+
+/// kube-controller-manager's pod-template-hash shape: FNV-1a of the template, its decimal
+/// digits spelled in Kubernetes' safe alphabet.
+fn pod_template_hash(template: &Value) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let hash = template.to_string().bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    hash.to_string()
+        .bytes()
+        .map(|b| char::from(ALPHABET[usize::from(b) % ALPHABET.len()]))
+        .collect()
+}
+
+fn revision(replicaset: &Value) -> i64 {
+    text(
+        replicaset,
+        "/metadata/annotations/deployment.kubernetes.io~1revision",
+    )
+    .parse()
+    .unwrap_or(0)
+}
+
+fn reconcile_deployment(store: &Store, kinds: &Kinds, deployment: &Value, owned: &[&Value]) {
+    let desired = deployment
+        .pointer("/spec/replicas")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    let template = deployment
+        .pointer("/spec/template")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let current = owned
+        .iter()
+        .find(|rs| {
+            rs.pointer("/spec/template")
+                .is_some_and(|t| without_hash(t) == template)
+        })
+        .or_else(|| {
+            owned
+                .iter()
+                .find(|rs| rs.pointer("/spec/template").is_none())
+        });
+    let Some(current) = current else {
+        let next_revision = owned.iter().map(|rs| revision(rs)).max().unwrap_or(0) + 1;
+        create_replicaset(store, deployment, &template, desired, next_revision);
+        return;
+    };
+    scale(store, &kinds.replicasets, current, desired);
+    for old in owned.iter().filter(|rs| !std::ptr::eq(**rs, *current)) {
+        scale(store, &kinds.replicasets, old, 0);
+    }
+    let old_replicas: i64 = owned
+        .iter()
+        .filter(|rs| !std::ptr::eq(**rs, *current))
+        .map(|rs| number(rs, "/status/replicas"))
+        .sum();
+    let updated = number(current, "/status/replicas");
+    let ready: i64 = owned
+        .iter()
+        .map(|rs| number(rs, "/status/readyReplicas"))
+        .sum();
+    let available: i64 = owned
+        .iter()
+        .map(|rs| number(rs, "/status/availableReplicas"))
+        .sum();
+    let complete = updated == desired && old_replicas == 0 && available >= updated;
+    let mut status = json!({
+        "observedGeneration": number(deployment, "/metadata/generation"),
+        "replicas": updated + old_replicas,
+        "updatedReplicas": updated,
+        "readyReplicas": ready,
+        "availableReplicas": available,
+        "conditions": [
+            condition(deployment, "Available", available >= desired, "MinimumReplicasAvailable", "Deployment has minimum availability."),
+            condition(deployment, "Progressing", true,
+                if complete { "NewReplicaSetAvailable" } else { "ReplicaSetUpdated" },
+                &format!("ReplicaSet \"{}\" is progressing.", text(current, "/metadata/name"))),
+        ],
+    });
+    if updated + old_replicas > available
+        && let Some(map) = status.as_object_mut()
+    {
+        map.insert(
+            "unavailableReplicas".into(),
+            (updated + old_replicas - available).into(),
+        );
+    }
+    let mut updated_deployment = deployment.clone();
+    updated_deployment["status"] = status;
+    update_if_changed(store, &kinds.deployments, deployment, updated_deployment);
+}
+
+/// A condition, keeping its transition time while its status is unchanged (no write loop).
+fn condition(object: &Value, kind: &str, holds: bool, reason: &str, message: &str) -> Value {
+    let status = if holds { "True" } else { "False" };
+    let previous = object
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|all| {
+            all.iter()
+                .find(|c| c.get("type").and_then(Value::as_str) == Some(kind))
+        });
+    let since = previous
+        .filter(|c| c.get("status").and_then(Value::as_str) == Some(status))
+        .and_then(|c| c.get("lastTransitionTime").cloned())
+        .unwrap_or_else(|| now().into());
+    json!({"type": kind, "status": status, "reason": reason, "message": message,
+           "lastTransitionTime": since, "lastUpdateTime": since})
+}
+
+fn now() -> String {
+    Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+fn owner_reference(owner: &Value) -> Value {
+    json!([{"apiVersion": text(owner, "/apiVersion"), "kind": text(owner, "/kind"),
+        "name": text(owner, "/metadata/name"), "uid": text(owner, "/metadata/uid"),
+        "controller": true, "blockOwnerDeletion": true}])
+}
+
+fn create_replicaset(
+    store: &Store,
+    deployment: &Value,
+    template: &Value,
+    replicas: i64,
+    revision: i64,
+) {
+    let hash = pod_template_hash(template);
+    let mut labels: BTreeMap<String, Value> = template
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .map(|l| l.clone().into_iter().collect())
+        .unwrap_or_default();
+    labels.insert("pod-template-hash".into(), hash.clone().into());
+    let mut selector = deployment
+        .pointer("/spec/selector")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    selector["matchLabels"]["pod-template-hash"] = hash.clone().into();
+    let mut template = template.clone();
+    template["metadata"]["labels"] = json!(labels);
+    let replicaset = json!({
+        "apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {
+            "name": format!("{}-{hash}", text(deployment, "/metadata/name")),
+            "namespace": text(deployment, "/metadata/namespace"),
+            "labels": labels,
+            "annotations": {"deployment.kubernetes.io/revision": revision.to_string()},
+            "ownerReferences": owner_reference(deployment),
+        },
+        "spec": {"replicas": replicas, "selector": selector, "template": template},
+    });
+    if let Err(e) = create_object(store, replicaset) {
+        tracing::debug!("controller create skipped: {}", e.message);
+    }
+}
+
+fn scale(store: &Store, resource: &Arc<ResourceType>, replicaset: &Value, replicas: i64) {
+    if number(replicaset, "/spec/replicas") != replicas
+        || replicaset.pointer("/spec/replicas").is_none()
+    {
+        let mut scaled = replicaset.clone();
+        scaled["spec"]["replicas"] = replicas.into();
+        update_if_changed(store, resource, replicaset, scaled);
+    }
+}
+
+fn reconcile_replicaset(store: &Store, kinds: &Kinds, replicaset: &Value, pods: &[&Value]) {
+    let desired = usize::try_from(number(replicaset, "/spec/replicas")).unwrap_or(0);
+    let live: Vec<&&Value> = pods.iter().filter(|p| !is_deleting(p)).collect();
+    if let Some(template) = replicaset.pointer("/spec/template") {
+        for _ in live.len()..desired {
+            create_pod(store, replicaset, template);
+        }
+    }
+    for extra in live.iter().skip(desired) {
+        delete(store, &kinds.pods, extra);
+    }
+    let running = live
+        .iter()
+        .filter(|p| text(p, "/status/phase") == "Running")
+        .count()
+        .min(desired);
+    let mut updated = replicaset.clone();
+    updated["status"] = json!({
+        "replicas": live.len(),
+        "fullyLabeledReplicas": live.len(),
+        "readyReplicas": running,
+        "availableReplicas": running,
+        "observedGeneration": number(replicaset, "/metadata/generation"),
+    });
+    update_if_changed(store, &kinds.replicasets, replicaset, updated);
+}
+
+fn create_pod(store: &Store, replicaset: &Value, template: &Value) {
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {
+            "generateName": format!("{}-", text(replicaset, "/metadata/name")),
+            "namespace": text(replicaset, "/metadata/namespace"),
+            "labels": template.pointer("/metadata/labels").cloned().unwrap_or_else(|| json!({})),
+            "ownerReferences": owner_reference(replicaset),
+        },
+        "spec": template.get("spec").cloned().unwrap_or_else(|| json!({})),
+    });
+    if let Err(e) = create_object(store, pod) {
+        tracing::debug!("controller create skipped: {}", e.message);
+    }
+}
+
+fn node_names(store: &Store) -> Vec<String> {
+    let registry = store.registry();
+    registry
+        .find("", "v1", "nodes")
+        .map(|nodes| objects(store, &nodes))
+        .unwrap_or_default()
+        .iter()
+        .map(|n| text(n, "/metadata/name").to_owned())
+        .collect()
+}
+
+/// What a kubelet reports for a started pod.
+fn run_pod(store: &Store, kinds: &Kinds, pod: &Value, nodes: &[String], index: usize) {
+    let mut running = pod.clone();
+    let node = match text(pod, "/spec/nodeName") {
+        "" => nodes
+            .get(index % nodes.len().max(1))
+            .cloned()
+            .unwrap_or_default(),
+        node => node.to_owned(),
+    };
+    if !node.is_empty() {
+        running["spec"]["nodeName"] = node.into();
+    }
+    let started = now();
+    let ready = json!({"type": "Ready", "status": "True", "lastTransitionTime": started});
+    let containers: Vec<Value> = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| json!({"name": c.get("name"), "image": c.get("image"), "ready": true,
+                        "started": true, "restartCount": 0, "state": {"running": {"startedAt": started}}}))
+        .collect();
+    running["status"] = json!({
+        "phase": "Running",
+        "conditions": [ready],
+        "hostIP": format!("192.168.0.{}", index % 200 + 10),
+        "podIP": format!("10.244.{}.{}", index / 250 % 250, index % 250 + 2),
+        "startTime": started,
+        "containerStatuses": containers,
+    });
+    update_if_changed(store, &kinds.pods, pod, running);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_hashes_are_stable_and_safe() {
+        let template = json!({"metadata": {"labels": {"app": "web"}}});
+        let hash = pod_template_hash(&template);
+        assert_eq!(hash, pod_template_hash(&template));
+        assert!(
+            hash.len() >= 8
+                && hash
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() && !b.is_ascii_uppercase())
+        );
+        assert_ne!(
+            hash,
+            pod_template_hash(&json!({"metadata": {"labels": {"app": "api"}}}))
+        );
+    }
+}

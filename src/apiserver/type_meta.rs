@@ -1,0 +1,133 @@
+//! LIST items as kube-apiserver writes them for built-in types: without `kind` and
+//! `apiVersion` (the list's own kind names them). Each stored object remembers where its two
+//! top-level TypeMeta members are, found while it is serialised (or from a spliced object's
+//! layout), so a list writes the bytes around them instead of rewriting the object.
+
+use serde_json::Value;
+
+use super::canonical::{Document, Layout, Span};
+
+/// Where an object's top-level `apiVersion` and `kind` members are (each from its key's opening
+/// quote to the end of its value, commas excluded), in document order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TypeMetaSpans {
+    members: [Option<Span>; 2],
+}
+
+impl TypeMetaSpans {
+    /// The spans of a canonical object with layout `layout`.
+    pub fn from_layout(bytes: &[u8], layout: &Layout) -> Self {
+        let document = Document { bytes, layout };
+        let span = |key: &str| {
+            let member = document.member(key)?;
+            Span::new(member.key.start().checked_sub(1)?, member.value.end())
+        };
+        TypeMetaSpans::sorted(span("apiVersion"), span("kind"))
+    }
+
+    fn sorted(first: Option<Span>, second: Option<Span>) -> Self {
+        let mut members = [first, second];
+        members.sort_by_key(|m| m.map(Span::start));
+        TypeMetaSpans { members }
+    }
+
+    /// Appends `object` (a JSON object whose members these spans describe) without its
+    /// `apiVersion` and `kind` members.
+    pub fn write_without(&self, object: &[u8], out: &mut Vec<u8>) {
+        let spans = || self.members.iter().flatten();
+        if spans().next().is_none() || object.len() < 2 {
+            out.extend_from_slice(object);
+            return;
+        }
+        out.push(b'{');
+        let mut from = 1;
+        let mut first = true;
+        let kept = spans()
+            .map(|span| (span.start(), span.end()))
+            .chain(std::iter::once((object.len() - 1, object.len())));
+        for (start, end) in kept {
+            let piece = object.get(from..start).unwrap_or_default();
+            let piece = piece.strip_prefix(b",").unwrap_or(piece);
+            let piece = piece.strip_suffix(b",").unwrap_or(piece);
+            if !piece.is_empty() {
+                if !first {
+                    out.push(b',');
+                }
+                out.extend_from_slice(piece);
+                first = false;
+            }
+            from = end;
+        }
+        out.push(b'}');
+    }
+}
+
+/// `value` serialised exactly as `serde_json::to_vec` does, with the spans of its TypeMeta.
+pub fn serialise(value: &Value) -> serde_json::Result<(Vec<u8>, TypeMetaSpans)> {
+    let Value::Object(members) = value else {
+        return Ok((serde_json::to_vec(value)?, TypeMetaSpans::default()));
+    };
+    let mut out = Vec::with_capacity(256);
+    let mut api_version = None;
+    let mut kind = None;
+    out.push(b'{');
+    for (index, (key, member)) in members.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        let start = out.len();
+        serde_json::to_writer(&mut out, key)?;
+        out.push(b':');
+        serde_json::to_writer(&mut out, member)?;
+        match key.as_str() {
+            "apiVersion" => api_version = Span::new(start, out.len()),
+            "kind" => kind = Span::new(start, out.len()),
+            _ => {}
+        }
+    }
+    out.push(b'}');
+    Ok((out, TypeMetaSpans::sorted(api_version, kind)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn stripped(value: &Value) -> Value {
+        let Ok((bytes, spans)) = serialise(value) else {
+            panic!("serialisable");
+        };
+        assert_eq!(serde_json::to_vec(value).ok(), Some(bytes.clone()));
+        let mut out = Vec::new();
+        spans.write_without(&bytes, &mut out);
+        let from_layout = Layout::scan(&bytes).map(|l| TypeMetaSpans::from_layout(&bytes, &l));
+        assert_eq!(from_layout, Some(spans), "{value}");
+        serde_json::from_slice(&out).unwrap_or(Value::Null)
+    }
+
+    #[test]
+    fn type_meta_is_cut_wherever_it_stands() {
+        let cases = [
+            (
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}),
+                json!({"metadata": {"name": "a"}}),
+            ),
+            (
+                json!({"apiVersion": "v1", "data": {"kind": "x"}, "kind": "ConfigMap"}),
+                json!({"data": {"kind": "x"}}),
+            ),
+            (
+                json!({"aa": 1, "apiVersion": "v1", "kind": "K", "z": 2}),
+                json!({"aa": 1, "z": 2}),
+            ),
+            (json!({"apiVersion": "v1", "kind": "K"}), json!({})),
+            (json!({"kind": "K"}), json!({})),
+            (json!({"metadata": {}}), json!({"metadata": {}})),
+            (json!({}), json!({})),
+        ];
+        for (object, expected) in cases {
+            assert_eq!(stripped(&object), expected, "{object}");
+        }
+    }
+}
