@@ -27,6 +27,22 @@ use super::resources::ResourceType;
 use super::store::Store;
 use super::write::{create_object, delete_object, update_object};
 
+/// The most passes [`settle`] makes; a seed that still changes after this many is left to the
+/// background loop.
+const SETTLE_PASSES: usize = 16;
+
+/// Reconciles until a pass writes nothing, so a seeded cluster is in its steady state (pods
+/// Running, statuses reported) before the first client request: a `--churn 0` server is static.
+pub fn settle(store: &Store) {
+    for _ in 0..SETTLE_PASSES {
+        let before = store.resource_version();
+        reconcile(store);
+        if store.resource_version() == before {
+            return;
+        }
+    }
+}
+
 /// Starts the loop on the current runtime.
 pub fn spawn(store: Arc<Store>) -> JoinHandle<()> {
     tokio::spawn(async move {

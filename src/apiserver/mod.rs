@@ -225,6 +225,9 @@ impl EmbeddedServer {
             address: address.to_string(),
             faults: faults::Faults::default(),
         });
+        if config.controllers {
+            controllers::settle(&store);
+        }
         let (stop, stopped) = watch_channel::channel(false);
         let router = server::router(Arc::clone(&app));
         let listener =

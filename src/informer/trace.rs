@@ -261,47 +261,72 @@ pub struct HandlerSummary {
     pub mean_latency: Duration,
 }
 
-/// An event's kind without its fields: what the tracer counts, and what hot paths name
-/// before deciding whether to build the event at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventKind {
-    ListStart,
-    ListPage,
-    ListDone,
-    WatchStart,
-    WatchEvent,
-    Bookmark,
-    WatchEnd,
-    WatchError,
-    Relist,
-    Backoff,
-    Delta,
-    Pop,
-    IndexerAdd,
-    IndexerUpdate,
-    IndexerDelete,
-    Notify,
-    Handled,
-    ResyncTick,
-    SyncQueued,
-    Started,
-    Synced,
-    HandlerAdded,
-    HandlerRemoved,
-    ResyncPeriodChanged,
-    Stopped,
-    Summary,
+/// Declares every event kind once: its [`Event`] variant (same name), its stage and its JSONL
+/// `event` name. Generates [`EventKind`], its stage and name, and [`Event::kind`].
+macro_rules! event_kinds {
+    ($($variant:ident => $stage:ident, $name:literal;)+) => {
+        /// An event's kind without its fields: what the tracer counts, and what hot paths name
+        /// before deciding whether to build the event at all.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum EventKind {
+            $($variant,)+
+        }
+
+        impl EventKind {
+            /// Every kind, in declaration order (the tracer's counter slots).
+            pub const ALL: &'static [EventKind] = &[$(EventKind::$variant,)+];
+
+            pub fn stage(self) -> Stage {
+                match self {
+                    $(EventKind::$variant => Stage::$stage,)+
+                }
+            }
+
+            /// The `event` field of the JSONL line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(EventKind::$variant => $name,)+
+                }
+            }
+        }
+
+        impl Event {
+            pub fn kind(&self) -> EventKind {
+                match self {
+                    $(Event::$variant { .. } => EventKind::$variant,)+
+                }
+            }
+        }
+    };
 }
 
-impl EventKind {
-    pub fn stage(self) -> Stage {
-        EVENT_KINDS[self as usize].0
-    }
-
-    /// The `event` field of the JSONL line.
-    pub fn name(self) -> &'static str {
-        EVENT_KINDS[self as usize].1
-    }
+event_kinds! {
+    ListStart => Reflector, "list-start";
+    ListPage => Reflector, "list-page";
+    ListDone => Reflector, "list-done";
+    WatchStart => Reflector, "watch-start";
+    WatchEvent => Reflector, "watch-event";
+    Bookmark => Reflector, "bookmark";
+    WatchEnd => Reflector, "watch-end";
+    WatchError => Reflector, "watch-error";
+    Relist => Reflector, "relist";
+    Backoff => Reflector, "backoff";
+    Delta => Fifo, "delta";
+    Pop => Fifo, "pop";
+    IndexerAdd => Indexer, "add";
+    IndexerUpdate => Indexer, "update";
+    IndexerDelete => Indexer, "delete";
+    Notify => Handler, "notify";
+    Handled => Handler, "handled";
+    ResyncTick => Resync, "tick";
+    SyncQueued => Resync, "sync-queued";
+    Started => Informer, "started";
+    Synced => Informer, "synced";
+    HandlerAdded => Informer, "handler-added";
+    HandlerRemoved => Informer, "handler-removed";
+    ResyncPeriodChanged => Informer, "resync-period-changed";
+    Stopped => Informer, "stopped";
+    Summary => Summary, "summary";
 }
 
 impl Event {
@@ -324,68 +349,7 @@ impl Event {
     pub fn name(&self) -> &'static str {
         self.kind().name()
     }
-
-    pub fn kind(&self) -> EventKind {
-        match self {
-            Event::ListStart { .. } => EventKind::ListStart,
-            Event::ListPage { .. } => EventKind::ListPage,
-            Event::ListDone { .. } => EventKind::ListDone,
-            Event::WatchStart { .. } => EventKind::WatchStart,
-            Event::WatchEvent { .. } => EventKind::WatchEvent,
-            Event::Bookmark { .. } => EventKind::Bookmark,
-            Event::WatchEnd { .. } => EventKind::WatchEnd,
-            Event::WatchError { .. } => EventKind::WatchError,
-            Event::Relist { .. } => EventKind::Relist,
-            Event::Backoff { .. } => EventKind::Backoff,
-            Event::Delta { .. } => EventKind::Delta,
-            Event::Pop { .. } => EventKind::Pop,
-            Event::IndexerAdd { .. } => EventKind::IndexerAdd,
-            Event::IndexerUpdate { .. } => EventKind::IndexerUpdate,
-            Event::IndexerDelete { .. } => EventKind::IndexerDelete,
-            Event::Notify { .. } => EventKind::Notify,
-            Event::Handled { .. } => EventKind::Handled,
-            Event::ResyncTick { .. } => EventKind::ResyncTick,
-            Event::SyncQueued { .. } => EventKind::SyncQueued,
-            Event::Started { .. } => EventKind::Started,
-            Event::Synced { .. } => EventKind::Synced,
-            Event::HandlerAdded { .. } => EventKind::HandlerAdded,
-            Event::HandlerRemoved { .. } => EventKind::HandlerRemoved,
-            Event::ResyncPeriodChanged { .. } => EventKind::ResyncPeriodChanged,
-            Event::Stopped { .. } => EventKind::Stopped,
-            Event::Summary(_) => EventKind::Summary,
-        }
-    }
 }
-
-/// Stage and name of each event kind, indexed by [`EventKind`].
-const EVENT_KINDS: [(Stage, &str); 26] = [
-    (Stage::Reflector, "list-start"),
-    (Stage::Reflector, "list-page"),
-    (Stage::Reflector, "list-done"),
-    (Stage::Reflector, "watch-start"),
-    (Stage::Reflector, "watch-event"),
-    (Stage::Reflector, "bookmark"),
-    (Stage::Reflector, "watch-end"),
-    (Stage::Reflector, "watch-error"),
-    (Stage::Reflector, "relist"),
-    (Stage::Reflector, "backoff"),
-    (Stage::Fifo, "delta"),
-    (Stage::Fifo, "pop"),
-    (Stage::Indexer, "add"),
-    (Stage::Indexer, "update"),
-    (Stage::Indexer, "delete"),
-    (Stage::Handler, "notify"),
-    (Stage::Handler, "handled"),
-    (Stage::Resync, "tick"),
-    (Stage::Resync, "sync-queued"),
-    (Stage::Informer, "started"),
-    (Stage::Informer, "synced"),
-    (Stage::Informer, "handler-added"),
-    (Stage::Informer, "handler-removed"),
-    (Stage::Informer, "resync-period-changed"),
-    (Stage::Informer, "stopped"),
-    (Stage::Summary, "summary"),
-];
 
 /// One stamped event.
 #[derive(Debug, Clone)]
@@ -416,7 +380,7 @@ pub struct Tracer {
 
 struct TracerInner {
     shown: StageSet,
-    counts: [AtomicU64; EVENT_KINDS.len()],
+    counts: Box<[AtomicU64]>,
     seq: Mutex<u64>,
     sink: Option<Box<dyn TraceSink>>,
 }
@@ -436,7 +400,7 @@ impl Tracer {
         Self {
             inner: Arc::new(TracerInner {
                 shown,
-                counts: std::array::from_fn(|_| AtomicU64::new(0)),
+                counts: EventKind::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
                 seq: Mutex::new(0),
                 sink,
             }),
@@ -484,10 +448,10 @@ impl Tracer {
     /// `stage/event` → count, for every event kind emitted at least once.
     pub fn counts(&self) -> BTreeMap<String, u64> {
         let mut out = BTreeMap::new();
-        for (i, (stage, name)) in EVENT_KINDS.iter().enumerate() {
-            let n = self.inner.counts[i].load(Ordering::Relaxed);
+        for (kind, count) in EventKind::ALL.iter().zip(self.inner.counts.iter()) {
+            let n = count.load(Ordering::Relaxed);
             if n > 0 {
-                out.insert(format!("{}/{}", stage.as_str(), name), n);
+                out.insert(format!("{}/{}", kind.stage().as_str(), kind.name()), n);
             }
         }
         out
