@@ -14,6 +14,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use super::queue::Delta;
+
+mod fields;
+pub use fields::{FieldVisitor, duration_in_unit, duration_name};
 // What trace events carry, for renderers: `output` depends on this module only.
 pub use super::notification::{Notification, NotifyKind};
 pub use super::object::{CachedObject, ObjectRef};

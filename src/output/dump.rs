@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::informer::trace::ObjectRef;
 
+use super::columns::{COLUMN_GAP, Columns};
 use super::ordered::OrderedValue;
 use super::redact::REDACTED;
 use super::{OutputFormat, RenderOptions, single_line, write_document};
@@ -173,10 +174,12 @@ fn write_tables(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) 
         }));
         row
     });
-    write_columns(buf, &header, rows.collect(), opts.no_headers);
+    let mut table = Columns::new(header, opts.no_headers);
+    rows.for_each(|row| table.row(row));
+    table.write(buf);
     for (name, values) in &input.shown_indices() {
         buf.extend_from_slice(format!("\nINDEX {name}\n").as_bytes());
-        let header = ["VALUE".to_owned(), "COUNT".to_owned(), "KEYS".to_owned()];
+        let header = ["VALUE", "COUNT", "KEYS"];
         // On a terminal the KEYS cell takes what is left of the line, cut with `(+N more)`.
         let room = opts.width.map(|w| {
             let widest = |cells: &mut dyn Iterator<Item = usize>| cells.max().unwrap_or(0);
@@ -184,11 +187,11 @@ fn write_tables(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) 
             let count = widest(&mut values.values().map(|k| k.len().to_string().len())).max(5);
             w.saturating_sub(value + count + 2 * COLUMN_GAP)
         });
-        let rows = values
-            .iter()
-            .map(|(v, keys)| vec![v.clone(), keys.len().to_string(), fit_keys(keys, room)])
-            .collect();
-        write_columns(buf, &header, rows, opts.no_headers);
+        let mut table = Columns::new(header, opts.no_headers);
+        for (v, keys) in values.iter() {
+            table.row([v.clone(), keys.len().to_string(), fit_keys(keys, room)]);
+        }
+        table.write(buf);
     }
 }
 
@@ -214,32 +217,6 @@ fn fit_keys(keys: &[String], room: Option<usize>) -> String {
         shown = next;
     }
     shown
-}
-
-/// Spaces between plain columns.
-const COLUMN_GAP: usize = 3;
-
-/// kubectl-style plain columns: left-aligned, three spaces apart.
-fn write_columns(buf: &mut Vec<u8>, header: &[String], rows: Vec<Vec<String>>, no_headers: bool) {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let header_row = (!no_headers).then(|| header.to_vec());
-    for row in header_row.into_iter().chain(rows) {
-        let mut line = String::new();
-        for (cell, w) in row.iter().zip(&widths) {
-            line.push_str(cell);
-            line.extend(std::iter::repeat_n(
-                ' ',
-                w - cell.chars().count() + COLUMN_GAP,
-            ));
-        }
-        buf.extend_from_slice(line.trim_end().as_bytes());
-        buf.push(b'\n');
-    }
 }
 
 /// kubectl's AGE from `metadata.creationTimestamp`, `<unknown>` without one.

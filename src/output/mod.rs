@@ -4,7 +4,9 @@
 //! Everything here depends only on [`crate::informer::trace`] and the types it carries; the
 //! caller decides where output goes (any [`io::Write`]) and whether colour is on.
 
+mod columns;
 pub mod diff;
+mod document;
 pub mod dump;
 pub mod jsonl;
 pub mod ordered;
@@ -18,7 +20,7 @@ pub mod table;
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use crate::informer::trace::{Event, TraceEvent};
+use crate::informer::trace::{Event, Notification, TraceEvent};
 
 use ordered::OrderedValue;
 
@@ -151,6 +153,33 @@ pub struct ExtraLine {
     pub fields: Vec<(&'static str, serde_json::Value)>,
 }
 
+/// What a notification adds after its fields, as the options ask: the `object`, and for an
+/// update the `old` object (`--show-old`) and the `diff` (`--diff`).
+pub(crate) enum NotificationMember<'a> {
+    Object(&'static str, Cow<'a, [u8]>),
+    Diff(Vec<diff::Change>),
+}
+
+impl<'a> NotificationMember<'a> {
+    pub(crate) fn of(
+        notification: &'a Notification,
+        opts: &RenderOptions,
+    ) -> impl Iterator<Item = NotificationMember<'a>> {
+        let object =
+            NotificationMember::Object("object", opts.object_bytes(notification.object().raw()));
+        let (old, diff) = match notification {
+            Notification::Update { old, new, .. } => (
+                opts.show_old
+                    .then(|| NotificationMember::Object("old", opts.object_bytes(old.raw()))),
+                opts.diff
+                    .then(|| NotificationMember::Diff(opts.changes(old.raw(), new.raw()))),
+            ),
+            _ => (None, None),
+        };
+        std::iter::once(object).chain(old).chain(diff)
+    }
+}
+
 /// Lines to write just before the exit summary.
 pub type BeforeSummary = Box<dyn FnMut() -> Vec<ExtraLine>>;
 
@@ -213,10 +242,11 @@ impl<W: Write> EventRenderer<W> {
         self.last_seq += 1;
         self.seq_shift += 1;
         self.buf.clear();
-        jsonl::write_extra(&mut self.buf, self.last_seq, jiff::Timestamp::now(), line);
-        if self.opts.format != OutputFormat::Jsonl {
-            let value = OrderedValue::from_slice(&self.buf).map_err(io::Error::other)?;
-            self.buf.clear();
+        let ts = jiff::Timestamp::now();
+        if self.opts.format == OutputFormat::Jsonl {
+            jsonl::write_extra(&mut self.buf, self.last_seq, ts, line, &self.opts);
+        } else {
+            let value = document::extra_document(self.last_seq, ts, line, &self.opts);
             write_document(&mut self.buf, &value, self.opts.format)?;
         }
         self.out.write_all(&self.buf)
@@ -282,9 +312,7 @@ impl<W: Write> EventRenderer<W> {
 
     /// `-o json`: each event as a pretty JSON object; `-o yaml`: each as a YAML document.
     fn write_document(&mut self, event: &TraceEvent) -> io::Result<()> {
-        let mut line = Vec::new();
-        jsonl::write_event(&mut line, event, &self.opts);
-        let value = OrderedValue::from_slice(&line).map_err(io::Error::other)?;
+        let value = document::event_document(event, &self.opts);
         write_document(&mut self.buf, &value, self.opts.format)
     }
 

@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::ExtraLine;
-use super::table::{truncate, wrap};
+use super::columns::Columns;
+use super::table::truncate;
 use crate::duration::format_duration;
 
 /// One handler's row in the schedule table.
@@ -91,43 +92,32 @@ pub fn write_schedule(
     no_headers: bool,
     width: Option<usize>,
 ) -> io::Result<()> {
-    const WIDTHS: [usize; 5] = [16, 10, 10, 9, 9];
-    let mut text = String::new();
-    if !no_headers {
-        push_row(
-            &mut text,
-            &WIDTHS,
-            width,
-            &[
-                "HANDLER",
-                "REQUESTED",
-                "EFFECTIVE",
-                "TICKS DUE",
-                "NEXT DUE",
-                "ADJUSTMENT",
-            ],
-        );
-    }
+    let header = [
+        "HANDLER",
+        "REQUESTED",
+        "EFFECTIVE",
+        "TICKS DUE",
+        "NEXT DUE",
+        "ADJUSTMENT",
+    ];
+    let mut table = Columns::new(header, no_headers).wrap_last_to(width);
     for r in rows {
         let next = r.next_due.map_or_else(
             || "never".to_owned(),
             |d| format!("in {}", format_duration(whole_ms(d))),
         );
-        push_row(
-            &mut text,
-            &WIDTHS,
-            width,
-            &[
-                &r.handler,
-                &period(r.requested),
-                &period(r.effective),
-                &r.resyncs.to_string(),
-                &next,
-                r.adjustment.as_deref().unwrap_or("-"),
-            ],
-        );
+        table.row([
+            r.handler.clone(),
+            period(r.requested),
+            period(r.effective),
+            r.resyncs.to_string(),
+            next,
+            r.adjustment.clone().unwrap_or_else(|| "-".to_owned()),
+        ]);
     }
-    out.write_all(text.as_bytes())?;
+    let mut text = Vec::new();
+    table.write(&mut text);
+    out.write_all(&text)?;
     out.flush()
 }
 
@@ -169,24 +159,6 @@ fn whole_ms(d: Duration) -> Duration {
     Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// One row: the cells with `widths`, then the last one (wrapped to `width` when given).
-fn push_row(text: &mut String, widths: &[usize], width: Option<usize>, cells: &[&str]) {
-    let mut line = String::new();
-    for (cell, w) in cells.iter().zip(widths) {
-        let cut = truncate(cell, *w);
-        line.push_str(&format!("{cut:<w$}  "));
-    }
-    let last = cells.get(widths.len()).copied().unwrap_or_default();
-    let lines = match width {
-        Some(width) => wrap(line, last, width),
-        None => vec![format!("{line}{last}").trim_end().to_owned()],
-    };
-    for l in lines {
-        text.push_str(&l);
-        text.push('\n');
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,11 +189,11 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
-            "HANDLER           REQUESTED   EFFECTIVE   TICKS DUE  NEXT DUE   ADJUSTMENT"
+            "HANDLER   REQUESTED   EFFECTIVE   TICKS DUE   NEXT DUE   ADJUSTMENT"
         );
         assert_eq!(
             lines[1],
-            "fast              500ms       1s          3          in 400ms   raised to the 1s minimum"
+            "fast      500ms       1s          3           in 400ms   raised to the 1s minimum"
         );
         assert!(lines[2].contains("0 (never)") && lines[2].contains("never"));
         let mut narrow = Vec::new();

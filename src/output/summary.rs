@@ -3,12 +3,10 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{CellAlignment, Table, presets};
-
 use crate::informer::trace::{Event, HandlerSummary, Summary, TraceEvent};
 
-use super::ordered::OrderedValue;
-use super::{OutputFormat, RenderOptions, jsonl, write_document};
+use super::columns::Columns;
+use super::{OutputFormat, RenderOptions, document, jsonl, write_document};
 use crate::duration::format_duration;
 
 /// Renders `summary` in `format` to `out`; `seq`/`ts` stamp the JSONL/JSON/YAML forms (use the
@@ -29,11 +27,11 @@ pub fn render(
             ts,
             event: Event::Summary(Box::new(summary.clone())),
         };
-        jsonl::write_event(&mut buf, &event, &RenderOptions::new(format));
-        if format != OutputFormat::Jsonl {
-            let value = OrderedValue::from_slice(&buf).map_err(io::Error::other)?;
-            buf.clear();
-            write_document(&mut buf, &value, format)?;
+        let opts = RenderOptions::new(format);
+        if format == OutputFormat::Jsonl {
+            jsonl::write_event(&mut buf, &event, &opts);
+        } else {
+            write_document(&mut buf, &document::event_document(&event, &opts), format)?;
         }
     }
     out.write_all(&buf)?;
@@ -49,37 +47,20 @@ pub fn write_tables(out: &mut Vec<u8>, summary: &Summary) -> io::Result<()> {
             u64::try_from(summary.duration.as_millis()).unwrap_or(u64::MAX)
         ))
     )?;
-    writeln!(out, "{}", counts_table(summary))?;
+    counts_table(summary).write(out);
     if !summary.handlers.is_empty() {
-        writeln!(out, "\n{}", handlers_table(summary))?;
+        out.push(b'\n');
+        handlers_table(summary).write(out);
     }
     Ok(())
 }
 
-fn new_table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(presets::ASCII_MARKDOWN)
-        .set_header(header.to_vec());
-    table
-}
-
-fn right_align(table: &mut Table, from: usize) {
-    let n = table.column_count();
-    for i in from..n {
-        if let Some(c) = table.column_mut(i) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-}
-
-fn counts_table(summary: &Summary) -> Table {
-    let mut table = new_table(&["STAGE", "EVENT", "COUNT"]);
+fn counts_table(summary: &Summary) -> Columns {
+    let mut table = Columns::new(["STAGE", "EVENT", "COUNT"], false).right_align_from(2);
     for (name, n) in &summary.counts {
         let (stage, event) = name.split_once('/').unwrap_or((name, ""));
-        table.add_row(vec![stage.to_owned(), event.to_owned(), n.to_string()]);
+        table.row([stage.to_owned(), event.to_owned(), n.to_string()]);
     }
-    right_align(&mut table, 2);
     table
 }
 
@@ -88,11 +69,11 @@ type Figure = fn(&HandlerSummary) -> String;
 
 /// One column per handler, one row per figure: fits 80 columns for a handful of handlers,
 /// whatever the figures.
-fn handlers_table(summary: &Summary) -> Table {
+fn handlers_table(summary: &Summary) -> Columns {
     let mut header = vec!["PER HANDLER"];
     header.extend(summary.handlers.iter().map(|h| h.name.as_str()));
-    let mut table = new_table(&header);
-    let figures: [(&str, Figure); 9] = [
+    let mut table = Columns::new(header, false).right_align_from(1);
+    let figures: [(&str, Figure); 10] = [
         ("notifications", |h| h.notifications.to_string()),
         ("adds", |h| h.adds.to_string()),
         ("updates", |h| h.updates.to_string()),
@@ -100,6 +81,7 @@ fn handlers_table(summary: &Summary) -> Table {
         ("sync notifications", |h| h.syncs.to_string()),
         ("handled", |h| h.handled.to_string()),
         ("panics", |h| h.panics.to_string()),
+        ("dropped", |h| h.dropped.to_string()),
         ("max pending", |h| h.max_pending.to_string()),
         ("mean latency", |h| {
             let micros = u64::try_from(h.mean_latency.as_micros()).unwrap_or(u64::MAX);
@@ -109,9 +91,8 @@ fn handlers_table(summary: &Summary) -> Table {
     for (label, value) in &figures {
         let mut row = vec![(*label).to_owned()];
         row.extend(summary.handlers.iter().map(value));
-        table.add_row(row);
+        table.row(row);
     }
-    right_align(&mut table, 1);
     table
 }
 
@@ -129,9 +110,25 @@ mod tests {
     #[test]
     fn table_lists_counts_and_handlers() {
         let text = rendered(OutputFormat::Table);
-        assert!(text.contains("| fifo    | delta  |   744 |"), "{text}");
-        assert!(text.contains("| PER HANDLER        |     slow |"), "{text}");
-        assert!(text.contains("| sync notifications |        0 |"), "{text}");
+        let line = |start: &str| {
+            text.lines()
+                .find(|l| l.starts_with(start))
+                .unwrap_or_else(|| panic!("no {start:?} line in\n{text}"))
+                .split_whitespace()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(line("fifo "), ["fifo", "delta", "744"], "{text}");
+        assert_eq!(line("PER HANDLER")[2], "slow", "{text}");
+        assert_eq!(line("sync notifications")[2], "0", "{text}");
+        assert_eq!(line("dropped")[1], "0", "{text}");
+        // Counts are right-aligned: every COUNT ends in the same column.
+        let ends: std::collections::BTreeSet<usize> = text
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .map(|l| l.chars().count())
+            .collect();
+        assert_eq!(ends.len(), 1, "{text}");
         assert!(text.contains("250.04ms"));
         assert!(text.starts_with("Summary (12.345s elapsed)"));
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");

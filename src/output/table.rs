@@ -11,9 +11,9 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::informer::trace::DeltaType;
-use crate::informer::trace::Notification;
+use crate::informer::trace::{DeltaType, FieldVisitor, Notification, Summary};
 use crate::informer::trace::{Event, NotifyKind, Stage, TraceEvent, WatchEventType};
+use crate::informer::trace::{duration_in_unit, duration_name};
 
 use super::diff::Change;
 use super::status::StatusRow;
@@ -127,10 +127,12 @@ impl TableRenderer {
         let layout = Layout::of(opts);
         self.write_header(out, layout);
         let color = opts.color.then(|| row_color(&event.event)).flatten();
-        for line in layout.lines(&RowText::of(event, layout)) {
+        let mut fields = RowFields::of(&event.event, layout == Layout::Wide, opts);
+        let changes = fields.changes.take();
+        for line in layout.lines(&RowText::of(event, fields, layout)) {
             push_colored(out, &line, color);
         }
-        if let Some(changes) = table_diff(&event.event, opts) {
+        if let Some(changes) = changes {
             for change in &changes {
                 let color = opts.color.then(|| change_color(change));
                 for line in diff_lines(change, layout.width()) {
@@ -273,15 +275,9 @@ struct RowText<'a> {
 }
 
 impl<'a> RowText<'a> {
-    fn of(event: &'a TraceEvent, layout: Layout) -> Self {
-        let wide = layout == Layout::Wide;
-        let cells = Cells::of(&event.event);
-        let extra = if wide {
-            vec![
-                cells.handler.clone().unwrap_or_default(),
-                cells.pending.map(|p| p.to_string()).unwrap_or_default(),
-                cells.uid.clone(),
-            ]
+    fn of(event: &'a TraceEvent, fields: RowFields<'_>, layout: Layout) -> Self {
+        let extra = if layout == Layout::Wide {
+            vec![fields.handler, fields.pending, fields.uid]
         } else {
             Vec::new()
         };
@@ -290,10 +286,10 @@ impl<'a> RowText<'a> {
             ts: event.ts,
             stage: event.event.stage().as_str(),
             event: event.event.name(),
-            key: cells.key,
-            rv: cells.rv,
+            key: fields.key,
+            rv: fields.rv,
             extra,
-            detail: detail(&event.event, wide),
+            detail: fields.detail.0,
         }
     }
 
@@ -317,7 +313,7 @@ impl<'a> RowText<'a> {
 /// continuation lines are indented to where the words began (or [`SHORT_INDENT`] when that
 /// leaves less than [`MIN_WRAPPED`], or for a word too long for it). A word longer than a whole
 /// line is split, never dropped.
-pub(crate) fn wrap(first: String, words: &str, width: usize) -> Vec<String> {
+fn wrap(first: String, words: &str, width: usize) -> Vec<String> {
     let start = first.chars().count();
     let indent = if width.saturating_sub(start) >= MIN_WRAPPED {
         start
@@ -408,297 +404,106 @@ fn time_of_day(ts: jiff::Timestamp, millis: bool) -> String {
     }
 }
 
-/// The KEY, RV and wide-only cells of an event.
-#[derive(Default)]
-struct Cells {
+/// An event's cells and DETAIL words, collected from its fields
+/// ([`Event::visit_fields`]): `key` and `rv` fill their columns; in wide mode `handler` and
+/// `pending` fill theirs (and the object's uid the UID column); every other field is a DETAIL
+/// word — `name=value`, a bare name for a true boolean, a duration formatted for people.
+struct RowFields<'o> {
     key: String,
     rv: String,
-    handler: Option<String>,
-    pending: Option<usize>,
+    handler: String,
+    pending: String,
     uid: String,
+    detail: Detail,
+    /// `--diff` changes of an update notification, printed under its row.
+    changes: Option<Vec<Change>>,
+    wide: bool,
+    opts: &'o RenderOptions,
 }
 
-impl Cells {
-    fn of(event: &Event) -> Self {
-        use Event::*;
-        let kr = |key: &str, rv: &str| Cells {
-            key: key.to_owned(),
-            rv: rv.to_owned(),
-            ..Cells::default()
+impl<'o> RowFields<'o> {
+    fn of(event: &Event, wide: bool, opts: &'o RenderOptions) -> Self {
+        let mut fields = RowFields {
+            key: String::new(),
+            rv: String::new(),
+            handler: String::new(),
+            pending: String::new(),
+            uid: String::new(),
+            detail: Detail::default(),
+            changes: None,
+            wide,
+            opts,
         };
-        match event {
-            ListStart {
-                resource_version, ..
-            }
-            | ListDone {
-                resource_version, ..
-            }
-            | WatchStart {
-                resource_version, ..
-            }
-            | Bookmark {
-                resource_version, ..
-            }
-            | WatchEnd {
-                resource_version, ..
-            } => kr("", resource_version),
-            WatchEvent {
-                key,
-                resource_version,
-                ..
-            }
-            | Delta {
-                key,
-                resource_version,
-                ..
-            }
-            | IndexerAdd {
-                key,
-                resource_version,
-            }
-            | IndexerUpdate {
-                key,
-                resource_version,
-                ..
-            }
-            | IndexerDelete {
-                key,
-                resource_version,
-                ..
-            } => kr(key, resource_version),
-            Pop { key, .. } => kr(key, ""),
-            Notify {
-                handler,
-                notification,
-                pending,
-            } => Cells {
-                key: notification.key().to_owned(),
-                rv: notification.object().resource_version().to_owned(),
-                handler: Some(handler.to_string()),
-                pending: Some(*pending),
-                uid: notification.object().meta().uid().to_owned(),
-            },
-            Handled {
-                handler,
-                key,
-                resource_version,
-                pending,
-                ..
-            } => Cells {
-                handler: Some(handler.to_string()),
-                pending: Some(*pending),
-                ..kr(key, resource_version)
-            },
-            _ => Cells::default(),
+        if let Event::ListStart {
+            resource_version, ..
+        } = event
+        {
+            fields
+                .detail
+                .flag("consistent", resource_version.is_empty());
         }
+        event.visit_fields(&mut fields);
+        fields
     }
 }
 
-/// The DETAIL text. In wide mode the handler and pending count have their own columns.
-pub fn detail(event: &Event, wide: bool) -> String {
-    let mut d = Detail::default();
-    use Event::*;
-    match event {
-        ListStart {
-            resource_version,
-            resource_version_match,
-            limit,
-            watch_list,
-        } => {
-            d.flag("consistent", resource_version.is_empty());
-            d.opt("match", resource_version_match.as_deref());
-            d.opt("limit", *limit);
-            d.flag("watch_list", *watch_list);
+impl FieldVisitor for RowFields<'_> {
+    fn str(&mut self, key: &'static str, value: &str) {
+        match key {
+            "key" => value.clone_into(&mut self.key),
+            "rv" => value.clone_into(&mut self.rv),
+            "handler" if self.wide => value.clone_into(&mut self.handler),
+            _ => self.detail.text(key, value),
         }
-        ListPage { page, items, more } => {
-            d.kv("page", page);
-            d.kv("items", items);
-            d.flag("more", *more);
-        }
-        ListDone { items, pages, .. } => {
-            d.kv("items", items);
-            d.kv("pages", pages);
-        }
-        WatchStart {
-            timeout_seconds,
-            watch_list,
-            ..
-        } => {
-            d.kv(
-                "timeout",
-                format_duration(Duration::from_secs(*timeout_seconds)),
-            );
-            d.flag("watch_list", *watch_list);
-        }
-        WatchEvent { event_type, .. } => d.kv("type", event_type.as_str()),
-        Bookmark {
-            initial_events_end, ..
-        } => d.flag("initial_events_end", *initial_events_end),
-        WatchEnd { events, reason, .. } => {
-            d.kv("events", events);
-            d.text("reason", reason);
-        }
-        WatchError {
-            code,
-            reason,
-            message,
-        } => {
-            d.opt("code", *code);
-            d.text("reason", reason);
-            d.text("message", message);
-        }
-        Relist { reason } | Stopped { reason } => d.text("reason", reason),
-        Backoff {
-            reason,
-            delay_ms,
-            attempt,
-        } => {
-            d.kv("delay", format_duration(Duration::from_millis(*delay_ms)));
-            d.kv("attempt", attempt);
-            d.text("reason", reason);
-        }
-        _ => queue_detail(&mut d, event, wide),
     }
-    d.0
-}
 
-fn queue_detail(d: &mut Detail, event: &Event, wide: bool) {
-    use Event::*;
-    match event {
-        Delta {
-            delta_type,
-            depth,
-            tombstone,
-            ..
-        } => {
-            d.kv("type", delta_type.as_str());
-            d.kv("depth", depth);
-            d.flag("tombstone", *tombstone);
+    fn u64(&mut self, key: &'static str, value: u64) {
+        match key {
+            "pending" if self.wide => self.pending = value.to_string(),
+            _ => self.detail.kv(key, value),
         }
-        Pop {
-            deltas,
-            depth,
-            initial,
-            batch,
-            ..
-        } => {
-            d.kv("deltas", deltas);
-            d.opt("batch", *batch);
-            d.kv("depth", depth);
-            d.flag("initial", *initial);
+    }
+
+    fn bool(&mut self, key: &'static str, value: bool) {
+        self.detail.flag(key, value);
+    }
+
+    fn strs(&mut self, key: &'static str, values: &[&str]) {
+        if !values.is_empty() {
+            self.detail.kv(key, values.join(","));
         }
-        IndexerUpdate {
-            old_resource_version,
-            ..
-        } => d.kv("old_rv", old_resource_version),
-        IndexerDelete { tombstone, .. } => d.flag("tombstone", *tombstone),
-        Notify {
-            handler,
-            notification,
-            pending,
-        } => {
-            if !wide {
-                d.text("handler", handler);
-            }
-            d.kv("kind", notification.kind().as_str());
-            d.flag("initial", notification.is_initial());
-            d.flag("sync", notification.is_sync());
-            d.flag("tombstone", notification.is_tombstone());
-            if !wide {
-                d.kv("pending", pending);
-            }
+    }
+
+    fn duration(&mut self, key: &'static str, value: Duration) {
+        self.detail
+            .kv(duration_name(key), format_duration(as_shown(key, value)));
+    }
+
+    fn notification(&mut self, notification: &Notification) {
+        notification.object().meta().uid().clone_into(&mut self.uid);
+        if let Notification::Update { old, new, .. } = notification
+            && self.opts.diff
+        {
+            self.changes = Some(self.opts.changes(old.raw(), new.raw()));
         }
-        Handled {
-            handler,
-            kind,
-            sync,
-            pending,
-            latency,
-            panicked,
-            ..
-        } => {
-            if !wide {
-                d.text("handler", handler);
-            }
-            d.kv("kind", kind.as_str());
-            d.flag("sync", *sync);
-            d.kv("latency", format_duration(round_to_micros(*latency)));
-            if !wide {
-                d.kv("pending", pending);
-            }
-            d.flag("panicked", *panicked);
-        }
-        _ => informer_detail(d, event),
+    }
+
+    fn summary(&mut self, summary: &Summary) {
+        self.detail.kv("handlers", summary.handlers.len());
+        self.duration("duration_ms", summary.duration);
     }
 }
 
-fn informer_detail(d: &mut Detail, event: &Event) {
-    use Event::*;
-    match event {
-        ResyncTick { due, check_period } => {
-            let names: Vec<&str> = due.iter().map(|n| &**n).collect();
-            d.kv("due", names.join(","));
-            d.kv("check", format_duration(*check_period));
-        }
-        SyncQueued { count } => d.kv("count", count),
-        Started {
-            profile,
-            queue,
-            pop_batch,
-            atomic_fifo,
-            unlock_while_processing,
-            watch_list,
-            overrides,
-        } => {
-            d.opt("client-go", profile.as_deref());
-            d.kv("queue", queue);
-            d.flag("pop-batch", *pop_batch);
-            d.flag("atomic", *atomic_fifo);
-            d.flag("unlock", *unlock_while_processing);
-            d.flag("watch-list", *watch_list);
-            if !overrides.is_empty() {
-                d.kv("overrides", overrides.join(","));
-            }
-        }
-        Synced { objects } => d.kv("objects", objects),
-        HandlerAdded {
-            handler,
-            requested_resync,
-            effective_resync,
-            check_period,
-            after_start,
-            adjustment,
-        } => {
-            d.text("handler", handler);
-            d.kv("requested", format_duration(*requested_resync));
-            d.kv("resync", format_duration(*effective_resync));
-            d.kv("check", format_duration(*check_period));
-            d.flag("after_start", *after_start);
-            if let Some(a) = adjustment {
-                d.text("adjustment", a);
-            }
-        }
-        HandlerRemoved { handler } => d.text("handler", handler),
-        ResyncPeriodChanged {
-            handler,
-            effective_resync,
-            check_period,
-        } => {
-            d.text("handler", handler);
-            d.kv("resync", format_duration(*effective_resync));
-            d.kv("check", format_duration(*check_period));
-        }
-        Summary(s) => {
-            d.kv("handlers", s.handlers.len());
-            d.kv("duration", format_duration(s.duration));
-        }
-        // Reflector and queue events are handled by `detail` and `queue_detail`.
-        _ => {}
+/// `value` cut to the unit its key names (a latency in µs, a period in ms).
+fn as_shown(key: &str, value: Duration) -> Duration {
+    let n = duration_in_unit(key, value);
+    if key.ends_with("_us") {
+        Duration::from_micros(n)
+    } else if key.ends_with("_ms") {
+        Duration::from_millis(n)
+    } else {
+        Duration::from_secs(n)
     }
-}
-
-fn round_to_micros(d: Duration) -> Duration {
-    Duration::from_micros(u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
 /// Space-separated `key=value` / bare-flag words.
@@ -715,12 +520,6 @@ impl Detail {
     fn kv(&mut self, key: &str, value: impl std::fmt::Display) {
         self.sep();
         let _ = write!(self.0, "{key}={value}");
-    }
-
-    fn opt(&mut self, key: &str, value: Option<impl std::fmt::Display>) {
-        if let Some(v) = value {
-            self.kv(key, v);
-        }
     }
 
     /// Free text: quoted when it is empty or holds spaces or quotes.
@@ -741,19 +540,6 @@ impl Detail {
     }
 }
 
-/// The `--diff` changes to print under an update notification row.
-fn table_diff(event: &Event, opts: &RenderOptions) -> Option<Vec<Change>> {
-    match event {
-        Event::Notify {
-            notification: Notification::Update { old, new, .. },
-            ..
-        } if opts.diff => Some(opts.changes(old.raw(), new.raw())),
-        _ => None,
-    }
-}
-
-/// `      ~ metadata.labels.app: "web" -> "api"` (`+` added, `-` removed); a Secret datum:
-/// `      ~ data.token: (redacted) changed`. Wrapped to a terminal's width, never cut.
 fn diff_lines(change: &Change, width: Option<usize>) -> Vec<String> {
     let show = |v: &Option<serde_json::Value>| {
         v.as_ref()
