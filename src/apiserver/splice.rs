@@ -16,9 +16,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::canonical::{self, Document, JsonString, Layout, Member, Members, Span, key_order};
+use super::objects::{StoredObject, object_key};
 use super::resources::ResourceType;
 use super::selectable::Selectable;
-use super::store::{StoredObject, Txn, object_key};
+use super::store::Txn;
 
 /// What a MODIFIED watch line has before the object.
 const LINE_START: &[u8] = br#"{"type":"MODIFIED","object":"#;

@@ -13,13 +13,14 @@ use jiff::Timestamp;
 use rand::Rng;
 use serde_json::{Map, Value, json};
 
+use super::app::{App, Representation, ResourceRequest};
 use super::list::{object_bytes, render_list};
+use super::objects::{StoredObject, object_key};
 use super::resources::{ResourceType, from_crd};
 use super::selector::Selection;
-use super::server::{App, Representation, ResourceRequest};
 use super::splice;
 use super::status::{ApiError, json_response};
-use super::store::{Store, StoredObject, Txn, object_key};
+use super::store::{Store, Txn};
 use super::table;
 use super::validation::validate_names;
 
