@@ -15,12 +15,12 @@
 //! ```
 
 mod app;
-mod canonical;
 mod churn;
 mod controllers;
 mod discovery;
 mod error;
 mod faults;
+mod json;
 mod kubeconfig;
 mod list;
 mod listener;
@@ -34,12 +34,10 @@ mod selectable;
 mod selector;
 mod server;
 mod serving;
-mod splice;
 mod status;
 mod store;
 mod table;
 mod tls;
-mod type_meta;
 mod validation;
 mod watch;
 mod write;

@@ -13,11 +13,11 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::canonical::Layout;
+use super::json::canonical::Layout;
+use super::json::type_meta::{self, TypeMetaSpans};
 use super::resources::ResourceType;
 use super::selectable::Selectable;
 use super::status::ApiError;
-use super::type_meta::{self, TypeMetaSpans};
 
 /// One stored object: its JSON bytes plus the parsed bits selectors need.
 #[derive(Debug)]

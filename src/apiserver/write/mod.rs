@@ -11,7 +11,7 @@ mod direct;
 mod get;
 mod meta;
 mod patch;
-mod registry;
+pub(super) mod registry;
 mod strategy;
 mod target;
 mod update;
@@ -27,7 +27,3 @@ pub use self::patch::{PatchKind, patch};
 pub use self::registry::update_in;
 pub use self::target::Target;
 pub use self::update::replace;
-
-#[cfg(test)]
-#[path = "../replace_tests.rs"]
-mod replace_tests;

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::super::json::splice;
 use super::super::objects::StoredObject;
 use super::super::resources::ResourceType;
-use super::super::splice;
 use super::super::status::ApiError;
 use super::super::store::Txn;
 use super::crd;

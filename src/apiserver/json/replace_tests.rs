@@ -8,12 +8,12 @@ use bytes::Bytes;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::registry::{named_object, replace_in, update_in};
-use super::target::Target;
 use crate::apiserver::objects::StoredObject;
 use crate::apiserver::resources::ResourceType;
 use crate::apiserver::status::ApiError;
 use crate::apiserver::store::{EventType, Store};
+use crate::apiserver::write::Target;
+use crate::apiserver::write::registry::{named_object, replace_in, update_in};
 
 /// What one write left behind.
 #[derive(Debug, PartialEq)]
