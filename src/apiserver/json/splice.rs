@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::super::objects::{StoredObject, object_key};
-use super::super::resources::ResourceType;
-use super::super::selectable::Selectable;
-use super::super::store::Txn;
 use super::canonical::{self, Document, JsonString, Layout, Member, Members, Span, key_order};
+use crate::apiserver::objects::{StoredObject, object_key};
+use crate::apiserver::resources::ResourceType;
+use crate::apiserver::selectable::Selectable;
+use crate::apiserver::store::Txn;
 
 /// What a MODIFIED watch line has before the object.
 const LINE_START: &[u8] = br#"{"type":"MODIFIED","object":"#;

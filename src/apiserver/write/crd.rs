@@ -4,12 +4,12 @@
 
 use serde_json::{Value, json};
 
-use super::super::objects::StoredObject;
+use crate::apiserver::objects::StoredObject;
 
-use super::super::resources::{ResourceType, from_crd};
-use super::super::status::ApiError;
-use super::super::store::Txn;
 use super::meta::{now, str_at};
+use crate::apiserver::resources::{ResourceType, from_crd};
+use crate::apiserver::status::ApiError;
+use crate::apiserver::store::Txn;
 
 /// When `resource` is CustomResourceDefinitions: starts serving the resource the CRD `value`
 /// defines and sets its status as kube-apiserver reports an established CRD.

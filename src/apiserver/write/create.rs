@@ -7,15 +7,15 @@ use axum::response::Response;
 use http::StatusCode;
 use serde_json::Value;
 
-use super::super::app::{App, ResourceRequest};
-use super::super::objects::StoredObject;
-use super::super::resources::ResourceType;
-use super::super::status::ApiError;
-use super::super::store::Txn;
 use super::get::respond;
 use super::meta::parse_object;
 use super::registry::create_in;
 use super::strategy::{prepare_create, resolve_namespace};
+use crate::apiserver::app::{App, ResourceRequest};
+use crate::apiserver::objects::StoredObject;
+use crate::apiserver::resources::ResourceType;
+use crate::apiserver::status::ApiError;
+use crate::apiserver::store::Txn;
 
 /// Serves POST.
 pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Response, ApiError> {

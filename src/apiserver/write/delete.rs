@@ -5,15 +5,15 @@ use axum::response::Response;
 use http::StatusCode;
 use serde_json::Value;
 
-use super::super::app::{App, ResourceRequest};
-use super::super::list::render_list;
-use super::super::objects::StoredObject;
-use super::super::selector::Selection;
-use super::super::status::{ApiError, json_response};
 use super::get::respond;
 use super::meta::{parse_object, str_at};
 use super::registry::delete_in;
 use super::target::Target;
+use crate::apiserver::app::{App, ResourceRequest};
+use crate::apiserver::list::render_list;
+use crate::apiserver::objects::StoredObject;
+use crate::apiserver::selector::Selection;
+use crate::apiserver::status::{ApiError, json_response};
 
 /// Serves DELETE of one object.
 pub fn delete(

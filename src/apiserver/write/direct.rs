@@ -7,14 +7,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::super::objects::{StoredObject, object_key};
-use super::super::resources::ResourceType;
-use super::super::status::ApiError;
-use super::super::store::{Store, Txn};
 use super::meta::str_at;
 use super::registry::{create_in, delete_in, replace_in, update_in};
 use super::strategy::prepare_create;
 use super::target::Target;
+use crate::apiserver::objects::{StoredObject, object_key};
+use crate::apiserver::resources::ResourceType;
+use crate::apiserver::status::ApiError;
+use crate::apiserver::store::{Store, Txn};
 
 /// Creates an object addressed by its own `apiVersion`, `kind` and `metadata.namespace`
 /// (seeding and churn).

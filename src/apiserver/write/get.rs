@@ -4,11 +4,11 @@
 use axum::response::Response;
 use http::StatusCode;
 
-use super::super::app::{App, Representation, ResourceRequest};
-use super::super::list::object_bytes;
-use super::super::objects::{StoredObject, object_key};
-use super::super::status::{ApiError, json_response};
-use super::super::table;
+use crate::apiserver::app::{App, Representation, ResourceRequest};
+use crate::apiserver::list::object_bytes;
+use crate::apiserver::objects::{StoredObject, object_key};
+use crate::apiserver::status::{ApiError, json_response};
+use crate::apiserver::table;
 
 /// Serves GET of one object.
 pub fn get(app: &App, request: &ResourceRequest, name: &str) -> Result<Response, ApiError> {

@@ -4,7 +4,7 @@
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
-use super::super::status::ApiError;
+use crate::apiserver::status::ApiError;
 
 /// The body of a request as a JSON object (400 otherwise).
 pub fn parse_object(body: &[u8]) -> Result<Value, ApiError> {

@@ -7,16 +7,16 @@ use axum::response::Response;
 use http::StatusCode;
 use serde_json::Value;
 
-use super::super::app::{App, ResourceRequest};
-use super::super::objects::StoredObject;
-use super::super::resources::ResourceType;
-use super::super::status::ApiError;
-use super::super::store::Txn;
 use super::create::require_namespace;
 use super::get::respond;
 use super::meta::{metadata_mut, str_at};
 use super::registry::{create_in, update_in};
 use super::target::Target;
+use crate::apiserver::app::{App, ResourceRequest};
+use crate::apiserver::objects::StoredObject;
+use crate::apiserver::resources::ResourceType;
+use crate::apiserver::status::ApiError;
+use crate::apiserver::store::Txn;
 
 /// Serves PATCH.
 pub fn patch(

@@ -6,17 +6,17 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::super::json::splice;
-use super::super::objects::StoredObject;
-use super::super::resources::ResourceType;
-use super::super::status::ApiError;
-use super::super::store::Txn;
 use super::crd;
 use super::meta::{metadata_mut, now, parse_object, str_at};
 use super::strategy::{
     keep_server_metadata, merge_string_data, prepare_create, set_type_meta, with_status_of,
 };
 use super::target::Target;
+use crate::apiserver::json::splice;
+use crate::apiserver::objects::StoredObject;
+use crate::apiserver::resources::ResourceType;
+use crate::apiserver::status::ApiError;
+use crate::apiserver::store::Txn;
 
 /// The conflict message kube-apiserver uses for a stale resourceVersion.
 const STALE: &str =

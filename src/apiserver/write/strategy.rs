@@ -7,13 +7,13 @@ use base64::prelude::BASE64_STANDARD;
 use rand::Rng;
 use serde_json::{Value, json};
 
-use super::super::objects::object_key;
-use super::super::resources::ResourceType;
-use super::super::status::ApiError;
-use super::super::store::Txn;
-use super::super::validation::validate_names;
 use super::meta::{metadata_mut, now, str_at};
 use super::target::Target;
+use crate::apiserver::objects::object_key;
+use crate::apiserver::resources::ResourceType;
+use crate::apiserver::status::ApiError;
+use crate::apiserver::store::Txn;
+use crate::apiserver::validation::validate_names;
 
 /// Validates a new object and fills in the server-set metadata.
 pub fn prepare_create(

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use super::super::app::ResourceRequest;
-use super::super::objects::object_key;
-use super::super::resources::ResourceType;
+use crate::apiserver::app::ResourceRequest;
+use crate::apiserver::objects::object_key;
+use crate::apiserver::resources::ResourceType;
 
 /// The object a PUT, PATCH or DELETE addresses.
 pub struct Target<'a> {

@@ -3,11 +3,11 @@
 use axum::response::Response;
 use http::StatusCode;
 
-use super::super::app::{App, ResourceRequest};
-use super::super::status::ApiError;
 use super::get::respond;
 use super::registry::replace_in;
 use super::target::Target;
+use crate::apiserver::app::{App, ResourceRequest};
+use crate::apiserver::status::ApiError;
 
 /// Serves PUT (of the object or its status).
 pub fn replace(
