@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 use tokio::time::MissedTickBehavior;
 
+use super::objects::object_key;
 use super::resources::ResourceType;
-use super::store::{Store, object_key};
+use super::store::Store;
 use super::write::{create_object, delete_object, update_object};
 
 /// Namespace churned pods live in.

@@ -16,8 +16,7 @@ use rand::Rng;
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use super::server::App;
-use super::status::{ApiError, json_response};
+use super::status::ApiError;
 
 /// The admin endpoint's path.
 pub const FAULTS_PATH: &str = "/kinformer/v1/faults";
@@ -341,44 +340,6 @@ fn failure_response(failing: Failing) -> Response {
             .insert(header::RETRY_AFTER, HeaderValue::from(failing.retry_after));
     }
     response
-}
-
-/// Causes `fault` on the server behind `app`.
-pub fn inject(app: &App, fault: &Fault) {
-    match fault {
-        Fault::CloseWatches => close_watches(app),
-        Fault::TrimHistory => app.store.trim_history(),
-        Fault::ExpireAll => app.store.expire_all(),
-        Fault::Restart => {
-            app.faults.arm(fault);
-            close_watches(app);
-        }
-        _ => app.faults.arm(fault),
-    }
-}
-
-fn close_watches(app: &App) {
-    app.closer.send_modify(|generation| *generation += 1);
-}
-
-/// `POST /kinformer/v1/faults` with a [`Fault`] as JSON: causes it, answers a Success Status.
-pub fn admin(app: &App, method: &http::Method, body: &[u8]) -> Response {
-    if method != http::Method::POST {
-        return ApiError::method_not_allowed(method.as_str()).into_response();
-    }
-    let fault = match serde_json::from_slice::<Fault>(body) {
-        Ok(fault) => fault,
-        Err(e) => return ApiError::bad_request(format!("invalid fault: {e}")).into_response(),
-    };
-    if let Err(message) = fault.validate() {
-        return ApiError::bad_request(message).into_response();
-    }
-    inject(app, &fault);
-    let status = serde_json::json!({
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-        "message": format!("fault {} injected", fault.name()), "code": 200,
-    });
-    json_response(http::StatusCode::OK, status.to_string().into_bytes())
 }
 
 /// A response whose body fails at once: hyper drops the connection, as a restarting server

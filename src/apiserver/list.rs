@@ -11,11 +11,12 @@ use bytes::Bytes;
 use futures_util::stream;
 use http::StatusCode;
 
+use super::app::{App, Representation, ResourceRequest};
+use super::objects::StoredObject;
 use super::resources::ResourceType;
 use super::selector::Selection;
-use super::server::{App, Representation, ResourceRequest};
 use super::status::{ApiError, json_response};
-use super::store::{ListQuery, StoredObject};
+use super::store::ListQuery;
 use super::table;
 
 /// How a LIST reads, after kube-apiserver's "Semantics for list" table.

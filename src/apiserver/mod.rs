@@ -14,11 +14,13 @@
 //! # }
 //! ```
 
-mod canonical;
+mod app;
 mod churn;
 mod controllers;
 mod discovery;
+mod error;
 mod faults;
+mod json;
 mod kubeconfig;
 mod list;
 mod listener;
@@ -32,12 +34,10 @@ mod selectable;
 mod selector;
 mod server;
 mod serving;
-mod splice;
 mod status;
 mod store;
 mod table;
 mod tls;
-mod type_meta;
 mod validation;
 mod watch;
 mod write;
@@ -54,9 +54,10 @@ use tokio::net::TcpListener;
 use tokio::sync::watch as watch_channel;
 use tokio::task::JoinHandle;
 
-use self::server::App;
+use self::app::App;
 use self::store::Store;
 
+pub use self::error::ServerError;
 pub use self::faults::{FAULTS_PATH, Fault};
 pub use self::kubeconfig::CONTEXT;
 pub use self::seed::synthetic_pod;
@@ -128,43 +129,6 @@ impl Default for ServerConfig {
             controllers: false,
         }
     }
-}
-
-/// Why the server could not start or be seeded.
-#[derive(Debug, thiserror::Error)]
-pub enum ServerError {
-    /// The listen address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// The address.
-        addr: SocketAddr,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// A seed file could not be read.
-    #[error("cannot read seed file {path}: {source}")]
-    SeedRead {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// A document of a seed file is not a valid object.
-    #[error("invalid seed file {path}, document {document}: {message}")]
-    SeedFile {
-        /// The file.
-        path: PathBuf,
-        /// 1-based document number.
-        document: usize,
-        /// What is wrong.
-        message: String,
-    },
-    /// Objects could not be seeded.
-    #[error("cannot seed objects: {0}")]
-    Seed(String),
-    /// The serving certificate could not be made.
-    #[error(transparent)]
-    Tls(#[from] tls::TlsError),
 }
 
 /// A running embedded API server.
@@ -333,7 +297,7 @@ impl EmbeddedServer {
     /// is refused with what is wrong.
     pub fn inject(&self, fault: &Fault) -> Result<(), String> {
         fault.validate()?;
-        faults::inject(&self.app, fault);
+        self.app.inject(fault);
         Ok(())
     }
 

@@ -8,10 +8,10 @@ use axum::response::Response;
 use http::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use super::app::{App, ResourceRequest};
+use super::objects::StoredObject;
 use super::resources::ResourceType;
-use super::server::{App, ResourceRequest};
 use super::status::{ApiError, json_response};
-use super::store::StoredObject;
 use super::validation::invalid_field;
 use super::write::{PatchKind, Target, parse_object, update_in};
 

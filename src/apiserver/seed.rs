@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::ServerError;
+use super::error::ServerError;
 use super::status::ApiError;
 use super::store::Store;
 use super::write::create_object;
@@ -573,7 +573,7 @@ mod tests {
         let pods = registry.find("", "v1", "pods").map(|p| p.key());
         let count = pods
             .and_then(|key| {
-                let filter = |_: &super::super::store::StoredObject| true;
+                let filter = |_: &super::super::objects::StoredObject| true;
                 let query = super::super::store::ListQuery {
                     namespace: None,
                     at: None,

@@ -3,7 +3,7 @@
 //! many labels it has, which matters when the store writes and drops objects by the hundred
 //! thousand.
 
-use super::canonical::JsonString;
+use super::json::canonical::JsonString;
 use super::resources::ResourceType;
 
 /// The field selectors a resource supports.

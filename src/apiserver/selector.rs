@@ -2,10 +2,10 @@
 //! (`metadata.name`, `metadata.namespace`, and per-resource fields such as a pod's
 //! `spec.nodeName`), parsed from query strings and matched against stored objects.
 
+use super::app::ResourceRequest;
+use super::objects::StoredObject;
 use super::selectable::selectable_fields;
-use super::server::ResourceRequest;
 use super::status::ApiError;
-use super::store::StoredObject;
 
 /// Which objects a list, watch or delete-collection request addresses.
 #[derive(Debug, Clone, Default)]

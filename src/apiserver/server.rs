@@ -3,123 +3,22 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::Router;
 use axum::extract::{Query, Request, State};
 use axum::response::{IntoResponse, Response};
-use base64::Engine;
-use base64::prelude::BASE64_STANDARD;
 use bytes::Bytes;
 use http::request::Parts;
-use http::{HeaderMap, Method, header};
-use tokio::sync::watch;
+use http::{Method, header};
 
-use super::faults::{FAULTS_PATH, Faults};
-use super::resources::ResourceType;
-use super::status::ApiError;
-use super::store::Store;
+use super::app::{App, Representation, ResourceRequest, accept};
+use super::faults::{FAULTS_PATH, Fault};
+use super::status::{ApiError, json_response};
 use super::{discovery, faults, list, openapi, protobuf, scale, watch as watch_handler, write};
 
 /// Largest accepted request body (kube-apiserver's limit: 3 MiB).
 const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
-
-/// Shared server state.
-pub struct App {
-    /// The objects.
-    pub store: Arc<Store>,
-    /// Required bearer token (None: no authentication).
-    pub token: Option<String>,
-    /// Interval between BOOKMARK events on watches that allow them.
-    pub bookmark_interval: Duration,
-    /// Minor version reported by `/version`.
-    pub kubernetes_minor: u32,
-    /// Whether LISTs at resourceVersion "0" are served like kube-apiserver's watch cache.
-    pub watch_cache: bool,
-    /// How long a request for a too-new resourceVersion waits for it.
-    pub resource_version_wait: Duration,
-    /// How long reading a request body may take.
-    pub request_read_timeout: Duration,
-    /// Bumped to end every open watch.
-    pub closer: watch::Sender<u64>,
-    /// Set once shutdown began: new watches end at once.
-    pub shutting_down: AtomicBool,
-    /// `host:port` the server listens on.
-    pub address: String,
-    /// Faults armed on purpose (admin endpoint, scenarios).
-    pub faults: Faults,
-}
-
-/// How the client wants objects represented (from its `Accept` header).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Representation {
-    /// The objects themselves.
-    Object,
-    /// `PartialObjectMetadata` / `PartialObjectMetadataList`.
-    Metadata,
-    /// A `meta.k8s.io/v1` Table (kubectl's printing).
-    Table,
-}
-
-/// The request's `Accept` header ("" when absent).
-fn accept(headers: &HeaderMap) -> &str {
-    headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-}
-
-impl Representation {
-    /// Picks the first representation of the `Accept` header the server supports.
-    fn from_headers(headers: &HeaderMap) -> Self {
-        for clause in accept(headers).split(',') {
-            if clause.contains("as=Table") {
-                return Representation::Table;
-            }
-            if clause.contains("as=PartialObjectMetadata") {
-                return Representation::Metadata;
-            }
-            if clause.contains("json") || clause.contains("*/*") {
-                return Representation::Object;
-            }
-        }
-        Representation::Object
-    }
-}
-
-/// A request addressed to a resource (collection, object or subresource).
-pub struct ResourceRequest {
-    /// The resource type.
-    pub resource: Arc<ResourceType>,
-    /// Namespace from the path.
-    pub namespace: Option<String>,
-    /// Object name from the path.
-    pub name: Option<String>,
-    /// Subresource (`status`, `scale`).
-    pub subresource: Option<String>,
-    /// Query parameters.
-    pub params: HashMap<String, String>,
-    /// Requested representation.
-    pub representation: Representation,
-    /// The request's `Content-Type`.
-    pub content_type: String,
-}
-
-impl ResourceRequest {
-    /// A query parameter, if present and non-empty.
-    pub fn param(&self, name: &str) -> Option<&str> {
-        self.params
-            .get(name)
-            .map(String::as_str)
-            .filter(|v| !v.is_empty())
-    }
-
-    /// A boolean query parameter (`true`/`1`).
-    pub fn flag(&self, name: &str) -> bool {
-        matches!(self.param(name), Some("true" | "1"))
-    }
-}
 
 /// The axum router serving everything.
 pub fn router(app: Arc<App>) -> Router {
@@ -129,34 +28,6 @@ pub fn router(app: Arc<App>) -> Router {
 /// Paths anyone may read (kubectl's dispatcher reads `/version` before authenticating).
 fn is_public(path: &str) -> bool {
     matches!(path, "/version" | "/healthz" | "/livez" | "/readyz")
-}
-
-impl App {
-    /// Whether the request carries the token: `Bearer TOKEN`, or `Basic` with TOKEN as the
-    /// password (kubectl sends no bearer token over plain http, but does send the userinfo of
-    /// the server URL in the generated kubeconfig as basic credentials).
-    fn authorized(&self, headers: &HeaderMap) -> bool {
-        let Some(token) = &self.token else {
-            return true;
-        };
-        let Some(credentials) = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-        else {
-            return false;
-        };
-        if let Some(given) = credentials.strip_prefix("Bearer ") {
-            return given.trim() == token;
-        }
-        credentials
-            .strip_prefix("Basic ")
-            .and_then(|encoded| BASE64_STANDARD.decode(encoded.trim()).ok())
-            .and_then(|decoded| String::from_utf8(decoded).ok())
-            .is_some_and(|pair| {
-                pair.split_once(':')
-                    .is_some_and(|(_, password)| password == token)
-            })
-    }
 }
 
 /// Serves one request and logs it (method, path, status, duration; at debug level, never a
@@ -230,7 +101,7 @@ async fn respond(app: &Arc<App>, request: Request) -> Response {
     };
     let path = parts.uri.path();
     if path == FAULTS_PATH {
-        return faults::admin(app, &parts.method, &body);
+        return admin_faults(app, &parts.method, &body);
     }
     if !is_public(path)
         && let Some(fault) = app.faults.next_request(path)
@@ -419,6 +290,26 @@ fn decode_body(request: &ResourceRequest, body: &Bytes) -> Result<Bytes, ApiErro
     }
 }
 
+/// `POST /kinformer/v1/faults` with a [`Fault`] as JSON: causes it, answers a Success Status.
+fn admin_faults(app: &App, method: &http::Method, body: &[u8]) -> Response {
+    if method != http::Method::POST {
+        return ApiError::method_not_allowed(method.as_str()).into_response();
+    }
+    let fault = match serde_json::from_slice::<Fault>(body) {
+        Ok(fault) => fault,
+        Err(e) => return ApiError::bad_request(format!("invalid fault: {e}")).into_response(),
+    };
+    if let Err(message) = fault.validate() {
+        return ApiError::bad_request(message).into_response();
+    }
+    app.inject(&fault);
+    let status = serde_json::json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+        "message": format!("fault {} injected", fault.name()), "code": 200,
+    });
+    json_response(http::StatusCode::OK, status.to_string().into_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,22 +326,5 @@ mod tests {
         let p = parse_resource_path("", &["namespaces", "ns1", "status"]);
         assert!(p.is_some_and(|p| p.plural == "namespaces" && p.subresource == Some("status")));
         assert!(parse_resource_path("", &["a", "b", "c", "d"]).is_none());
-    }
-
-    #[test]
-    fn accept_header_selects_representation() {
-        let mut headers = HeaderMap::new();
-        let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
-        headers.insert(header::ACCEPT, http::HeaderValue::from_static(accept));
-        assert_eq!(
-            Representation::from_headers(&headers),
-            Representation::Table
-        );
-        let accept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-        headers.insert(header::ACCEPT, http::HeaderValue::from_static(accept));
-        assert_eq!(
-            Representation::from_headers(&headers),
-            Representation::Metadata
-        );
     }
 }

@@ -4,21 +4,16 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockWriteGuard};
 use std::time::Duration;
 
 use bytes::Bytes;
-use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use tokio::sync::broadcast;
 
-use super::canonical::Layout;
-use super::objects::Objects;
+use super::objects::{Objects, StoredObject};
 use super::resources::{Registry, ResourceKey, ResourceType};
-use super::selectable::Selectable;
 use super::status::ApiError;
-use super::type_meta::{self, TypeMetaSpans};
 
 /// How many write transactions' events the broadcast channel buffers before a slow watcher lags
 /// (a lagging watcher catches up from the history, so this only bounds memory, never
@@ -28,178 +23,6 @@ const BROADCAST_CAPACITY: usize = 256;
 /// The events of one write transaction, published together when it ends: watchers wake once
 /// per transaction, not once per event.
 pub type EventBatch = Arc<[Arc<StoreEvent>]>;
-
-/// One stored object: its JSON bytes plus the parsed bits selectors need.
-#[derive(Debug)]
-pub struct StoredObject {
-    /// The whole object, serialised once.
-    pub bytes: Bytes,
-    /// The object's resourceVersion.
-    pub rv: u64,
-    selectable: Selectable,
-    metadata_only: OnceLock<Bytes>,
-    /// Where `kind` and `apiVersion` are, for LIST items without them.
-    type_meta: TypeMetaSpans,
-    /// Where the members of the top two levels of `bytes` are, when known; kept for the next
-    /// spliced update of this object, which takes it.
-    layout: Mutex<Option<Layout>>,
-}
-
-/// The fields of an object's metadata the store indexes.
-#[derive(Deserialize, Default)]
-struct IndexedMetadata {
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    namespace: String,
-    #[serde(default)]
-    labels: BTreeMap<String, String>,
-}
-
-/// Just the raw metadata of an object.
-#[derive(Deserialize)]
-struct RawMetadata<'a> {
-    #[serde(borrow)]
-    metadata: Option<&'a RawValue>,
-}
-
-impl StoredObject {
-    /// Indexes a serialised object.
-    pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
-        let (bytes, type_meta) = type_meta::serialise(value)
-            .map_err(|e| ApiError::bad_request(format!("cannot serialise object: {e}")))?;
-        let metadata = value
-            .get("metadata")
-            .cloned()
-            .map(serde_json::from_value::<IndexedMetadata>)
-            .transpose()
-            .map_err(|e| ApiError::bad_request(format!("invalid metadata: {e}")))?
-            .unwrap_or_default();
-        let labels = metadata
-            .labels
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()));
-        let selectable = Selectable::new(
-            &metadata.name,
-            &metadata.namespace,
-            labels,
-            resource,
-            |field| {
-                let pointer = format!("/{}", field.replace('.', "/"));
-                value.pointer(&pointer)?.as_str()
-            },
-        )
-        .ok_or_else(|| ApiError::bad_request("invalid metadata: too large"))?;
-        Ok(StoredObject {
-            bytes: Bytes::from(bytes),
-            rv,
-            selectable,
-            metadata_only: OnceLock::new(),
-            type_meta,
-            layout: Mutex::new(None),
-        })
-    }
-
-    /// An object its writer serialised as canonical JSON, with its layout.
-    pub fn rendered(bytes: Bytes, selectable: Selectable, rv: u64, layout: Layout) -> Self {
-        StoredObject {
-            type_meta: TypeMetaSpans::from_layout(&bytes, &layout),
-            bytes,
-            rv,
-            selectable,
-            metadata_only: OnceLock::new(),
-            layout: Mutex::new(Some(layout)),
-        }
-    }
-
-    /// The layout of `bytes` if it is known, leaving none behind (only the current version of
-    /// an object is worth one).
-    pub fn take_layout(&self) -> Option<Layout> {
-        self.layout
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-    }
-
-    /// Whether the layout of `bytes` is known (the object was spliced).
-    #[cfg(test)]
-    pub fn has_layout(&self) -> bool {
-        self.layout
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
-    }
-
-    /// Gives back a layout taken with [`Self::take_layout`].
-    pub fn keep_layout(&self, layout: Layout) {
-        *self.layout.lock().unwrap_or_else(PoisonError::into_inner) = Some(layout);
-    }
-
-    /// Appends the object as a LIST item of a built-in type: without `kind` and `apiVersion`.
-    pub fn write_list_item(&self, out: &mut Vec<u8>) {
-        self.type_meta.write_without(&self.bytes, out);
-    }
-
-    /// The store key: `namespace/name` or `name`.
-    pub fn key(&self) -> String {
-        object_key(self.namespace(), self.name())
-    }
-
-    /// `metadata.name`.
-    pub fn name(&self) -> &str {
-        self.selectable.name()
-    }
-
-    /// `metadata.namespace`, empty for cluster-scoped objects.
-    pub fn namespace(&self) -> &str {
-        self.selectable.namespace()
-    }
-
-    /// The value of label `key`.
-    pub fn label(&self, key: &str) -> Option<&str> {
-        self.selectable.label(key)
-    }
-
-    /// The value of a selectable field.
-    pub fn field(&self, field: &str) -> Option<&str> {
-        self.selectable.field(field)
-    }
-
-    /// The object parsed back into a JSON value.
-    pub fn to_value(&self) -> Result<Value, ApiError> {
-        serde_json::from_slice(&self.bytes)
-            .map_err(|e| ApiError::new(500, "InternalError", format!("corrupt stored object: {e}")))
-    }
-
-    /// The object as a `PartialObjectMetadata` (serialised once, on first use).
-    pub fn metadata_only(&self) -> &Bytes {
-        self.metadata_only.get_or_init(|| {
-            let metadata = serde_json::from_slice::<RawMetadata>(&self.bytes)
-                .ok()
-                .and_then(|raw| raw.metadata)
-                .map_or("{}", RawValue::get);
-            let mut out = Vec::with_capacity(metadata.len() + 64);
-            out.extend_from_slice(
-                br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#,
-            );
-            out.extend_from_slice(metadata.as_bytes());
-            out.push(b'}');
-            Bytes::from(out)
-        })
-    }
-}
-
-/// The store key of an object.
-pub fn object_key(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() {
-        return name.to_owned();
-    }
-    let mut key = String::with_capacity(namespace.len() + 1 + name.len());
-    key.push_str(namespace);
-    key.push('/');
-    key.push_str(name);
-    key
-}
 
 /// The kind of a watch event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

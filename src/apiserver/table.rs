@@ -6,8 +6,8 @@ use jiff::Timestamp;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::objects::StoredObject;
 use super::resources::ResourceType;
-use super::store::StoredObject;
 
 #[derive(Deserialize)]
 struct CreationMetadata {

@@ -17,14 +17,15 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 
+use super::app::{App, Representation, ResourceRequest};
 use super::faults::{MALFORMED_LINE, WatchFault};
 use super::list::{parse_rv, wait_until_fresh};
+use super::objects::StoredObject;
 use super::resources::{ResourceKey, ResourceType};
 use super::selector::Selection;
-use super::server::{App, Representation, ResourceRequest};
 use super::status::{ApiError, json_response};
 use super::store::{
-    EventBatch, EventType, StateSubscription, StoreEvent, StoredObject, Subscription, watch_line,
+    EventBatch, EventType, StateSubscription, StoreEvent, Subscription, watch_line,
 };
 use super::table;
 

@@ -13,6 +13,7 @@ use std::time::Duration;
 use clap::builder::PossibleValue;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::apiserver::Seed;
 use crate::informer::profile::{NEWEST, Profile};
 use crate::informer::queue::QueueKind;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
@@ -226,13 +227,6 @@ pub struct ServeArgs {
     /// Run minimal controllers: Deployment → ReplicaSet → Pods, rollouts, pods become Running
     #[arg(long)]
     pub controllers: bool,
-}
-
-/// A `--seed` source.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Seed {
-    Builtin,
-    File(PathBuf),
 }
 
 /// `kinformer completions`.

@@ -20,6 +20,7 @@ pub mod watch;
 
 use std::io;
 
+use crate::apiserver::Seed;
 use args::{Cli, Command};
 use exit::CliError;
 use stream::Signals;
@@ -84,9 +85,9 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
 
 /// A `--seed` file that cannot be read is a configuration error (exit 3), like a missing
 /// kubeconfig or scenario file.
-fn check_seed_files(seeds: &[args::Seed]) -> Result<(), CliError> {
+fn check_seed_files(seeds: &[Seed]) -> Result<(), CliError> {
     for seed in seeds {
-        if let args::Seed::File(path) = seed {
+        if let Seed::File(path) = seed {
             std::fs::metadata(path).map_err(|e| {
                 CliError::Config(format!("cannot read seed file {}: {e}", path.display()))
             })?;

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
 use crate::scenario::{self, Scenario};
 
-use super::args::{self, ServeArgs};
+use super::args::ServeArgs;
 use super::exit::CliError;
 use super::stream::Signals;
 
@@ -23,7 +23,7 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
     }
     let scenario = super::demo::load_scenario(args.scenario.as_deref())?;
     let defaults = ServerConfig::default();
-    let mut seeds: Vec<Seed> = args.seed.iter().map(seed).collect();
+    let mut seeds = args.seed.clone();
     if seeds.is_empty() && scenario.as_ref().is_some_and(|s| s.builtin_seed) {
         seeds.push(Seed::Builtin);
     }
@@ -98,13 +98,6 @@ async fn serve_scenario(server: &EmbeddedServer, scenario: &Scenario, signals: &
                 signals.recv().await;
             }
         }
-    }
-}
-
-fn seed(s: &args::Seed) -> Seed {
-    match s {
-        args::Seed::Builtin => Seed::Builtin,
-        args::Seed::File(path) => Seed::File(path.clone()),
     }
 }
 

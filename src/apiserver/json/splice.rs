@@ -1,4 +1,4 @@
-//! The fast path of a replace (PUT, and [`super::EmbeddedServer::replace_objects`]): when the
+//! The fast path of a replace (PUT, and [`crate::apiserver::EmbeddedServer::replace_objects`]): when the
 //! body is canonical JSON (as serde_json writes a `Value`, see `canonical`) and the write needs
 //! nothing but the server-owned metadata restored, the stored object is spliced from the body's
 //! bytes instead of going through a `Value`. The body is checked against the current object
@@ -16,9 +16,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::canonical::{self, Document, JsonString, Layout, Member, Members, Span, key_order};
-use super::resources::ResourceType;
-use super::selectable::Selectable;
-use super::store::{StoredObject, Txn, object_key};
+use crate::apiserver::objects::{StoredObject, object_key};
+use crate::apiserver::resources::ResourceType;
+use crate::apiserver::selectable::Selectable;
+use crate::apiserver::store::Txn;
 
 /// What a MODIFIED watch line has before the object.
 const LINE_START: &[u8] = br#"{"type":"MODIFIED","object":"#;
@@ -450,3 +451,7 @@ impl<'o> ObjectWriter<'o> {
         (!self.failed).then_some((span, self.members))
     }
 }
+
+#[cfg(test)]
+#[path = "replace_tests.rs"]
+mod replace_tests;

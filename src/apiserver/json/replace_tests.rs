@@ -8,8 +8,12 @@ use bytes::Bytes;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::*;
-use crate::apiserver::store::EventType;
+use crate::apiserver::objects::StoredObject;
+use crate::apiserver::resources::ResourceType;
+use crate::apiserver::status::ApiError;
+use crate::apiserver::store::{EventType, Store};
+use crate::apiserver::write::Target;
+use crate::apiserver::write::registry::{named_object, replace_in, update_in};
 
 /// What one write left behind.
 #[derive(Debug, PartialEq)]
@@ -350,12 +354,7 @@ fn cluster_scoped_objects_are_spliced_unless_given_a_namespace() {
 fn a_spliced_object_is_spliced_again_from_its_own_layout() {
     let store = store_with("pods", &pod());
     let resource = resource(&store, "pods");
-    let target = Target {
-        resource: &resource,
-        namespace: "prod",
-        name: "web-1",
-        status_only: false,
-    };
+    let target = Target::object(&resource, "prod", "web-1");
     for step in 0..3 {
         let mut body = pod_body();
         body["metadata"]["labels"]["bench-step"] = json!(step.to_string());

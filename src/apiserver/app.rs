@@ -1,0 +1,181 @@
+//! The server's shared state ([`App`]) and what a request addressed to a resource carries
+//! ([`ResourceRequest`], [`Representation`]): the types every handler takes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use base64::Engine;
+use base64::prelude::BASE64_STANDARD;
+use http::{HeaderMap, header};
+use tokio::sync::watch;
+
+use super::faults::{Fault, Faults};
+use super::resources::ResourceType;
+use super::store::Store;
+
+/// Shared server state.
+pub struct App {
+    /// The objects.
+    pub store: Arc<Store>,
+    /// Required bearer token (None: no authentication).
+    pub token: Option<String>,
+    /// Interval between BOOKMARK events on watches that allow them.
+    pub bookmark_interval: Duration,
+    /// Minor version reported by `/version`.
+    pub kubernetes_minor: u32,
+    /// Whether LISTs at resourceVersion "0" are served like kube-apiserver's watch cache.
+    pub watch_cache: bool,
+    /// How long a request for a too-new resourceVersion waits for it.
+    pub resource_version_wait: Duration,
+    /// How long reading a request body may take.
+    pub request_read_timeout: Duration,
+    /// Bumped to end every open watch.
+    pub closer: watch::Sender<u64>,
+    /// Set once shutdown began: new watches end at once.
+    pub shutting_down: AtomicBool,
+    /// `host:port` the server listens on.
+    pub address: String,
+    /// Faults armed on purpose (admin endpoint, scenarios).
+    pub faults: Faults,
+}
+
+/// How the client wants objects represented (from its `Accept` header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Representation {
+    /// The objects themselves.
+    Object,
+    /// `PartialObjectMetadata` / `PartialObjectMetadataList`.
+    Metadata,
+    /// A `meta.k8s.io/v1` Table (kubectl's printing).
+    Table,
+}
+
+/// The request's `Accept` header ("" when absent).
+pub fn accept(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
+impl Representation {
+    /// Picks the first representation of the `Accept` header the server supports.
+    pub fn from_headers(headers: &HeaderMap) -> Self {
+        for clause in accept(headers).split(',') {
+            if clause.contains("as=Table") {
+                return Representation::Table;
+            }
+            if clause.contains("as=PartialObjectMetadata") {
+                return Representation::Metadata;
+            }
+            if clause.contains("json") || clause.contains("*/*") {
+                return Representation::Object;
+            }
+        }
+        Representation::Object
+    }
+}
+
+/// A request addressed to a resource (collection, object or subresource).
+pub struct ResourceRequest {
+    /// The resource type.
+    pub resource: Arc<ResourceType>,
+    /// Namespace from the path.
+    pub namespace: Option<String>,
+    /// Object name from the path.
+    pub name: Option<String>,
+    /// Subresource (`status`, `scale`).
+    pub subresource: Option<String>,
+    /// Query parameters.
+    pub params: HashMap<String, String>,
+    /// Requested representation.
+    pub representation: Representation,
+    /// The request's `Content-Type`.
+    pub content_type: String,
+}
+
+impl ResourceRequest {
+    /// A query parameter, if present and non-empty.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// A boolean query parameter (`true`/`1`).
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.param(name), Some("true" | "1"))
+    }
+}
+
+impl App {
+    /// Whether the request carries the token: `Bearer TOKEN`, or `Basic` with TOKEN as the
+    /// password (kubectl sends no bearer token over plain http, but does send the userinfo of
+    /// the server URL in the generated kubeconfig as basic credentials).
+    pub fn authorized(&self, headers: &HeaderMap) -> bool {
+        let Some(token) = &self.token else {
+            return true;
+        };
+        let Some(credentials) = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+        else {
+            return false;
+        };
+        if let Some(given) = credentials.strip_prefix("Bearer ") {
+            return given.trim() == token;
+        }
+        credentials
+            .strip_prefix("Basic ")
+            .and_then(|encoded| BASE64_STANDARD.decode(encoded.trim()).ok())
+            .and_then(|decoded| String::from_utf8(decoded).ok())
+            .is_some_and(|pair| {
+                pair.split_once(':')
+                    .is_some_and(|(_, password)| password == token)
+            })
+    }
+
+    /// Causes `fault` on this server.
+    pub fn inject(&self, fault: &Fault) {
+        match fault {
+            Fault::CloseWatches => self.close_watches(),
+            Fault::TrimHistory => self.store.trim_history(),
+            Fault::ExpireAll => self.store.expire_all(),
+            Fault::Restart => {
+                self.faults.arm(fault);
+                self.close_watches();
+            }
+            _ => self.faults.arm(fault),
+        }
+    }
+
+    /// Ends every open watch cleanly.
+    fn close_watches(&self) {
+        self.closer.send_modify(|generation| *generation += 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_header_selects_representation() {
+        let mut headers = HeaderMap::new();
+        let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+        headers.insert(header::ACCEPT, http::HeaderValue::from_static(accept));
+        assert_eq!(
+            Representation::from_headers(&headers),
+            Representation::Table
+        );
+        let accept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+        headers.insert(header::ACCEPT, http::HeaderValue::from_static(accept));
+        assert_eq!(
+            Representation::from_headers(&headers),
+            Representation::Metadata
+        );
+    }
+}

@@ -1,0 +1,29 @@
+//! GET of one object and the writes, after kube-apiserver's request handlers and generic
+//! registry: the handlers (`get`, `create`, `update`, `patch`, `delete`) parse a request and
+//! answer it, [`registry`] writes inside a store transaction, [`strategy`] sets and checks what
+//! the server owns, [`crd`] starts and stops serving custom resources, and [`direct`] writes
+//! objects addressed by their own metadata (seeding, churn, controllers).
+
+mod crd;
+mod create;
+mod delete;
+mod direct;
+mod get;
+mod meta;
+mod patch;
+pub(super) mod registry;
+mod strategy;
+mod target;
+mod update;
+
+pub use self::create::create;
+pub use self::delete::{delete, delete_collection};
+pub use self::direct::{
+    create_object, delete_object, replace_many, seed_unrecorded, update_object,
+};
+pub use self::get::get;
+pub use self::meta::parse_object;
+pub use self::patch::{PatchKind, patch};
+pub use self::registry::update_in;
+pub use self::target::Target;
+pub use self::update::replace;

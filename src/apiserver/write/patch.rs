@@ -1,0 +1,136 @@
+//! PATCH (kube-apiserver's `handlers/patch.go`): JSON merge patch (strategic merge treated as
+//! merge), RFC 6902 JSON patch, and server-side apply approximated as create-or-merge.
+
+use std::sync::Arc;
+
+use axum::response::Response;
+use http::StatusCode;
+use serde_json::Value;
+
+use super::create::require_namespace;
+use super::get::respond;
+use super::meta::{metadata_mut, str_at};
+use super::registry::{create_in, update_in};
+use super::target::Target;
+use crate::apiserver::app::{App, ResourceRequest};
+use crate::apiserver::objects::StoredObject;
+use crate::apiserver::resources::ResourceType;
+use crate::apiserver::status::ApiError;
+use crate::apiserver::store::Txn;
+
+/// Serves PATCH.
+pub fn patch(
+    app: &App,
+    request: &ResourceRequest,
+    name: &str,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let kind = PatchKind::from_content_type(&request.content_type)?;
+    let patch = kind.parse(body)?;
+    let target = Target::of(request, name);
+    let (object, created) = app.store.write(|txn| {
+        let Some(current) = txn.get(&target.resource.key(), &target.key()) else {
+            return apply_create(txn, &kind, &target, &patch).map(|o| (o, true));
+        };
+        let mut value = current.to_value()?;
+        kind.apply(&mut value, &patch, target.resource, name)?;
+        update_in(txn, &target, value).map(|o| (o, false))
+    })?;
+    let code = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(respond(code, request, &object))
+}
+
+/// A server-side apply of an absent object creates it; other patches of it are 404.
+fn apply_create(
+    txn: &mut Txn<'_>,
+    kind: &PatchKind,
+    target: &Target,
+    patch: &Value,
+) -> Result<Arc<StoredObject>, ApiError> {
+    if !matches!(kind, PatchKind::Apply) || target.status_only {
+        return Err(ApiError::not_found(target.resource, target.name));
+    }
+    let mut value = patch.clone();
+    let given = str_at(&value, "/metadata/name");
+    if !given.is_empty() && given != target.name {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({given}) does not match the name on the URL ({})",
+            target.name
+        )));
+    }
+    metadata_mut(&mut value)?.insert("name".into(), target.name.into());
+    let namespace = Some(target.namespace).filter(|ns| !ns.is_empty());
+    require_namespace(txn, target.resource, namespace, &value)?;
+    create_in(txn, target.resource, namespace, value)
+}
+
+/// Which patch format a PATCH uses.
+pub enum PatchKind {
+    /// JSON merge patch; strategic merge patches are treated as merge patches.
+    Merge,
+    /// RFC 6902 JSON patch.
+    Json,
+    /// Server-side apply, approximated: creates absent objects, merges into present ones (no
+    /// field ownership, so fields dropped from the applied configuration are not removed).
+    Apply,
+}
+
+impl PatchKind {
+    /// The format a `Content-Type` names; 415 for others.
+    pub fn from_content_type(content_type: &str) -> Result<Self, ApiError> {
+        let media = content_type.split(';').next().unwrap_or("").trim();
+        match media {
+            "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
+                Ok(PatchKind::Merge)
+            }
+            "application/json-patch+json" => Ok(PatchKind::Json),
+            "application/apply-patch+yaml" => Ok(PatchKind::Apply),
+            other => Err(ApiError::unsupported_media_type(other)),
+        }
+    }
+
+    /// Parses the body: YAML (a superset of JSON) for apply, JSON otherwise.
+    pub fn parse(&self, body: &[u8]) -> Result<Value, ApiError> {
+        let parsed = match self {
+            PatchKind::Apply => std::str::from_utf8(body)
+                .map_err(|e| e.to_string())
+                .and_then(|text| serde_saphyr::from_str::<Value>(text).map_err(|e| e.to_string())),
+            _ => serde_json::from_slice(body).map_err(|e| e.to_string()),
+        };
+        parsed.map_err(|e| ApiError::bad_request(format!("invalid patch body: {e}")))
+    }
+
+    /// Applies `patch` to `value`.
+    pub fn apply(
+        &self,
+        value: &mut Value,
+        patch: &Value,
+        resource: &ResourceType,
+        name: &str,
+    ) -> Result<(), ApiError> {
+        match self {
+            PatchKind::Merge | PatchKind::Apply => {
+                if !patch.is_object() {
+                    return Err(ApiError::bad_request("a merge patch must be a JSON object"));
+                }
+                json_patch::merge(value, patch);
+                Ok(())
+            }
+            PatchKind::Json => {
+                let operations: json_patch::Patch = serde_json::from_value(patch.clone())
+                    .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+                json_patch::patch(value, &operations).map_err(|e| {
+                    ApiError::invalid(
+                        resource,
+                        name,
+                        &format!("the JSON patch cannot be applied: {e}"),
+                    )
+                })
+            }
+        }
+    }
+}

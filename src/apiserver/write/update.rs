@@ -1,0 +1,22 @@
+//! PUT of an object or its status (kube-apiserver's `handlers/update.go`).
+
+use axum::response::Response;
+use http::StatusCode;
+
+use super::get::respond;
+use super::registry::replace_in;
+use super::target::Target;
+use crate::apiserver::app::{App, ResourceRequest};
+use crate::apiserver::status::ApiError;
+
+/// Serves PUT (of the object or its status).
+pub fn replace(
+    app: &App,
+    request: &ResourceRequest,
+    name: &str,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let target = Target::of(request, name);
+    let object = app.store.write(|txn| replace_in(txn, &target, body))?;
+    Ok(respond(StatusCode::OK, request, &object))
+}
