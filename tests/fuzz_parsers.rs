@@ -13,9 +13,7 @@ mod common;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use kinformer::apiserver::{EmbeddedServer, ServerConfig};
-use kinformer::cli::args::{
-    parse_field_selector, parse_handler, parse_index, parse_label_selector,
-};
+use kinformer::cli::{parse_field_selector, parse_handler, parse_index, parse_label_selector};
 use kinformer::duration::parse_duration;
 use kinformer::informer::source::{SourceError, WatchFrame, frames, parse_watch_frame};
 use kinformer::informer::store::IndexFunc;

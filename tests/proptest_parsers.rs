@@ -5,9 +5,7 @@
 //! A longer run: `PROPTEST_CASES=100000 cargo test --release --test proptest_parsers`.
 
 use bytes::Bytes;
-use kinformer::cli::args::{
-    parse_field_selector, parse_handler, parse_index, parse_label_selector,
-};
+use kinformer::cli::{parse_field_selector, parse_handler, parse_index, parse_label_selector};
 use kinformer::duration::{format_duration, parse_duration};
 use kinformer::informer::source::{WatchFrame, parse_watch_frame};
 use kinformer::informer::store::IndexFunc;

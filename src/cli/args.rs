@@ -493,10 +493,6 @@ impl ShowSet {
     pub fn hidden(self) -> Hidden {
         self.hidden
     }
-
-    pub fn contains(self, stage: Stage) -> bool {
-        self.stages.contains(stage)
-    }
 }
 
 /// What a `--show` name selects.
@@ -889,10 +885,13 @@ mod tests {
         assert_eq!(p.indexes[0].name, "by-node");
         assert_eq!(p.queue.map(QueueKind::from), Some(QueueKind::RealFifo));
         assert_eq!(p.transform, Some(TransformArg::StripManagedFields));
-        assert!(w.informer.output.show.contains(Stage::Fifo));
-        assert!(!w.informer.output.show.contains(Stage::Reflector));
+        assert!(w.informer.output.show.stages().contains(Stage::Fifo));
+        assert!(!w.informer.output.show.stages().contains(Stage::Reflector));
         let default = parse_show("lifecycle,notifications,resync").unwrap();
-        assert!(default.contains(Stage::Reflector) && default.contains(Stage::Handler));
+        assert!(
+            default.stages().contains(Stage::Reflector)
+                && default.stages().contains(Stage::Handler)
+        );
         let hidden = default.hidden();
         assert!(hidden.watch_events && hidden.bookmarks && hidden.handled && !hidden.notify);
         assert_eq!(parse_show("all").unwrap().hidden(), Hidden::default());

@@ -10,30 +10,30 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     ),
     (
         1,
-        "runtime failure: an API or server error during the run, an I/O error",
+        "runtime failure: an API or server error during the run, an I/O error (e.g. stdout is `/dev/full`)",
     ),
     (
         2,
-        "usage: unknown flag, bad value (duration, handler, index, selector, output)",
+        "usage: unknown flag, bad value (duration, handler, index, selector, output) — before any network call",
     ),
     (
         3,
-        "kubeconfig or configuration: missing or malformed kubeconfig, unknown context, a missing or bad scenario or seed file",
+        "kubeconfig or configuration: missing or malformed kubeconfig, unknown context, a missing or bad `--scenario` or `--seed` file",
     ),
     (
         4,
-        "the API refused: unknown resource type, or the first LIST answered 400 Bad Request, 401 Unauthorized, 403 Forbidden or 404 Not Found",
+        "the API refused: unknown resource type, or the first LIST answered 400 Bad Request (e.g. an unsupported `--field-selector`), 401 Unauthorized, 403 Forbidden or 404 Not Found (later refusals are retried, as client-go does)",
     ),
     (
         5,
-        "the server is unreachable or timed out (also: --timeout ran out before the server answered)",
+        "the server is unreachable or timed out (also: `--timeout` ran out before the server answered)",
     ),
     (
         6,
-        "a handler panicked (--on-panic crash, client-go's default), after the summary",
+        "a handler panicked (`--on-panic crash`, client-go's default), after the summary",
     ),
-    (130, "interrupted (SIGINT, Ctrl-C)"),
-    (143, "terminated (SIGTERM)"),
+    (130, "interrupted (SIGINT, Ctrl-C), after the summary"),
+    (143, "terminated (SIGTERM), after the summary"),
 ];
 
 /// Everything that ends the program early, with its exit code.
@@ -76,12 +76,6 @@ pub enum CliError {
     /// An I/O error (other than a broken pipe, which is success).
     #[error("{0}")]
     Io(#[from] io::Error),
-    /// Stopped by SIGINT.
-    #[error("interrupted")]
-    Interrupted,
-    /// Stopped by SIGTERM.
-    #[error("terminated")]
-    Terminated,
 }
 
 fn context(detail: &str) -> String {
@@ -117,8 +111,6 @@ impl CliError {
             CliError::Runtime(_) => 1,
             CliError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
             CliError::Io(_) => 1,
-            CliError::Interrupted => 130,
-            CliError::Terminated => 143,
         }
     }
 
@@ -187,13 +179,15 @@ impl From<super::resolve::ResolveError> for CliError {
 pub fn exit_status_roff() -> String {
     let mut out = String::from(".SH \"EXIT STATUS\"\n");
     for (code, meaning) in EXIT_CODES {
-        out.push_str(&format!(".TP\n\\fB{code}\\fR\n{}\n", roff_escape(meaning)));
+        let meaning = roff_escape(&meaning.replace('`', ""));
+        out.push_str(&format!(".TP\n\\fB{code}\\fR\n{meaning}\n"));
     }
     out
 }
 
-/// The exit-code table as Markdown, for the README.
-pub fn exit_status_markdown() -> String {
+/// The exit-code table as Markdown: the README's "Exit status" table (a test keeps them equal).
+#[cfg(test)]
+fn exit_status_markdown() -> String {
     let mut out = String::from("| Code | Meaning |\n|-----:|---------|\n");
     for (code, meaning) in EXIT_CODES {
         out.push_str(&format!("| {code} | {meaning} |\n"));
@@ -227,8 +221,6 @@ mod tests {
         assert_eq!(CliError::from_status(500, "list", "pods", "boom").code(), 1);
         assert_eq!(CliError::HandlerPanicked("x".into()).code(), 6);
         assert_eq!(CliError::Unreachable("x".into()).code(), 5);
-        assert_eq!(CliError::Interrupted.code(), 130);
-        assert_eq!(CliError::Terminated.code(), 143);
         assert_eq!(
             CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).code(),
             0
@@ -276,6 +268,12 @@ mod tests {
     #[test]
     fn exit_status_renderings() {
         assert!(exit_status_roff().contains(".TP\n\\fB143\\fR\nterminated (SIGTERM)"));
-        assert!(exit_status_markdown().contains("| 130 | interrupted (SIGINT, Ctrl-C) |"));
+        assert!(!exit_status_roff().contains('`'));
+        let readme = include_str!("../../README.md");
+        assert!(
+            readme.contains(&exit_status_markdown()),
+            "the README's exit status table differs from EXIT_CODES:\n{}",
+            exit_status_markdown()
+        );
     }
 }

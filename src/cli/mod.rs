@@ -1,22 +1,25 @@
 //! The command line: parse, run the subcommand on a tokio runtime, map the outcome to an exit
 //! code. Errors are one line on stderr; stdout carries data only.
 
-pub mod args;
-pub mod client;
-pub mod connect;
-pub mod demo;
+mod args;
+mod client;
+mod connect;
+mod demo;
 pub mod docs;
-pub mod dump;
-pub mod exit;
-pub mod inspect;
-pub mod memory;
+mod dump;
+mod exit;
+mod inspect;
+mod memory;
 mod profiles;
-pub mod resolve;
-pub mod resync;
-pub mod serve;
-pub mod session;
-pub mod stream;
-pub mod watch;
+mod resolve;
+mod resync;
+mod serve;
+mod session;
+mod stream;
+mod watch;
+
+/// The parsers of user input, public for the fuzz and property tests.
+pub use args::{parse_field_selector, parse_handler, parse_index, parse_label_selector};
 
 use std::io;
 

@@ -283,32 +283,26 @@ fn write_errors_surface() {
     assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
 }
 
-/// Prints one example line per event kind (for the README): `cargo test readme_examples -- --nocapture --ignored`.
+/// The README's JSONL schema shows one example line per event kind, as rendered from the
+/// fixtures (with `--show-old --diff`, plus a tombstone delete): they must stay
+/// what the renderer prints.
 #[test]
-#[ignore = "prints README examples"]
-fn readme_examples() {
-    print!("{}", render_all(OutputFormat::Jsonl));
+fn readme_shows_every_event_kinds_jsonl_line_as_rendered() {
     let mut opts = jsonl_opts();
     opts.show_old = true;
     opts.diff = true;
-    let update = Notification::Update {
-        old: pod("web-1", "4711", "web"),
-        new: pod("web-1", "4712", "api"),
-        sync: false,
-    };
-    let mut buf = Vec::new();
-    jsonl::write_event(&mut buf, &stamp(16, notify("slow", update, 12)), &opts);
-    jsonl::write_event(
-        &mut buf,
-        &stamp(30, notify("default", tombstone_delete(), 0)),
-        &opts,
+    let mut r = EventRenderer::new(Vec::new(), opts);
+    for (i, e) in all_events().into_iter().enumerate() {
+        r.render(&stamp(i as u64 + 1, e)).unwrap();
+    }
+    r.render(&stamp(30, notify("default", tombstone_delete(), 0)))
+        .unwrap();
+    let lines = String::from_utf8(r.into_inner()).unwrap();
+    let readme = include_str!("../../README.md");
+    let missing: Vec<&str> = lines.lines().filter(|l| !readme.contains(l)).collect();
+    assert!(
+        missing.is_empty(),
+        "README's JSONL schema lacks (or shows differently):\n{}\n\nAll the lines, as rendered:\n{lines}",
+        missing.join("\n")
     );
-    print!("{}", String::from_utf8_lossy(&buf));
-}
-
-/// Prints the table rendering of every event kind: `cargo test table_example -- --ignored --nocapture`.
-#[test]
-#[ignore = "prints a table example"]
-fn table_example() {
-    print!("{}", render_all(OutputFormat::Table));
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Action, Scenario, Step, WriteKind, Writes};
+use super::model::{Action, Scenario, Step, WriteKind, Writes};
 use crate::apiserver::Fault;
 use crate::duration::parse_duration;
 use crate::informer::processor::HandlerSpec;

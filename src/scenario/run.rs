@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::{Action, Scenario, WriteKind, Writes};
+use super::model::{Action, Scenario, WriteKind, Writes};
 use crate::apiserver::EmbeddedServer;
 use crate::informer::processor::HandlerSpec;
 
