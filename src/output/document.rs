@@ -2,6 +2,7 @@
 //! [`Event::visit_fields`](crate::informer::trace::Event::visit_fields) — the same fields, in the
 //! same order, as its JSONL line, without writing and re-reading JSON.
 
+use std::io;
 use std::time::Duration;
 
 use serde::Deserialize as _;
@@ -9,8 +10,8 @@ use serde::Deserialize as _;
 use crate::informer::trace::{FieldVisitor, Notification, Summary, TraceEvent, duration_in_unit};
 
 use super::diff::Change;
+use super::options::{ExtraLine, NotificationMember, OutputFormat, RenderOptions};
 use super::ordered::OrderedValue;
-use super::{ExtraLine, NotificationMember, RenderOptions};
 
 /// The document of one event.
 pub fn event_document(event: &TraceEvent, opts: &RenderOptions) -> OrderedValue {
@@ -153,4 +154,24 @@ fn changes_value(changes: &[Change]) -> OrderedValue {
         })
         .collect();
     OrderedValue::Array(items)
+}
+
+/// Writes one value as pretty JSON (newline-terminated) or as a `---`-led YAML document.
+pub fn write_document(
+    out: &mut Vec<u8>,
+    value: &OrderedValue,
+    format: OutputFormat,
+) -> io::Result<()> {
+    if format == OutputFormat::Yaml {
+        let yaml = serde_saphyr::to_string(value).map_err(io::Error::other)?;
+        out.extend_from_slice(b"---\n");
+        out.extend_from_slice(yaml.as_bytes());
+        if !yaml.ends_with('\n') {
+            out.push(b'\n');
+        }
+    } else {
+        serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
+        out.push(b'\n');
+    }
+    Ok(())
 }

@@ -9,9 +9,11 @@ use std::time::Duration;
 use crate::informer::trace::ObjectRef;
 
 use super::columns::{COLUMN_GAP, Columns};
+use super::document::write_document;
+use super::jsonl::single_line;
+use super::options::{OutputFormat, RenderOptions};
 use super::ordered::OrderedValue;
 use super::redact::REDACTED;
-use super::{OutputFormat, RenderOptions, single_line, write_document};
 use crate::duration::age;
 
 /// The index every store has; its values are not shown as an object column.

@@ -5,14 +5,15 @@
 //! to print `--diff` values. Object bytes are embedded verbatim (secrets redacted), with any
 //! raw newline bytes (which JSON only allows as whitespace) dropped so a line is never split.
 
+use std::borrow::Cow;
 use std::io::Write as _;
 use std::time::Duration;
 
 use crate::informer::trace::{FieldVisitor, Notification, Summary, TraceEvent, duration_in_unit};
 
 use super::diff::Change;
+use super::options::{ExtraLine, NotificationMember, RenderOptions};
 use super::redact::write_json_str;
-use super::{ExtraLine, NotificationMember, RenderOptions};
 
 /// Appends `event` as one JSON line, newline included, to `buf`.
 pub fn write_event(buf: &mut Vec<u8>, event: &TraceEvent, opts: &RenderOptions) {
@@ -174,7 +175,7 @@ impl<'a> Line<'a> {
         if raw.is_empty() {
             self.buf.extend_from_slice(b"null");
         } else {
-            self.buf.extend_from_slice(&super::single_line(raw));
+            self.buf.extend_from_slice(&single_line(raw));
         }
     }
 
@@ -198,4 +199,18 @@ pub(crate) fn write_timestamp(buf: &mut Vec<u8>, ts: jiff::Timestamp) {
         dt.second(),
         dt.subsec_nanosecond() / 1000
     );
+}
+
+/// `raw` without raw CR/LF (only ever whitespace in valid JSON), borrowed when it has none.
+pub(crate) fn single_line(raw: &[u8]) -> Cow<'_, [u8]> {
+    if raw.contains(&b'\n') || raw.contains(&b'\r') {
+        Cow::Owned(
+            raw.iter()
+                .copied()
+                .filter(|b| !matches!(b, b'\n' | b'\r'))
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(raw)
+    }
 }

@@ -6,7 +6,9 @@ use std::io::{self, Write};
 use crate::informer::trace::{Event, HandlerSummary, Summary, TraceEvent};
 
 use super::columns::Columns;
-use super::{OutputFormat, RenderOptions, document, jsonl, write_document};
+use super::document::{self, write_document};
+use super::jsonl;
+use super::options::{OutputFormat, RenderOptions};
 use crate::duration::format_duration;
 
 /// Renders `summary` in `format` to `out`; `seq`/`ts` stamp the JSONL/JSON/YAML forms (use the

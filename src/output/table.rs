@@ -16,8 +16,8 @@ use crate::informer::trace::{Event, NotifyKind, Stage, TraceEvent, WatchEventTyp
 use crate::informer::trace::{duration_in_unit, duration_name};
 
 use super::diff::Change;
+use super::options::{OutputFormat, RenderOptions};
 use super::status::StatusRow;
-use super::{OutputFormat, RenderOptions};
 use crate::duration::format_duration;
 
 /// Whether to colour output: only on a TTY that is not `TERM=dumb`, and never when `NO_COLOR`

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::fixtures::{all_events, notify, pod, secret, stamp, tombstone_delete};
 use super::*;
-use crate::informer::trace::Notification;
+use crate::informer::trace::{Event, Notification};
 
 fn line(event: Event, opts: &RenderOptions) -> Value {
     let mut buf = Vec::new();

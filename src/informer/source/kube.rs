@@ -9,11 +9,11 @@ use http_body_util::BodyExt;
 use kube::core::params::{ListParams, WatchParams};
 use kube::core::{ApiResource, DynamicObject, Request, Resource};
 
-use super::wire::{frames, parse_list, status_from_body};
-use super::{
+use super::lister_watcher::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, SourceFuture, WatchOptions,
     WatchStream,
 };
+use super::wire::{frames, parse_list, status_from_body};
 
 /// What a [`KubeSource`] lists and watches.
 #[derive(Debug, Clone)]

@@ -1,160 +1,17 @@
-//! ListerWatcher: where a Reflector's LIST pages and WATCH frames come from — the contract,
-//! the options of a LIST or WATCH, and the errors a source reports.
+//! ListerWatcher: where a Reflector's LIST pages and WATCH frames come from — the contract
+//! (`lister_watcher.rs`: the options of a LIST or WATCH, and the errors a source reports).
 //!
 //! [`KubeSource`] (`kube.rs`) talks to an API server for any GVR through kube's client;
 //! `wire.rs` decodes the bodies so that objects stay raw JSON bytes. The in-memory source for
 //! tests and replay is [`crate::informer::testing::MemorySource`].
 
 mod kube;
+mod lister_watcher;
 pub mod wire;
 
 pub use kube::{KubeSource, KubeTarget};
+pub use lister_watcher::{
+    ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, SourceFuture, WatchFrame,
+    WatchOptions, WatchStream,
+};
 pub use wire::{INITIAL_EVENTS_END, frames, parse_list, parse_watch_frame};
-
-use std::future::Future;
-use std::pin::Pin;
-use std::time::Duration;
-
-use bytes::Bytes;
-use futures_util::stream::BoxStream;
-
-/// A boxed future returned by [`ListerWatcher`] methods.
-pub type SourceFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, SourceError>> + Send + 'a>>;
-
-/// A stream of decoded watch frames.
-pub type WatchStream = BoxStream<'static, Result<WatchFrame, SourceError>>;
-
-/// Options of one LIST request.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ListOptions {
-    /// `""`: a consistent read; `"0"`: any state (a watch cache may ignore `limit`); `"N"`:
-    /// not older than N.
-    pub resource_version: String,
-    pub limit: Option<u32>,
-    pub continue_token: Option<String>,
-}
-
-/// Options of one WATCH request (bookmarks are always allowed).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WatchOptions {
-    pub resource_version: String,
-    pub timeout_seconds: u64,
-    /// Watch-list: initial ADDED events, then a bookmark marking their end.
-    pub send_initial_events: bool,
-}
-
-/// One page of a LIST: the items' raw JSON.
-#[derive(Debug, Clone, Default)]
-pub struct ListPage {
-    pub items: Vec<Bytes>,
-    pub resource_version: String,
-    pub continue_token: Option<String>,
-}
-
-/// A metav1.Status the server answered with.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ApiStatus {
-    pub code: Option<u16>,
-    pub reason: String,
-    pub message: String,
-    /// The `Retry-After` the server asked for (429, 503).
-    pub retry_after: Option<Duration>,
-    /// A cause `ResourceVersionTooLarge` (or the older servers' message for it): the
-    /// resourceVersion asked for is newer than the server has.
-    pub too_large_resource_version: bool,
-}
-
-impl ApiStatus {
-    /// 410 Gone / reason Expired or Gone: the resourceVersion is too old (Rule R3).
-    pub fn is_expired(&self) -> bool {
-        self.code == Some(410) || self.reason == "Expired" || self.reason == "Gone"
-    }
-}
-
-/// One frame of a watch stream.
-#[derive(Debug, Clone)]
-pub enum WatchFrame {
-    Added(Bytes),
-    Modified(Bytes),
-    Deleted(Bytes),
-    Bookmark {
-        resource_version: String,
-        initial_events_end: bool,
-    },
-    Error(ApiStatus),
-}
-
-/// Why a LIST or WATCH failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SourceError {
-    /// The server answered with a metav1.Status (an HTTP error or a watch ERROR event).
-    #[error("{} ({})", .0.message, .0.reason)]
-    Api(ApiStatus),
-    /// Nothing listens at the server's address: the one transport failure client-go retries
-    /// a watch for in place (`utilnet.IsConnectionRefused`).
-    #[error("{0}")]
-    ConnectionRefused(String),
-    /// Any other failure to reach the server or to read its answer.
-    #[error("{0}")]
-    Transport(String),
-    /// The answer is not what the protocol allows.
-    #[error("malformed response: {0}")]
-    Decode(String),
-}
-
-impl SourceError {
-    pub fn is_expired(&self) -> bool {
-        matches!(self, SourceError::Api(s) if s.is_expired())
-    }
-
-    /// client-go's `isTooLargeResourceVersionError`.
-    pub fn is_too_large_resource_version(&self) -> bool {
-        matches!(self, SourceError::Api(s) if s.too_large_resource_version)
-    }
-
-    /// 429 Too Many Requests.
-    pub fn is_too_many_requests(&self) -> bool {
-        self.status_code() == Some(429)
-    }
-
-    /// client-go's `isWatchErrorRetriable`: connection refused or 429 — a watch worth
-    /// re-opening in place rather than relisting (Rule R8).
-    pub fn is_watch_retriable(&self) -> bool {
-        matches!(self, SourceError::ConnectionRefused(_)) || self.is_too_many_requests()
-    }
-
-    /// The server refused the request for good: 400, 401, 403, 404 (what `kubectl get`
-    /// exits on; an informer retries it, Rule R8).
-    pub fn is_refusal(&self) -> bool {
-        matches!(self.status_code(), Some(400 | 401 | 403 | 404))
-    }
-
-    pub fn status_code(&self) -> Option<u16> {
-        match self {
-            SourceError::Api(s) => s.code,
-            _ => None,
-        }
-    }
-
-    pub fn reason(&self) -> String {
-        match self {
-            SourceError::Api(s) => s.reason.clone(),
-            SourceError::ConnectionRefused(_) => "ConnectionRefused".into(),
-            SourceError::Transport(_) => "Transport".into(),
-            SourceError::Decode(_) => "Decode".into(),
-        }
-    }
-}
-
-/// client-go's ListerWatcher: one resource's LIST and WATCH.
-///
-/// Contract: `list` answers one page — its items' raw JSON, the collection's resourceVersion
-/// and a continue token when more pages follow — for exactly the options given (a source never
-/// retries by itself; every failure reaches the reflector as a [`SourceError`]). `watch` opens
-/// a stream of frames that starts after `resource_version` ("" with `send_initial_events`:
-/// a consistent snapshot first); the stream ends cleanly when the server closes it, and
-/// yields an `Err` for a broken stream or a frame that cannot be decoded.
-pub trait ListerWatcher: Send + Sync + 'static {
-    fn list<'a>(&'a self, opts: &'a ListOptions) -> SourceFuture<'a, ListPage>;
-    fn watch<'a>(&'a self, opts: &'a WatchOptions) -> SourceFuture<'a, WatchStream>;
-}

@@ -9,7 +9,7 @@ use futures_util::stream::StreamExt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{ApiStatus, ListPage, SourceError, WatchFrame};
+use super::lister_watcher::{ApiStatus, ListPage, SourceError, WatchFrame};
 use crate::json_scan;
 
 /// Splits a byte-chunk stream into newline-delimited watch frames and decodes each.

@@ -9,7 +9,8 @@
 
 use std::time::Duration;
 
-use super::{Event, HandlerSummary, Notification, Summary};
+use super::event::{Event, HandlerSummary, Summary};
+use crate::informer::notification::Notification;
 
 /// Receives an event's fields, in order. Implemented by each output format.
 pub trait FieldVisitor {

@@ -1,0 +1,165 @@
+//! What every renderer is told: the output format, the rendering options (colour, width,
+//! `--show-old`, `--diff`, secret redaction), which events are hidden, the extra lines a command
+//! inserts, and the members a notification carries as those options ask.
+
+use std::borrow::Cow;
+
+use crate::informer::trace::{Event, Notification};
+
+use super::{diff, redact};
+
+/// `-o/--output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    #[default]
+    Table,
+    Wide,
+    Jsonl,
+    Json,
+    Yaml,
+}
+
+impl OutputFormat {
+    /// Every format, in `--help` order.
+    pub const ALL: [OutputFormat; 5] = [
+        OutputFormat::Table,
+        OutputFormat::Wide,
+        OutputFormat::Jsonl,
+        OutputFormat::Json,
+        OutputFormat::Yaml,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputFormat::Table => "table",
+            OutputFormat::Wide => "wide",
+            OutputFormat::Jsonl => "jsonl",
+            OutputFormat::Json => "json",
+            OutputFormat::Yaml => "yaml",
+        }
+    }
+
+    /// Table or wide: output meant for people, aligned columns.
+    pub fn is_table(self) -> bool {
+        matches!(self, OutputFormat::Table | OutputFormat::Wide)
+    }
+}
+
+/// How events and objects are rendered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    pub format: OutputFormat,
+    /// `--no-headers`: no table header line.
+    pub no_headers: bool,
+    /// ANSI colours (only on a TTY without NO_COLOR; see [`super::table::color_enabled`]).
+    pub color: bool,
+    /// The terminal width when stdout is a TTY; table DETAIL is truncated to fit.
+    pub width: Option<usize>,
+    /// Include the `old` object in update notifications (JSONL/JSON/YAML).
+    pub show_old: bool,
+    /// `--diff`: field-level diffs of updates.
+    pub diff: bool,
+    /// The resource is core/v1 `secrets`: redact `data`/`stringData`...
+    pub redact_secrets: bool,
+    /// ...unless `--show-secret-data` was given.
+    pub show_secret_data: bool,
+}
+
+impl RenderOptions {
+    /// Options for `format` with everything else off.
+    pub fn new(format: OutputFormat) -> Self {
+        Self {
+            format,
+            ..Self::default()
+        }
+    }
+
+    /// Whether secret values must be hidden.
+    pub fn redacts(&self) -> bool {
+        self.redact_secrets && !self.show_secret_data
+    }
+
+    /// The `--diff` of an update as it may be shown: a Secret is diffed in full, then its
+    /// changes are redacted, so the diff still says which keys changed.
+    pub fn changes(&self, old: &[u8], new: &[u8]) -> Vec<diff::Change> {
+        let changes = diff::diff_raw(old, new);
+        if self.redacts() {
+            changes.into_iter().map(redact::redact_change).collect()
+        } else {
+            changes
+        }
+    }
+
+    /// An object's bytes as they may be shown (redacted when needed).
+    pub fn object_bytes<'a>(&self, raw: &'a [u8]) -> Cow<'a, [u8]> {
+        if self.redacts() {
+            redact::redact_secret(raw)
+        } else {
+            Cow::Borrowed(raw)
+        }
+    }
+}
+
+/// Events of the delivered stages that `--show` leaves out of the output (the default view is
+/// one line per change per handler plus the reflector's lifecycle).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hidden {
+    /// Reflector `watch-event` lines.
+    pub watch_events: bool,
+    /// Reflector `bookmark` lines.
+    pub bookmarks: bool,
+    /// Handler `notify` lines.
+    pub notify: bool,
+    /// Handler `handled` lines.
+    pub handled: bool,
+}
+
+impl Hidden {
+    pub fn hides(&self, event: &Event) -> bool {
+        match event {
+            Event::WatchEvent { .. } => self.watch_events,
+            Event::Bookmark { .. } => self.bookmarks,
+            Event::Notify { .. } => self.notify,
+            Event::Handled { .. } => self.handled,
+            _ => false,
+        }
+    }
+}
+
+/// A line a command adds to the JSONL/JSON/YAML stream besides the pipeline's trace events
+/// (`resync`'s `schedule` and `timeline`): it gets the next `seq`, and the events after it are
+/// numbered on from there, so `seq` stays strictly increasing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtraLine {
+    pub stage: &'static str,
+    pub event: &'static str,
+    /// The other members, in order.
+    pub fields: Vec<(&'static str, serde_json::Value)>,
+}
+
+/// What a notification adds after its fields, as the options ask: the `object`, and for an
+/// update the `old` object (`--show-old`) and the `diff` (`--diff`).
+pub(crate) enum NotificationMember<'a> {
+    Object(&'static str, Cow<'a, [u8]>),
+    Diff(Vec<diff::Change>),
+}
+
+impl<'a> NotificationMember<'a> {
+    pub(crate) fn of(
+        notification: &'a Notification,
+        opts: &RenderOptions,
+    ) -> impl Iterator<Item = NotificationMember<'a>> {
+        let object =
+            NotificationMember::Object("object", opts.object_bytes(notification.object().raw()));
+        let (old, diff) = match notification {
+            Notification::Update { old, new, .. } => (
+                opts.show_old
+                    .then(|| NotificationMember::Object("old", opts.object_bytes(old.raw()))),
+                opts.diff
+                    .then(|| NotificationMember::Diff(opts.changes(old.raw(), new.raw()))),
+            ),
+            _ => (None, None),
+        };
+        std::iter::once(object).chain(old).chain(diff)
+    }
+}
