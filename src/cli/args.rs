@@ -102,9 +102,10 @@ pub enum Command {
 /// `kinformer watch`.
 #[derive(Debug, Args)]
 pub struct WatchArgs {
-    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
-    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
-    pub resource: String,
+    /// The resource(s), as kubectl names them (pods, deploy, deployments.apps, …);
+    /// several comma-separated (pods,deploy,rs): one informer each
+    #[arg(value_name = "RESOURCE", value_parser = parse_resource_list)]
+    pub resources: ResourceList,
     /// Only this object (a metadata.name field selector)
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
@@ -127,9 +128,10 @@ pub struct WatchArgs {
 /// `kinformer dump`.
 #[derive(Debug, Args)]
 pub struct DumpArgs {
-    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
-    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
-    pub resource: String,
+    /// The resource(s), as kubectl names them (pods, deploy, deployments.apps, …);
+    /// several as separate words or comma-separated (pods deploy, pods,deploy)
+    #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
+    pub resources: Vec<ResourceList>,
     #[command(flatten)]
     pub informer: InformerArgs,
 }
@@ -657,6 +659,23 @@ pub fn parse_resource(text: &str) -> Result<String, String> {
     }
 }
 
+/// Resource names as given in one word: `pods` or kubectl's `pods,deploy,rs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceList(pub Vec<String>);
+
+/// Every name of `lists`, in order (duplicates are dropped once resolved: `po,pods` is one).
+pub fn resource_names(lists: &[ResourceList]) -> Vec<String> {
+    lists.iter().flat_map(|l| l.0.iter().cloned()).collect()
+}
+
+/// Parses `pods` or `pods,deploy,rs`: each name as [`parse_resource`]; no empty name.
+pub fn parse_resource_list(text: &str) -> Result<ResourceList, String> {
+    text.split(',')
+        .map(parse_resource)
+        .collect::<Result<_, _>>()
+        .map(ResourceList)
+}
+
 /// Parses `--seed builtin|FILE.yaml`.
 pub fn parse_seed(text: &str) -> Result<Seed, String> {
     match text {
@@ -823,9 +842,26 @@ mod tests {
     }
 
     #[test]
+    fn several_resources_comma_separated_or_as_words() {
+        assert_eq!(
+            watch(&["pods,deploy,rs"]).resources.0,
+            ["pods", "deploy", "rs"]
+        );
+        assert_eq!(watch(&["pods,deploy", "web"]).name.as_deref(), Some("web"));
+        let cli = parse_from(["kinformer", "dump", "pods", "deploy,rs"]).unwrap();
+        let Command::Dump(d) = cli.command else {
+            panic!("not dump")
+        };
+        assert_eq!(resource_names(&d.resources), ["pods", "deploy", "rs"]);
+        for bad in ["pods,", ",pods", "pods,,rs", "pods,de ploy"] {
+            assert!(parse_from(["kinformer", "watch", bad]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn watch_defaults() {
         let w = watch(&["pods"]);
-        assert_eq!(w.resource, "pods");
+        assert_eq!(w.resources.0, ["pods"]);
         let p = &w.informer.pipeline;
         assert_eq!(p.handler_specs(), vec![HandlerSpec::named("default")]);
         assert_eq!((p.page_size, p.resync), (None, Duration::ZERO));

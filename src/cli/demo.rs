@@ -49,7 +49,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         ..ClusterChoice::default()
     };
     let selection = Selection {
-        resource: "pods".into(),
+        resources: vec!["pods".into()],
         all_namespaces: true,
         ..Selection::default()
     };
@@ -123,9 +123,9 @@ async fn play(
 ) -> Result<i32, CliError> {
     let Inspection {
         connection,
-        resource,
         plan,
         render,
+        ..
     } = inspection;
     let Some(server) = connection.server.as_ref() else {
         return Err(CliError::Runtime("the demo has no embedded server".into()));
@@ -168,7 +168,7 @@ async fn play(
         }
     };
     progress.finish();
-    ending.into_exit(&resource.plural)
+    ending.into_exit()
 }
 
 /// Waits for the informer's first sync, then plays the scenario.

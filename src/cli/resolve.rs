@@ -33,6 +33,16 @@ impl ResolvedResource {
         }
     }
 
+    /// The name trace lines carry: kubectl's `resource.group` spelling (`pods`,
+    /// `deployments.apps`).
+    pub fn label(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
     /// Whether this is core/v1 `secrets` (whose data is redacted in output).
     pub fn is_core_secrets(&self) -> bool {
         self.group.is_empty() && self.plural == "secrets"

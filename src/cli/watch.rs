@@ -1,4 +1,5 @@
-//! `kinformer watch RESOURCE [NAME]`: run the informer and stream its trace live.
+//! `kinformer watch RESOURCE[,RESOURCE…] [NAME]`: run one informer per resource and stream
+//! their trace live.
 
 use std::io::{self, BufWriter, IsTerminal};
 use std::time::Duration;
@@ -20,8 +21,12 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
     let shown = args.informer.output.show.stages();
     let started = Instant::now();
     let deadline = deadline_after(args.timeout);
-    let preparing =
-        Inspection::for_command(&args.informer, &args.resource, args.name.as_deref(), shown);
+    let preparing = Inspection::for_command(
+        &args.informer,
+        &args.resources.0,
+        args.name.as_deref(),
+        shown,
+    );
     let inspection = match unless_interrupted(preparing, signals, deadline).await {
         Ok(prepared) => prepared?,
         Err(cut) => {
@@ -110,9 +115,9 @@ pub async fn live(
 ) -> Result<i32, CliError> {
     let Inspection {
         connection,
-        resource,
         plan,
         render,
+        ..
     } = inspection;
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let mut progress = list_progress();
@@ -130,5 +135,5 @@ pub async fn live(
     .await?;
     progress.finish();
     connection.close().await;
-    ending.into_exit(&resource.plural)
+    ending.into_exit()
 }

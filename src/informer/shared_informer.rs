@@ -26,7 +26,7 @@ use super::real_fifo::{RealFifo, RealFifoOptions};
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
 use super::store::{Cache, IndexFunc, Store};
-use super::trace::{Event, EventKind, Summary, Tracer};
+use super::trace::{Event, EventKind, HandlerSummary, Summary, Tracer};
 
 /// client-go's minimumResyncPeriod.
 pub const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
@@ -369,7 +369,14 @@ impl SharedIndexInformer {
     pub fn summary(&self) -> Summary {
         Summary {
             counts: self.inner.tracer.counts(),
-            handlers: self.listeners().iter().map(|l| l.summary()).collect(),
+            handlers: self
+                .listeners()
+                .iter()
+                .map(|l| HandlerSummary {
+                    resource: self.inner.tracer.resource().map(|r| r.to_string()),
+                    ..l.summary()
+                })
+                .collect(),
             duration: self.inner.started_at.elapsed(),
         }
     }

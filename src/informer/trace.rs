@@ -248,6 +248,8 @@ pub struct Summary {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HandlerSummary {
     pub name: String,
+    /// The resource of the informer the handler is registered with (as in trace events).
+    pub resource: Option<String>,
     pub notifications: u64,
     pub adds: u64,
     pub updates: u64,
@@ -357,6 +359,9 @@ pub struct TraceEvent {
     /// Strictly increasing from 1 over the events that reached the sink.
     pub seq: u64,
     pub ts: jiff::Timestamp,
+    /// The informer's resource (`pods`, `deployments.apps`) when its tracer was made with
+    /// [`Tracer::for_resource`]; `None` for events of no one resource (the exit summary).
+    pub resource: Option<Arc<str>>,
     pub event: Event,
 }
 
@@ -372,15 +377,18 @@ impl TraceSink for tokio::sync::mpsc::UnboundedSender<TraceEvent> {
     }
 }
 
-/// Counts, stamps and forwards events. Cheap to clone; all clones share one sequence.
+/// Counts, stamps and forwards events. Cheap to clone; all clones share one sequence and
+/// one set of counters; [`Tracer::for_resource`] makes one with its own counters and label
+/// that shares the sequence and sink (one informer per resource, one stream).
 #[derive(Clone)]
 pub struct Tracer {
     inner: Arc<TracerInner>,
+    counts: Arc<[AtomicU64]>,
+    resource: Option<Arc<str>>,
 }
 
 struct TracerInner {
     shown: StageSet,
-    counts: Box<[AtomicU64]>,
     seq: Mutex<u64>,
     sink: Option<Box<dyn TraceSink>>,
 }
@@ -400,11 +408,27 @@ impl Tracer {
         Self {
             inner: Arc::new(TracerInner {
                 shown,
-                counts: EventKind::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
                 seq: Mutex::new(0),
                 sink,
             }),
+            counts: new_counters(),
+            resource: None,
         }
+    }
+
+    /// A tracer into the same sequence and sink whose events carry `resource` and whose
+    /// counts are its own (each informer's summary counts its own events).
+    pub fn for_resource(&self, resource: &str) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            counts: new_counters(),
+            resource: Some(resource.into()),
+        }
+    }
+
+    /// The resource this tracer's events carry.
+    pub fn resource(&self) -> Option<&Arc<str>> {
+        self.resource.as_ref()
     }
 
     /// Counts `event` and, when its stage is shown, stamps and records it.
@@ -425,7 +449,7 @@ impl Tracer {
 
     /// Counts `kind`; true when its events reach the sink.
     fn count(&self, kind: EventKind) -> bool {
-        self.inner.counts[kind as usize].fetch_add(1, Ordering::Relaxed);
+        self.counts[kind as usize].fetch_add(1, Ordering::Relaxed);
         self.inner.sink.is_some() && self.inner.shown.contains(kind.stage())
     }
 
@@ -441,6 +465,7 @@ impl Tracer {
         sink.record(TraceEvent {
             seq: *seq,
             ts: jiff::Timestamp::now(),
+            resource: self.resource.clone(),
             event,
         });
     }
@@ -448,7 +473,7 @@ impl Tracer {
     /// `stage/event` → count, for every event kind emitted at least once.
     pub fn counts(&self) -> BTreeMap<String, u64> {
         let mut out = BTreeMap::new();
-        for (kind, count) in EventKind::ALL.iter().zip(self.inner.counts.iter()) {
+        for (kind, count) in EventKind::ALL.iter().zip(self.counts.iter()) {
             let n = count.load(Ordering::Relaxed);
             if n > 0 {
                 out.insert(format!("{}/{}", kind.stage().as_str(), kind.name()), n);
@@ -461,6 +486,11 @@ impl Tracer {
     pub fn count_of(&self, stage_event: &str) -> u64 {
         self.counts().get(stage_event).copied().unwrap_or(0)
     }
+}
+
+/// One zeroed counter per event kind.
+fn new_counters() -> Arc<[AtomicU64]> {
+    EventKind::ALL.iter().map(|_| AtomicU64::new(0)).collect()
 }
 
 #[cfg(test)]

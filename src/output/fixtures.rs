@@ -32,7 +32,12 @@ pub fn stamp(seq: u64, event: Event) -> TraceEvent {
     let offset =
         jiff::SignedDuration::from_millis(i64::try_from(seq.saturating_sub(1)).unwrap_or(0));
     let ts = base.checked_add(offset).expect("in range");
-    TraceEvent { seq, ts, event }
+    TraceEvent {
+        seq,
+        ts,
+        resource: None,
+        event,
+    }
 }
 
 fn handler(name: &str) -> Arc<str> {
@@ -208,6 +213,7 @@ pub fn summary() -> Summary {
         .collect(),
         handlers: vec![HandlerSummary {
             name: "slow".into(),
+            resource: None,
             notifications: 743,
             adds: 742,
             updates: 1,

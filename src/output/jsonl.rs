@@ -21,6 +21,9 @@ pub fn write_event(buf: &mut Vec<u8>, event: &TraceEvent, opts: &RenderOptions) 
     line.timestamp("ts", event.ts);
     line.str("stage", event.event.stage().as_str());
     line.str("event", event.event.name());
+    if let Some(resource) = &event.resource {
+        line.str("resource", resource);
+    }
     write_fields(&mut line, &event.event, opts);
     line.close();
 }
@@ -66,6 +69,9 @@ fn write_summary(line: &mut Line<'_>, summary: &Summary) {
 fn write_handler_summary(buf: &mut Vec<u8>, h: &HandlerSummary) {
     let mut obj = Line::open(buf);
     obj.str("name", &h.name);
+    if let Some(resource) = &h.resource {
+        obj.str("resource", resource);
+    }
     obj.u64("notifications", h.notifications);
     obj.u64("adds", h.adds);
     obj.u64("updates", h.updates);

@@ -77,6 +77,11 @@ pub struct RenderOptions {
     pub redact_secrets: bool,
     /// ...unless `--show-secret-data` was given.
     pub show_secret_data: bool,
+    /// Several resources in one stream: tables get a RESOURCE column, and `redact_secrets`
+    /// is decided per event (true for the events of `secrets_resource`).
+    pub several_resources: bool,
+    /// With `several_resources`: the trace label of core/v1 secrets, when it is one of them.
+    pub secrets_resource: Option<String>,
 }
 
 impl RenderOptions {
@@ -235,6 +240,10 @@ impl<W: Write> EventRenderer<W> {
         }
         if !self.shows(&event.event) {
             return Ok(());
+        }
+        if self.opts.several_resources {
+            self.opts.redact_secrets = event.resource.is_some()
+                && event.resource.as_deref() == self.opts.secrets_resource.as_deref();
         }
         if matches!(event.event, Event::Summary(_))
             && let Some(mut before) = self.before_summary.take()
