@@ -15,6 +15,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::informer::profile::{NEWEST, Profile};
 use crate::informer::queue::QueueKind;
+pub use crate::informer::source::replay::Speed;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::{Hidden, OutputFormat};
@@ -89,6 +90,10 @@ pub enum Command {
     Resync(ResyncArgs),
     /// Run against an embedded API server with generated churn (no cluster needed)
     Demo(DemoArgs),
+    /// Record RESOURCE's raw LIST pages and WATCH frames, with their timing, to a file
+    Record(RecordArgs),
+    /// Feed a record file through the informer pipeline offline (deterministic)
+    Replay(ReplayArgs),
     /// Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)
     Serve(ServeArgs),
     /// Print what each client-go release profile (--client-go) switches
@@ -169,6 +174,9 @@ pub struct DemoArgs {
     /// Play a scenario file (timed writes, faults, handler changes) instead of churning
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
+    /// Also record the informer's LIST pages and WATCH frames to FILE (see kinformer record)
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -186,6 +194,68 @@ impl DemoArgs {
     /// Whether the flag with clap id `id` was given on the command line.
     pub fn was_given(&self, id: &str) -> bool {
         self.given.iter().any(|g| g == id)
+    }
+}
+
+/// `kinformer record`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The resource(s), as kubectl names them; several as words or comma-separated
+    #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
+    pub resources: Vec<ResourceList>,
+    /// The record file to write (FILE.zst: zstd-compressed)
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub file: PathBuf,
+    /// Stop after this long (default: until Ctrl-C)
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// `kinformer replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A file written by kinformer record (or demo --record), plain or zstd-compressed
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)
+    #[arg(long, value_name = "SPEED", default_value = "1x", value_parser = parse_speed)]
+    pub speed: Speed,
+    /// Trace timestamps: wall (now), or virtual (recorded time; output identical every run)
+    #[arg(long, value_name = "CLOCK", default_value = "wall")]
+    pub clock: ClockArg,
+    /// Stop after this long (of the replay's clock)
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// `replay --clock`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClockArg {
+    /// Timestamps are the time of the replay
+    Wall,
+    /// tokio's paused clock: timestamps are the recording's, timers fire in virtual time
+    Virtual,
+}
+
+/// Parses `--speed`: `1x`, `10x`, `0.5x` (the `x` may be left out) or `max`.
+pub fn parse_speed(text: &str) -> Result<Speed, String> {
+    if text == "max" {
+        return Ok(Speed::Max);
+    }
+    let factor = text.strip_suffix('x').unwrap_or(text);
+    match factor.parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(Speed::Factor(f)),
+        _ => Err(format!(
+            "invalid speed {text:?}: expected a factor like 1x, 10x or 0.5x, or max"
+        )),
     }
 }
 
@@ -723,6 +793,7 @@ impl Cli {
             Command::Watch(a) => &mut a.informer.connection,
             Command::Dump(a) => &mut a.informer.connection,
             Command::Resync(a) => &mut a.informer.connection,
+            Command::Record(a) => &mut a.connection,
             _ => return,
         };
         connection.namespace = connection.namespace.take().filter(|ns| !ns.is_empty());
@@ -749,6 +820,8 @@ impl Cli {
             }),
             Command::Resync(a) => a.informer.pipeline.validate(),
             Command::Demo(a) => a.pipeline.validate(),
+            Command::Record(a) => a.pipeline.validate(),
+            Command::Replay(a) => a.pipeline.validate(),
             _ => Ok(()),
         }
     }

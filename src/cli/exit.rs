@@ -32,6 +32,10 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
         6,
         "a handler panicked (--on-panic crash, client-go's default), after the summary",
     ),
+    (
+        7,
+        "a record file that cannot be replayed: missing, not a record file, an unknown version, a garbled or truncated line, or a request it does not hold",
+    ),
     (130, "interrupted (SIGINT, Ctrl-C)"),
     (143, "terminated (SIGTERM)"),
 ];
@@ -73,6 +77,9 @@ pub enum CliError {
     /// Any other failure while running.
     #[error("{0}")]
     Runtime(String),
+    /// A record file that cannot be replayed (`FILE:LINE: what is wrong`).
+    #[error("{0}")]
+    BadRecord(String),
     /// An I/O error (other than a broken pipe, which is success).
     #[error("{0}")]
     Io(#[from] io::Error),
@@ -114,6 +121,7 @@ impl CliError {
             | CliError::BadRequest(_) => 4,
             CliError::Unreachable(_) => 5,
             CliError::HandlerPanicked(_) => 6,
+            CliError::BadRecord(_) => 7,
             CliError::Runtime(_) => 1,
             CliError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
             CliError::Io(_) => 1,
@@ -227,6 +235,7 @@ mod tests {
         assert_eq!(CliError::from_status(500, "list", "pods", "boom").code(), 1);
         assert_eq!(CliError::HandlerPanicked("x".into()).code(), 6);
         assert_eq!(CliError::Unreachable("x".into()).code(), 5);
+        assert_eq!(CliError::BadRecord("x".into()).code(), 7);
         assert_eq!(CliError::Interrupted.code(), 130);
         assert_eq!(CliError::Terminated.code(), 143);
         assert_eq!(

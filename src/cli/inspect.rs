@@ -99,14 +99,22 @@ impl Inspection {
     ) -> Result<Self, CliError> {
         let cluster = ClusterChoice::from_args(&args.connection);
         let selection = Selection::from_args(resources, name, &args.connection);
-        Self::prepare(&cluster, &selection, &args.output, &args.pipeline, shown).await
+        Self::prepare(
+            &cluster,
+            &selection,
+            Some(&args.output),
+            &args.pipeline,
+            shown,
+        )
+        .await
     }
 
-    /// Connects, resolves and plans; every failure is a one-line [`CliError`].
+    /// Connects, resolves and plans; every failure is a one-line [`CliError`]. Without
+    /// `output` (nothing is rendered) the render options are the defaults.
     pub async fn prepare(
         cluster: &ClusterChoice,
         selection: &Selection,
-        output: &OutputArgs,
+        output: Option<&OutputArgs>,
         pipeline: &PipelineArgs,
         shown: StageSet,
     ) -> Result<Self, CliError> {
@@ -138,14 +146,21 @@ impl Inspection {
             indexers: pipeline.index_functions(),
             handlers: pipeline.handler_specs(),
             shown,
+            clock: None,
         };
-        let render = render_options(output, &resources);
+        let labels: Vec<String> = resources.iter().map(ResolvedResource::label).collect();
+        let render = output.map_or_else(RenderOptions::default, |o| render_options(o, &labels));
         Ok(Self {
             connection,
             resources,
             plan,
             render,
         })
+    }
+
+    /// The resources' trace labels, in order.
+    pub fn labels(&self) -> Vec<String> {
+        self.resources.iter().map(ResolvedResource::label).collect()
     }
 }
 
@@ -245,10 +260,11 @@ fn backoff(max: Option<std::time::Duration>) -> BackoffConfig {
     }
 }
 
-/// Render options from the output flags; colour only on a TTY without NO_COLOR. Secret data
-/// is redacted in the events of core/v1 secrets; several resources get a RESOURCE column.
-pub fn render_options(output: &OutputArgs, resources: &[ResolvedResource]) -> RenderOptions {
-    let secrets = resources.iter().find(|r| r.is_core_secrets());
+/// Render options from the output flags for `resources` (trace labels); colour only on a TTY
+/// without NO_COLOR. Secret data is redacted in the events of core/v1 secrets (label
+/// `secrets`); several resources get a RESOURCE column.
+pub fn render_options(output: &OutputArgs, resources: &[String]) -> RenderOptions {
+    let secrets = resources.iter().find(|r| *r == "secrets");
     let tty = std::io::stdout().is_terminal();
     let no_color = std::env::var("NO_COLOR").ok();
     RenderOptions {
@@ -261,7 +277,7 @@ pub fn render_options(output: &OutputArgs, resources: &[ResolvedResource]) -> Re
         redact_secrets: resources.len() == 1 && secrets.is_some(),
         show_secret_data: output.show_secret_data,
         several_resources: resources.len() > 1,
-        secrets_resource: secrets.map(ResolvedResource::label),
+        secrets_resource: secrets.cloned(),
     }
 }
 

@@ -35,11 +35,9 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     let prepared = match unless_interrupted(preparing, signals, None).await {
         Ok(prepared) => prepared?,
         Err(cut) => {
-            let (output, handlers) = (
-                &args.informer.output,
-                args.informer.pipeline.handler_specs(),
-            );
-            return stopped_before_start(cut, output, &handlers, started, None);
+            let handlers = args.informer.pipeline.handler_specs();
+            let format = args.informer.output.output;
+            return stopped_before_start(cut, format, &handlers, started, None);
         }
     };
     let Inspection {

@@ -22,7 +22,7 @@ use crate::informer::shared_informer::{
 use crate::informer::source::ListerWatcher;
 use crate::informer::source::SourceError;
 use crate::informer::store::IndexFunc;
-use crate::informer::trace::{Event, StageSet, Summary, TraceEvent, Tracer};
+use crate::informer::trace::{Event, StageSet, Summary, TraceClock, TraceEvent, Tracer};
 
 /// One resource to inform on: its trace label (`pods`, `deployments.apps`) and its source.
 pub struct ResourcePlan {
@@ -38,6 +38,8 @@ pub struct SessionPlan {
     pub indexers: Vec<(String, IndexFunc)>,
     pub handlers: Vec<HandlerSpec>,
     pub shown: StageSet,
+    /// Where trace timestamps come from (None: the wall clock).
+    pub clock: Option<TraceClock>,
 }
 
 /// Why a session's informer ended by itself.
@@ -71,7 +73,11 @@ impl Session {
     /// Builds one informer per resource, registers the handlers with each and starts them.
     pub fn start(plan: SessionPlan) -> Result<Self, InformerError> {
         let (tx, events) = mpsc::unbounded_channel();
-        let factory = InformerFactory::new(Tracer::new(tx, plan.shown));
+        let tracer = match plan.clock {
+            Some(clock) => Tracer::with_clock(tx, plan.shown, clock),
+            None => Tracer::new(tx, plan.shown),
+        };
+        let factory = InformerFactory::new(tracer);
         let stop = CancellationToken::new();
         let failed = Arc::new(watch::Sender::new(None));
         let mut registrations = Vec::new();

@@ -8,9 +8,9 @@ use tokio::time::Instant;
 
 use crate::duration::format_duration;
 use crate::informer::trace::{HandlerSummary, Summary};
-use crate::output::{EventRenderer, Hidden, summary};
+use crate::output::{EventRenderer, Hidden, OutputFormat, summary};
 
-use super::args::{HandlerSpec, OutputArgs, WatchArgs};
+use super::args::{HandlerSpec, WatchArgs};
 use super::connect::{Interrupted, deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
@@ -33,7 +33,7 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
             let handlers = args.informer.pipeline.handler_specs();
             return stopped_before_start(
                 cut,
-                &args.informer.output,
+                args.informer.output.output,
                 &handlers,
                 started,
                 args.timeout,
@@ -58,7 +58,7 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
 /// 130/143, or exit 5 for a limit that ran out before the server answered.
 pub fn stopped_before_start(
     cut: Interrupted,
-    output: &OutputArgs,
+    format: OutputFormat,
     handlers: &[HandlerSpec],
     started: Instant,
     limit: Option<Duration>,
@@ -74,11 +74,11 @@ pub fn stopped_before_start(
         duration: started.elapsed(),
         ..Summary::default()
     };
-    let written = if output.output.is_table() {
+    let written = if format.is_table() {
         summary::render(
             &mut io::stderr(),
             &summary,
-            output.output,
+            format,
             1,
             jiff::Timestamp::now(),
         )
@@ -86,7 +86,7 @@ pub fn stopped_before_start(
         summary::render(
             &mut io::stdout(),
             &summary,
-            output.output,
+            format,
             1,
             jiff::Timestamp::now(),
         )

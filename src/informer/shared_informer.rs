@@ -129,7 +129,7 @@ struct Inner {
     store_rv: Mutex<String>,
     synced_tx: watch::Sender<bool>,
     synced_emitted: AtomicBool,
-    started_at: std::time::Instant,
+    started_at: Instant,
 }
 
 struct State {
@@ -180,7 +180,7 @@ impl SharedIndexInformer {
                 store_rv: Mutex::default(),
                 synced_tx: watch::Sender::new(false),
                 synced_emitted: AtomicBool::new(false),
-                started_at: std::time::Instant::now(),
+                started_at: Instant::now(),
                 config,
             }),
         }

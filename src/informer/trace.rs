@@ -391,25 +391,36 @@ struct TracerInner {
     shown: StageSet,
     seq: Mutex<u64>,
     sink: Option<Box<dyn TraceSink>>,
+    /// Where `ts` comes from: the wall clock, or (a replay) a virtual one.
+    clock: Option<TraceClock>,
 }
+
+/// A clock for `ts` other than the wall clock (`replay --clock virtual`).
+pub type TraceClock = Arc<dyn Fn() -> jiff::Timestamp + Send + Sync>;
 
 impl Tracer {
     /// A tracer forwarding the events of the `shown` stages to `sink`.
     pub fn new(sink: impl TraceSink, shown: StageSet) -> Self {
-        Self::build(Some(Box::new(sink)), shown)
+        Self::build(Some(Box::new(sink)), shown, None)
+    }
+
+    /// [`Tracer::new`] stamping `ts` from `clock`.
+    pub fn with_clock(sink: impl TraceSink, shown: StageSet, clock: TraceClock) -> Self {
+        Self::build(Some(Box::new(sink)), shown, Some(clock))
     }
 
     /// A tracer that only counts.
     pub fn counting_only() -> Self {
-        Self::build(None, StageSet::minimal())
+        Self::build(None, StageSet::minimal(), None)
     }
 
-    fn build(sink: Option<Box<dyn TraceSink>>, shown: StageSet) -> Self {
+    fn build(sink: Option<Box<dyn TraceSink>>, shown: StageSet, clock: Option<TraceClock>) -> Self {
         Self {
             inner: Arc::new(TracerInner {
                 shown,
                 seq: Mutex::new(0),
                 sink,
+                clock,
             }),
             counts: new_counters(),
             resource: None,
@@ -464,7 +475,11 @@ impl Tracer {
         *seq += 1;
         sink.record(TraceEvent {
             seq: *seq,
-            ts: jiff::Timestamp::now(),
+            ts: self
+                .inner
+                .clock
+                .as_ref()
+                .map_or_else(jiff::Timestamp::now, |clock| clock()),
             resource: self.resource.clone(),
             event,
         });

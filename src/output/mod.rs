@@ -16,6 +16,8 @@ pub mod summary;
 pub mod table;
 
 use std::borrow::Cow;
+
+pub(crate) use crate::json_scan::single_line;
 use std::io::{self, Write};
 
 use crate::informer::trace::{Event, TraceEvent};
@@ -304,20 +306,6 @@ impl<W: Write> EventRenderer<W> {
     /// Gives the writer back.
     pub fn into_inner(self) -> W {
         self.out
-    }
-}
-
-/// `raw` without raw CR/LF (only ever whitespace in valid JSON), borrowed when it has none.
-pub(crate) fn single_line(raw: &[u8]) -> Cow<'_, [u8]> {
-    if raw.contains(&b'\n') || raw.contains(&b'\r') {
-        Cow::Owned(
-            raw.iter()
-                .copied()
-                .filter(|b| !matches!(b, b'\n' | b'\r'))
-                .collect(),
-        )
-    } else {
-        Cow::Borrowed(raw)
     }
 }
 
