@@ -245,7 +245,7 @@ mod tests {
         assert!(CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).is_quiet());
         assert_eq!(CliError::from(io::Error::other("disk")).code(), 1);
         let documented: Vec<i32> = EXIT_CODES.iter().map(|(c, _)| *c).collect();
-        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 6, 130, 143]);
+        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 6, 7, 130, 143]);
     }
 
     #[test]
