@@ -31,6 +31,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'List RESOURCE through an informer and print the cache and its indices')
             [CompletionResult]::new('resync', 'resync', [CompletionResultType]::ParameterValue, 'Debug resync: show each handler''s schedule, every resync tick and a timeline')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Run against an embedded API server with generated churn (no cluster needed)')
+            [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Feed a record file through the informer pipeline offline (deterministic)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
@@ -162,6 +164,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (default: run until interrupted)')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Writes per second the embedded server makes (creates, updates, deletes)')
             [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario file (timed writes, faults, handler changes) instead of churning')
+            [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Also record the informer''s LIST pages and WATCH frames to FILE (see kinformer record)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner')
@@ -175,6 +178,70 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
             [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; replaces the demo''s fast and slow)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Don''t print table headers')
+            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Print field-level diffs of update notifications')
+            [CompletionResult]::new('--show-secret-data', '--show-secret-data', [CompletionResultType]::ParameterName, 'Show Secret data and stringData values (redacted by default)')
+            [CompletionResult]::new('--metadata-only', '--metadata-only', [CompletionResultType]::ParameterName, 'Watch only metadata (PartialObjectMetadata)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinformer;record' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The record file to write (FILE.zst: zstd-compressed)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The record file to write (FILE.zst: zstd-compressed)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (default: until Ctrl-C)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)''')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)''')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector (e.g. --field-selector spec.nodeName=node-a)')
+            [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Pod writes per second on the --embedded server (0 = a static cluster)')
+            [CompletionResult]::new('--retry-timeout', '--retry-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)')
+            [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)')
+            [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner')
+            [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy')
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'The queue between reflector and indexer (default: the --client-go release''s)')
+            [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'LIST page size (limit) for every LIST, as client-go''s WatchListPageSize; 0 = unpaged. Default: client-go''s pager (limit=500; none on a relist at a resourceVersion)')
+            [CompletionResult]::new('--watch-list', '--watch-list', [CompletionResultType]::ParameterName, 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release''s)')
+            [CompletionResult]::new('--max-backoff', '--max-backoff', [CompletionResultType]::ParameterName, 'Cap on the reflector''s retry backoff, jitter included (client-go: 800ms doubling to 30s)')
+            [CompletionResult]::new('--on-panic', '--on-panic', [CompletionResultType]::ParameterName, 'What a panicking handler does: crash (client-go''s default) or skip the notification')
+            [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'Transform objects before they are queued')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Watch across all namespaces (the namespace flag and context are then ignored)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Watch across all namespaces (the namespace flag and context are then ignored)')
+            [CompletionResult]::new('--embedded', '--embedded', [CompletionResultType]::ParameterName, 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster')
+            [CompletionResult]::new('--metadata-only', '--metadata-only', [CompletionResultType]::ParameterName, 'Watch only metadata (PartialObjectMetadata)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinformer;replay' {
+            [CompletionResult]::new('--speed', '--speed', [CompletionResultType]::ParameterName, 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)')
+            [CompletionResult]::new('--clock', '--clock', [CompletionResultType]::ParameterName, 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all')
+            [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)')
+            [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner')
+            [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy')
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'The queue between reflector and indexer (default: the --client-go release''s)')
+            [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'LIST page size (limit) for every LIST, as client-go''s WatchListPageSize; 0 = unpaged. Default: client-go''s pager (limit=500; none on a relist at a resourceVersion)')
+            [CompletionResult]::new('--watch-list', '--watch-list', [CompletionResultType]::ParameterName, 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release''s)')
+            [CompletionResult]::new('--max-backoff', '--max-backoff', [CompletionResultType]::ParameterName, 'Cap on the reflector''s retry backoff, jitter included (client-go: 800ms doubling to 30s)')
+            [CompletionResult]::new('--on-panic', '--on-panic', [CompletionResultType]::ParameterName, 'What a panicking handler does: crash (client-go''s default) or skip the notification')
+            [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'Transform objects before they are queued')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Don''t print table headers')
@@ -241,6 +308,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'List RESOURCE through an informer and print the cache and its indices')
             [CompletionResult]::new('resync', 'resync', [CompletionResultType]::ParameterValue, 'Debug resync: show each handler''s schedule, every resync tick and a timeline')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Run against an embedded API server with generated churn (no cluster needed)')
+            [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Feed a record file through the informer pipeline offline (deterministic)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
@@ -258,6 +327,12 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;help;demo' {
+            break
+        }
+        'kinformer;help;record' {
+            break
+        }
+        'kinformer;help;replay' {
             break
         }
         'kinformer;help;serve' {

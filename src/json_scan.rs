@@ -285,6 +285,20 @@ fn decode_escaped(raw: &[u8]) -> Option<String> {
     serde_json::from_slice(&quoted).ok()
 }
 
+/// `raw` without raw CR/LF (only ever whitespace in valid JSON), borrowed when it has none.
+pub fn single_line(raw: &[u8]) -> Cow<'_, [u8]> {
+    if raw.contains(&b'\n') || raw.contains(&b'\r') {
+        Cow::Owned(
+            raw.iter()
+                .copied()
+                .filter(|b| !matches!(b, b'\n' | b'\r'))
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,98 +6,13 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use kinformer::apiserver::{EmbeddedServer, Seed, ServerConfig};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
-const DEADLINE: Duration = Duration::from_secs(60);
-
-struct Cluster {
-    server: EmbeddedServer,
-    dir: tempfile::TempDir,
-}
-
-impl Cluster {
-    async fn start() -> Self {
-        let server = EmbeddedServer::start(ServerConfig {
-            seed: vec![Seed::Builtin],
-            ..ServerConfig::default()
-        })
-        .await
-        .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        server.write_kubeconfig(&dir.path().join("config")).unwrap();
-        Self { server, dir }
-    }
-
-    fn kubeconfig(&self) -> PathBuf {
-        self.dir.path().join("config")
-    }
-
-    /// `kinformer ARGS --kubeconfig K`.
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = kinformer(args);
-        c.arg("--kubeconfig").arg(self.kubeconfig());
-        c
-    }
-}
-
-fn kinformer(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kinformer"));
-    c.args(args)
-        .env_remove("KUBECONFIG")
-        .env("NO_COLOR", "1")
-        .kill_on_drop(true);
-    c
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-async fn run(mut c: Command) -> Run {
-    let out = tokio::time::timeout(DEADLINE, c.output())
-        .await
-        .expect("command timed out")
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-/// Parses every JSONL line, checks the common contract, returns the objects.
-fn parse_jsonl(stdout: &str) -> Vec<Value> {
-    let mut last_seq = 0;
-    stdout
-        .lines()
-        .map(|line| {
-            let v: Value =
-                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-            let seq = v["seq"].as_u64().expect("seq");
-            assert!(seq > last_seq, "seq not strictly increasing: {line}");
-            last_seq = seq;
-            let ts = v["ts"].as_str().expect("ts");
-            assert!(
-                ts.parse::<jiff::Timestamp>().is_ok() && ts.ends_with('Z') && ts.len() == 27,
-                "ts: {ts}"
-            );
-            assert!(v["stage"].is_string() && v["event"].is_string(), "{line}");
-            v
-        })
-        .collect()
-}
-
-fn events<'a>(lines: &'a [Value], stage: &str, event: &str) -> Vec<&'a Value> {
-    lines
-        .iter()
-        .filter(|v| v["stage"] == stage && v["event"] == event)
-        .collect()
-}
+#[path = "common/binary.rs"]
+mod binary;
+use binary::*;
 
 #[tokio::test]
 async fn watch_jsonl_every_line_parses_and_carries_every_stage() {

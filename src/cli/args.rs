@@ -16,6 +16,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use crate::apiserver::Seed;
 use crate::informer::profile::{NEWEST, Profile};
 use crate::informer::queue::QueueKind;
+pub use crate::informer::source::replay::Speed;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::{Hidden, OutputFormat};
@@ -90,6 +91,10 @@ pub enum Command {
     Resync(ResyncArgs),
     /// Run against an embedded API server with generated churn (no cluster needed)
     Demo(DemoArgs),
+    /// Record RESOURCE's raw LIST pages and WATCH frames, with their timing, to a file
+    Record(RecordArgs),
+    /// Feed a record file through the informer pipeline offline (deterministic)
+    Replay(ReplayArgs),
     /// Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)
     Serve(ServeArgs),
     /// Print what each client-go release profile (--client-go) switches
@@ -103,9 +108,10 @@ pub enum Command {
 /// `kinformer watch`.
 #[derive(Debug, Args)]
 pub struct WatchArgs {
-    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
-    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
-    pub resource: String,
+    /// The resource(s), as kubectl names them (pods, deploy, deployments.apps, …);
+    /// several comma-separated (pods,deploy,rs): one informer each
+    #[arg(value_name = "RESOURCE", value_parser = parse_resource_list)]
+    pub resources: ResourceList,
     /// Only this object (a metadata.name field selector)
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
@@ -128,9 +134,10 @@ pub struct WatchArgs {
 /// `kinformer dump`.
 #[derive(Debug, Args)]
 pub struct DumpArgs {
-    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
-    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
-    pub resource: String,
+    /// The resource(s), as kubectl names them (pods, deploy, deployments.apps, …);
+    /// several as separate words or comma-separated (pods deploy, pods,deploy)
+    #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
+    pub resources: Vec<ResourceList>,
     #[command(flatten)]
     pub informer: InformerArgs,
 }
@@ -168,6 +175,9 @@ pub struct DemoArgs {
     /// Play a scenario file (timed writes, faults, handler changes) instead of churning
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
+    /// Also record the informer's LIST pages and WATCH frames to FILE (see kinformer record)
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -185,6 +195,68 @@ impl DemoArgs {
     /// Whether the flag with clap id `id` was given on the command line.
     pub fn was_given(&self, id: &str) -> bool {
         self.given.iter().any(|g| g == id)
+    }
+}
+
+/// `kinformer record`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The resource(s), as kubectl names them; several as words or comma-separated
+    #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
+    pub resources: Vec<ResourceList>,
+    /// The record file to write (FILE.zst: zstd-compressed)
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub file: PathBuf,
+    /// Stop after this long (default: until Ctrl-C)
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// `kinformer replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A file written by kinformer record (or demo --record), plain or zstd-compressed
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)
+    #[arg(long, value_name = "SPEED", default_value = "1x", value_parser = parse_speed)]
+    pub speed: Speed,
+    /// Trace timestamps: wall (now), or virtual (recorded time; output identical every run)
+    #[arg(long, value_name = "CLOCK", default_value = "wall")]
+    pub clock: ClockArg,
+    /// Stop after this long (of the replay's clock)
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// `replay --clock`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClockArg {
+    /// Timestamps are the time of the replay
+    Wall,
+    /// tokio's paused clock: timestamps are the recording's, timers fire in virtual time
+    Virtual,
+}
+
+/// Parses `--speed`: `1x`, `10x`, `0.5x` (the `x` may be left out) or `max`.
+pub fn parse_speed(text: &str) -> Result<Speed, String> {
+    if text == "max" {
+        return Ok(Speed::Max);
+    }
+    let factor = text.strip_suffix('x').unwrap_or(text);
+    match factor.parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(Speed::Factor(f)),
+        _ => Err(format!(
+            "invalid speed {text:?}: expected a factor like 1x, 10x or 0.5x, or max"
+        )),
     }
 }
 
@@ -647,6 +719,23 @@ pub fn parse_resource(text: &str) -> Result<String, String> {
     }
 }
 
+/// Resource names as given in one word: `pods` or kubectl's `pods,deploy,rs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceList(pub Vec<String>);
+
+/// Every name of `lists`, in order (duplicates are dropped once resolved: `po,pods` is one).
+pub fn resource_names(lists: &[ResourceList]) -> Vec<String> {
+    lists.iter().flat_map(|l| l.0.iter().cloned()).collect()
+}
+
+/// Parses `pods` or `pods,deploy,rs`: each name as [`parse_resource`]; no empty name.
+pub fn parse_resource_list(text: &str) -> Result<ResourceList, String> {
+    text.split(',')
+        .map(parse_resource)
+        .collect::<Result<_, _>>()
+        .map(ResourceList)
+}
+
 /// Parses `--seed builtin|FILE.yaml`.
 pub fn parse_seed(text: &str) -> Result<Seed, String> {
     match text {
@@ -694,6 +783,7 @@ impl Cli {
             Command::Watch(a) => &mut a.informer.connection,
             Command::Dump(a) => &mut a.informer.connection,
             Command::Resync(a) => &mut a.informer.connection,
+            Command::Record(a) => &mut a.connection,
             _ => return,
         };
         connection.namespace = connection.namespace.take().filter(|ns| !ns.is_empty());
@@ -720,6 +810,8 @@ impl Cli {
             }),
             Command::Resync(a) => a.informer.pipeline.validate(),
             Command::Demo(a) => a.pipeline.validate(),
+            Command::Record(a) => a.pipeline.validate(),
+            Command::Replay(a) => a.pipeline.validate(),
             _ => Ok(()),
         }
     }
@@ -813,9 +905,26 @@ mod tests {
     }
 
     #[test]
+    fn several_resources_comma_separated_or_as_words() {
+        assert_eq!(
+            watch(&["pods,deploy,rs"]).resources.0,
+            ["pods", "deploy", "rs"]
+        );
+        assert_eq!(watch(&["pods,deploy", "web"]).name.as_deref(), Some("web"));
+        let cli = parse_from(["kinformer", "dump", "pods", "deploy,rs"]).unwrap();
+        let Command::Dump(d) = cli.command else {
+            panic!("not dump")
+        };
+        assert_eq!(resource_names(&d.resources), ["pods", "deploy", "rs"]);
+        for bad in ["pods,", ",pods", "pods,,rs", "pods,de ploy"] {
+            assert!(parse_from(["kinformer", "watch", bad]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn watch_defaults() {
         let w = watch(&["pods"]);
-        assert_eq!(w.resource, "pods");
+        assert_eq!(w.resources.0, ["pods"]);
         let p = &w.informer.pipeline;
         assert_eq!(p.handler_specs(), vec![HandlerSpec::named("default")]);
         assert_eq!((p.page_size, p.resync), (None, Duration::ZERO));

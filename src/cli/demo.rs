@@ -49,29 +49,48 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         ..ClusterChoice::default()
     };
     let selection = Selection {
-        resource: "pods".into(),
+        resources: vec!["pods".into()],
         all_namespaces: true,
         ..Selection::default()
     };
     let (shown, hidden) = (args.output.show.stages(), args.output.show.hidden());
     let started = Instant::now();
     let deadline = deadline_after(args.duration);
-    let preparing = Inspection::prepare(&cluster, &selection, &args.output, &args.pipeline, shown);
-    let inspection = match unless_interrupted(preparing, signals, deadline).await {
+    let preparing = Inspection::prepare(
+        &cluster,
+        &selection,
+        Some(&args.output),
+        &args.pipeline,
+        shown,
+    );
+    let mut inspection = match unless_interrupted(preparing, signals, deadline).await {
         Ok(prepared) => prepared?,
         Err(cut) => {
             let handlers = &args.pipeline.handlers;
-            return stopped_before_start(cut, &args.output, handlers, started, args.duration);
+            let format = args.output.output;
+            return stopped_before_start(cut, format, handlers, started, args.duration);
         }
     };
     let stop_when = StopWhen {
         timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         ..StopWhen::default()
     };
-    match scenario {
+    let recording = match &args.record {
+        Some(path) => {
+            let version = args.pipeline.client_go.version;
+            let recorder = super::record::start(path, &mut inspection, version).await?;
+            Some((recorder, path, inspection.labels()))
+        }
+        None => None,
+    };
+    let code = match scenario {
         Some(scenario) => play(inspection, &scenario, hidden, stop_when, signals).await,
         None => live(inspection, hidden, stop_when, signals).await,
+    };
+    if let Some((recorder, path, labels)) = recording {
+        super::record::finish(recorder, path, &labels).await?;
     }
+    code
 }
 
 /// Which pipeline flags were given on the command line.
@@ -123,9 +142,9 @@ async fn play(
 ) -> Result<i32, CliError> {
     let Inspection {
         connection,
-        resource,
         plan,
         render,
+        ..
     } = inspection;
     let Some(server) = connection.server.as_ref() else {
         return Err(CliError::Runtime("the demo has no embedded server".into()));
@@ -168,7 +187,7 @@ async fn play(
         }
     };
     progress.finish();
-    ending.into_exit(&resource.plural)
+    ending.into_exit()
 }
 
 /// Waits for the informer's first sync, then plays the scenario.

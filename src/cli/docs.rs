@@ -177,6 +177,8 @@ mod tests {
                 "kinformer-dump.1",
                 "kinformer-resync.1",
                 "kinformer-demo.1",
+                "kinformer-record.1",
+                "kinformer-replay.1",
                 "kinformer-serve.1",
                 "kinformer-profiles.1",
                 "kinformer-completions.1",
@@ -218,7 +220,7 @@ mod tests {
     #[test]
     fn regenerate_then_nothing_is_stale() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(stale_files(dir.path()).unwrap().len(), 14);
+        assert_eq!(stale_files(dir.path()).unwrap().len(), 16);
         regenerate(dir.path()).unwrap();
         assert!(stale_files(dir.path()).unwrap().is_empty());
     }

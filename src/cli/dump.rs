@@ -1,5 +1,6 @@
-//! `kinformer dump RESOURCE`: sync an informer, then print what the Indexer holds — one row
-//! per object and one table per index — or the objects as JSON/YAML/JSONL for scripts.
+//! `kinformer dump RESOURCE…`: sync one informer per resource (all of them, client-go's
+//! WaitForCacheSync), then print what each Indexer holds — one row per object and one table
+//! per index — or the objects as JSON/YAML/JSONL for scripts, resource after resource.
 
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
@@ -9,7 +10,7 @@ use crate::informer::store::Cache;
 use crate::informer::trace::Event;
 use crate::output::dump::{DumpInput, render};
 
-use super::args::{DumpArgs, PipelineArgs};
+use super::args::{DumpArgs, PipelineArgs, resource_names};
 use super::connect::{Interrupted, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, dump_stages, list_progress};
@@ -18,7 +19,8 @@ use super::stream::{Ending, STDOUT_BUFFER, Signals};
 use crate::output::redact::LAST_APPLIED;
 
 pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let preparing = Inspection::for_command(&args.informer, &args.resource, None, dump_stages());
+    let resources = resource_names(&args.resources);
+    let preparing = Inspection::for_command(&args.informer, &resources, None, dump_stages());
     let inspection = match unless_interrupted(preparing, signals, None).await {
         Ok(prepared) => prepared?,
         Err(Interrupted::Signal(code)) => return Ok(code),
@@ -26,34 +28,59 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
     };
     let Inspection {
         connection,
-        resource,
         plan,
         render: opts,
+        ..
     } = inspection;
     let mut session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let ending = wait_synced(&mut session, signals).await;
     if ending != Ending::Done {
         session.stop().await;
         connection.close().await;
-        return ending.into_exit(&resource.plural);
+        return ending.into_exit();
     }
-    let store = session.informer.indexer().clone();
-    let resource_version = session.informer.last_sync_resource_version();
+    let caches: Vec<(String, Cache, String)> = session
+        .informers()
+        .into_iter()
+        .map(|(resource, i)| {
+            (
+                resource,
+                i.indexer().clone(),
+                i.last_sync_resource_version(),
+            )
+        })
+        .collect();
     session.stop().await;
     connection.close().await;
     super::memory::release_free_heap();
-    let (objects, index_names, indices) = snapshot(&store);
-    let secret_indices = secret_indices(&args.informer.pipeline, opts.redacts());
-    let input = DumpInput {
-        resource_version: &resource_version,
-        objects: &objects,
-        index_names: &index_names,
-        indices: &indices,
-        now: jiff::Timestamp::now(),
-        secret_indices: &secret_indices,
-    };
     let mut out = BufWriter::with_capacity(STDOUT_BUFFER, io::stdout());
-    match render(&mut out, &input, &opts).and_then(|()| out.flush()) {
+    let now = jiff::Timestamp::now();
+    let several = caches.len() > 1;
+    let written = caches
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, (resource, store, rv))| {
+            let mut opts = opts.clone();
+            if several {
+                opts.redact_secrets = opts.secrets_resource.as_ref() == Some(resource);
+                if i > 0 && opts.format.is_table() {
+                    out.write_all(b"\n")?;
+                }
+            }
+            let (objects, index_names, indices) = snapshot(store);
+            let secret_indices = secret_indices(&args.informer.pipeline, opts.redacts());
+            let input = DumpInput {
+                resource: several.then_some(resource.as_str()),
+                resource_version: rv,
+                objects: &objects,
+                index_names: &index_names,
+                indices: &indices,
+                now,
+                secret_indices: &secret_indices,
+            };
+            render(&mut out, &input, &opts)
+        });
+    match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(0),
     }
@@ -76,11 +103,12 @@ fn secret_indices(pipeline: &PipelineArgs, redacts: bool) -> Vec<String> {
         .collect()
 }
 
-/// Feeds the LIST progress bar until the informer synced, a signal, or the informer ended by
+/// Feeds the LIST progress bar until every informer synced, a signal, or an informer ended by
 /// itself (its first LIST refused).
 async fn wait_synced(session: &mut Session, signals: &mut Signals) -> Ending {
     let mut progress = list_progress();
     let mut failure = session.failure.clone();
+    let mut unsynced = session.resource_count();
     let ending = loop {
         let event = tokio::select! {
             code = signals.recv() => break Ending::Signal(code),
@@ -92,7 +120,10 @@ async fn wait_synced(session: &mut Session, signals: &mut Signals) -> Ending {
         };
         progress.observe(&event.event);
         if matches!(event.event, Event::Synced { .. }) {
-            break Ending::Done;
+            unsynced -= 1;
+            if unsynced == 0 {
+                break Ending::Done;
+            }
         }
     };
     progress.finish();

@@ -32,6 +32,10 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
         6,
         "a handler panicked (`--on-panic crash`, client-go's default), after the summary",
     ),
+    (
+        7,
+        "a record file that cannot be replayed: missing, not a record file, an unknown version, a garbled or truncated line, or a request it does not hold (`error: FILE:LINE: …`)",
+    ),
     (130, "interrupted (SIGINT, Ctrl-C), after the summary"),
     (143, "terminated (SIGTERM), after the summary"),
 ];
@@ -73,6 +77,9 @@ pub enum CliError {
     /// Any other failure while running.
     #[error("{0}")]
     Runtime(String),
+    /// A record file that cannot be replayed (`FILE:LINE: what is wrong`).
+    #[error("{0}")]
+    BadRecord(String),
     /// An I/O error (other than a broken pipe, which is success).
     #[error("{0}")]
     Io(#[from] io::Error),
@@ -108,6 +115,7 @@ impl CliError {
             | CliError::BadRequest(_) => 4,
             CliError::Unreachable(_) => 5,
             CliError::HandlerPanicked(_) => 6,
+            CliError::BadRecord(_) => 7,
             CliError::Runtime(_) => 1,
             CliError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
             CliError::Io(_) => 1,
@@ -221,6 +229,7 @@ mod tests {
         assert_eq!(CliError::from_status(500, "list", "pods", "boom").code(), 1);
         assert_eq!(CliError::HandlerPanicked("x".into()).code(), 6);
         assert_eq!(CliError::Unreachable("x".into()).code(), 5);
+        assert_eq!(CliError::BadRecord("x".into()).code(), 7);
         assert_eq!(
             CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).code(),
             0
@@ -228,7 +237,7 @@ mod tests {
         assert!(CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).is_quiet());
         assert_eq!(CliError::from(io::Error::other("disk")).code(), 1);
         let documented: Vec<i32> = EXIT_CODES.iter().map(|(c, _)| *c).collect();
-        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 6, 130, 143]);
+        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 6, 7, 130, 143]);
     }
 
     #[test]

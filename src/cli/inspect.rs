@@ -1,5 +1,6 @@
-//! What `watch`, `dump`, `resync` and `demo` share: connect, resolve RESOURCE like kubectl,
-//! pick the namespace, and turn the flags into a session plan and render options.
+//! What `watch`, `dump`, `resync` and `demo` share: connect, resolve each RESOURCE like
+//! kubectl (`po,pods` is one resource), pick the namespace, and turn the flags into a session
+//! plan (one informer per resource) and render options.
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -17,12 +18,13 @@ use super::args::{ConnectionArgs, InformerArgs, OutputArgs, PipelineArgs, Transf
 use super::connect::{ClusterChoice, ConnectError, Connection};
 use super::exit::CliError;
 use super::resolve::{ResolveError, ResolvedResource, resolve};
-use super::session::SessionPlan;
+use super::session::{ResourcePlan, SessionPlan};
 
 /// Which objects to inform on.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
-    pub resource: String,
+    /// As given (`pods`, `deploy`, `rs`); resolved and deduplicated in order.
+    pub resources: Vec<String>,
     /// One object by name (a `metadata.name` field selector).
     pub name: Option<String>,
     pub namespace: Option<String>,
@@ -33,9 +35,9 @@ pub struct Selection {
 
 impl Selection {
     /// From the shared connection flags.
-    pub fn from_args(resource: &str, name: Option<&str>, conn: &ConnectionArgs) -> Self {
+    pub fn from_args(resources: &[String], name: Option<&str>, conn: &ConnectionArgs) -> Self {
         Self {
-            resource: resource.to_owned(),
+            resources: resources.to_vec(),
             name: name.map(str::to_owned),
             namespace: conn.namespace.clone(),
             all_namespaces: conn.all_namespaces,
@@ -53,6 +55,22 @@ impl Selection {
         Some(self.namespace.clone().unwrap_or_else(|| default.to_owned()))
     }
 
+    /// What the informer of `resource` lists and watches.
+    fn target(
+        &self,
+        resource: &ResolvedResource,
+        pipeline: &PipelineArgs,
+        default_namespace: &str,
+    ) -> KubeTarget {
+        KubeTarget {
+            resource: resource.api_resource(),
+            namespace: self.namespace(resource, default_namespace),
+            label_selector: self.label_selector.clone(),
+            field_selector: self.field_selector(),
+            metadata_only: pipeline.metadata_only,
+        }
+    }
+
     fn field_selector(&self) -> Option<String> {
         let by_name = self.name.as_ref().map(|n| format!("metadata.name={n}"));
         match (by_name, &self.field_selector) {
@@ -65,7 +83,8 @@ impl Selection {
 /// Everything a subcommand needs to start its session.
 pub struct Inspection {
     pub connection: Connection,
-    pub resource: ResolvedResource,
+    /// Each resource once, in the order given.
+    pub resources: Vec<ResolvedResource>,
     pub plan: SessionPlan,
     pub render: RenderOptions,
 }
@@ -74,20 +93,28 @@ impl Inspection {
     /// [`Inspection::prepare`] from the flags `watch`, `dump` and `resync` share.
     pub async fn for_command(
         args: &InformerArgs,
-        resource: &str,
+        resources: &[String],
         name: Option<&str>,
         shown: StageSet,
     ) -> Result<Self, CliError> {
         let cluster = ClusterChoice::from_args(&args.connection);
-        let selection = Selection::from_args(resource, name, &args.connection);
-        Self::prepare(&cluster, &selection, &args.output, &args.pipeline, shown).await
+        let selection = Selection::from_args(resources, name, &args.connection);
+        Self::prepare(
+            &cluster,
+            &selection,
+            Some(&args.output),
+            &args.pipeline,
+            shown,
+        )
+        .await
     }
 
-    /// Connects, resolves and plans; every failure is a one-line [`CliError`].
+    /// Connects, resolves and plans; every failure is a one-line [`CliError`]. Without
+    /// `output` (nothing is rendered) the render options are the defaults.
     pub async fn prepare(
         cluster: &ClusterChoice,
         selection: &Selection,
-        output: &OutputArgs,
+        output: Option<&OutputArgs>,
         pipeline: &PipelineArgs,
         shown: StageSet,
     ) -> Result<Self, CliError> {
@@ -95,34 +122,45 @@ impl Inspection {
             ConnectError::Kubeconfig(m) => CliError::Config(m),
             ConnectError::Embedded(m) => CliError::Runtime(m),
         })?;
-        let resource = resolve_with_retry(
-            &connection.client,
-            &selection.resource,
-            cluster.retry_timeout,
-        )
-        .await?;
-        let target = KubeTarget {
-            resource: resource.api_resource(),
-            namespace: selection.namespace(&resource, &connection.default_namespace),
-            label_selector: selection.label_selector.clone(),
-            field_selector: selection.field_selector(),
-            metadata_only: pipeline.metadata_only,
-        };
-        let source = Arc::new(KubeSource::new(connection.client.clone(), target));
+        let mut resources: Vec<ResolvedResource> = Vec::new();
+        for name in &selection.resources {
+            let resource =
+                resolve_with_retry(&connection.client, name, cluster.retry_timeout).await?;
+            if !resources.contains(&resource) {
+                resources.push(resource);
+            }
+        }
+        let plans = resources
+            .iter()
+            .map(|resource| ResourcePlan {
+                resource: resource.label(),
+                source: Arc::new(KubeSource::new(
+                    connection.client.clone(),
+                    selection.target(resource, pipeline, &connection.default_namespace),
+                )),
+            })
+            .collect();
         let plan = SessionPlan {
-            source,
+            resources: plans,
             informer: informer_config(pipeline),
             indexers: pipeline.index_functions(),
             handlers: pipeline.handler_specs(),
             shown,
+            clock: None,
         };
-        let render = render_options(output, &resource);
+        let labels: Vec<String> = resources.iter().map(ResolvedResource::label).collect();
+        let render = output.map_or_else(RenderOptions::default, |o| render_options(o, &labels));
         Ok(Self {
             connection,
-            resource,
+            resources,
             plan,
             render,
         })
+    }
+
+    /// The resources' trace labels, in order.
+    pub fn labels(&self) -> Vec<String> {
+        self.resources.iter().map(ResolvedResource::label).collect()
     }
 }
 
@@ -222,8 +260,11 @@ fn backoff(max: Option<std::time::Duration>) -> BackoffConfig {
     }
 }
 
-/// Render options from the output flags; colour only on a TTY without NO_COLOR.
-pub fn render_options(output: &OutputArgs, resource: &ResolvedResource) -> RenderOptions {
+/// Render options from the output flags for `resources` (trace labels); colour only on a TTY
+/// without NO_COLOR. Secret data is redacted in the events of core/v1 secrets (label
+/// `secrets`); several resources get a RESOURCE column.
+pub fn render_options(output: &OutputArgs, resources: &[String]) -> RenderOptions {
+    let secrets = resources.iter().find(|r| *r == "secrets");
     let tty = std::io::stdout().is_terminal();
     let no_color = std::env::var("NO_COLOR").ok();
     RenderOptions {
@@ -233,8 +274,10 @@ pub fn render_options(output: &OutputArgs, resource: &ResolvedResource) -> Rende
         width: tty.then(terminal_width).flatten(),
         show_old: false,
         diff: output.diff,
-        redact_secrets: resource.is_core_secrets(),
+        redact_secrets: resources.len() == 1 && secrets.is_some(),
         show_secret_data: output.show_secret_data,
+        several_resources: resources.len() > 1,
+        secrets_resource: secrets.cloned(),
     }
 }
 

@@ -11,6 +11,8 @@ mod exit;
 mod inspect;
 mod memory;
 mod profiles;
+mod record;
+mod replay;
 mod resolve;
 mod resync;
 mod serve;
@@ -38,11 +40,7 @@ pub fn main() -> u8 {
         }
     };
     init_logging(cli.verbosity);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime_for(&cli.command) {
         Ok(rt) => rt,
         Err(e) => return exit_code(report(&CliError::Io(e))),
     };
@@ -55,6 +53,21 @@ pub fn main() -> u8 {
     // only covers what a failed command left behind, e.g. an HTTP connection being closed.
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     exit_code(code)
+}
+
+/// Two worker threads; `replay` gets one thread (the same file gives the same trace), with
+/// tokio's clock paused under `--clock virtual`.
+fn runtime_for(command: &Command) -> io::Result<tokio::runtime::Runtime> {
+    match command {
+        Command::Replay(a) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(a.clock == args::ClockArg::Virtual)
+            .build(),
+        _ => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build(),
+    }
 }
 
 /// A process exit code (every documented one fits a byte).
@@ -76,6 +89,8 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Dump(a) => dump::run(a, &mut signals).await,
         Command::Resync(a) => resync::run(a, &mut signals).await,
         Command::Demo(a) => demo::run(a, &mut signals).await,
+        Command::Record(a) => record::run(a, &mut signals).await,
+        Command::Replay(a) => replay::run(a, &mut signals).await,
         Command::Serve(a) => {
             check_seed_files(&a.seed)?;
             serve::run(a, &mut signals).await

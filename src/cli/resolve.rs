@@ -33,9 +33,14 @@ impl ResolvedResource {
         }
     }
 
-    /// Whether this is core/v1 `secrets` (whose data is redacted in output).
-    pub fn is_core_secrets(&self) -> bool {
-        self.group.is_empty() && self.plural == "secrets"
+    /// The name trace lines carry: kubectl's `resource.group` spelling (`pods`,
+    /// `deployments.apps`).
+    pub fn label(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
     }
 }
 
@@ -404,7 +409,8 @@ mod tests {
             "apps/v1beta2"
         );
         assert_eq!(resolved("events.events.k8s.io").group, "events.k8s.io");
-        assert!(resolved("secrets").is_core_secrets());
+        assert_eq!(resolved("secrets").label(), "secrets");
+        assert_eq!(resolved("deploy").label(), "deployments.apps");
         let ar = resolved("ev").api_resource();
         assert_eq!(
             (ar.group.as_str(), ar.plural.as_str()),

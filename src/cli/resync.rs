@@ -30,27 +30,26 @@ use super::watch::stopped_before_start;
 pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let shown = args.informer.output.show.stages().with(Stage::Resync);
     let started = Instant::now();
-    let preparing = Inspection::for_command(&args.informer, &args.resource, None, shown);
+    let resources = [args.resource.clone()];
+    let preparing = Inspection::for_command(&args.informer, &resources, None, shown);
     let prepared = match unless_interrupted(preparing, signals, None).await {
         Ok(prepared) => prepared?,
         Err(cut) => {
-            let (output, handlers) = (
-                &args.informer.output,
-                args.informer.pipeline.handler_specs(),
-            );
-            return stopped_before_start(cut, output, &handlers, started, None);
+            let handlers = args.informer.pipeline.handler_specs();
+            let format = args.informer.output.output;
+            return stopped_before_start(cut, format, &handlers, started, None);
         }
     };
     let Inspection {
         connection: _connection,
-        resource,
         plan,
         render,
+        ..
     } = prepared;
     let tables = render.format.is_table();
     let (no_headers, width) = (render.no_headers, render.width);
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
-    let listeners = session.informer.listeners();
+    let listeners = session.listeners();
     let started = Instant::now();
     let resyncs: Rc<RefCell<Resyncs>> = Rc::default();
     let mut progress = list_progress();
@@ -118,7 +117,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
         write_timeline(&mut out, &timelines(&listeners, &resyncs))?;
         out.flush()?;
     }
-    ending.into_exit(&resource.plural)
+    ending.into_exit()
 }
 
 /// Per handler, the times (since start) of the resync ticks it was due at.

@@ -1,19 +1,20 @@
-//! One inspection session: an informer with kinformer's simulated handlers, its trace stream,
-//! the stop token, and how the informer ended when it ended by itself. The subcommands differ
-//! only in what they do with the stream.
+//! One inspection session: one informer per resource through a SharedInformerFactory, each
+//! with kinformer's simulated handlers, one trace stream for all of them, the stop token, and
+//! how an informer ended when it ended by itself. The subcommands differ only in what they do
+//! with the stream.
 //!
-//! The informer never gives up (Rule R8); the session stops it in two cases only, told by the
-//! informer's typed outcome, never by trace lines: its very first LIST was refused or
-//! answered garbage (kubectl-like), or a handler panicked under `--on-panic crash`.
+//! The informer never gives up (Rule R8); the session stops in two cases only, told by an
+//! informer's typed outcome, never by trace lines: the very first LIST of any resource was
+//! refused or answered garbage (kubectl-like), or a handler panicked under `--on-panic crash`.
 
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, watch};
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::args::HandlerSpec;
-use crate::informer::processor::{HandlerPanic, SimulatedHandler};
+use crate::informer::factory::{InformerFactory, OnInformerError};
+use crate::informer::processor::{HandlerPanic, Listener, SimulatedHandler};
 use crate::informer::reflector::{ReflectorError, WatchErrorHandler};
 use crate::informer::shared_informer::{
     InformerConfig, InformerError, Registration, SharedIndexInformer,
@@ -21,108 +22,172 @@ use crate::informer::shared_informer::{
 use crate::informer::source::ListerWatcher;
 use crate::informer::source::SourceError;
 use crate::informer::store::IndexFunc;
-use crate::informer::trace::{Event, StageSet, Summary, TraceEvent, Tracer};
+use crate::informer::trace::{Event, StageSet, Summary, TraceClock, TraceEvent, Tracer};
+
+/// One resource to inform on: its trace label (`pods`, `deployments.apps`) and its source.
+pub struct ResourcePlan {
+    pub resource: String,
+    pub source: Arc<dyn ListerWatcher>,
+}
 
 /// Everything needed to start a session.
 pub struct SessionPlan {
-    pub source: Arc<dyn ListerWatcher>,
+    /// At least one, each once.
+    pub resources: Vec<ResourcePlan>,
     pub informer: InformerConfig,
     pub indexers: Vec<(String, IndexFunc)>,
     pub handlers: Vec<HandlerSpec>,
     pub shown: StageSet,
+    /// Where trace timestamps come from (None: the wall clock).
+    pub clock: Option<TraceClock>,
 }
 
 /// Why a session's informer ended by itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionFailure {
-    /// The very first LIST was refused (400, 401, 403, 404) or could not be understood.
-    InitialList(ReflectorError),
-    /// A handler panicked under `--on-panic crash`.
-    Panicked(HandlerPanic),
+    /// The very first LIST of `resource` was refused (400, 401, 403, 404) or could not be
+    /// understood.
+    InitialList {
+        resource: String,
+        error: ReflectorError,
+    },
+    /// A handler of `resource`'s informer panicked under `--on-panic crash`.
+    Panicked {
+        resource: String,
+        panic: HandlerPanic,
+    },
 }
 
-/// A running informer whose trace events arrive on `events`.
+/// Running informers whose trace events arrive on `events`.
 pub struct Session {
-    pub informer: SharedIndexInformer,
-    pub registrations: Vec<Registration>,
+    factory: InformerFactory,
+    /// Each handler's registration, with the index of its informer.
+    registrations: Vec<(usize, Registration)>,
     pub events: mpsc::UnboundedReceiver<TraceEvent>,
     pub stop: CancellationToken,
-    /// Set once the informer ended by itself.
+    /// Set once an informer ended by itself.
     pub failure: watch::Receiver<Option<SessionFailure>>,
-    task: JoinHandle<()>,
 }
 
 impl Session {
-    /// Builds the informer, registers the handlers and starts it.
-    pub fn start(mut plan: SessionPlan) -> Result<Self, InformerError> {
+    /// Builds one informer per resource, registers the handlers with each and starts them.
+    pub fn start(plan: SessionPlan) -> Result<Self, InformerError> {
         let (tx, events) = mpsc::unbounded_channel();
-        let tracer = Tracer::new(tx, plan.shown);
+        let tracer = match plan.clock {
+            Some(clock) => Tracer::with_clock(tx, plan.shown, clock),
+            None => Tracer::new(tx, plan.shown),
+        };
+        let factory = InformerFactory::new(tracer);
         let stop = CancellationToken::new();
         let failed = Arc::new(watch::Sender::new(None));
-        plan.informer.watch_error_handler = Some(stop_on_initial_refusal(
-            plan.informer.watch_error_handler.take(),
-            failed.clone(),
-            stop.clone(),
-        ));
-        let informer = SharedIndexInformer::new(plan.source, plan.informer, tracer);
-        for (name, func) in plan.indexers {
-            informer.add_indexer(&name, func)?;
+        let mut registrations = Vec::new();
+        for (i, resource) in plan.resources.into_iter().enumerate() {
+            let mut config = plan.informer.clone();
+            config.watch_error_handler = Some(stop_on_initial_refusal(
+                config.watch_error_handler.take(),
+                &resource.resource,
+                failed.clone(),
+                stop.clone(),
+            ));
+            let informer = factory.informer_for(&resource.resource, |tracer| {
+                SharedIndexInformer::new(resource.source, config, tracer)
+            });
+            for (name, func) in &plan.indexers {
+                informer.add_indexer(name, func.clone())?;
+            }
+            for handler in &plan.handlers {
+                registrations.push((i, register(&informer, handler, &stop)?));
+            }
         }
-        let registrations = plan
-            .handlers
-            .iter()
-            .map(|h| register(&informer, h, &stop))
-            .collect::<Result<Vec<_>, _>>()?;
         let failure = failed.subscribe();
-        let task = {
-            let informer = informer.clone();
-            let stop = stop.clone();
-            tokio::spawn(async move {
-                if let Err(InformerError::HandlerPanicked(panic)) = informer.run(stop).await {
-                    failed.send_replace(Some(SessionFailure::Panicked(panic)));
-                }
-            })
-        };
+        let on_error: OnInformerError = Arc::new(move |resource: &str, e: &InformerError| {
+            if let InformerError::HandlerPanicked(panic) = e {
+                failed.send_replace(Some(SessionFailure::Panicked {
+                    resource: resource.to_owned(),
+                    panic: panic.clone(),
+                }));
+            }
+        });
+        factory.start(&stop, &on_error);
         Ok(Self {
-            informer,
+            factory,
             registrations,
             events,
             stop,
             failure,
-            task,
         })
     }
 
-    /// Adds a handler while the informer runs (a late handler, Rule P3).
+    /// Every informer with its resource, in the order the resources were given.
+    pub fn informers(&self) -> Vec<(String, SharedIndexInformer)> {
+        self.factory.informers()
+    }
+
+    /// How many informers the session runs.
+    pub fn resource_count(&self) -> usize {
+        self.factory.informers().len()
+    }
+
+    /// Every handler's listener, informer by informer.
+    pub fn listeners(&self) -> Vec<Arc<Listener>> {
+        self.informers()
+            .iter()
+            .flat_map(|(_, informer)| informer.listeners())
+            .collect()
+    }
+
+    /// Adds a handler to every informer while they run (a late handler, Rule P3).
     pub fn add_handler(&mut self, plan: &HandlerSpec) -> Result<(), InformerError> {
-        let registration = register(&self.informer, plan, &self.stop)?;
-        self.registrations.push(registration);
+        for (i, (_, informer)) in self.informers().iter().enumerate() {
+            let registration = register(informer, plan, &self.stop)?;
+            self.registrations.push((i, registration));
+        }
         Ok(())
     }
 
-    /// Removes the handler called `name`; false when there is none.
+    /// Removes the handlers called `name`; false when there is none.
     pub fn remove_handler(&mut self, name: &str) -> bool {
-        let Some(pos) = self.registrations.iter().position(|r| r.name() == name) else {
-            return false;
-        };
-        let registration = self.registrations.remove(pos);
-        self.informer.remove_event_handler(&registration)
+        let informers = self.informers();
+        let (gone, kept) = std::mem::take(&mut self.registrations)
+            .into_iter()
+            .partition::<Vec<_>, _>(|(_, r)| r.name() == name);
+        self.registrations = kept;
+        let mut removed = false;
+        for (i, registration) in gone {
+            removed |= informers[i].1.remove_event_handler(&registration);
+        }
+        removed
     }
 
-    /// Stops the informer and emits the exit summary as the stream's last event; returns the
-    /// summary and the stream to drain up to it.
+    /// Stops the informers and emits the exit summary as the stream's last event; returns
+    /// the summary and the stream to drain up to it.
     pub async fn stop(self) -> (Summary, mpsc::UnboundedReceiver<TraceEvent>) {
         self.stop.cancel();
-        let _ = self.task.await;
-        let summary = self.informer.summary();
-        self.informer
+        self.factory.shutdown().await;
+        let summaries = self.informers().iter().map(|(_, i)| i.summary()).collect();
+        let summary = merged(summaries);
+        self.factory
             .tracer()
             .emit(Event::Summary(Box::new(summary.clone())));
         (summary, self.events)
     }
 }
 
-/// Resolves with the reason once the informer ended by itself (never otherwise).
+/// One summary for several informers: counts added up, every resource×handler, the longest
+/// duration.
+fn merged(summaries: Vec<Summary>) -> Summary {
+    let mut total = Summary::default();
+    for summary in summaries {
+        for (name, n) in summary.counts {
+            *total.counts.entry(name).or_default() += n;
+        }
+        total.handlers.extend(summary.handlers);
+        total.duration = total.duration.max(summary.duration);
+    }
+    total
+}
+
+/// Resolves with the reason once an informer ended by itself (never otherwise).
 pub async fn failure(rx: &mut watch::Receiver<Option<SessionFailure>>) -> SessionFailure {
     let failed = rx
         .wait_for(Option::is_some)
@@ -136,13 +201,15 @@ pub async fn failure(rx: &mut watch::Receiver<Option<SessionFailure>>) -> Sessio
 }
 
 /// A WatchErrorHandler that, after telling `inner`, stops the session when the very first
-/// LIST was refused or answered garbage: what `kubectl get` would exit on. Later failures
-/// are the informer's to retry (Rule R8).
+/// LIST of `resource` was refused or answered garbage: what `kubectl get` would exit on.
+/// Later failures are the informer's to retry (Rule R8).
 fn stop_on_initial_refusal(
     inner: Option<WatchErrorHandler>,
+    resource: &str,
     failed: Arc<watch::Sender<Option<SessionFailure>>>,
     stop: CancellationToken,
 ) -> WatchErrorHandler {
+    let resource = resource.to_owned();
     Arc::new(move |e: &ReflectorError| {
         if let Some(inner) = &inner {
             inner(e);
@@ -154,7 +221,10 @@ fn stop_on_initial_refusal(
             failed.send_if_modified(|f| {
                 let first = f.is_none();
                 if first {
-                    *f = Some(SessionFailure::InitialList(e.clone()));
+                    *f = Some(SessionFailure::InitialList {
+                        resource: resource.clone(),
+                        error: e.clone(),
+                    });
                 }
                 first
             });

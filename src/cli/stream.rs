@@ -116,6 +116,8 @@ pub async fn run_with_actions<W: Write>(
     let mut handled = 0;
     let mut flush_at: Option<Instant> = None;
     let mut failure = session.failure.clone();
+    // Synced = every informer synced (client-go's WaitForCacheSync over the factory).
+    let mut unsynced = session.resource_count();
     let ending = 'stream: loop {
         tokio::select! {
             code = signals.recv() => break Ending::Signal(code),
@@ -141,7 +143,10 @@ pub async fn run_with_actions<W: Write>(
                 break 'stream Ending::PipeClosed;
             }
             printed += u64::from(renderer.shows(&event.event));
-            let synced = matches!(event.event, Event::Synced { .. });
+            let synced = matches!(event.event, Event::Synced { .. }) && {
+                unsynced = unsynced.saturating_sub(1);
+                unsynced == 0
+            };
             if synced {
                 super::memory::release_free_heap();
             }
@@ -251,19 +256,20 @@ async fn sleep_until(deadline: Option<Instant>) {
 }
 
 impl Ending {
-    /// The process exit code, or the error to report, for a session that ended this way on
-    /// `resource`.
-    pub fn into_exit(self, resource: &str) -> Result<i32, CliError> {
+    /// The process exit code, or the error to report, for a session that ended this way.
+    pub fn into_exit(self) -> Result<i32, CliError> {
         match self {
             Ending::Done | Ending::PipeClosed => Ok(0),
             Ending::Signal(code) => Ok(code),
-            Ending::Failed(SessionFailure::Panicked(panic)) => {
+            Ending::Failed(SessionFailure::Panicked { resource, panic }) => {
                 Err(CliError::HandlerPanicked(format!(
-                    "handler {:?} panicked: {} (--on-panic crash; --on-panic skip goes on)",
+                    "handler {:?} panicked on {resource}: {} (--on-panic crash; --on-panic skip goes on)",
                     panic.handler, panic.message
                 )))
             }
-            Ending::Failed(SessionFailure::InitialList(e)) => Err(initial_list_error(&e, resource)),
+            Ending::Failed(SessionFailure::InitialList { resource, error }) => {
+                Err(initial_list_error(&error, &resource))
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
-//! `kinformer watch RESOURCE [NAME]`: run the informer and stream its trace live.
+//! `kinformer watch RESOURCE[,RESOURCE…] [NAME]`: run one informer per resource and stream
+//! their trace live.
 
 use std::io::{self, BufWriter, IsTerminal};
 use std::time::Duration;
@@ -7,9 +8,9 @@ use tokio::time::Instant;
 
 use crate::duration::format_duration;
 use crate::informer::trace::{HandlerSummary, Summary};
-use crate::output::{EventRenderer, Hidden, summary};
+use crate::output::{EventRenderer, Hidden, OutputFormat, summary};
 
-use super::args::{HandlerSpec, OutputArgs, WatchArgs};
+use super::args::{HandlerSpec, WatchArgs};
 use super::connect::{Interrupted, deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
@@ -20,15 +21,19 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
     let shown = args.informer.output.show.stages();
     let started = Instant::now();
     let deadline = deadline_after(args.timeout);
-    let preparing =
-        Inspection::for_command(&args.informer, &args.resource, args.name.as_deref(), shown);
+    let preparing = Inspection::for_command(
+        &args.informer,
+        &args.resources.0,
+        args.name.as_deref(),
+        shown,
+    );
     let inspection = match unless_interrupted(preparing, signals, deadline).await {
         Ok(prepared) => prepared?,
         Err(cut) => {
             let handlers = args.informer.pipeline.handler_specs();
             return stopped_before_start(
                 cut,
-                &args.informer.output,
+                args.informer.output.output,
                 &handlers,
                 started,
                 args.timeout,
@@ -53,7 +58,7 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
 /// 130/143, or exit 5 for a limit that ran out before the server answered.
 pub fn stopped_before_start(
     cut: Interrupted,
-    output: &OutputArgs,
+    format: OutputFormat,
     handlers: &[HandlerSpec],
     started: Instant,
     limit: Option<Duration>,
@@ -69,11 +74,11 @@ pub fn stopped_before_start(
         duration: started.elapsed(),
         ..Summary::default()
     };
-    let written = if output.output.is_table() {
+    let written = if format.is_table() {
         summary::render(
             &mut io::stderr(),
             &summary,
-            output.output,
+            format,
             1,
             jiff::Timestamp::now(),
         )
@@ -81,7 +86,7 @@ pub fn stopped_before_start(
         summary::render(
             &mut io::stdout(),
             &summary,
-            output.output,
+            format,
             1,
             jiff::Timestamp::now(),
         )
@@ -110,9 +115,9 @@ pub async fn live(
 ) -> Result<i32, CliError> {
     let Inspection {
         connection,
-        resource,
         plan,
         render,
+        ..
     } = inspection;
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let mut progress = list_progress();
@@ -130,5 +135,5 @@ pub async fn live(
     .await?;
     progress.finish();
     connection.close().await;
-    ending.into_exit(&resource.plural)
+    ending.into_exit()
 }

@@ -1,92 +1,98 @@
 //! SharedInformerFactory: one informer per resource, shared by every handler of that
 //! resource, started together and waited on together (client-go's `WaitForCacheSync`).
+//!
+//! Every informer reports through its own [`Tracer::for_resource`] of the factory's tracer:
+//! one trace stream with one `seq`, each event naming its resource, each informer counting
+//! its own events.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::shared_informer::{InformerConfig, InformerError, SharedIndexInformer};
-use super::source::{KubeSource, KubeTarget, ListerWatcher};
+use super::shared_informer::{InformerError, SharedIndexInformer};
 use super::trace::Tracer;
+
+/// Told when a started informer returned an error by itself (a handler panic under
+/// `PanicPolicy::Crash`): the informer's resource and the error.
+pub type OnInformerError = Arc<dyn Fn(&str, &InformerError) + Send + Sync>;
 
 /// Runs several resources' informers in one process.
 pub struct InformerFactory {
-    config: InformerConfig,
     tracer: Tracer,
-    informers: Mutex<BTreeMap<String, Entry>>,
+    /// In order of creation.
+    informers: Mutex<Vec<Entry>>,
 }
 
 struct Entry {
+    resource: String,
     informer: SharedIndexInformer,
     task: Option<JoinHandle<Result<(), InformerError>>>,
 }
 
 impl InformerFactory {
-    /// Every informer gets `config` and reports through `tracer`.
-    pub fn new(config: InformerConfig, tracer: Tracer) -> Self {
+    /// Every informer reports through a resource-labelled tracer of `tracer`.
+    pub fn new(tracer: Tracer) -> Self {
         Self {
-            config,
             tracer,
-            informers: Mutex::new(BTreeMap::new()),
+            informers: Mutex::new(Vec::new()),
         }
     }
 
-    /// The informer for `key`, created from `source` the first time `key` is asked for.
+    /// The factory's own tracer (events of no one resource, such as the exit summary).
+    pub fn tracer(&self) -> &Tracer {
+        &self.tracer
+    }
+
+    /// The informer for `resource`, built by `new` (given the resource's tracer) the first
+    /// time `resource` is asked for (client-go's `InformerFor`).
     pub fn informer_for(
         &self,
-        key: &str,
-        source: impl FnOnce() -> Arc<dyn ListerWatcher>,
+        resource: &str,
+        new: impl FnOnce(Tracer) -> SharedIndexInformer,
     ) -> SharedIndexInformer {
         let mut informers = self.lock();
-        informers
-            .entry(key.to_owned())
-            .or_insert_with(|| Entry {
-                informer: SharedIndexInformer::new(
-                    source(),
-                    self.config.clone(),
-                    self.tracer.clone(),
-                ),
-                task: None,
-            })
-            .informer
-            .clone()
+        if let Some(entry) = informers.iter().find(|e| e.resource == resource) {
+            return entry.informer.clone();
+        }
+        let informer = new(self.tracer.for_resource(resource));
+        informers.push(Entry {
+            resource: resource.to_owned(),
+            informer: informer.clone(),
+            task: None,
+        });
+        informer
     }
 
-    /// The informer for a GVR (plus namespace and selectors) on a kube client.
-    pub fn for_target(&self, client: &kube::Client, target: &KubeTarget) -> SharedIndexInformer {
-        let key = format!(
-            "{}/{}/{} ns={:?} l={:?} f={:?} meta={}",
-            target.resource.group,
-            target.resource.version,
-            target.resource.plural,
-            target.namespace,
-            target.label_selector,
-            target.field_selector,
-            target.metadata_only
-        );
-        self.informer_for(&key, || {
-            Arc::new(KubeSource::new(client.clone(), target.clone()))
-        })
+    /// Every informer with its resource, in order of creation.
+    pub fn informers(&self) -> Vec<(String, SharedIndexInformer)> {
+        self.lock()
+            .iter()
+            .map(|e| (e.resource.clone(), e.informer.clone()))
+            .collect()
     }
 
-    /// Starts every informer not yet started.
-    pub fn start(&self, stop: &CancellationToken) {
-        for entry in self.lock().values_mut() {
+    /// Starts every informer not yet started; `on_error` hears of any that ends by itself
+    /// with an error.
+    pub fn start(&self, stop: &CancellationToken, on_error: &OnInformerError) {
+        for entry in self.lock().iter_mut() {
             if entry.task.is_none() {
-                let informer = entry.informer.clone();
-                let stop = stop.clone();
-                entry.task = Some(tokio::spawn(async move { informer.run(stop).await }));
+                let (informer, stop) = (entry.informer.clone(), stop.clone());
+                let (resource, on_error) = (entry.resource.clone(), Arc::clone(on_error));
+                entry.task = Some(tokio::spawn(async move {
+                    let result = informer.run(stop).await;
+                    if let Err(e) = &result {
+                        on_error(&resource, e);
+                    }
+                    result
+                }));
             }
         }
     }
 
     /// Waits until every informer synced; false if `stop` fired first.
     pub async fn wait_for_cache_sync(&self, stop: &CancellationToken) -> bool {
-        let informers: Vec<SharedIndexInformer> =
-            self.lock().values().map(|e| e.informer.clone()).collect();
-        for informer in informers {
+        for (_, informer) in self.informers() {
             if !informer.wait_for_sync(stop).await {
                 return false;
             }
@@ -99,7 +105,7 @@ impl InformerFactory {
     pub async fn shutdown(&self) -> Vec<InformerError> {
         let tasks: Vec<JoinHandle<Result<(), InformerError>>> = self
             .lock()
-            .values_mut()
+            .iter_mut()
             .filter_map(|e| e.task.take())
             .collect();
         let mut errors = Vec::new();
@@ -111,7 +117,7 @@ impl InformerFactory {
         errors
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
         self.informers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -121,25 +127,47 @@ impl InformerFactory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informer::testing::MemorySource;
+    use crate::informer::shared_informer::InformerConfig;
+    use crate::informer::testing::{MemorySink, MemorySource};
+    use crate::informer::trace::{Event, StageSet};
 
     #[tokio::test(start_paused = true)]
     async fn one_informer_per_resource_shared_by_handlers_and_synced_together() {
-        let factory = InformerFactory::new(InformerConfig::default(), Tracer::counting_only());
+        let sink = MemorySink::new();
+        let factory = InformerFactory::new(Tracer::new(sink.clone(), StageSet::minimal()));
+        let new = |source: Arc<MemorySource>| {
+            move |tracer| SharedIndexInformer::new(source, InformerConfig::default(), tracer)
+        };
         let pods = Arc::new(MemorySource::new());
         pods.apply(serde_json::json!({"metadata": {"name": "p", "namespace": "ns"}}));
         let nodes = Arc::new(MemorySource::new());
         nodes.apply(serde_json::json!({"metadata": {"name": "n1"}}));
-        let a = factory.informer_for("pods", || pods.clone());
-        let b = factory.informer_for("pods", || unreachable!("already created"));
-        let n = factory.informer_for("nodes", || nodes.clone());
+        let a = factory.informer_for("pods", new(pods.clone()));
+        let b = factory.informer_for("pods", |_| unreachable!("already created"));
+        let n = factory.informer_for("nodes", new(nodes));
         assert!(a.indexer().is_same(&b.indexer()));
         let stop = CancellationToken::new();
-        factory.start(&stop);
+        factory.start(
+            &stop,
+            &(Arc::new(|_: &str, _: &InformerError| {}) as OnInformerError),
+        );
         assert!(factory.wait_for_cache_sync(&stop).await);
         assert_eq!(a.indexer().list_keys(), ["ns/p"]);
         assert_eq!(n.indexer().list_keys(), ["n1"]);
         stop.cancel();
         factory.shutdown().await;
+        let synced: Vec<Option<String>> = sink
+            .events()
+            .iter()
+            .filter(|e| matches!(e.event, Event::Synced { .. }))
+            .map(|e| e.resource.as_deref().map(str::to_owned))
+            .collect();
+        assert_eq!(synced.len(), 2, "one synced line per informer");
+        assert!(synced.contains(&Some("pods".into())) && synced.contains(&Some("nodes".into())));
+        assert_eq!(
+            a.tracer().count_of("informer/synced"),
+            1,
+            "counts are per informer"
+        );
     }
 }

@@ -447,6 +447,7 @@ impl Listener {
         let total_us = s.latency_total_us.load(Ordering::Relaxed);
         HandlerSummary {
             name: self.name.to_string(),
+            resource: None,
             notifications: s.notifications.load(Ordering::Relaxed),
             adds: s.adds.load(Ordering::Relaxed),
             updates: s.updates.load(Ordering::Relaxed),

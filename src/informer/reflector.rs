@@ -11,11 +11,12 @@
 //! `relistResourceVersion`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use rand::Rng;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -121,7 +122,7 @@ impl Backoff {
         let base = self.next.min(ceiling);
         self.next = base.mul_f64(self.config.factor).min(self.config.max);
         self.attempt = self.attempt.saturating_add(1);
-        let jitter = rand::rng().random::<f64>() * self.config.jitter;
+        let jitter = random_fraction() * self.config.jitter;
         let delay = base.saturating_add(base.mul_f64(jitter));
         (delay.min(ceiling), self.attempt)
     }
@@ -241,6 +242,32 @@ pub struct ReflectorParts {
     pub watch_error_handler: Option<WatchErrorHandler>,
     pub tracer: Tracer,
     pub last_sync_rv: Arc<Mutex<String>>,
+}
+
+/// One seeded random source for the whole process, once [`seed_randomness`] was called.
+static SEEDED: OnceLock<Mutex<StdRng>> = OnceLock::new();
+
+/// Makes the reflectors' randomness (backoff jitter, watch timeouts) come from one source
+/// seeded with `seed`, so that a replay on a virtual clock gives the same trace every time.
+/// The first call wins.
+pub fn seed_randomness(seed: u64) {
+    let _ = SEEDED.set(Mutex::new(StdRng::seed_from_u64(seed)));
+}
+
+/// A number in [0, 1).
+fn random_fraction() -> f64 {
+    match SEEDED.get() {
+        Some(rng) => lock(rng).random(),
+        None => rand::rng().random(),
+    }
+}
+
+/// A number in [low, high].
+fn random_between(low: u64, high: u64) -> u64 {
+    match SEEDED.get() {
+        Some(rng) => lock(rng).random_range(low..=high),
+        None => rand::rng().random_range(low..=high),
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -574,7 +601,7 @@ impl Reflector {
         send_initial_events: bool,
     ) -> Result<WatchStream, SourceError> {
         let min = self.config.min_watch_timeout.as_secs().max(1);
-        let timeout_seconds = rand::rng().random_range(min..=min.saturating_mul(2));
+        let timeout_seconds = random_between(min, min.saturating_mul(2));
         tracing::debug!(%resource_version, timeout_seconds, send_initial_events, "watch");
         self.tracer.emit(Event::WatchStart {
             resource_version: resource_version.clone(),

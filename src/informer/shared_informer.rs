@@ -26,7 +26,7 @@ use super::real_fifo::{RealFifo, RealFifoOptions};
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
 use super::store::{Cache, IndexFunc, Store};
-use super::trace::{Event, EventKind, Summary, Tracer};
+use super::trace::{Event, EventKind, HandlerSummary, Summary, Tracer};
 
 /// client-go's minimumResyncPeriod.
 pub const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
@@ -129,7 +129,7 @@ struct Inner {
     store_rv: Mutex<String>,
     synced_tx: watch::Sender<bool>,
     synced_emitted: AtomicBool,
-    started_at: std::time::Instant,
+    started_at: Instant,
 }
 
 struct State {
@@ -180,7 +180,7 @@ impl SharedIndexInformer {
                 store_rv: Mutex::default(),
                 synced_tx: watch::Sender::new(false),
                 synced_emitted: AtomicBool::new(false),
-                started_at: std::time::Instant::now(),
+                started_at: Instant::now(),
                 config,
             }),
         }
@@ -369,7 +369,14 @@ impl SharedIndexInformer {
     pub fn summary(&self) -> Summary {
         Summary {
             counts: self.inner.tracer.counts(),
-            handlers: self.listeners().iter().map(|l| l.summary()).collect(),
+            handlers: self
+                .listeners()
+                .iter()
+                .map(|l| HandlerSummary {
+                    resource: self.inner.tracer.resource().map(|r| r.to_string()),
+                    ..l.summary()
+                })
+                .collect(),
             duration: self.inner.started_at.elapsed(),
         }
     }

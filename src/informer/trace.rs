@@ -28,6 +28,9 @@ pub struct TraceEvent {
     /// Strictly increasing from 1 over the events that reached the sink.
     pub seq: u64,
     pub ts: jiff::Timestamp,
+    /// The informer's resource (`pods`, `deployments.apps`) when its tracer was made with
+    /// [`Tracer::for_resource`]; `None` for events of no one resource (the exit summary).
+    pub resource: Option<Arc<str>>,
     pub event: Event,
 }
 
@@ -43,39 +46,69 @@ impl TraceSink for tokio::sync::mpsc::UnboundedSender<TraceEvent> {
     }
 }
 
-/// Counts, stamps and forwards events. Cheap to clone; all clones share one sequence.
+/// Counts, stamps and forwards events. Cheap to clone; all clones share one sequence and
+/// one set of counters; [`Tracer::for_resource`] makes one with its own counters and label
+/// that shares the sequence and sink (one informer per resource, one stream).
 #[derive(Clone)]
 pub struct Tracer {
     inner: Arc<TracerInner>,
+    counts: Arc<[AtomicU64]>,
+    resource: Option<Arc<str>>,
 }
 
 struct TracerInner {
     shown: StageSet,
-    counts: Box<[AtomicU64]>,
     seq: Mutex<u64>,
     sink: Option<Box<dyn TraceSink>>,
+    /// Where `ts` comes from: the wall clock, or (a replay) a virtual one.
+    clock: Option<TraceClock>,
 }
+
+/// A clock for `ts` other than the wall clock (`replay --clock virtual`).
+pub type TraceClock = Arc<dyn Fn() -> jiff::Timestamp + Send + Sync>;
 
 impl Tracer {
     /// A tracer forwarding the events of the `shown` stages to `sink`.
     pub fn new(sink: impl TraceSink, shown: StageSet) -> Self {
-        Self::build(Some(Box::new(sink)), shown)
+        Self::build(Some(Box::new(sink)), shown, None)
+    }
+
+    /// [`Tracer::new`] stamping `ts` from `clock`.
+    pub fn with_clock(sink: impl TraceSink, shown: StageSet, clock: TraceClock) -> Self {
+        Self::build(Some(Box::new(sink)), shown, Some(clock))
     }
 
     /// A tracer that only counts.
     pub fn counting_only() -> Self {
-        Self::build(None, StageSet::minimal())
+        Self::build(None, StageSet::minimal(), None)
     }
 
-    fn build(sink: Option<Box<dyn TraceSink>>, shown: StageSet) -> Self {
+    fn build(sink: Option<Box<dyn TraceSink>>, shown: StageSet, clock: Option<TraceClock>) -> Self {
         Self {
             inner: Arc::new(TracerInner {
                 shown,
-                counts: EventKind::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
                 seq: Mutex::new(0),
                 sink,
+                clock,
             }),
+            counts: new_counters(),
+            resource: None,
         }
+    }
+
+    /// A tracer into the same sequence and sink whose events carry `resource` and whose
+    /// counts are its own (each informer's summary counts its own events).
+    pub fn for_resource(&self, resource: &str) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            counts: new_counters(),
+            resource: Some(resource.into()),
+        }
+    }
+
+    /// The resource this tracer's events carry.
+    pub fn resource(&self) -> Option<&Arc<str>> {
+        self.resource.as_ref()
     }
 
     /// Counts `event` and, when its stage is shown, stamps and records it.
@@ -96,7 +129,7 @@ impl Tracer {
 
     /// Counts `kind`; true when its events reach the sink.
     fn count(&self, kind: EventKind) -> bool {
-        self.inner.counts[kind as usize].fetch_add(1, Ordering::Relaxed);
+        self.counts[kind as usize].fetch_add(1, Ordering::Relaxed);
         self.inner.sink.is_some() && self.inner.shown.contains(kind.stage())
     }
 
@@ -111,7 +144,12 @@ impl Tracer {
         *seq += 1;
         sink.record(TraceEvent {
             seq: *seq,
-            ts: jiff::Timestamp::now(),
+            ts: self
+                .inner
+                .clock
+                .as_ref()
+                .map_or_else(jiff::Timestamp::now, |clock| clock()),
+            resource: self.resource.clone(),
             event,
         });
     }
@@ -119,7 +157,7 @@ impl Tracer {
     /// `stage/event` → count, for every event kind emitted at least once.
     pub fn counts(&self) -> BTreeMap<String, u64> {
         let mut out = BTreeMap::new();
-        for (kind, count) in EventKind::ALL.iter().zip(self.inner.counts.iter()) {
+        for (kind, count) in EventKind::ALL.iter().zip(self.counts.iter()) {
             let n = count.load(Ordering::Relaxed);
             if n > 0 {
                 out.insert(format!("{}/{}", kind.stage().as_str(), kind.name()), n);
@@ -132,6 +170,11 @@ impl Tracer {
     pub fn count_of(&self, stage_event: &str) -> u64 {
         self.counts().get(stage_event).copied().unwrap_or(0)
     }
+}
+
+/// One zeroed counter per event kind.
+fn new_counters() -> Arc<[AtomicU64]> {
+    EventKind::ALL.iter().map(|_| AtomicU64::new(0)).collect()
 }
 
 #[cfg(test)]

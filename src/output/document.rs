@@ -20,6 +20,7 @@ pub fn event_document(event: &TraceEvent, opts: &RenderOptions) -> OrderedValue 
     doc.push("ts", OrderedValue::String(timestamp(event.ts)));
     doc.str("stage", event.event.stage().as_str());
     doc.str("event", event.event.name());
+    doc.opt_str("resource", event.resource.as_deref());
     event.event.visit_fields(&mut doc);
     doc.into_value()
 }

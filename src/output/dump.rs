@@ -1,5 +1,6 @@
 //! `kinformer dump`: the indexer's contents — one row per object plus one table per index —
 //! or the objects as JSON/YAML/JSONL. Secret values are redacted per the render options.
+//! A dump of several resources is one such dump per resource, each named by its `resource`.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -10,17 +11,20 @@ use crate::informer::trace::ObjectRef;
 
 use super::columns::{COLUMN_GAP, Columns};
 use super::document::write_document;
-use super::jsonl::single_line;
 use super::options::{OutputFormat, RenderOptions};
 use super::ordered::OrderedValue;
 use super::redact::REDACTED;
 use crate::duration::age;
+use crate::json_scan::single_line;
 
 /// The index every store has; its values are not shown as an object column.
 const NAMESPACE_INDEX: &str = "namespace";
 
 /// Everything `dump` shows.
 pub struct DumpInput<'a> {
+    /// The resource's label when the dump is one of several: a `RESOURCE` title line before
+    /// the tables, a `resource` member first in the JSON/YAML document.
+    pub resource: Option<&'a str>,
     /// The LIST's resourceVersion.
     pub resource_version: &'a str,
     /// The cached objects, sorted by key.
@@ -88,7 +92,13 @@ fn write_jsonl(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions)
 
 /// `{"resourceVersion":…, "items":[…], "indices":{name:{value:[keys]}}}`.
 fn write_json(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<()> {
-    out.write_all(b"{\n  \"resourceVersion\": ")?;
+    out.write_all(b"{\n  ")?;
+    if let Some(resource) = input.resource {
+        out.write_all(b"\"resource\": ")?;
+        serde_json::to_writer(&mut *out, resource)?;
+        out.write_all(b",\n  ")?;
+    }
+    out.write_all(b"\"resourceVersion\": ")?;
     serde_json::to_writer(&mut *out, input.resource_version)?;
     out.write_all(b",\n  \"items\": [")?;
     for (i, obj) in input.objects.iter().enumerate() {
@@ -110,6 +120,10 @@ fn write_json(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) 
 
 /// The same document as YAML, one item at a time.
 fn write_yaml(out: &mut dyn Write, input: &DumpInput<'_>, opts: &RenderOptions) -> io::Result<()> {
+    if let Some(resource) = input.resource {
+        let resource = serde_saphyr::to_string(&resource).map_err(io::Error::other)?;
+        writeln!(out, "---\nresource: {}", resource.trim_end())?;
+    }
     let rv = serde_saphyr::to_string(&input.resource_version).map_err(io::Error::other)?;
     writeln!(out, "resourceVersion: {}", rv.trim_end())?;
     out.write_all(if input.objects.is_empty() {
@@ -152,6 +166,9 @@ fn indices_value(input: &DumpInput<'_>) -> OrderedValue {
 }
 
 fn write_tables(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) {
+    if let Some(resource) = input.resource {
+        buf.extend_from_slice(format!("RESOURCE {resource}\n").as_bytes());
+    }
     let shown: Vec<(usize, &String)> = input
         .index_names
         .iter()
@@ -245,6 +262,7 @@ mod tests {
         indices: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
     ) -> DumpInput<'a> {
         DumpInput {
+            resource: None,
             resource_version: "4711",
             objects,
             index_names: names,

@@ -32,7 +32,14 @@ pub fn stamp(seq: u64, event: Event) -> TraceEvent {
     let offset =
         jiff::SignedDuration::from_millis(i64::try_from(seq.saturating_sub(1)).unwrap_or(0));
     let ts = base.checked_add(offset).expect("in range");
-    TraceEvent { seq, ts, event }
+    // Every line of an informer carries its resource; the exit summary belongs to none.
+    let resource = (!matches!(event, Event::Summary(_))).then(|| Arc::from("pods"));
+    TraceEvent {
+        seq,
+        ts,
+        resource,
+        event,
+    }
 }
 
 fn handler(name: &str) -> Arc<str> {
@@ -208,6 +215,7 @@ pub fn summary() -> Summary {
         .collect(),
         handlers: vec![HandlerSummary {
             name: "slow".into(),
+            resource: None,
             notifications: 743,
             adds: 742,
             updates: 1,

@@ -5,7 +5,6 @@
 //! to print `--diff` values. Object bytes are embedded verbatim (secrets redacted), with any
 //! raw newline bytes (which JSON only allows as whitespace) dropped so a line is never split.
 
-use std::borrow::Cow;
 use std::io::Write as _;
 use std::time::Duration;
 
@@ -14,6 +13,7 @@ use crate::informer::trace::{FieldVisitor, Notification, Summary, TraceEvent, du
 use super::diff::Change;
 use super::options::{ExtraLine, NotificationMember, RenderOptions};
 use super::redact::write_json_str;
+use crate::json_scan::single_line;
 
 /// Appends `event` as one JSON line, newline included, to `buf`.
 pub fn write_event(buf: &mut Vec<u8>, event: &TraceEvent, opts: &RenderOptions) {
@@ -22,6 +22,7 @@ pub fn write_event(buf: &mut Vec<u8>, event: &TraceEvent, opts: &RenderOptions) 
     line.timestamp("ts", event.ts);
     line.str("stage", event.event.stage().as_str());
     line.str("event", event.event.name());
+    line.opt_str("resource", event.resource.as_deref());
     event.event.visit_fields(&mut line);
     line.close();
 }
@@ -199,18 +200,4 @@ pub(crate) fn write_timestamp(buf: &mut Vec<u8>, ts: jiff::Timestamp) {
         dt.second(),
         dt.subsec_nanosecond() / 1000
     );
-}
-
-/// `raw` without raw CR/LF (only ever whitespace in valid JSON), borrowed when it has none.
-pub(crate) fn single_line(raw: &[u8]) -> Cow<'_, [u8]> {
-    if raw.contains(&b'\n') || raw.contains(&b'\r') {
-        Cow::Owned(
-            raw.iter()
-                .copied()
-                .filter(|b| !matches!(b, b'\n' | b'\r'))
-                .collect(),
-        )
-    } else {
-        Cow::Borrowed(raw)
-    }
 }

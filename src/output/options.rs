@@ -63,6 +63,11 @@ pub struct RenderOptions {
     pub redact_secrets: bool,
     /// ...unless `--show-secret-data` was given.
     pub show_secret_data: bool,
+    /// Several resources in one stream: tables get a RESOURCE column, and `redact_secrets`
+    /// is decided per event (true for the events of `secrets_resource`).
+    pub several_resources: bool,
+    /// With `several_resources`: the trace label of core/v1 secrets, when it is one of them.
+    pub secrets_resource: Option<String>,
 }
 
 impl RenderOptions {

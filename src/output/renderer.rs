@@ -94,6 +94,10 @@ impl<W: Write> EventRenderer<W> {
         if !self.shows(&event.event) {
             return Ok(());
         }
+        if self.opts.several_resources {
+            self.opts.redact_secrets = event.resource.is_some()
+                && event.resource.as_deref() == self.opts.secrets_resource.as_deref();
+        }
         if matches!(event.event, Event::Summary(_))
             && let Some(mut before) = self.before_summary.take()
         {

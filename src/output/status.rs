@@ -79,6 +79,7 @@ mod tests {
         TraceEvent {
             seq: 1,
             ts: jiff::Timestamp::from_millisecond(at_ms).unwrap(),
+            resource: None,
             event: Event::Handled {
                 handler: handler.into(),
                 kind: NotifyKind::Add,

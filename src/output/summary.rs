@@ -27,6 +27,7 @@ pub fn render(
         let event = TraceEvent {
             seq,
             ts,
+            resource: None,
             event: Event::Summary(Box::new(summary.clone())),
         };
         let opts = RenderOptions::new(format);
@@ -70,10 +71,11 @@ fn counts_table(summary: &Summary) -> Columns {
 type Figure = fn(&HandlerSummary) -> String;
 
 /// One column per handler, one row per figure: fits 80 columns for a handful of handlers,
-/// whatever the figures.
+/// whatever the figures. With several resources a column is one resource×handler, named
+/// `RESOURCE/HANDLER`.
 fn handlers_table(summary: &Summary) -> Columns {
-    let mut header = vec!["PER HANDLER"];
-    header.extend(summary.handlers.iter().map(|h| h.name.as_str()));
+    let mut header = vec!["PER HANDLER".to_owned()];
+    header.extend(summary.handlers.iter().map(|h| column_name(summary, h)));
     let mut table = Columns::new(header, false).right_align_from(1);
     let figures: [(&str, Figure); 10] = [
         ("notifications", |h| h.notifications.to_string()),
@@ -96,6 +98,17 @@ fn handlers_table(summary: &Summary) -> Columns {
         table.row(row);
     }
     table
+}
+
+/// The handler's column header: its name, prefixed by its resource when the summary spans
+/// several resources.
+fn column_name(summary: &Summary, handler: &HandlerSummary) -> String {
+    let first = summary.handlers.first().map(|h| &h.resource);
+    let several = summary.handlers.iter().any(|h| Some(&h.resource) != first);
+    match &handler.resource {
+        Some(resource) if several => format!("{resource}/{}", handler.name),
+        _ => handler.name.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -134,6 +147,40 @@ mod tests {
         assert!(text.contains("250.04ms"));
         assert!(text.starts_with("Summary (12.345s elapsed)"));
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    }
+
+    #[test]
+    fn several_resources_name_each_column_resource_slash_handler() {
+        let mut summary = summary();
+        let mut deploy = summary.handlers[0].clone();
+        summary.handlers[0].resource = Some("pods".into());
+        deploy.resource = Some("deployments.apps".into());
+        summary.handlers.push(deploy);
+        let mut out = Vec::new();
+        write_tables(&mut out, &summary).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let header: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with("PER HANDLER"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect();
+        assert_eq!(
+            header,
+            ["PER", "HANDLER", "pods/slow", "deployments.apps/slow"],
+            "{text}"
+        );
+        let mut line = Vec::new();
+        render(
+            &mut line,
+            &summary,
+            OutputFormat::Jsonl,
+            1,
+            jiff::Timestamp::UNIX_EPOCH,
+        )
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(v["handlers"][1]["resource"], "deployments.apps");
     }
 
     #[test]

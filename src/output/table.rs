@@ -73,6 +73,9 @@ const COMPACT: [Column; 4] = [
     col("RV", 6),
 ];
 
+/// The RESOURCE column, after TIME, when one stream carries several resources.
+const RESOURCE: Column = col("RESOURCE", 16);
+
 const GAP: &str = "  ";
 
 /// A terminal narrower than this gets the compact layout.
@@ -127,9 +130,12 @@ impl TableRenderer {
         let layout = Layout::of(opts);
         self.write_header(out, layout);
         let color = opts.color.then(|| row_color(&event.event)).flatten();
-        let mut fields = RowFields::of(&event.event, layout == Layout::Wide, opts);
+        let mut fields = RowFields::of(&event.event, layout.shape == Shape::Wide, opts);
         let changes = fields.changes.take();
-        for line in layout.lines(&RowText::of(event, fields, layout)) {
+        let resource = layout
+            .resource
+            .then(|| event.resource.as_deref().unwrap_or(""));
+        for line in layout.lines(&RowText::of(event, fields, layout, resource)) {
             push_colored(out, &line, color);
         }
         if let Some(changes) = changes {
@@ -159,6 +165,7 @@ impl TableRenderer {
         let row = RowText {
             seq: String::new(),
             ts,
+            resource: layout.resource.then_some(""),
             stage: "handler",
             event: "status",
             key: String::new(),
@@ -183,40 +190,60 @@ impl TableRenderer {
 /// How rows are laid out: the full columns (a pipe, a wide terminal), `-o wide`, or the
 /// compact layout fitted to a narrow terminal's width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Layout {
+enum Shape {
     /// `Some(width)` on a terminal: DETAIL wraps there.
     Full(Option<usize>),
     Wide,
     Compact(usize),
 }
 
+/// A [`Shape`], with or without the RESOURCE column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    shape: Shape,
+    resource: bool,
+}
+
 impl Layout {
     fn of(opts: &RenderOptions) -> Self {
-        match (opts.format, opts.width) {
-            (OutputFormat::Wide, _) => Layout::Wide,
-            (_, Some(w)) if w < FULL_WIDTH => Layout::Compact(w),
-            (_, width) => Layout::Full(width),
+        let shape = match (opts.format, opts.width) {
+            (OutputFormat::Wide, _) => Shape::Wide,
+            (_, Some(w)) if w < FULL_WIDTH => Shape::Compact(w),
+            (_, width) => Shape::Full(width),
+        };
+        Self {
+            shape,
+            resource: opts.several_resources,
+        }
+    }
+
+    /// Where RESOURCE goes among the cells: after TIME.
+    fn resource_at(self) -> usize {
+        if matches!(self.shape, Shape::Compact(_)) {
+            1
+        } else {
+            2
         }
     }
 
     fn width(self) -> Option<usize> {
-        match self {
-            Layout::Full(w) => w,
-            Layout::Wide => None,
-            Layout::Compact(w) => Some(w),
+        match self.shape {
+            Shape::Full(w) => w,
+            Shape::Wide => None,
+            Shape::Compact(w) => Some(w),
         }
     }
 
     fn columns(self) -> &'static [Column] {
-        match self {
-            Layout::Full(_) => &NARROW,
-            Layout::Wide => &WIDE,
-            Layout::Compact(_) => &COMPACT,
+        match self.shape {
+            Shape::Full(_) => &NARROW,
+            Shape::Wide => &WIDE,
+            Shape::Compact(_) => &COMPACT,
         }
     }
 
     fn gap(self) -> &'static str {
-        if matches!(self, Layout::Compact(_)) {
+        if matches!(self.shape, Shape::Compact(_)) {
             " "
         } else {
             GAP
@@ -226,10 +253,13 @@ impl Layout {
     /// The header line, newline included.
     fn header(self) -> String {
         let mut line = String::new();
-        for c in self.columns() {
+        for (i, c) in self.columns().iter().enumerate() {
+            if self.resource && i == self.resource_at() {
+                push_cell(&mut line, RESOURCE.name, RESOURCE.width, self.gap());
+            }
             push_cell(&mut line, c.name, c.width, self.gap());
         }
-        line.push_str(if matches!(self, Layout::Compact(_)) {
+        line.push_str(if matches!(self.shape, Shape::Compact(_)) {
             "KEY DETAIL"
         } else {
             "DETAIL"
@@ -241,11 +271,15 @@ impl Layout {
     /// A row as one line, or (on a terminal) as many as its DETAIL needs to fit the width.
     fn lines(self, row: &RowText<'_>) -> Vec<String> {
         let mut line = String::with_capacity(160);
-        for (c, v) in self.columns().iter().zip(&row.cells(self)) {
+        let mut columns: Vec<&Column> = self.columns().iter().collect();
+        if self.resource {
+            columns.insert(self.resource_at(), &RESOURCE);
+        }
+        for (c, v) in columns.into_iter().zip(&row.cells(self)) {
             push_cell(&mut line, v, c.width, self.gap());
         }
         let mut words = String::new();
-        if matches!(self, Layout::Compact(_)) && !row.key.is_empty() {
+        if matches!(self.shape, Shape::Compact(_)) && !row.key.is_empty() {
             words.push_str(&sanitize(&row.key));
             words.push(' ');
         }
@@ -265,6 +299,8 @@ impl Layout {
 struct RowText<'a> {
     seq: String,
     ts: jiff::Timestamp,
+    /// The RESOURCE cell, when the layout has the column.
+    resource: Option<&'a str>,
     stage: &'a str,
     event: &'a str,
     key: String,
@@ -275,8 +311,13 @@ struct RowText<'a> {
 }
 
 impl<'a> RowText<'a> {
-    fn of(event: &'a TraceEvent, fields: RowFields<'_>, layout: Layout) -> Self {
-        let extra = if layout == Layout::Wide {
+    fn of(
+        event: &'a TraceEvent,
+        fields: RowFields<'_>,
+        layout: Layout,
+        resource: Option<&'a str>,
+    ) -> Self {
+        let extra = if layout.shape == Shape::Wide {
             vec![fields.handler, fields.pending, fields.uid]
         } else {
             Vec::new()
@@ -284,6 +325,7 @@ impl<'a> RowText<'a> {
         RowText {
             seq: event.seq.to_string(),
             ts: event.ts,
+            resource,
             stage: event.event.stage().as_str(),
             event: event.event.name(),
             key: fields.key,
@@ -295,12 +337,13 @@ impl<'a> RowText<'a> {
 
     /// The cells before DETAIL (before KEY in the compact layout), sanitised.
     fn cells(&self, layout: Layout) -> Vec<String> {
-        let mut cells = match layout {
-            Layout::Compact(_) => vec![time_of_day(self.ts, false)],
+        let mut cells = match layout.shape {
+            Shape::Compact(_) => vec![time_of_day(self.ts, false)],
             _ => vec![self.seq.clone(), time_of_day(self.ts, true)],
         };
+        cells.extend(self.resource.map(str::to_owned));
         cells.extend([self.stage.to_owned(), self.event.to_owned()]);
-        if !matches!(layout, Layout::Compact(_)) {
+        if !matches!(layout.shape, Shape::Compact(_)) {
             cells.push(self.key.clone());
         }
         cells.push(self.rv.clone());

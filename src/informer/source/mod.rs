@@ -3,10 +3,14 @@
 //!
 //! [`KubeSource`] (`kube.rs`) talks to an API server for any GVR through kube's client;
 //! `wire.rs` decodes the bodies so that objects stay raw JSON bytes. The in-memory source for
-//! tests and replay is [`crate::informer::testing::MemorySource`].
+//! tests is [`crate::informer::testing::MemorySource`]; `record.rs` wraps any source to write
+//! its traffic to a record file (`record_file.rs`), which `replay.rs` answers from.
 
 mod kube;
 mod lister_watcher;
+pub mod record;
+pub mod record_file;
+pub mod replay;
 pub mod wire;
 
 pub use kube::{KubeSource, KubeTarget};

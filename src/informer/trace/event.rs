@@ -237,6 +237,8 @@ pub struct Summary {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HandlerSummary {
     pub name: String,
+    /// The resource of the informer the handler is registered with (as in trace events).
+    pub resource: Option<String>,
     pub notifications: u64,
     pub adds: u64,
     pub updates: u64,

@@ -327,6 +327,7 @@ impl HandlerSummary {
     /// Hands the figures of one handler's summary to `v`, in the order of the JSONL object.
     pub fn visit_fields(&self, v: &mut impl FieldVisitor) {
         v.str("name", &self.name);
+        v.opt_str("resource", self.resource.as_deref());
         v.u64("notifications", self.notifications);
         v.u64("adds", self.adds);
         v.u64("updates", self.updates);

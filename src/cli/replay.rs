@@ -1,0 +1,140 @@
+//! `kinformer replay FILE`: feed a record file through the informer pipeline offline, with
+//! any queue, client-go profile, handlers and resync, at `--speed`, streamed like `watch`.
+//!
+//! It runs on a single-threaded runtime so that the same file and flags give the same trace;
+//! `--clock virtual` pauses tokio's clock (timers fire in recorded time, without waiting) and
+//! stamps trace lines with the recording's time, so the output is identical byte for byte.
+//! The end of the file ends the run like `--timeout` does.
+
+use std::io::{self, BufWriter, IsTerminal};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::informer::reflector::seed_randomness;
+use crate::informer::source::record_file::{RecordError, RecordFile};
+use crate::informer::source::replay::{Replay, ReplayEnd};
+use crate::informer::trace::TraceClock;
+use crate::output::EventRenderer;
+use crate::scenario::InspectorAction;
+
+use super::args::{ClockArg, ReplayArgs};
+use super::connect::deadline_after;
+use super::exit::CliError;
+use super::inspect::{informer_config, list_progress, render_options};
+use super::session::{ResourcePlan, Session, SessionPlan};
+use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
+
+/// How long the pipeline may settle after the last entry before the replay stops.
+const SETTLE: Duration = Duration::from_millis(100);
+
+/// At most this many `warning:` lines about calls that differ from the recording.
+const MAX_NOTES: usize = 5;
+
+pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliError> {
+    let path = args.file.display().to_string();
+    let bad = |e: RecordError| CliError::BadRecord(format!("{path}:{e}"));
+    let bytes = std::fs::read(&args.file)
+        .map_err(|e| CliError::BadRecord(format!("{path}: cannot read: {e}")))?;
+    let file = RecordFile::parse(&bytes).map_err(bad)?;
+    let created: jiff::Timestamp = file.header.created.parse().map_err(|e| {
+        bad(RecordError {
+            line: 1,
+            message: format!("bad created time {:?}: {e}", file.header.created),
+        })
+    })?;
+    let resources = file.header.resources.clone();
+    let virtual_clock = args.clock == ClockArg::Virtual;
+    if virtual_clock {
+        seed_randomness(0);
+    }
+    let mut replay = Replay::new(file, args.speed).map_err(bad)?;
+    let plan = SessionPlan {
+        resources: replay
+            .sources()
+            .into_iter()
+            .map(|(resource, source)| ResourcePlan { resource, source })
+            .collect(),
+        informer: informer_config(&args.pipeline),
+        indexers: args.pipeline.index_functions(),
+        handlers: args.pipeline.handler_specs(),
+        shown: args.output.show.stages(),
+        clock: virtual_clock.then(|| recorded_time(created)),
+    };
+    let render = render_options(&args.output, &resources);
+    let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
+    let mut progress = list_progress();
+    let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
+    let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
+        .with_hidden(args.output.show.hidden());
+    let stop_when = StopWhen {
+        timeout: deadline_after(args.timeout).map(|d| d.saturating_duration_since(Instant::now())),
+        ..StopWhen::default()
+    };
+    let (actions_tx, mut actions) = mpsc::unbounded_channel();
+    let mut stderr = progress.writer(io::stderr(), true);
+    let mut end = None;
+    let (ending, _) = {
+        let mut observe = |e: &_| progress.observe(e);
+        let streaming = stream::run_with_actions(
+            session,
+            &mut renderer,
+            &mut stderr,
+            stop_when,
+            &mut observe,
+            signals,
+            &mut actions,
+        );
+        let ended = async {
+            let end = replay.ended().await;
+            if end == ReplayEnd::Finished {
+                tokio::time::sleep(SETTLE).await;
+            }
+            let _ = actions_tx.send(InspectorAction::End);
+            end
+        };
+        tokio::pin!(streaming, ended);
+        loop {
+            tokio::select! {
+                result = &mut streaming => break result?,
+                e = &mut ended, if end.is_none() => end = Some(e),
+            }
+        }
+    };
+    progress.finish();
+    report(&replay, &path);
+    if let Some(ReplayEnd::Mismatch(e)) = end {
+        return Err(bad(e));
+    }
+    ending.into_exit()
+}
+
+/// The virtual clock's timestamps: the recording's start plus the paused clock's progress.
+fn recorded_time(created: jiff::Timestamp) -> TraceClock {
+    let start = Instant::now();
+    Arc::new(move || {
+        let elapsed = jiff::SignedDuration::try_from(start.elapsed()).unwrap_or_default();
+        created.checked_add(elapsed).unwrap_or(created)
+    })
+}
+
+/// Warnings on stderr: calls answered although they differ from the recording, and entries
+/// the replay never asked for.
+fn report(replay: &Replay, path: &str) {
+    let notes = replay.notes();
+    for note in notes.iter().take(MAX_NOTES) {
+        eprintln!("warning: {path}:{note}");
+    }
+    if notes.len() > MAX_NOTES {
+        eprintln!(
+            "warning: {path}: {} more calls differ from the recording",
+            notes.len() - MAX_NOTES
+        );
+    }
+    let left = replay.left_over();
+    if left > 0 {
+        eprintln!("warning: {path}: {left} recorded entries were never asked for");
+    }
+}

@@ -1,0 +1,582 @@
+//! The record file: what `kinformer record` writes and `kinformer replay` reads — JSONL,
+//! version 1, optionally zstd-compressed (told by its magic bytes).
+//!
+//! Line 1 is the header; every other line is one entry of one resource's ListerWatcher
+//! traffic, `t` milliseconds after the recording started:
+//!
+//! ```text
+//! {"kinformer-record":1,"created":"2026-11-22T10:00:00Z","server_version":"v1.32.0","client_go":"1.36","resources":["pods"]}
+//! {"t":0,"r":"pods","list":{"rv":"0","limit":500}}                    a LIST request
+//! {"t":41,"r":"pods","page":{"rv":"4711","continue":null,"items":[…]}} its page (raw items)
+//! {"t":42,"r":"pods","watch":{"rv":"4711","timeout_s":412,"initial_events":false}}
+//! {"t":900,"r":"pods","frame":{"type":"MODIFIED","object":{…}}}       a watch frame (raw object)
+//! {"t":950,"r":"pods","frame":{"type":"BOOKMARK","rv":"4800","initial_events_end":false}}
+//! {"t":960,"r":"pods","frame":{"type":"ERROR","status":{"code":410,"reason":"Expired","message":"…"}}}
+//! {"t":990,"r":"pods","error":{"kind":"api","code":429,"reason":"TooManyRequests","message":"…"}}
+//! {"t":999,"r":"pods","stream_error":{"kind":"transport","message":"…"}}
+//! {"t":1000,"r":"pods","end":true}                                     the server closed the watch
+//! ```
+//!
+//! `error` answers the LIST or WATCH request before it (the request failed); `stream_error`
+//! and `end` close the open watch (broken, or ended cleanly). A request while a watch is open
+//! means the client dropped that watch. Objects are embedded verbatim.
+
+use std::io::Read;
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::{ApiStatus, ListOptions, ListPage, SourceError, WatchFrame, WatchOptions};
+use crate::json_scan::single_line;
+
+/// The version this kinformer writes and reads.
+pub const VERSION: u64 = 1;
+
+/// The header's version key.
+pub const HEADER_KEY: &str = "kinformer-record";
+
+/// zstd's frame magic number, as the file's first bytes.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// The first line of a record file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    #[serde(rename = "kinformer-record")]
+    pub version: u64,
+    /// When the recording started (RFC 3339, UTC).
+    pub created: String,
+    /// The API server's `gitVersion`, when it told.
+    pub server_version: Option<String>,
+    /// The `--client-go` release the recording ran with.
+    pub client_go: String,
+    /// The resources recorded, as trace lines name them.
+    pub resources: Vec<String>,
+}
+
+/// One recorded event of one resource's traffic, with its line number in the file.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub line: usize,
+    /// Milliseconds after the recording started.
+    pub t: u64,
+    pub resource: String,
+    pub kind: EntryKind,
+}
+
+/// What an entry records.
+#[derive(Debug, Clone)]
+pub enum EntryKind {
+    List(ListOptions),
+    Page(ListPage),
+    Watch(WatchOptions),
+    Frame(WatchFrame),
+    /// The request before it failed.
+    Error(SourceError),
+    /// The open watch broke.
+    StreamError(SourceError),
+    /// The open watch ended cleanly.
+    End,
+}
+
+/// The LIST request as recorded.
+#[derive(Debug, Serialize, Deserialize)]
+struct ListRec {
+    rv: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    limit: Option<u32>,
+    #[serde(default, rename = "continue", skip_serializing_if = "Option::is_none")]
+    continue_token: Option<String>,
+}
+
+/// The WATCH request as recorded.
+#[derive(Debug, Serialize, Deserialize)]
+struct WatchRec {
+    rv: String,
+    timeout_s: u64,
+    initial_events: bool,
+}
+
+/// A failure as recorded.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct ErrorRec {
+    /// `api`, `refused`, `transport` or `decode`.
+    kind: String,
+    message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    code: Option<u16>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retry_after_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    too_large_rv: bool,
+}
+
+impl From<&SourceError> for ErrorRec {
+    fn from(e: &SourceError) -> Self {
+        let plain = |kind: &str, message: &str| ErrorRec {
+            kind: kind.into(),
+            message: message.into(),
+            ..ErrorRec::default()
+        };
+        match e {
+            SourceError::Api(s) => ErrorRec {
+                kind: "api".into(),
+                message: s.message.clone(),
+                code: s.code,
+                reason: s.reason.clone(),
+                retry_after_ms: s.retry_after.map(millis),
+                too_large_rv: s.too_large_resource_version,
+            },
+            SourceError::ConnectionRefused(m) => plain("refused", m),
+            SourceError::Transport(m) => plain("transport", m),
+            SourceError::Decode(m) => plain("decode", m),
+        }
+    }
+}
+
+impl ErrorRec {
+    fn into_error(self) -> Result<SourceError, String> {
+        Ok(match self.kind.as_str() {
+            "api" => SourceError::Api(self.status()),
+            "refused" => SourceError::ConnectionRefused(self.message),
+            "transport" => SourceError::Transport(self.message),
+            "decode" => SourceError::Decode(self.message),
+            other => return Err(format!("unknown error kind {other:?}")),
+        })
+    }
+
+    fn status(self) -> ApiStatus {
+        ApiStatus {
+            code: self.code,
+            reason: self.reason,
+            message: self.message,
+            retry_after: self.retry_after_ms.map(Duration::from_millis),
+            too_large_resource_version: self.too_large_rv,
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Appends one entry as one line (newline included) to `out`.
+pub fn write_entry(out: &mut Vec<u8>, t: u64, resource: &str, kind: &EntryKind) {
+    out.extend_from_slice(format!("{{\"t\":{t},\"r\":").as_bytes());
+    json(out, &resource);
+    let key = match kind {
+        EntryKind::List(_) => "list",
+        EntryKind::Page(_) => "page",
+        EntryKind::Watch(_) => "watch",
+        EntryKind::Frame(_) => "frame",
+        EntryKind::Error(_) => "error",
+        EntryKind::StreamError(_) => "stream_error",
+        EntryKind::End => "end",
+    };
+    out.extend_from_slice(format!(",\"{key}\":").as_bytes());
+    match kind {
+        EntryKind::List(o) => json(out, &list_rec(o)),
+        EntryKind::Page(page) => write_page(out, page),
+        EntryKind::Watch(o) => json(
+            out,
+            &WatchRec {
+                rv: o.resource_version.clone(),
+                timeout_s: o.timeout_seconds,
+                initial_events: o.send_initial_events,
+            },
+        ),
+        EntryKind::Frame(frame) => write_frame(out, frame),
+        EntryKind::Error(e) | EntryKind::StreamError(e) => json(out, &ErrorRec::from(e)),
+        EntryKind::End => out.extend_from_slice(b"true"),
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+fn list_rec(o: &ListOptions) -> ListRec {
+    ListRec {
+        rv: o.resource_version.clone(),
+        limit: o.limit,
+        continue_token: o.continue_token.clone(),
+    }
+}
+
+/// Serialises a value that cannot fail to serialise (plain data) into `out`.
+fn json(out: &mut Vec<u8>, value: &impl Serialize) {
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+fn write_page(out: &mut Vec<u8>, page: &ListPage) {
+    out.extend_from_slice(b"{\"rv\":");
+    json(out, &page.resource_version);
+    out.extend_from_slice(b",\"continue\":");
+    json(out, &page.continue_token);
+    out.extend_from_slice(b",\"items\":[");
+    for (i, item) in page.items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(&single_line(item));
+    }
+    out.extend_from_slice(b"]}");
+}
+
+fn write_frame(out: &mut Vec<u8>, frame: &WatchFrame) {
+    let object = |out: &mut Vec<u8>, kind: &str, raw: &Bytes| {
+        out.extend_from_slice(format!("{{\"type\":\"{kind}\",\"object\":").as_bytes());
+        out.extend_from_slice(&single_line(raw));
+        out.push(b'}');
+    };
+    match frame {
+        WatchFrame::Added(raw) => object(out, "ADDED", raw),
+        WatchFrame::Modified(raw) => object(out, "MODIFIED", raw),
+        WatchFrame::Deleted(raw) => object(out, "DELETED", raw),
+        WatchFrame::Bookmark {
+            resource_version,
+            initial_events_end,
+        } => {
+            out.extend_from_slice(b"{\"type\":\"BOOKMARK\",\"rv\":");
+            json(out, resource_version);
+            out.extend_from_slice(
+                format!(",\"initial_events_end\":{initial_events_end}}}").as_bytes(),
+            );
+        }
+        WatchFrame::Error(status) => {
+            out.extend_from_slice(b"{\"type\":\"ERROR\",\"status\":");
+            json(out, &ErrorRec::from(&SourceError::Api(status.clone())));
+            out.push(b'}');
+        }
+    }
+}
+
+/// An entry line as read: `t`, `r` and exactly one kind.
+#[derive(Deserialize)]
+struct EntryRec<'a> {
+    t: u64,
+    r: String,
+    list: Option<ListRec>,
+    #[serde(borrow)]
+    page: Option<PageRec<'a>>,
+    watch: Option<WatchRec>,
+    #[serde(borrow)]
+    frame: Option<FrameRec<'a>>,
+    error: Option<ErrorRec>,
+    stream_error: Option<ErrorRec>,
+    end: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct PageRec<'a> {
+    rv: String,
+    #[serde(rename = "continue")]
+    continue_token: Option<String>,
+    #[serde(borrow)]
+    items: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct FrameRec<'a> {
+    #[serde(rename = "type")]
+    frame_type: String,
+    #[serde(borrow)]
+    object: Option<&'a RawValue>,
+    rv: Option<String>,
+    #[serde(default)]
+    initial_events_end: bool,
+    status: Option<ErrorRec>,
+}
+
+impl EntryRec<'_> {
+    fn into_kind(self) -> Result<EntryKind, String> {
+        let mut kinds = Vec::new();
+        if let Some(l) = self.list {
+            kinds.push(EntryKind::List(ListOptions {
+                resource_version: l.rv,
+                limit: l.limit,
+                continue_token: l.continue_token,
+            }));
+        }
+        if let Some(p) = self.page {
+            kinds.push(EntryKind::Page(ListPage {
+                items: p.items.iter().map(|i| raw_bytes(i)).collect(),
+                resource_version: p.rv,
+                continue_token: p.continue_token,
+            }));
+        }
+        if let Some(w) = self.watch {
+            kinds.push(EntryKind::Watch(WatchOptions {
+                resource_version: w.rv,
+                timeout_seconds: w.timeout_s,
+                send_initial_events: w.initial_events,
+            }));
+        }
+        if let Some(f) = self.frame {
+            kinds.push(EntryKind::Frame(f.into_frame()?));
+        }
+        if let Some(e) = self.error {
+            kinds.push(EntryKind::Error(e.into_error()?));
+        }
+        if let Some(e) = self.stream_error {
+            kinds.push(EntryKind::StreamError(e.into_error()?));
+        }
+        if self.end == Some(true) {
+            kinds.push(EntryKind::End);
+        }
+        match kinds.len() {
+            1 => Ok(kinds.remove(0)),
+            0 => Err(
+                "an entry with none of list, page, watch, frame, error, stream_error, end".into(),
+            ),
+            _ => Err(
+                "an entry with more than one of list, page, watch, frame, error, stream_error, end"
+                    .into(),
+            ),
+        }
+    }
+}
+
+fn raw_bytes(raw: &RawValue) -> Bytes {
+    Bytes::copy_from_slice(raw.get().as_bytes())
+}
+
+impl FrameRec<'_> {
+    fn into_frame(self) -> Result<WatchFrame, String> {
+        let object = || {
+            self.object
+                .map(raw_bytes)
+                .ok_or_else(|| format!("a {} frame without an object", self.frame_type))
+        };
+        Ok(match self.frame_type.as_str() {
+            "ADDED" => WatchFrame::Added(object()?),
+            "MODIFIED" => WatchFrame::Modified(object()?),
+            "DELETED" => WatchFrame::Deleted(object()?),
+            "BOOKMARK" => WatchFrame::Bookmark {
+                resource_version: self.rv.ok_or("a BOOKMARK frame without an rv")?,
+                initial_events_end: self.initial_events_end,
+            },
+            "ERROR" => WatchFrame::Error(
+                self.status
+                    .ok_or("an ERROR frame without a status")?
+                    .status(),
+            ),
+            other => return Err(format!("unknown frame type {other:?}")),
+        })
+    }
+}
+
+/// A record file, read and checked.
+#[derive(Debug, Clone)]
+pub struct RecordFile {
+    pub header: Header,
+    /// Every entry, in file order.
+    pub entries: Vec<Entry>,
+}
+
+/// Why a record file cannot be replayed: the 1-based line and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}: {message}")]
+pub struct RecordError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl RecordError {
+    fn at(line: usize, message: impl Into<String>) -> Self {
+        Self {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl RecordFile {
+    /// Reads a record file's bytes, zstd-compressed or not (told by the magic bytes).
+    pub fn parse(bytes: &[u8]) -> Result<Self, RecordError> {
+        if bytes.starts_with(&ZSTD_MAGIC) {
+            let mut text = Vec::new();
+            zstd::stream::read::Decoder::new(bytes)
+                .and_then(|mut d| d.read_to_end(&mut text))
+                .map_err(|e| RecordError::at(1, format!("cannot decompress (zstd): {e}")))?;
+            return Self::parse_text(&text);
+        }
+        Self::parse_text(bytes)
+    }
+
+    fn parse_text(bytes: &[u8]) -> Result<Self, RecordError> {
+        let complete = bytes.ends_with(b"\n");
+        let lines: Vec<&[u8]> = bytes
+            .strip_suffix(b"\n")
+            .unwrap_or(bytes)
+            .split(|b| *b == b'\n')
+            .collect();
+        let last = lines.len();
+        let garbled = |n: usize, e: serde_json::Error| {
+            if n == last && !complete {
+                RecordError::at(
+                    n,
+                    format!("truncated line (the recording was cut off): {e}"),
+                )
+            } else {
+                RecordError::at(n, format!("not a record entry: {e}"))
+            }
+        };
+        let header = parse_header(lines.first().copied().unwrap_or_default())?;
+        let mut entries = Vec::with_capacity(lines.len().saturating_sub(1));
+        for (i, text) in lines.iter().enumerate().skip(1) {
+            let n = i + 1;
+            let rec: EntryRec<'_> = serde_json::from_slice(text).map_err(|e| garbled(n, e))?;
+            if !header.resources.contains(&rec.r) {
+                return Err(RecordError::at(
+                    n,
+                    format!("resource {:?} is not in the header's resources", rec.r),
+                ));
+            }
+            let (t, resource) = (rec.t, rec.r.clone());
+            let kind = rec.into_kind().map_err(|m| RecordError::at(n, m))?;
+            entries.push(Entry {
+                line: n,
+                t,
+                resource,
+                kind,
+            });
+        }
+        Ok(Self { header, entries })
+    }
+}
+
+/// The header line: a JSON object with `"kinformer-record": 1`.
+fn parse_header(text: &[u8]) -> Result<Header, RecordError> {
+    let missing = || {
+        RecordError::at(
+            1,
+            format!("no {HEADER_KEY:?} header: not a kinformer record file"),
+        )
+    };
+    let value: serde_json::Value = serde_json::from_slice(text).map_err(|_| missing())?;
+    let version = value.get(HEADER_KEY).ok_or_else(missing)?;
+    if version.as_u64() != Some(VERSION) {
+        return Err(RecordError::at(
+            1,
+            format!(
+                "record version {version} is not supported (this kinformer reads version {VERSION})"
+            ),
+        ));
+    }
+    let header: Header = serde_json::from_value(value)
+        .map_err(|e| RecordError::at(1, format!("bad header: {e}")))?;
+    if header.resources.is_empty() {
+        return Err(RecordError::at(1, "the header names no resources"));
+    }
+    Ok(header)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> String {
+        r#"{"kinformer-record":1,"created":"2026-11-22T10:00:00Z","server_version":null,"client_go":"1.36","resources":["pods"]}"#.to_owned()
+    }
+
+    #[test]
+    fn every_entry_kind_round_trips_with_objects_verbatim() {
+        let object = Bytes::from_static(br#"{"metadata": {"name":"a","resourceVersion":"7"}}"#);
+        let status = ApiStatus {
+            code: Some(410),
+            reason: "Expired".into(),
+            message: "too old".into(),
+            retry_after: Some(Duration::from_secs(1)),
+            too_large_resource_version: false,
+        };
+        let kinds = vec![
+            EntryKind::List(ListOptions {
+                resource_version: "0".into(),
+                limit: Some(500),
+                continue_token: None,
+            }),
+            EntryKind::Page(ListPage {
+                items: vec![object.clone()],
+                resource_version: "7".into(),
+                continue_token: Some("c".into()),
+            }),
+            EntryKind::Watch(WatchOptions {
+                resource_version: "7".into(),
+                timeout_seconds: 300,
+                send_initial_events: false,
+            }),
+            EntryKind::Frame(WatchFrame::Modified(object.clone())),
+            EntryKind::Frame(WatchFrame::Bookmark {
+                resource_version: "9".into(),
+                initial_events_end: true,
+            }),
+            EntryKind::Frame(WatchFrame::Error(status.clone())),
+            EntryKind::Error(SourceError::Api(status)),
+            EntryKind::StreamError(SourceError::Transport("reset".into())),
+            EntryKind::End,
+        ];
+        let mut text = format!("{}\n", header()).into_bytes();
+        for (t, kind) in kinds.iter().enumerate() {
+            write_entry(&mut text, t as u64, "pods", kind);
+        }
+        let file = RecordFile::parse(&text).unwrap();
+        assert_eq!(file.entries.len(), kinds.len());
+        let again: Vec<u8> =
+            file.entries
+                .iter()
+                .fold(format!("{}\n", header()).into_bytes(), |mut out, e| {
+                    write_entry(&mut out, e.t, &e.resource, &e.kind);
+                    out
+                });
+        assert_eq!(
+            String::from_utf8(again).unwrap(),
+            String::from_utf8(text).unwrap()
+        );
+        let EntryKind::Frame(WatchFrame::Modified(raw)) = &file.entries[3].kind else {
+            panic!("not a frame: {:?}", file.entries[3]);
+        };
+        assert_eq!(raw, &object, "objects are kept byte for byte");
+    }
+
+    #[test]
+    fn bad_files_name_the_line() {
+        let cases = [
+            ("", 1, "no \"kinformer-record\" header"),
+            ("{\"items\":[]}\n", 1, "not a kinformer record file"),
+            (
+                "{\"kinformer-record\":2,\"created\":\"x\",\"client_go\":\"1.36\",\"resources\":[\"pods\"]}\n",
+                1,
+                "record version 2 is not supported",
+            ),
+        ];
+        for (text, line, says) in cases {
+            let e = RecordFile::parse(text.as_bytes()).unwrap_err();
+            assert_eq!(e.line, line, "{text}");
+            assert!(e.message.contains(says), "{e}");
+        }
+        let entry = r#"{"t":0,"r":"pods","list":{"rv":"0"}}"#;
+        let garbled = format!("{}\n{entry}\n{{\"t\":1,\n{entry}\n", header());
+        let e = RecordFile::parse(garbled.as_bytes()).unwrap_err();
+        assert_eq!(
+            (e.line, e.message.contains("not a record entry")),
+            (3, true),
+            "{e}"
+        );
+        let truncated = format!("{}\n{entry}\n{{\"t\":1,\"r\":\"po", header());
+        let e = RecordFile::parse(truncated.as_bytes()).unwrap_err();
+        assert_eq!((e.line, e.message.contains("truncated")), (3, true), "{e}");
+        let stranger = format!("{}\n{}\n", header(), entry.replace("pods", "nodes"));
+        assert_eq!(RecordFile::parse(stranger.as_bytes()).unwrap_err().line, 2);
+        let two = format!(
+            "{}\n{{\"t\":0,\"r\":\"pods\",\"end\":true,\"list\":{{\"rv\":\"\"}}}}\n",
+            header()
+        );
+        assert!(
+            RecordFile::parse(two.as_bytes())
+                .unwrap_err()
+                .message
+                .contains("more than one")
+        );
+    }
+}
