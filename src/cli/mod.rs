@@ -16,6 +16,7 @@ pub mod resync;
 pub mod serve;
 pub mod session;
 pub mod stream;
+pub mod top;
 pub mod watch;
 
 use std::io;
@@ -71,6 +72,7 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Watch(a) => watch::run(a, &mut signals).await,
         Command::Dump(a) => dump::run(a, &mut signals).await,
         Command::Resync(a) => resync::run(a, &mut signals).await,
+        Command::Top(a) => top::run(a, &mut signals).await,
         Command::Demo(a) => demo::run(a, &mut signals).await,
         Command::Serve(a) => {
             check_seed_files(&a.seed)?;

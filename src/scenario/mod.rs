@@ -22,7 +22,7 @@ mod run;
 use std::time::Duration;
 
 pub use self::parse::{ScenarioError, load, parse};
-pub use self::run::{InspectorAction, play};
+pub use self::run::{InspectorAction, play, play_reporting};
 
 use crate::apiserver::Fault;
 use crate::informer::processor::HandlerSpec;
