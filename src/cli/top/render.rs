@@ -175,12 +175,6 @@ fn render_queue(frame: &mut Frame, model: &Model, area: Rect) {
     frame.render_widget(block, area);
     let [numbers, spark] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
-    let line = format!(
-        "depth {}  pops/s {:.1}",
-        q.depth,
-        q.pops.per_second(model.now_ms)
-    );
-    frame.render_widget(Line::from(line), numbers);
     let shown = usize::from(spark.width).min(q.history.len());
     let samples: Vec<u64> = q
         .history
@@ -188,6 +182,14 @@ fn render_queue(frame: &mut Frame, model: &Model, area: Rect) {
         .skip(q.history.len() - shown)
         .copied()
         .collect();
+    // The sparkline scales to its highest sample: say which it is.
+    let line = format!(
+        "depth {}  peak {}  pops/s {:.1}",
+        q.depth,
+        samples.iter().max().unwrap_or(&0),
+        q.pops.per_second(model.now_ms)
+    );
+    frame.render_widget(Line::from(line), numbers);
     frame.render_widget(Sparkline::default().data(&samples).cyan(), spark);
 }
 

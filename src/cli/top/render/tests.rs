@@ -112,7 +112,7 @@ fn the_pipeline_boxes_show_their_titles_and_numbers() {
     assert!(row_with(&rows, "RV  ").contains("4711"));
     assert!(row_with(&rows, "lists").contains("lists 0  relists 0"));
     assert!(row_with(&rows, "events/s").contains("0.5"), "1 event in 2s");
-    assert!(row_with(&rows, "depth").contains("depth 3"));
+    assert!(row_with(&rows, "depth").contains("depth 3  peak 3  pops/s 0.0"));
     assert!(row_with(&rows, "objects").contains("objects  104"));
     assert!(row_with(&rows, "4 values").contains("│namespace 4 values  max default=40"));
 }
