@@ -176,6 +176,7 @@ mod tests {
                 "kinformer-watch.1",
                 "kinformer-dump.1",
                 "kinformer-resync.1",
+                "kinformer-top.1",
                 "kinformer-demo.1",
                 "kinformer-serve.1",
                 "kinformer-profiles.1",
@@ -218,7 +219,7 @@ mod tests {
     #[test]
     fn regenerate_then_nothing_is_stale() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(stale_files(dir.path()).unwrap().len(), 14);
+        assert_eq!(stale_files(dir.path()).unwrap().len(), 15);
         regenerate(dir.path()).unwrap();
         assert!(stale_files(dir.path()).unwrap().is_empty());
     }
