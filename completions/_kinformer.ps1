@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)')
             [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'List RESOURCE through an informer and print the cache and its indices')
             [CompletionResult]::new('resync', 'resync', [CompletionResultType]::ParameterValue, 'Debug resync: show each handler''s schedule, every resync tick and a timeline')
+            [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Run against an embedded API server with generated churn (no cluster needed)')
             [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Feed a record file through the informer pipeline offline (deterministic)')
@@ -153,6 +154,39 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Don''t print table headers')
             [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Print field-level diffs of update notifications')
             [CompletionResult]::new('--show-secret-data', '--show-secret-data', [CompletionResultType]::ParameterName, 'Show Secret data and stringData values (redacted by default)')
+            [CompletionResult]::new('--metadata-only', '--metadata-only', [CompletionResultType]::ParameterName, 'Watch only metadata (PartialObjectMetadata)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinformer;top' {
+            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario file on the --embedded server (its writes, faults and handler steps)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)''')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)''')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector (e.g. --field-selector spec.nodeName=node-a)')
+            [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Pod writes per second on the --embedded server (0 = a static cluster)')
+            [CompletionResult]::new('--retry-timeout', '--retry-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)')
+            [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)')
+            [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner')
+            [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy')
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'The queue between reflector and indexer (default: the --client-go release''s)')
+            [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'LIST page size (limit) for every LIST, as client-go''s WatchListPageSize; 0 = unpaged. Default: client-go''s pager (limit=500; none on a relist at a resourceVersion)')
+            [CompletionResult]::new('--watch-list', '--watch-list', [CompletionResultType]::ParameterName, 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release''s)')
+            [CompletionResult]::new('--max-backoff', '--max-backoff', [CompletionResultType]::ParameterName, 'Cap on the reflector''s retry backoff, jitter included (client-go: 800ms doubling to 30s)')
+            [CompletionResult]::new('--on-panic', '--on-panic', [CompletionResultType]::ParameterName, 'What a panicking handler does: crash (client-go''s default) or skip the notification')
+            [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'Transform objects before they are queued')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Watch across all namespaces (the namespace flag and context are then ignored)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Watch across all namespaces (the namespace flag and context are then ignored)')
+            [CompletionResult]::new('--embedded', '--embedded', [CompletionResultType]::ParameterName, 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster')
             [CompletionResult]::new('--metadata-only', '--metadata-only', [CompletionResultType]::ParameterName, 'Watch only metadata (PartialObjectMetadata)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -307,6 +341,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)')
             [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'List RESOURCE through an informer and print the cache and its indices')
             [CompletionResult]::new('resync', 'resync', [CompletionResultType]::ParameterValue, 'Debug resync: show each handler''s schedule, every resync tick and a timeline')
+            [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Run against an embedded API server with generated churn (no cluster needed)')
             [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Feed a record file through the informer pipeline offline (deterministic)')
@@ -324,6 +359,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;help;resync' {
+            break
+        }
+        'kinformer;help;top' {
             break
         }
         'kinformer;help;demo' {

@@ -46,6 +46,9 @@ _kinformer() {
             kinformer,serve)
                 cmd="kinformer__subcmd__serve"
                 ;;
+            kinformer,top)
+                cmd="kinformer__subcmd__top"
+                ;;
             kinformer,watch)
                 cmd="kinformer__subcmd__watch"
                 ;;
@@ -79,6 +82,9 @@ _kinformer() {
             kinformer__subcmd__help,serve)
                 cmd="kinformer__subcmd__help__subcmd__serve"
                 ;;
+            kinformer__subcmd__help,top)
+                cmd="kinformer__subcmd__help__subcmd__top"
+                ;;
             kinformer__subcmd__help,watch)
                 cmd="kinformer__subcmd__help__subcmd__watch"
                 ;;
@@ -89,7 +95,7 @@ _kinformer() {
 
     case "${cmd}" in
         kinformer)
-            opts="-v -h -V --v --help --version watch dump resync demo record replay serve profiles completions man help"
+            opts="-v -h -V --v --help --version watch dump resync top demo record replay serve profiles completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -333,7 +339,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help)
-            opts="watch dump resync demo record replay serve profiles completions man help"
+            opts="watch dump resync top demo record replay serve profiles completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -473,6 +479,20 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__help__subcmd__top)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -899,6 +919,108 @@ _kinformer() {
                     ;;
                 --bookmark-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__top)
+            opts="-n -A -l -v -h -V --scenario --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scenario)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --handler)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resync)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-go)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --queue)
+                    COMPREPLY=($(compgen -W "delta-fifo real-fifo" -- "${cur}"))
+                    return 0
+                    ;;
+                --page-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --watch-list)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-backoff)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-panic)
+                    COMPREPLY=($(compgen -W "crash skip" -- "${cur}"))
+                    return 0
+                    ;;
+                --transform)
+                    COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
                     ;;
                 --v)

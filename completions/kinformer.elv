@@ -27,6 +27,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand watch 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
             cand dump 'List RESOURCE through an informer and print the cache and its indices'
             cand resync 'Debug resync: show each handler''s schedule, every resync tick and a timeline'
+            cand top 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
             cand demo 'Run against an embedded API server with generated churn (no cluster needed)'
             cand record 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file'
             cand replay 'Feed a record file through the informer pipeline offline (deterministic)'
@@ -147,6 +148,38 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --no-headers 'Don''t print table headers'
             cand --diff 'Print field-level diffs of update notifications'
             cand --show-secret-data 'Show Secret data and stringData values (redacted by default)'
+            cand --metadata-only 'Watch only metadata (PartialObjectMetadata)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;top'= {
+            cand --scenario 'Play a scenario file on the --embedded server (its writes, faults and handler steps)'
+            cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
+            cand --context 'The name of the kubeconfig context to use'
+            cand -n 'The namespace scope (default: the context''s namespace)'
+            cand --namespace 'The namespace scope (default: the context''s namespace)'
+            cand -l 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)'''
+            cand --selector 'Label selector, e.g. app=web,tier!=db or ''env in (prod,staging)'''
+            cand --field-selector 'Field selector (e.g. --field-selector spec.nodeName=node-a)'
+            cand --churn 'Pod writes per second on the --embedded server (0 = a static cluster)'
+            cand --retry-timeout 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)'
+            cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)'
+            cand --resync 'The informer''s default resync period (0 = never)'
+            cand --index 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner'
+            cand --client-go 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy'
+            cand --queue 'The queue between reflector and indexer (default: the --client-go release''s)'
+            cand --page-size 'LIST page size (limit) for every LIST, as client-go''s WatchListPageSize; 0 = unpaged. Default: client-go''s pager (limit=500; none on a relist at a resourceVersion)'
+            cand --watch-list 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release''s)'
+            cand --max-backoff 'Cap on the reflector''s retry backoff, jitter included (client-go: 800ms doubling to 30s)'
+            cand --on-panic 'What a panicking handler does: crash (client-go''s default) or skip the notification'
+            cand --transform 'Transform objects before they are queued'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand -A 'Watch across all namespaces (the namespace flag and context are then ignored)'
+            cand --all-namespaces 'Watch across all namespaces (the namespace flag and context are then ignored)'
+            cand --embedded 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
             cand --metadata-only 'Watch only metadata (PartialObjectMetadata)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -293,6 +326,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand watch 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
             cand dump 'List RESOURCE through an informer and print the cache and its indices'
             cand resync 'Debug resync: show each handler''s schedule, every resync tick and a timeline'
+            cand top 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
             cand demo 'Run against an embedded API server with generated churn (no cluster needed)'
             cand record 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file'
             cand replay 'Feed a record file through the informer pipeline offline (deterministic)'
@@ -307,6 +341,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;help;dump'= {
         }
         &'kinformer;help;resync'= {
+        }
+        &'kinformer;help;top'= {
         }
         &'kinformer;help;demo'= {
         }

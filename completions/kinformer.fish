@@ -30,6 +30,7 @@ complete -c kinformer -n "__fish_kinformer_needs_command" -s V -l version -d 'Pr
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "top" -d 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
@@ -148,6 +149,33 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show-secr
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l scenario -d 'Play a scenario file on the --embedded server (its writes, faults and handler steps)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l resync -d 'The informer\'s default resync period (0 = never)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
+false\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
+skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l duration -d 'Stop after this long (default: run until interrupted)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l churn -d 'Writes per second the embedded server makes (creates, updates, deletes)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l scenario -d 'Play a scenario file (timed writes, faults, handler changes) instead of churning' -r -F
@@ -262,14 +290,15 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand man" -l out-dir -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s V -l version -d 'Print version'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "man" -d 'Print the man page, or write every page into a directory'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync demo record replay serve profiles completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "top" -d 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "man" -d 'Print the man page, or write every page into a directory'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -523,6 +523,50 @@ async fn p6_removing_a_handler_stops_its_notifications_and_removing_twice_is_har
 }
 
 #[tokio::test(start_paused = true)]
+async fn p6_a_removed_handler_gets_nothing_more_and_its_pending_notifications_are_dropped() {
+    // client-go's RemoveEventHandler (v1.26+): the processor stops the listener; the
+    // notification in hand finishes, the buffered ones are dropped, nothing new is queued.
+    let mut h = Harness::new(InformerConfig::default());
+    for i in 0..5 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    let slow = Arc::new(SimulatedHandler::new(Duration::from_secs(10)));
+    let reg = h.informer.add_event_handler("slow", slow.clone()).unwrap();
+    h.synced().await;
+    h.wait("five queued", |ev| notified(ev, "slow") == 5).await;
+    let listener = reg.listener().clone();
+    assert!(h.informer.remove_event_handler(&reg));
+    h.source.apply(pod("ns", "late", "web"));
+    h.wait("late cached", |ev| {
+        count(
+            ev,
+            |e| matches!(e, Event::IndexerAdd { key, .. } if key == "ns/late"),
+        ) == 1
+    })
+    .await;
+    // The worker holds the handler until it ended: then its buffer has been dropped.
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while Arc::strong_count(&slow) > 1 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the removed listener's worker ends");
+    let summary = listener.summary();
+    assert_eq!(
+        (summary.handled, summary.dropped, listener.pending()),
+        (1, 4, 0),
+        "the notification in hand finished, the 4 buffered were dropped"
+    );
+    assert_eq!(
+        notified(&h.events(), "slow"),
+        5,
+        "nothing after the removal"
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
 async fn p7_a_handler_has_synced_only_after_processing_every_initial_add() {
     let mut h = Harness::new(InformerConfig::default());
     for i in 0..3 {

@@ -89,6 +89,8 @@ pub enum Command {
     Dump(DumpArgs),
     /// Debug resync: show each handler's schedule, every resync tick and a timeline
     Resync(ResyncArgs),
+    /// A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler
+    Top(TopArgs),
     /// Run against an embedded API server with generated churn (no cluster needed)
     Demo(DemoArgs),
     /// Record RESOURCE's raw LIST pages and WATCH frames, with their timing, to a file
@@ -153,6 +155,39 @@ pub struct ResyncArgs {
     pub duration: Duration,
     #[command(flatten)]
     pub informer: InformerArgs,
+}
+
+/// Keys and layout of `kinformer top`, shown at the end of its `--help`.
+const TOP_KEYS: &str = "Keys:
+  q, Esc      quit (Ctrl-C too)
+  p           pause the view (the informer keeps running; the view catches up on resume)
+  a           add a simulated handler sim-N (100ms per notification) to the running informer
+  r           remove the most recently added handler
+  e           show the last events
+  Up, Down    scroll the handler rows when they do not all fit
+
+The view redraws 10 times a second. It needs a terminal: in a pipe it exits 2 (use
+kinformer watch for a stream).
+
+Examples:
+  kinformer top pods -A --embedded
+  kinformer top pods -A --embedded --handler fast:resync=10s --handler slow:delay=250ms
+  kinformer top pods -A --embedded --scenario scenarios/slow-handler-backlog.yaml";
+
+/// `kinformer top`: the informer flags without the output ones (it draws, it prints nothing).
+#[derive(Debug, Args)]
+#[command(after_help = TOP_KEYS)]
+pub struct TopArgs {
+    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
+    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
+    pub resource: String,
+    /// Play a scenario file on the --embedded server (its writes, faults and handler steps)
+    #[arg(long, value_name = "FILE", requires = "embedded")]
+    pub scenario: Option<PathBuf>,
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
 }
 
 /// `kinformer demo`: the shared output and pipeline flags, with the demo's own defaults (every
@@ -784,6 +819,7 @@ impl Cli {
             Command::Dump(a) => &mut a.informer.connection,
             Command::Resync(a) => &mut a.informer.connection,
             Command::Record(a) => &mut a.connection,
+            Command::Top(a) => &mut a.connection,
             _ => return,
         };
         connection.namespace = connection.namespace.take().filter(|ns| !ns.is_empty());
@@ -809,6 +845,7 @@ impl Cli {
                 }
             }),
             Command::Resync(a) => a.informer.pipeline.validate(),
+            Command::Top(a) => a.pipeline.validate(),
             Command::Demo(a) => a.pipeline.validate(),
             Command::Record(a) => a.pipeline.validate(),
             Command::Replay(a) => a.pipeline.validate(),

@@ -95,14 +95,14 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
 
 /// Which pipeline flags were given on the command line.
 #[derive(Clone, Copy)]
-struct Given {
-    handlers: bool,
-    resync: bool,
+pub(super) struct Given {
+    pub handlers: bool,
+    pub resync: bool,
 }
 
 /// A scenario's pipeline settings replace the demo's defaults, not flags given on the command
 /// line.
-fn scenario_settings(scenario: &Scenario, given: Given, pipeline: &mut PipelineArgs) {
+pub(super) fn scenario_settings(scenario: &Scenario, given: Given, pipeline: &mut PipelineArgs) {
     if !given.handlers && !scenario.handlers.is_empty() {
         pipeline.handlers.clone_from(&scenario.handlers);
     }
@@ -118,7 +118,7 @@ fn scenario_settings(scenario: &Scenario, given: Given, pipeline: &mut PipelineA
 }
 
 /// The server a scenario runs against: no churn, its seed and history, frequent bookmarks.
-fn scenario_server(scenario: &Scenario) -> ServerConfig {
+pub(super) fn scenario_server(scenario: &Scenario) -> ServerConfig {
     let defaults = ServerConfig::default();
     ServerConfig {
         seed: if scenario.builtin_seed {
@@ -176,7 +176,8 @@ async fn play(
             signals,
             &mut actions,
         );
-        let player = play_after_sync(scenario, server, synced, &actions_tx);
+        let report = |line| eprintln!("{line}");
+        let player = play_after_sync(scenario, server, synced, &actions_tx, &report);
         tokio::pin!(streaming, player);
         let mut playing = true;
         loop {
@@ -190,14 +191,15 @@ async fn play(
     ending.into_exit()
 }
 
-/// Waits for the informer's first sync, then plays the scenario.
-async fn play_after_sync(
+/// Waits for the informer's first sync, then plays the scenario, its lines going to `report`.
+pub(super) async fn play_after_sync(
     scenario: &Scenario,
     server: &EmbeddedServer,
     mut synced: watch::Receiver<bool>,
     actions: &mpsc::UnboundedSender<InspectorAction>,
+    report: &(dyn Fn(String) + Sync),
 ) {
     if synced.wait_for(|s| *s).await.is_ok() {
-        scenario::play(scenario, server, Some(actions)).await;
+        scenario::play_reporting(scenario, server, Some(actions), report).await;
     }
 }

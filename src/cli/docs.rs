@@ -176,6 +176,7 @@ mod tests {
                 "kinformer-watch.1",
                 "kinformer-dump.1",
                 "kinformer-resync.1",
+                "kinformer-top.1",
                 "kinformer-demo.1",
                 "kinformer-record.1",
                 "kinformer-replay.1",
@@ -220,7 +221,7 @@ mod tests {
     #[test]
     fn regenerate_then_nothing_is_stale() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(stale_files(dir.path()).unwrap().len(), 16);
+        assert_eq!(stale_files(dir.path()).unwrap().len(), 17);
         regenerate(dir.path()).unwrap();
         assert!(stale_files(dir.path()).unwrap().is_empty());
     }

@@ -18,6 +18,7 @@ mod resync;
 mod serve;
 mod session;
 mod stream;
+mod top;
 mod watch;
 
 /// The parsers of user input, public for the fuzz and property tests.
@@ -88,6 +89,7 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Watch(a) => watch::run(a, &mut signals).await,
         Command::Dump(a) => dump::run(a, &mut signals).await,
         Command::Resync(a) => resync::run(a, &mut signals).await,
+        Command::Top(a) => top::run(a, &mut signals).await,
         Command::Demo(a) => demo::run(a, &mut signals).await,
         Command::Record(a) => record::run(a, &mut signals).await,
         Command::Replay(a) => replay::run(a, &mut signals).await,

@@ -145,6 +145,11 @@ impl Session {
         Ok(())
     }
 
+    /// The name of the handler registered last (late ones included).
+    pub fn newest_handler(&self) -> Option<&str> {
+        self.registrations.last().map(|(_, r)| r.name())
+    }
+
     /// Removes the handlers called `name`; false when there is none.
     pub fn remove_handler(&mut self, name: &str) -> bool {
         let informers = self.informers();

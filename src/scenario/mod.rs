@@ -22,4 +22,4 @@ mod run;
 
 pub use self::model::{Action, Scenario, Step, WriteKind, Writes};
 pub use self::parse::{ScenarioError, load, parse};
-pub use self::run::{InspectorAction, play};
+pub use self::run::{InspectorAction, play, play_reporting};

@@ -1,6 +1,7 @@
 //! Playing a scenario: each step waits for its time, then writes through the embedded server's
 //! library API (so armed request faults never hit the scenario's own writes), causes a fault,
-//! or hands an inspector action to the running session. One stderr line per step.
+//! or hands an inspector action to the running session. One line per step, on stderr unless
+//! the caller takes the lines ([`play_reporting`]: `kinformer top` shows them in its view).
 
 use std::time::Duration;
 
@@ -28,20 +29,34 @@ pub async fn play(
     server: &EmbeddedServer,
     inspector: Option<&mpsc::UnboundedSender<InspectorAction>>,
 ) -> bool {
+    play_reporting(scenario, server, inspector, &|line| eprintln!("{line}")).await
+}
+
+/// [`play`], handing each step's line and each warning to `report` instead of stderr.
+pub async fn play_reporting(
+    scenario: &Scenario,
+    server: &EmbeddedServer,
+    inspector: Option<&mpsc::UnboundedSender<InspectorAction>>,
+    report: &(dyn Fn(String) + Sync),
+) -> bool {
     let start = Instant::now();
-    let mut player = Player { server, created: 0 };
+    let mut player = Player {
+        server,
+        created: 0,
+        report,
+    };
     for step in &scenario.steps {
         sleep_until_offset(start, step.at).await;
-        eprintln!(
+        report(format!(
             "scenario {:.1}s: {}",
             step.at.as_secs_f64(),
             describe(&step.action)
-        );
+        ));
         match &step.action {
             Action::Write(kind, writes) => player.write(*kind, writes).await,
             Action::Fault(fault) => {
                 if let Err(e) = server.inject(fault) {
-                    eprintln!("warning: scenario fault {}: {e}", fault.name());
+                    report(format!("warning: scenario fault {}: {e}", fault.name()));
                 }
             }
             Action::AddHandler(handler) => {
@@ -109,6 +124,8 @@ async fn sleep_until_offset(start: Instant, offset: Duration) {
 struct Player<'a> {
     server: &'a EmbeddedServer,
     created: usize,
+    /// Where warnings go.
+    report: &'a (dyn Fn(String) + Sync),
 }
 
 impl Player<'_> {
@@ -119,10 +136,10 @@ impl Player<'_> {
             _ => self.targets(writes),
         };
         if kind != WriteKind::Create && targets.is_empty() {
-            eprintln!(
+            (self.report)(format!(
                 "warning: scenario: no {} named {}-* in {}",
                 writes.resource, writes.prefix, writes.namespace
-            );
+            ));
             return;
         }
         for i in 0..writes.count {
@@ -144,7 +161,7 @@ impl Player<'_> {
                 }
             };
             if let Err(e) = result {
-                eprintln!("warning: scenario write: {e}");
+                (self.report)(format!("warning: scenario write: {e}"));
             }
         }
     }
@@ -157,7 +174,7 @@ impl Player<'_> {
         {
             Ok(objects) => objects,
             Err(e) => {
-                eprintln!("warning: scenario: {e}");
+                (self.report)(format!("warning: scenario: {e}"));
                 return Vec::new();
             }
         };

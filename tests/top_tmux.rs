@@ -1,0 +1,208 @@
+//! `kinformer top` on a real terminal: tmux runs the binary in a detached pane, the test reads
+//! the pane (`capture-pane -p`) until the boxes show, presses keys and checks the process
+//! ends with the terminal out of raw mode. And in a pipe, `top` refuses with one line, exit 2.
+//!
+//! Needs tmux (`apt-get install tmux`; `.ci/run` installs it). Each test runs its own tmux
+//! server on a unique socket (`-L`), killed when the test ends, whatever happens.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kinformer");
+/// How long the pane may take to show something (the embedded server starts, the informer
+/// lists, the first frame is drawn).
+const DEADLINE: Duration = Duration::from_secs(60);
+/// Between two looks at the pane.
+const POLL: Duration = Duration::from_millis(100);
+
+/// A tmux server of the test's own, running one session; killed on drop.
+struct Tmux {
+    socket: String,
+    dir: tempfile::TempDir,
+}
+
+impl Tmux {
+    /// Starts `kinformer ARGS` in a `width`×`height` pane. When it ends, the pane's shell
+    /// writes its exit code to `exit` and the terminal's settings (`stty -a`) to `stty`.
+    fn start(width: u16, height: u16, args: &[&str]) -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        require_tmux();
+        let socket = format!(
+            "kinformer-top-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let tmux = Self { socket, dir };
+        let script = r#"bin="$1"; out="$2"; shift 2; "$bin" "$@"; code=$?; stty -a > "$out/stty"; echo "$code" > "$out/exit""#;
+        let mut command = vec![
+            "new-session".to_owned(),
+            "-d".to_owned(),
+            "-x".to_owned(),
+            width.to_string(),
+            "-y".to_owned(),
+            height.to_string(),
+            "sh".to_owned(),
+            "-c".to_owned(),
+            script.to_owned(),
+            "sh".to_owned(),
+            BIN.to_owned(),
+            tmux.dir.path().display().to_string(),
+        ];
+        command.extend(args.iter().map(|a| (*a).to_owned()));
+        let started = tmux.run(&command);
+        assert!(started.status.success(), "tmux new-session: {started:?}");
+        tmux
+    }
+
+    fn run(&self, args: &[String]) -> Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .expect("tmux runs")
+    }
+
+    /// The pane's text.
+    fn capture(&self) -> String {
+        let out = self.run(&["capture-pane".into(), "-p".into()]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn press(&self, key: &str) {
+        let sent = self.run(&["send-keys".into(), key.into()]);
+        assert!(sent.status.success(), "send-keys {key}: {sent:?}");
+    }
+
+    /// Waits until the pane shows every one of `needles`; returns that screen.
+    fn wait_for(&self, needles: &[&str]) -> String {
+        self.wait_until(&format!("{needles:?}"), |screen| {
+            needles.iter().all(|n| screen.contains(n))
+        })
+    }
+
+    /// Waits until the pane's text satisfies `done` (described by `what`); returns it.
+    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let screen = self.capture();
+            if done(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the pane never showed {what}; it shows:\n{screen}"
+            );
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Waits for the program to end; its exit code and the terminal's `stty -a` after it.
+    fn wait_for_exit(&self) -> (i32, String) {
+        let exit = self.file("exit");
+        let deadline = Instant::now() + DEADLINE;
+        while !exit.exists() || read(&exit).trim().is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "kinformer top did not exit; the pane shows:\n{}",
+                self.capture()
+            );
+            std::thread::sleep(POLL);
+        }
+        let code = read(&exit).trim().parse().expect("an exit code");
+        (code, read(&self.file("stty")))
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server".into()]);
+    }
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// Fails loudly when tmux is missing: the test cannot be skipped silently.
+fn require_tmux() {
+    match Command::new("tmux").arg("-V").output() {
+        Ok(out) if out.status.success() => {}
+        other => panic!(
+            "tmux is required by tests/top_tmux.rs (apt-get install tmux; .ci/run installs it): {other:?}"
+        ),
+    }
+}
+
+/// After the program, the terminal is back in cooked mode: canonical input and echo on.
+fn assert_cooked(stty: &str) {
+    let flags: Vec<&str> = stty.split_whitespace().collect();
+    assert!(
+        flags.contains(&"icanon") && flags.contains(&"echo"),
+        "the terminal was left in raw mode: {stty}"
+    );
+}
+
+#[test]
+fn top_draws_the_pipeline_boxes_adds_a_handler_shows_events_and_quits_on_q() {
+    let tmux = Tmux::start(120, 40, &["top", "pods", "-A", "--embedded"]);
+    let screen = tmux.wait_for(&[
+        "Reflector",
+        "Queue",
+        "Indexer",
+        "handler default",
+        "watching",
+        "synced",
+    ]);
+    assert!(
+        screen.contains("kinformer top · pods · all namespaces"),
+        "{screen}"
+    );
+    tmux.press("a");
+    tmux.wait_for(&["handler sim-1", "added handler sim-1"]);
+    tmux.press("e");
+    tmux.wait_for(&["Last events", "handler   handled"]);
+    tmux.press("r");
+    tmux.wait_until("sim-1's lane removed", |screen| {
+        screen.contains("removed handler sim-1") && !screen.contains("┌ handler sim-1 ")
+    });
+    tmux.press("q");
+    let (code, stty) = tmux.wait_for_exit();
+    assert_eq!(code, 0);
+    assert_cooked(&stty);
+}
+
+#[test]
+fn at_80x24_many_handlers_collapse_into_one_box_and_ctrl_c_exits_130() {
+    let handlers = ["a", "b", "c", "d", "e", "f"].map(|h| format!("--handler={h}"));
+    let mut args = vec!["top", "pods", "-A", "--embedded"];
+    args.extend(handlers.iter().map(String::as_str));
+    let tmux = Tmux::start(80, 24, &args);
+    tmux.wait_for(&["Reflector", "Queue", "Indexer", "Handlers (6)", "synced"]);
+    tmux.press("C-c");
+    let (code, stty) = tmux.wait_for_exit();
+    assert_eq!(code, 130, "Ctrl-C is an interrupt");
+    assert_cooked(&stty);
+}
+
+#[test]
+fn top_in_a_pipe_refuses_with_one_line_and_exit_2() {
+    let out = Command::new(BIN)
+        .args(["top", "pods", "-A", "--embedded"])
+        .output()
+        .expect("kinformer runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: kinformer top draws on a terminal; use 'kinformer watch' for a stream\n"
+    );
+}
