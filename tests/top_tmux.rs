@@ -194,6 +194,24 @@ fn at_80x24_many_handlers_collapse_into_one_box_and_ctrl_c_exits_130() {
 }
 
 #[test]
+fn several_resources_get_a_view_each_and_tab_moves_between_them() {
+    let tmux = Tmux::start(120, 40, &["top", "pods,deploy", "-A", "--embedded"]);
+    tmux.wait_for(&[
+        "pods · all namespaces · 1/2 · Tab: next",
+        "Reflector",
+        "synced",
+    ]);
+    tmux.press("Tab");
+    tmux.wait_for(&["deployments · all namespaces · 2/2", "Indexer"]);
+    tmux.press("Tab");
+    tmux.wait_for(&["pods · all namespaces · 1/2"]);
+    tmux.press("q");
+    let (code, stty) = tmux.wait_for_exit();
+    assert_eq!(code, 0);
+    assert_cooked(&stty);
+}
+
+#[test]
 fn top_in_a_pipe_refuses_with_one_line_and_exit_2() {
     let out = Command::new(BIN)
         .args(["top", "pods", "-A", "--embedded"])

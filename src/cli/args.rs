@@ -165,6 +165,7 @@ const TOP_KEYS: &str = "Keys:
   r           remove the most recently added handler
   e           show the last events
   Up, Down    scroll the handler rows when they do not all fit
+  Tab         the next resource's view (with several resources)
 
 The view redraws 10 times a second. It needs a terminal: in a pipe it exits 2 (use
 kinformer watch for a stream).
@@ -172,15 +173,17 @@ kinformer watch for a stream).
 Examples:
   kinformer top pods -A --embedded
   kinformer top pods -A --embedded --handler fast:resync=10s --handler slow:delay=250ms
+  kinformer top pods,deploy,rs -A --embedded
   kinformer top pods -A --embedded --scenario scenarios/slow-handler-backlog.yaml";
 
 /// `kinformer top`: the informer flags without the output ones (it draws, it prints nothing).
 #[derive(Debug, Args)]
 #[command(after_help = TOP_KEYS)]
 pub struct TopArgs {
-    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
-    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
-    pub resource: String,
+    /// The resource(s), as kubectl names them (pods, deploy, deployments.apps, …); several as
+    /// separate words or comma-separated: one informer each, Tab switches the view
+    #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
+    pub resources: Vec<ResourceList>,
     /// Play a scenario file on the --embedded server (its writes, faults and handler steps)
     #[arg(long, value_name = "FILE", requires = "embedded")]
     pub scenario: Option<PathBuf>,

@@ -29,11 +29,12 @@ use crate::informer::processor::HandlerSpec;
 use crate::informer::trace::{Event, StageSet};
 use crate::scenario::{InspectorAction, Scenario};
 
-use super::args::{OutputArgs, PipelineArgs, TopArgs, parse_show};
+use super::args::{OutputArgs, PipelineArgs, TopArgs, parse_show, resource_names};
 use super::connect::{ClusterChoice, unless_interrupted};
 use super::demo::{Given, load_scenario, play_after_sync, scenario_server, scenario_settings};
 use super::exit::CliError;
 use super::inspect::{Inspection, Selection};
+use super::resolve::ResolvedResource;
 use super::session::{self, Session};
 use super::stream::{Ending, Signals};
 use crate::output::OutputFormat;
@@ -67,8 +68,7 @@ pub async fn run(args: TopArgs, signals: &mut Signals) -> Result<i32, CliError> 
         scenario_settings(scenario, given, &mut pipeline);
         cluster.server = Some(scenario_server(scenario));
     }
-    let selection =
-        Selection::from_args(std::slice::from_ref(&args.resource), None, &args.connection);
+    let selection = Selection::from_args(&resource_names(&args.resources), None, &args.connection);
     let output = unused_output()?;
     let preparing = Inspection::prepare(
         &cluster,
@@ -82,11 +82,12 @@ pub async fn run(args: TopArgs, signals: &mut Signals) -> Result<i32, CliError> 
         Err(super::connect::Interrupted::Signal(code)) => return Ok(code),
         Err(super::connect::Interrupted::TimedOut) => return Ok(0),
     };
-    let view = ViewState {
-        resource: scope(&inspection, &selection),
-        ..ViewState::default()
-    };
-    show(inspection, &pipeline, scenario.as_ref(), view, signals).await
+    let scopes = inspection
+        .resources
+        .iter()
+        .map(|resource| scope(resource, &inspection, &selection))
+        .collect();
+    show(inspection, &pipeline, scenario.as_ref(), scopes, signals).await
 }
 
 /// `top` prints no events; the inspection's render options only need some output flags.
@@ -101,10 +102,7 @@ fn unused_output() -> Result<OutputArgs, CliError> {
 }
 
 /// What the header says is informed on: `pods · all namespaces`, `nodes · cluster-scoped`.
-fn scope(inspection: &Inspection, selection: &Selection) -> String {
-    let Some(resource) = inspection.resources.first() else {
-        return String::new();
-    };
+fn scope(resource: &ResolvedResource, inspection: &Inspection, selection: &Selection) -> String {
     let scope = if !resource.namespaced {
         "cluster-scoped".to_owned()
     } else if selection.all_namespaces {
@@ -129,19 +127,30 @@ async fn show(
     inspection: Inspection,
     pipeline: &PipelineArgs,
     scenario: Option<&Scenario>,
-    view: ViewState,
+    scopes: Vec<String>,
     signals: &mut Signals,
 ) -> Result<i32, CliError> {
     let session = Session::start(inspection.plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let connection = inspection.connection;
+    let views = session
+        .informers()
+        .into_iter()
+        .zip(scopes)
+        .map(|((label, _), scope)| ResourceView {
+            label,
+            scope,
+            model: Model::default(),
+        })
+        .collect();
     let (actions_tx, actions) = mpsc::unbounded_channel();
     let (reports_tx, reports) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);
     let mut top = Top {
         session,
-        model: Model::default(),
+        views,
+        selected: 0,
         frozen: None,
-        view,
+        view: ViewState::default(),
         added: 0,
         default_resync: pipeline.resync,
         synced: synced_tx,
@@ -171,10 +180,22 @@ async fn show(
     ending?.into_exit()
 }
 
+/// One informer's model, and what the header says of it.
+struct ResourceView {
+    /// The resource's trace label (`pods`, `deployments.apps`).
+    label: String,
+    /// `pods · all namespaces`.
+    scope: String,
+    model: Model,
+}
+
 /// The running view: the session, what it showed, and the keys' state.
 struct Top {
     session: Session,
-    model: Model,
+    /// One per informer, in the order the resources were given.
+    views: Vec<ResourceView>,
+    /// The one drawn (Tab moves on).
+    selected: usize,
     /// The model as it was when `p` paused the view.
     frozen: Option<Model>,
     view: ViewState,
@@ -198,6 +219,8 @@ enum Key {
     Events,
     Up,
     Down,
+    /// Tab: the next resource's view.
+    NextResource,
 }
 
 /// The key bindings; None for keys that mean nothing (and for key releases).
@@ -215,6 +238,7 @@ fn key_of(event: KeyEvent) -> Option<Key> {
         KeyCode::Char('e') => Key::Events,
         KeyCode::Up | KeyCode::Char('k') => Key::Up,
         KeyCode::Down | KeyCode::Char('j') => Key::Down,
+        KeyCode::Tab => Key::NextResource,
         _ => return None,
     })
 }
@@ -259,19 +283,51 @@ impl Top {
             if matches!(event.event, Event::Synced { .. }) {
                 self.synced.send_replace(true);
             }
-            self.model.observe(&event);
+            let view = self.views.iter_mut().find(|v| {
+                event
+                    .resource
+                    .as_deref()
+                    .is_some_and(|r| r == v.label.as_str())
+            });
+            if let Some(view) = view {
+                view.model.observe(&event);
+            }
         }
     }
 
     fn tick(&mut self, screen: &mut Screen) -> io::Result<()> {
         let now_ms = jiff::Timestamp::now().as_millisecond();
-        // `top` informs on one resource: its session runs one informer.
-        if let Some((_, informer)) = self.session.informers().first() {
-            self.model
+        for (view, (_, informer)) in self.views.iter_mut().zip(self.session.informers()) {
+            view.model
                 .tick(now_ms, IndexerSnapshot::of(&informer.indexer()));
         }
-        let shown = self.frozen.as_ref().unwrap_or(&self.model);
+        self.view.resource = self.header();
+        let Some(current) = self.views.get(self.selected) else {
+            return Ok(());
+        };
+        let shown = self.frozen.as_ref().unwrap_or(&current.model);
         screen.draw(shown, &self.view)
+    }
+
+    /// The header's scope, with the resource's place among several (`2/3 · Tab: next`).
+    fn header(&self) -> String {
+        let Some(current) = self.views.get(self.selected) else {
+            return String::new();
+        };
+        if self.views.len() == 1 {
+            return current.scope.clone();
+        }
+        format!(
+            "{} · {}/{} · Tab: next",
+            current.scope,
+            self.selected + 1,
+            self.views.len()
+        )
+    }
+
+    /// The model of the resource on screen.
+    fn current(&self) -> &Model {
+        &self.views[self.selected].model
     }
 
     /// Carries out a key; the ending when it quits.
@@ -281,14 +337,21 @@ impl Top {
             Key::Interrupt => return Some(Ending::Signal(130)),
             Key::Pause => {
                 self.view.paused = !self.view.paused;
-                self.frozen = self.view.paused.then(|| self.model.clone());
+                self.frozen = self.view.paused.then(|| self.current().clone());
             }
             Key::AddHandler => self.add_simulated_handler(),
             Key::RemoveHandler => self.remove_last_handler(),
             Key::Events => self.view.show_events = !self.view.show_events,
             Key::Up => self.view.scroll = self.view.scroll.saturating_sub(1),
+            Key::NextResource => {
+                self.selected = (self.selected + 1) % self.views.len().max(1);
+                self.view.scroll = 0;
+                if self.view.paused {
+                    self.frozen = Some(self.current().clone());
+                }
+            }
             Key::Down => {
-                let last = self.model.lanes.len().saturating_sub(1);
+                let last = self.current().lanes.len().saturating_sub(1);
                 self.view.scroll = (self.view.scroll + 1).min(last);
             }
         }
@@ -301,7 +364,7 @@ impl Top {
         let name = loop {
             self.added += 1;
             let name = format!("sim-{}", self.added);
-            if self.model.lane(&name).is_none() {
+            if self.current().lane(&name).is_none() {
                 break name;
             }
         };
@@ -375,6 +438,7 @@ mod tests {
         assert_eq!(press(KeyCode::Char('e'), none), Some(Key::Events));
         assert_eq!(press(KeyCode::Down, none), Some(Key::Down));
         assert_eq!(press(KeyCode::Up, none), Some(Key::Up));
+        assert_eq!(press(KeyCode::Tab, none), Some(Key::NextResource));
         let mut release = KeyEvent::new(KeyCode::Char('q'), none);
         release.kind = KeyEventKind::Release;
         assert_eq!(key_of(release), None, "a key release is no second press");
