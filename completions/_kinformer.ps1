@@ -278,6 +278,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'Transform objects before they are queued')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'Draw the replay as kinformer top does (a terminal; q quits) instead of streaming it')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Don''t print table headers')
             [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Print field-level diffs of update notifications')
             [CompletionResult]::new('--show-secret-data', '--show-secret-data', [CompletionResultType]::ParameterName, 'Show Secret data and stringData values (redacted by default)')

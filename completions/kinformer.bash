@@ -679,7 +679,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__replay)
-            opts="-o -v -h -V --speed --clock --timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-o -v -h -V --speed --clock --timeout --top --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

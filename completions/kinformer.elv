@@ -268,6 +268,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --transform 'Transform objects before they are queued'
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --top 'Draw the replay as kinformer top does (a terminal; q quits) instead of streaming it'
             cand --no-headers 'Don''t print table headers'
             cand --diff 'Print field-level diffs of update notifications'
             cand --show-secret-data 'Show Secret data and stringData values (redacted by default)'

@@ -258,6 +258,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l on-panic 
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l top -d 'Draw the replay as kinformer top does (a terminal; q quits) instead of streaming it'
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'

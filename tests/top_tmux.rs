@@ -212,6 +212,40 @@ fn several_resources_get_a_view_each_and_tab_moves_between_them() {
 }
 
 #[test]
+fn a_recording_replays_in_the_view_and_the_end_of_the_file_is_said() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("pods.jsonl");
+    let file = file.to_str().expect("a UTF-8 path");
+    let recorded = Command::new(BIN)
+        .args([
+            "record",
+            "pods,deploy",
+            "-A",
+            "--embedded",
+            "--timeout",
+            "2s",
+            "-o",
+            file,
+        ])
+        .output()
+        .expect("kinformer record runs");
+    assert!(recorded.status.success(), "{recorded:?}");
+    let tmux = Tmux::start(120, 40, &["replay", file, "--top", "--speed", "max"]);
+    tmux.wait_for(&[
+        "pods · replay of",
+        "1/2 · Tab: next",
+        "Reflector",
+        "replay ended: end of file",
+    ]);
+    tmux.press("Tab");
+    tmux.wait_for(&["deployments.apps · replay of", "2/2"]);
+    tmux.press("q");
+    let (code, stty) = tmux.wait_for_exit();
+    assert_eq!(code, 0);
+    assert_cooked(&stty);
+}
+
+#[test]
 fn top_in_a_pipe_refuses_with_one_line_and_exit_2() {
     let out = Command::new(BIN)
         .args(["top", "pods", "-A", "--embedded"])

@@ -269,6 +269,9 @@ pub struct ReplayArgs {
     /// Stop after this long (of the replay's clock)
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
+    /// Draw the replay as kinformer top does (a terminal; q quits) instead of streaming it
+    #[arg(long, conflicts_with_all = ["clock", "output", "timeout"])]
+    pub top: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]

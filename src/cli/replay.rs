@@ -10,7 +10,7 @@ use std::io::{self, BufWriter, IsTerminal};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::informer::reflector::seed_randomness;
@@ -26,6 +26,7 @@ use super::exit::CliError;
 use super::inspect::{informer_config, list_progress, render_options};
 use super::session::{ResourcePlan, Session, SessionPlan};
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
+use super::top;
 
 /// How long the pipeline may settle after the last entry before the replay stops.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -65,6 +66,9 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
     };
     let render = render_options(&args.output, &resources);
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
+    if args.top {
+        return view(session, resources, &args, &mut replay, &path, signals).await;
+    }
     let mut progress = list_progress();
     let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
     let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
@@ -109,6 +113,53 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
         return Err(bad(e));
     }
     ending.into_exit()
+}
+
+/// `replay --top`: the recording drawn as `kinformer top` draws a live informer; the end of
+/// the file is said in the bottom line and the view stays until `q`.
+async fn view(
+    session: Session,
+    resources: Vec<String>,
+    args: &ReplayArgs,
+    replay: &mut Replay,
+    path: &str,
+    signals: &mut Signals,
+) -> Result<i32, CliError> {
+    if !io::stdout().is_terminal() {
+        return Err(CliError::Usage(format!(
+            "replay --top draws on a terminal; leave --top out to stream {path}"
+        )));
+    }
+    let scopes = resources
+        .iter()
+        .map(|r| format!("{r} · replay of {path}"))
+        .collect();
+    let (synced, _) = watch::channel(false);
+    let mut end = None;
+    let (recording, ended_as) = (&mut *replay, &mut end);
+    let ending = top::view(
+        session,
+        scopes,
+        args.pipeline.resync,
+        synced,
+        signals,
+        |steps| async move {
+            let ended = recording.ended().await;
+            let line = match &ended {
+                ReplayEnd::Finished => "replay ended: end of file (q quits)".to_owned(),
+                ReplayEnd::Mismatch(e) => format!("replay stopped at line {e} (q quits)"),
+            };
+            let _ = steps.reports.send(line);
+            *ended_as = Some(ended);
+            std::future::pending::<()>().await;
+        },
+    )
+    .await;
+    report(replay, path);
+    if let Some(ReplayEnd::Mismatch(e)) = end {
+        return Err(CliError::BadRecord(format!("{path}:{e}")));
+    }
+    ending?.into_exit()
 }
 
 /// The virtual clock's timestamps: the recording's start plus the paused clock's progress.

@@ -19,6 +19,7 @@ mod render;
 mod screen;
 mod window;
 
+use std::future::Future;
 use std::io::{self, IsTerminal};
 use std::time::Duration;
 
@@ -121,8 +122,8 @@ fn scope(resource: &ResolvedResource, inspection: &Inspection, selection: &Selec
     text
 }
 
-/// Takes the terminal, runs the view until a way out, gives the terminal back, then stops the
-/// informer and closes the connection.
+/// Runs the view over the inspection's informers (and the scenario, if any), then stops the
+/// informers and closes the connection.
 async fn show(
     inspection: Inspection,
     pipeline: &PipelineArgs,
@@ -132,6 +133,46 @@ async fn show(
 ) -> Result<i32, CliError> {
     let session = Session::start(inspection.plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let connection = inspection.connection;
+    let (synced_tx, synced) = watch::channel(false);
+    let server = connection.server.as_ref();
+    let ending = view(
+        session,
+        scopes,
+        pipeline.resync,
+        synced_tx,
+        signals,
+        |steps| async move {
+            match (scenario, server) {
+                (Some(s), Some(server)) => {
+                    let report = |line: String| drop(steps.reports.send(line));
+                    play_after_sync(s, server, synced, &steps.actions, &report).await;
+                }
+                _ => std::future::pending().await,
+            }
+        },
+    )
+    .await;
+    connection.close().await;
+    ending?.into_exit()
+}
+
+/// Where a driver of the view (a scenario, a replay) sends its handler steps and its lines.
+pub(super) struct Steps {
+    pub actions: mpsc::UnboundedSender<InspectorAction>,
+    pub reports: mpsc::UnboundedSender<String>,
+}
+
+/// Takes the terminal and draws `session`'s informers (one `scopes` entry each) until a way
+/// out, while `drive` runs beside it; gives the terminal back and stops the informers. Told on
+/// `synced` once an informer synced. The caller checks that stdout is a terminal.
+pub(super) async fn view<F: Future<Output = ()>>(
+    session: Session,
+    scopes: Vec<String>,
+    default_resync: Duration,
+    synced: watch::Sender<bool>,
+    signals: &mut Signals,
+    drive: impl FnOnce(Steps) -> F,
+) -> Result<Ending, CliError> {
     let views = session
         .informers()
         .into_iter()
@@ -144,7 +185,6 @@ async fn show(
         .collect();
     let (actions_tx, actions) = mpsc::unbounded_channel();
     let (reports_tx, reports) = mpsc::unbounded_channel();
-    let (synced_tx, synced) = watch::channel(false);
     let mut top = Top {
         session,
         views,
@@ -152,32 +192,26 @@ async fn show(
         frozen: None,
         view: ViewState::default(),
         added: 0,
-        default_resync: pipeline.resync,
-        synced: synced_tx,
+        default_resync,
+        synced,
     };
     let ending = {
         let mut screen = Screen::enter()?;
-        let report = move |line: String| drop(reports_tx.send(line));
-        let player = async {
-            match (scenario, connection.server.as_ref()) {
-                (Some(s), Some(server)) => {
-                    play_after_sync(s, server, synced, &actions_tx, &report).await;
-                }
-                _ => std::future::pending().await,
-            }
-        };
+        let driver = drive(Steps {
+            actions: actions_tx,
+            reports: reports_tx,
+        });
         let running = top.run(&mut screen, signals, actions, reports);
-        tokio::pin!(player, running);
+        tokio::pin!(driver, running);
         loop {
             tokio::select! {
                 ending = &mut running => break ending,
-                () = &mut player => {}
+                () = &mut driver => {}
             }
         }
     };
     let _ = top.session.stop().await;
-    connection.close().await;
-    ending?.into_exit()
+    ending
 }
 
 /// One informer's model, and what the header says of it.
