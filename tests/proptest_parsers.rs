@@ -9,7 +9,7 @@ use kinformer::cli::{parse_field_selector, parse_handler, parse_index, parse_lab
 use kinformer::duration::{format_duration, parse_duration};
 use kinformer::informer::source::{WatchFrame, parse_watch_frame};
 use kinformer::informer::store::IndexFunc;
-use kinformer::json_scan::{skip_whitespace, value_end};
+use kinformer::json_scan::{skip_whitespace, valid_value_end, value_end};
 use proptest::prelude::*;
 
 /// Failing cases are kept beside this file (`proptest_parsers.proptest-regressions`) and
@@ -59,6 +59,12 @@ proptest! {
         let ours = value_end(b, 0).is_some_and(|end| skip_whitespace(b, end) == b.len());
         let serde = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
         prop_assert_eq!(ours, serde, "{:?}", text);
+        // On what was validated, the structural skip ends where the validating scan does.
+        if serde {
+            prop_assert_eq!(valid_value_end(b, 0), value_end(b, 0), "{:?}", text);
+        } else {
+            let _ = valid_value_end(b, 0);
+        }
     }
 
     #[test]

@@ -357,7 +357,7 @@ fn scan_meta(raw: &[u8]) -> Option<RawMeta<'_>> {
             None
         }
         _ if key.contains(&b'\\') => None,
-        _ => json_scan::value_end(raw, at),
+        _ => json_scan::valid_value_end(raw, at),
     });
     meta
 }
@@ -376,7 +376,7 @@ fn scan_meta_members(raw: &[u8], at: usize) -> Option<RawMeta<'_>> {
             b"labels" => return decode_member(raw, at, &mut m.labels),
             b"ownerReferences" => return decode_member(raw, at, &mut m.owner_references),
             _ if key.contains(&b'\\') => return None,
-            _ => return json_scan::value_end(raw, at),
+            _ => return json_scan::valid_value_end(raw, at),
         };
         let (value, end) = json_scan::string_at(raw, at)?;
         *text = value;

@@ -203,7 +203,8 @@ pub(crate) fn write_timestamp(buf: &mut Vec<u8>, ts: jiff::Timestamp) {
 
 /// `raw` without raw CR/LF (only ever whitespace in valid JSON), borrowed when it has none.
 pub(crate) fn single_line(raw: &[u8]) -> Cow<'_, [u8]> {
-    if raw.contains(&b'\n') || raw.contains(&b'\r') {
+    // One vectorised pass (an object is printed with every notification).
+    if memchr::memchr2(b'\n', b'\r', raw).is_some() {
         Cow::Owned(
             raw.iter()
                 .copied()
