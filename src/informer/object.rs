@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde::Deserialize;
 
 use crate::json_scan;
@@ -17,7 +18,9 @@ pub type ObjectRef = Arc<CachedObject>;
 
 /// One object as the informer caches it.
 pub struct CachedObject {
-    raw: Box<[u8]>,
+    /// A LIST item shares its page's buffer (the page is the cache: no copy); a watch object
+    /// is copied out of the chunk it came in (see `Reflector::decode`).
+    raw: Bytes,
     meta: ObjectMeta,
     /// Values of the indices after the built-in `namespace` one (which is read off the key).
     index_values: Box<[Box<[String]>]>,
@@ -187,7 +190,7 @@ pub enum DecodeError {
 impl CachedObject {
     /// Parses the metadata of `raw` and keeps the bytes. Index values are attached by
     /// [`CachedObject::with_index_values`].
-    pub fn from_json(raw: impl Into<Box<[u8]>>) -> Result<Self, DecodeError> {
+    pub fn from_json(raw: impl Into<Bytes>) -> Result<Self, DecodeError> {
         let raw = raw.into();
         let meta = parse_meta(&raw)?;
         Ok(Self::new(raw, meta))
@@ -196,7 +199,7 @@ impl CachedObject {
     /// Like [`CachedObject::from_json`] for bytes already known to be one valid JSON value
     /// (a LIST item or watch object the frame parser delimited): only the members before
     /// `metadata` and `metadata` itself are read, not the whole object again.
-    pub fn from_valid_json(raw: impl Into<Box<[u8]>>) -> Result<Self, DecodeError> {
+    pub fn from_valid_json(raw: impl Into<Bytes>) -> Result<Self, DecodeError> {
         let raw = raw.into();
         let meta = match scan_meta(&raw) {
             Some(meta) => meta_from(meta)?,
@@ -205,7 +208,7 @@ impl CachedObject {
         Ok(Self::new(raw, meta))
     }
 
-    fn new(raw: Box<[u8]>, meta: ObjectMeta) -> Self {
+    fn new(raw: Bytes, meta: ObjectMeta) -> Self {
         Self {
             raw,
             meta,
