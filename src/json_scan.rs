@@ -175,6 +175,36 @@ pub fn value_end(b: &[u8], at: usize) -> Option<usize> {
     }
 }
 
+/// The offset just past the value at `at` (after optional whitespace) in bytes already
+/// validated (by [`value_end`] or serde_json): only strings and brackets are followed and
+/// nothing else is checked, so skipping a value a second time (an object's managedFields when
+/// its metadata is read) costs a fraction of validating it. On invalid input it returns some
+/// offset or None, and never panics.
+pub fn valid_value_end(b: &[u8], at: usize) -> Option<usize> {
+    let mut at = skip_whitespace(b, at);
+    if !matches!(b.get(at)?, b'{' | b'[' | b'"') {
+        return value_end(b, at);
+    }
+    let mut depth = 0usize;
+    loop {
+        match *b.get(at)? {
+            b'"' => at = string_end(b, at + 1)?,
+            b'{' | b'[' => {
+                depth += 1;
+                at += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                at += 1;
+            }
+            _ => at += 1,
+        }
+        if depth == 0 {
+            return Some(at);
+        }
+    }
+}
+
 /// The closing brackets of the containers [`value_end`] is inside, on the stack.
 struct OpenContainers {
     closes: [u8; MAX_DEPTH],
@@ -287,7 +317,8 @@ fn decode_escaped(raw: &[u8]) -> Option<String> {
 
 /// `raw` without raw CR/LF (only ever whitespace in valid JSON), borrowed when it has none.
 pub fn single_line(raw: &[u8]) -> Cow<'_, [u8]> {
-    if raw.contains(&b'\n') || raw.contains(&b'\r') {
+    // One vectorised pass (an object is printed with every notification).
+    if memchr::memchr2(b'\n', b'\r', raw).is_some() {
         Cow::Owned(
             raw.iter()
                 .copied()
@@ -360,6 +391,26 @@ mod tests {
         for case in cases {
             let (ours, serde) = valid(case);
             assert_eq!(ours, serde, "{case:?}");
+        }
+    }
+
+    #[test]
+    fn valid_value_end_finds_the_end_value_end_finds_on_valid_values() {
+        let cases = [
+            "0",
+            " -12.5e3 ",
+            "true",
+            "null",
+            r#""a\"]}""#,
+            r#"{"a":[1,{"b":null},"x]"],"c":{"d":[[]]}} tail"#,
+            r#"[ {"k" : "v"} , [ ] , "}" ]"#,
+        ];
+        for case in cases {
+            let b = case.as_bytes();
+            assert_eq!(valid_value_end(b, 0), value_end(b, 0), "{case:?}");
+        }
+        for broken in ["", "{", "[1,", "\"unterminated", "]"] {
+            assert_eq!(valid_value_end(broken.as_bytes(), 0), None, "{broken:?}");
         }
     }
 

@@ -36,7 +36,7 @@ type Seen = (T, String, String, bool);
 
 fn decode(ingest: &Ingest, value: &Value) -> ObjectRef {
     ingest
-        .decode(&serde_json::to_vec(value).unwrap())
+        .decode(serde_json::to_vec(value).unwrap())
         .expect("test objects decode")
 }
 

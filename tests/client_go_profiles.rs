@@ -75,7 +75,7 @@ fn obj(key: &str, rv: u32) -> ObjectRef {
     let (ns, name) = key.split_once('/').unwrap_or(("", key));
     let raw = serde_json::json!({"metadata": {"name": name, "namespace": ns, "resourceVersion": rv.to_string()}});
     Ingest::new(Indexers::default(), None)
-        .decode(&serde_json::to_vec(&raw).unwrap())
+        .decode(serde_json::to_vec(&raw).unwrap())
         .unwrap()
 }
 

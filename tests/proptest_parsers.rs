@@ -7,9 +7,10 @@
 use bytes::Bytes;
 use kinformer::cli::{parse_field_selector, parse_handler, parse_index, parse_label_selector};
 use kinformer::duration::{format_duration, parse_duration};
+use kinformer::informer::object::CachedObject;
 use kinformer::informer::source::{WatchFrame, parse_watch_frame};
 use kinformer::informer::store::IndexFunc;
-use kinformer::json_scan::{skip_whitespace, value_end};
+use kinformer::json_scan::{skip_whitespace, valid_value_end, value_end};
 use proptest::prelude::*;
 
 /// Failing cases are kept beside this file (`proptest_parsers.proptest-regressions`) and
@@ -59,6 +60,35 @@ proptest! {
         let ours = value_end(b, 0).is_some_and(|end| skip_whitespace(b, end) == b.len());
         let serde = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
         prop_assert_eq!(ours, serde, "{:?}", text);
+        // On what was validated, the structural skip ends where the validating scan does.
+        if serde {
+            prop_assert_eq!(valid_value_end(b, 0), value_end(b, 0), "{:?}", text);
+        } else {
+            let _ = valid_value_end(b, 0);
+        }
+    }
+
+    #[test]
+    fn metadata_read_from_the_scan_equals_serde_json_s(
+        labels in json_object(&[r#""a":"1""#, r#""b":"2""#, r#""a":"dup""#, r#""k\u0065y":"v""#,
+            r#""e":"\u00e9\n""#, r#""n":1"#, r#""z":null"#]),
+        owners in prop::collection::vec(prop_oneof![
+            json_object(&[r#""kind":"RS""#, r#""kind":null"#, r#""name":"n\u0073""#, r#""uid":"u""#,
+                r#""controller":true"#, r#""controller":false"#, r#""controller":null"#,
+                r#""controller":"x""#, r#""apiVersion":"v1""#, r#""k\u0069nd":"x""#,
+                r#""extra":{"a":[1,"]}"]}"#]),
+            Just("null".to_owned()),
+        ], 0..3),
+        labels_null in any::<bool>(),
+    ) {
+        let labels = if labels_null { "null".to_owned() } else { labels };
+        let raw = format!(
+            r#"{{"kind":"Pod","metadata":{{"name":"p","labels":{labels},"ownerReferences":[{}],"managedFields":[{{"f":{{}}}}]}}}}"#,
+            owners.join(",")
+        );
+        let full = CachedObject::from_json(raw.as_bytes().to_vec()).map(|o| o.meta().clone());
+        let scanned = CachedObject::from_valid_json(raw.as_bytes().to_vec()).map(|o| o.meta().clone());
+        prop_assert_eq!(scanned, full, "{}", raw);
     }
 
     #[test]
@@ -115,6 +145,12 @@ proptest! {
             prop_assert!(one_line(&e), "{}", e);
         }
     }
+}
+
+/// A JSON object of up to four members drawn from `members` (repeats possible).
+fn json_object(members: &[&'static str]) -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(members.to_vec()), 0..4)
+        .prop_map(|members| format!("{{{}}}", members.join(",")))
 }
 
 /// Text that is often JSON and often almost JSON: JSON tokens glued at random.

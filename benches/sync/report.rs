@@ -204,7 +204,7 @@ impl Report {
             .collect()
     }
 
-    /// The ratios and rates issue 6 sets targets for (targets are not checked in smoke mode).
+    /// The ratios and rates issues 6 and 16 set targets for (not checked in smoke mode).
     pub fn ratios(&self) -> Vec<Ratio> {
         let mut ratios = Vec::new();
         let mut push = |name: String, value: Option<f64>, target: &str| {
@@ -228,10 +228,16 @@ impl Report {
             };
             let div = |a: Option<f64>, b: Option<f64>| Some(a? / b?);
             let k = time("kinformer");
+            let big = pods >= 100_000;
+            push(
+                format!("{pods} sync time kinformer s"),
+                k,
+                if big { "<= 1" } else { "" },
+            );
             push(
                 format!("{pods} sync time kinformer / kube-runtime"),
                 div(k, time("kube-runtime")),
-                "<= 0.5",
+                if big { "<= 0.1" } else { "<= 0.5" },
             );
             push(
                 format!("{pods} sync time kinformer / kubectl"),
@@ -241,7 +247,7 @@ impl Report {
             push(
                 format!("{pods} sync time kinformer / floor"),
                 div(k, time("floor (serde_json)")),
-                "<= 2",
+                if big { "<= 0.2" } else { "<= 2" },
             );
             let cached = self.cached_bytes(pods);
             push(
@@ -258,7 +264,7 @@ impl Report {
             push(
                 format!("{pods} kinformer RSS after sync / cached JSON bytes"),
                 div(after("kinformer after sync"), cached),
-                "<= 1.5",
+                if big { "<= 1.2" } else { "<= 1.5" },
             );
             push(
                 format!("{pods} kinformer metadata-only peak RSS / cached JSON bytes"),
@@ -279,7 +285,22 @@ impl Report {
                 .row("sync", pods, "server raw LIST", "")
                 .map(|r| r.count() / r.seconds());
             push(format!("{pods} server LIST bytes/s (raw reader)"), list, "");
+            let fastest = [
+                "kinformer",
+                "kinformer metadata-only",
+                "kube-runtime",
+                "kubectl",
+            ]
+            .iter()
+            .filter_map(|c| time(c))
+            .reduce(f64::min);
+            push(
+                format!("{pods} sync fastest client time / server raw LIST time"),
+                div(fastest, time("server raw LIST")),
+                ">= 2",
+            );
         }
+        self.per_object(&mut push);
         let pods = self.settings.watch_size;
         for mode in ["live", "drain"] {
             let rate = |client: &str| self.row("watch", pods, client, mode).map(Row::rate);
@@ -292,7 +313,7 @@ impl Report {
             push(
                 format!("{pods} watch {mode} kinformer 4 handlers events/s"),
                 rate("kinformer 4 handlers"),
-                "",
+                ">= 100000",
             );
             push(
                 format!("{pods} watch {mode} kinformer / kube-runtime events/s"),
@@ -331,6 +352,48 @@ impl Report {
             );
         }
         ratios
+    }
+
+    /// Scale (issue 16): sync time and peak RSS per object at every size, and how the per-object
+    /// figures at the largest size compare with the smallest (linear growth: within 20%).
+    fn per_object(&self, push: &mut impl FnMut(String, Option<f64>, &str)) {
+        for client in ["kinformer", "kinformer metadata-only"] {
+            let per_object = |pods: usize| {
+                let row = self.row("sync", pods, client, "")?;
+                Some((
+                    row.seconds() / pods as f64,
+                    row.rss_kb() * 1024.0 / pods as f64,
+                ))
+            };
+            for &pods in &self.settings.sizes {
+                let figures = per_object(pods);
+                push(
+                    format!("{pods} {client} sync µs / object"),
+                    figures.map(|f| f.0 * 1e6),
+                    "",
+                );
+                push(
+                    format!("{pods} {client} peak RSS bytes / object"),
+                    figures.map(|f| f.1),
+                    "",
+                );
+            }
+            let smallest = self.settings.sizes.iter().min().copied().unwrap_or(0);
+            let largest = self.settings.sizes.iter().max().copied().unwrap_or(0);
+            let growth = per_object(largest)
+                .zip(per_object(smallest))
+                .filter(|_| largest > smallest);
+            push(
+                format!("{client} per-object time, {largest} / {smallest} pods"),
+                growth.map(|(l, s)| l.0 / s.0),
+                "<= 1.2",
+            );
+            push(
+                format!("{client} per-object peak RSS, {largest} / {smallest} pods"),
+                growth.map(|(l, s)| l.1 / s.1),
+                "<= 1.2",
+            );
+        }
     }
 
     /// The one table: absolute figures, then the ratios.

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -35,9 +36,11 @@ impl Ingest {
         }
     }
 
-    pub fn decode(&self, raw: &[u8]) -> Result<ObjectRef, DecodeError> {
+    /// `raw` becomes the cached object's bytes, unless a transform rewrites them.
+    pub fn decode(&self, raw: impl Into<Bytes>) -> Result<ObjectRef, DecodeError> {
+        let raw = raw.into();
         let obj = match &self.transform {
-            Some(t) => CachedObject::from_json(t(raw).map_err(DecodeError::Transform)?)?,
+            Some(t) => CachedObject::from_json(t(&raw).map_err(DecodeError::Transform)?)?,
             // The reflector's bytes were delimited by a JSON parser: valid, so read only the head.
             None => CachedObject::from_valid_json(raw)?,
         };

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde::Deserialize;
 
 use crate::json_scan;
@@ -17,7 +18,9 @@ pub type ObjectRef = Arc<CachedObject>;
 
 /// One object as the informer caches it.
 pub struct CachedObject {
-    raw: Box<[u8]>,
+    /// A LIST item shares its page's buffer (the page is the cache: no copy); a watch object
+    /// is copied out of the chunk it came in (see `Reflector::decode`).
+    raw: Bytes,
     meta: ObjectMeta,
     /// Values of the indices after the built-in `namespace` one (which is read off the key).
     index_values: Box<[Box<[String]>]>,
@@ -66,12 +69,16 @@ pub struct OwnerReference<'a> {
     pub controller: bool,
 }
 
+/// The part of `text` that `span` names.
+fn span_text(text: &str, span: Span) -> &str {
+    let start = span.start as usize;
+    text.get(start..start + span.len as usize)
+        .unwrap_or_default()
+}
+
 impl ObjectMeta {
     fn get(&self, span: Span) -> &str {
-        let start = span.start as usize;
-        self.text
-            .get(start..start + span.len as usize)
-            .unwrap_or_default()
+        span_text(&self.text, span)
     }
 
     /// `namespace/name`, or `name` for cluster-scoped objects (Rule I1).
@@ -154,6 +161,11 @@ impl TextBuilder {
         }
     }
 
+    /// The text of a span pushed before.
+    fn get(&self, span: Span) -> &str {
+        span_text(&self.0, span)
+    }
+
     fn push(&mut self, s: &str) -> Span {
         let start = self.0.len();
         self.0.push_str(s);
@@ -178,7 +190,7 @@ pub enum DecodeError {
 impl CachedObject {
     /// Parses the metadata of `raw` and keeps the bytes. Index values are attached by
     /// [`CachedObject::with_index_values`].
-    pub fn from_json(raw: impl Into<Box<[u8]>>) -> Result<Self, DecodeError> {
+    pub fn from_json(raw: impl Into<Bytes>) -> Result<Self, DecodeError> {
         let raw = raw.into();
         let meta = parse_meta(&raw)?;
         Ok(Self::new(raw, meta))
@@ -187,7 +199,7 @@ impl CachedObject {
     /// Like [`CachedObject::from_json`] for bytes already known to be one valid JSON value
     /// (a LIST item or watch object the frame parser delimited): only the members before
     /// `metadata` and `metadata` itself are read, not the whole object again.
-    pub fn from_valid_json(raw: impl Into<Box<[u8]>>) -> Result<Self, DecodeError> {
+    pub fn from_valid_json(raw: impl Into<Bytes>) -> Result<Self, DecodeError> {
         let raw = raw.into();
         let meta = match scan_meta(&raw) {
             Some(meta) => meta_from(meta)?,
@@ -196,7 +208,7 @@ impl CachedObject {
         Ok(Self::new(raw, meta))
     }
 
-    fn new(raw: Box<[u8]>, meta: ObjectMeta) -> Self {
+    fn new(raw: Bytes, meta: ObjectMeta) -> Self {
         Self {
             raw,
             meta,
@@ -295,19 +307,55 @@ struct RawMeta<'a> {
     #[serde(borrow, default)]
     deletion_timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    labels: Option<Pairs<'a>>,
+    labels: Option<Labels<'a>>,
     #[serde(borrow, default)]
-    owner_references: Option<Vec<RawOwnerRef<'a>>>,
+    owner_references: Option<Owners<'a>>,
 }
 
-/// A JSON object of strings as `(key, value)` pairs, without building a map.
-struct Pairs<'a>(Vec<(Cow<'a, str>, Cow<'a, str>)>);
+/// `metadata.labels`: the JSON object of strings as the scan found it (its members are read
+/// straight into the cached metadata, with no list in between), or as serde_json decoded it.
+enum Labels<'a> {
+    /// An object of string values with plain keys, checked by [`scan_labels`].
+    Scanned(&'a [u8]),
+    Decoded(Vec<(Cow<'a, str>, Cow<'a, str>)>),
+}
 
-impl<'de: 'a, 'a> Deserialize<'de> for Pairs<'a> {
+impl Labels<'_> {
+    /// Calls `visit(key, value)` for each label in document order.
+    fn for_each(&self, mut visit: impl FnMut(&str, &str)) {
+        match self {
+            Labels::Scanned(raw) => {
+                // Checked by scan_labels: plain UTF-8 keys and string values.
+                let _ = json_scan::for_each_member(raw, 0, |key, at| {
+                    let (value, end) = json_scan::string_at(raw, at)?;
+                    visit(std::str::from_utf8(key).ok()?, &value?);
+                    Some(end)
+                });
+            }
+            Labels::Decoded(pairs) => pairs.iter().for_each(|(k, v)| visit(k, v)),
+        }
+    }
+}
+
+/// The labels object at `at` and where it ends, when every key is plain (no escapes) and every
+/// value a string; None otherwise (the caller falls back to serde_json, which words errors).
+fn scan_labels(raw: &[u8], at: usize) -> Option<(Labels<'_>, usize)> {
+    let end = json_scan::for_each_member(raw, at, |key, at| {
+        if key.contains(&b'\\') {
+            return None;
+        }
+        let (value, end) = json_scan::string_at(raw, at)?;
+        value.map(|_| end)
+    })?;
+    let start = json_scan::skip_whitespace(raw, at);
+    Some((Labels::Scanned(&raw[start..end]), end))
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Labels<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Visitor<'a>(std::marker::PhantomData<&'a ()>);
         impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
-            type Value = Pairs<'a>;
+            type Value = Labels<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object of strings")
             }
@@ -319,14 +367,93 @@ impl<'de: 'a, 'a> Deserialize<'de> for Pairs<'a> {
                 while let Some(entry) = m.next_entry::<Cow<'de, str>, Cow<'de, str>>()? {
                     pairs.push(entry);
                 }
-                Ok(Pairs(pairs))
+                Ok(Labels::Decoded(pairs))
             }
         }
         d.deserialize_map(Visitor(std::marker::PhantomData))
     }
 }
 
-#[derive(Deserialize)]
+/// `metadata.ownerReferences`, like [`Labels`]: the array as the scan found it, or as
+/// serde_json decoded it.
+enum Owners<'a> {
+    /// An array of entries [`scan_owner`] reads.
+    Scanned(&'a [u8]),
+    Decoded(Vec<RawOwnerRef<'a>>),
+}
+
+impl Owners<'_> {
+    /// Calls `visit` for each entry in document order.
+    fn for_each(&self, mut visit: impl FnMut(&RawOwnerRef<'_>)) {
+        match self {
+            Owners::Scanned(raw) => {
+                let _ = json_scan::for_each_element(raw, 0, |at| {
+                    let (owner, end) = scan_owner(raw, at)?;
+                    visit(&owner);
+                    Some(end)
+                });
+            }
+            Owners::Decoded(owners) => owners.iter().for_each(visit),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Owners<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::deserialize(d).map(Owners::Decoded)
+    }
+}
+
+/// The ownerReferences array at `at` and where it ends, when [`scan_owner`] reads every entry.
+fn scan_owners(raw: &[u8], at: usize) -> Option<(Owners<'_>, usize)> {
+    let end = json_scan::for_each_element(raw, at, |at| scan_owner(raw, at).map(|(_, end)| end))?;
+    let start = json_scan::skip_whitespace(raw, at);
+    Some((Owners::Scanned(&raw[start..end]), end))
+}
+
+/// One ownerReferences entry as serde reads [`RawOwnerRef`] and where it ends; None for
+/// anything serde might read differently or reject (escaped or repeated keys, other types).
+fn scan_owner(raw: &[u8], at: usize) -> Option<(RawOwnerRef<'_>, usize)> {
+    let mut owner = RawOwnerRef::default();
+    let mut seen = [false; 4];
+    let end = json_scan::for_each_member(raw, at, |key, at| {
+        let field = match key {
+            b"kind" => 0,
+            b"name" => 1,
+            b"uid" => 2,
+            b"controller" => 3,
+            _ if key.contains(&b'\\') => return None,
+            _ => return json_scan::valid_value_end(raw, at),
+        };
+        if std::mem::replace(&mut seen[field], true) {
+            return None;
+        }
+        if field == 3 {
+            let (controller, end) = scan_bool(raw, at)?;
+            owner.controller = controller;
+            return Some(end);
+        }
+        let (text, end) = json_scan::string_at(raw, at)?;
+        *[&mut owner.kind, &mut owner.name, &mut owner.uid][field] = text?;
+        Some(end)
+    })?;
+    Some((owner, end))
+}
+
+/// `true`, `false` or `null` at `at`, and where it ends.
+fn scan_bool(raw: &[u8], at: usize) -> Option<(Option<bool>, usize)> {
+    let rest = raw.get(at..)?;
+    [
+        (&b"true"[..], Some(true)),
+        (b"false", Some(false)),
+        (b"null", None),
+    ]
+    .into_iter()
+    .find(|(literal, _)| rest.starts_with(literal))
+    .map(|(literal, value)| (value, at + literal.len()))
+}
+
+#[derive(Deserialize, Default)]
 struct RawOwnerRef<'a> {
     #[serde(borrow, default)]
     kind: Cow<'a, str>,
@@ -357,7 +484,7 @@ fn scan_meta(raw: &[u8]) -> Option<RawMeta<'_>> {
             None
         }
         _ if key.contains(&b'\\') => None,
-        _ => json_scan::value_end(raw, at),
+        _ => json_scan::valid_value_end(raw, at),
     });
     meta
 }
@@ -373,10 +500,20 @@ fn scan_meta_members(raw: &[u8], at: usize) -> Option<RawMeta<'_>> {
             b"resourceVersion" => &mut m.resource_version,
             b"creationTimestamp" => &mut m.creation_timestamp,
             b"deletionTimestamp" => &mut m.deletion_timestamp,
+            b"labels" if raw.get(at) == Some(&b'{') => {
+                let (labels, end) = scan_labels(raw, at)?;
+                m.labels = Some(labels);
+                return Some(end);
+            }
             b"labels" => return decode_member(raw, at, &mut m.labels),
+            b"ownerReferences" if raw.get(at) == Some(&b'[') => {
+                let (owners, end) = scan_owners(raw, at)?;
+                m.owner_references = Some(owners);
+                return Some(end);
+            }
             b"ownerReferences" => return decode_member(raw, at, &mut m.owner_references),
             _ if key.contains(&b'\\') => return None,
-            _ => return json_scan::value_end(raw, at),
+            _ => return json_scan::valid_value_end(raw, at),
         };
         let (value, end) = json_scan::string_at(raw, at)?;
         *text = value;
@@ -396,26 +533,43 @@ fn decode_member<'a, T: Deserialize<'a>>(
     Some(end)
 }
 
-/// The bytes [`meta_from`] stores: the key and every kept string.
-fn meta_text_len(m: &RawMeta<'_>, name: &str, namespace: Option<&str>) -> usize {
+/// What [`meta_from`] stores: the bytes of the key and every kept string, how many labels and
+/// owner references.
+struct TextSize {
+    bytes: usize,
+    labels: usize,
+    owners: usize,
+}
+
+fn meta_text_len(m: &RawMeta<'_>, name: &str, namespace: Option<&str>) -> TextSize {
     let len = |s: &Option<Cow<'_, str>>| s.as_deref().map_or(0, str::len);
-    let labels = m
-        .labels
-        .as_ref()
-        .map_or(0, |l| l.0.iter().map(|(k, v)| k.len() + v.len()).sum());
-    let owners = m.owner_references.as_ref().map_or(0, |o| {
-        o.iter()
-            .map(|o| o.kind.len() + o.name.len() + o.uid.len())
-            .sum()
-    });
-    namespace.map_or(0, |ns| ns.len() + 1)
+    let (mut labels, mut label_count) = (0, 0);
+    if let Some(l) = &m.labels {
+        l.for_each(|k, v| {
+            labels += k.len() + v.len();
+            label_count += 1;
+        });
+    }
+    let (mut owners, mut owner_count) = (0, 0);
+    if let Some(o) = &m.owner_references {
+        o.for_each(|o| {
+            owners += o.kind.len() + o.name.len() + o.uid.len();
+            owner_count += 1;
+        });
+    }
+    let bytes = namespace.map_or(0, |ns| ns.len() + 1)
         + name.len()
         + len(&m.uid)
         + len(&m.resource_version)
         + len(&m.creation_timestamp)
         + len(&m.deletion_timestamp)
         + labels
-        + owners
+        + owners;
+    TextSize {
+        bytes,
+        labels: label_count,
+        owners: owner_count,
+    }
 }
 
 fn meta_from(mut m: RawMeta<'_>) -> Result<ObjectMeta, DecodeError> {
@@ -426,7 +580,8 @@ fn meta_from(mut m: RawMeta<'_>) -> Result<ObjectMeta, DecodeError> {
         .ok_or(DecodeError::MissingName)?;
     let namespace = m.namespace.take().filter(|n| !n.is_empty());
     // One allocation for every string the metadata keeps.
-    let mut text = TextBuilder::with_capacity(meta_text_len(&m, &name, namespace.as_deref()));
+    let size = meta_text_len(&m, &name, namespace.as_deref());
+    let mut text = TextBuilder::with_capacity(size.bytes);
     let key = match namespace.as_deref() {
         Some(ns) => text.push_all(&[ns, "/", &name]),
         None => text.push(&name),
@@ -435,23 +590,22 @@ fn meta_from(mut m: RawMeta<'_>) -> Result<ObjectMeta, DecodeError> {
     let resource_version = text.push(m.resource_version.as_deref().unwrap_or_default());
     let creation_timestamp = m.creation_timestamp.as_deref().map(|t| text.push(t));
     let deletion_timestamp = m.deletion_timestamp.as_deref().map(|t| text.push(t));
-    let mut pairs = m.labels.map(|p| p.0).unwrap_or_default();
-    pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let labels: Box<[(Span, Span)]> = pairs
-        .iter()
-        .map(|(k, v)| (text.push(k), text.push(v)))
-        .collect();
-    let owner_references = m
-        .owner_references
-        .unwrap_or_default()
-        .iter()
-        .map(|o| OwnerSpans {
-            kind: text.push(&o.kind),
-            name: text.push(&o.name),
-            uid: text.push(&o.uid),
-            controller: o.controller.unwrap_or(false),
-        })
-        .collect();
+    let mut labels = Vec::with_capacity(size.labels);
+    if let Some(l) = &m.labels {
+        l.for_each(|k, v| labels.push((text.push(k), text.push(v))));
+    }
+    labels.sort_unstable_by(|a, b| text.get(a.0).cmp(text.get(b.0)));
+    let mut owner_references = Vec::with_capacity(size.owners);
+    if let Some(o) = &m.owner_references {
+        o.for_each(|o| {
+            owner_references.push(OwnerSpans {
+                kind: text.push(&o.kind),
+                name: text.push(&o.name),
+                uid: text.push(&o.uid),
+                controller: o.controller.unwrap_or(false),
+            });
+        });
+    }
     Ok(ObjectMeta {
         text: text.0.into_boxed_str(),
         key,
@@ -460,8 +614,8 @@ fn meta_from(mut m: RawMeta<'_>) -> Result<ObjectMeta, DecodeError> {
         resource_version,
         creation_timestamp,
         deletion_timestamp,
-        labels,
-        owner_references,
+        labels: labels.into_boxed_slice(),
+        owner_references: owner_references.into_boxed_slice(),
     })
 }
 
@@ -494,7 +648,7 @@ mod tests {
 
     #[test]
     fn reading_only_the_head_gives_the_same_metadata_as_a_full_parse() {
-        let objects: [&[u8]; 9] = [
+        let objects: [&[u8]; 18] = [
             br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"n","resourceVersion":"3","labels":{"x":"y"}},"spec":{"big":[1,2,{"k":"v\"}"}]}}"#,
             br#"{"metadata":{"name":"first"},"status":{}}"#,
             br#" { "kind" : "Pod" , "spec" : {"metadata":{"name":"nested"}} , "metadata" : {"name":"late","uid":"u"} }"#,
@@ -504,6 +658,15 @@ mod tests {
             br#"{"metadata":{"name":"web\u002d1","labels":null,"deletionTimestamp":null,"annotations":{"a":"b"},"ownerReferences":[{"kind":"ReplicaSet","name":"rs","uid":"u1","controller":true}],"managedFields":[{"manager":"m","fieldsV1":{"f:x":{}}}]}}"#,
             br#"{"metadata":{"name":"bad-labels","labels":{"x":1}}}"#,
             br#"{"metadata":{"n\u0061me":"escaped-metadata-key"}}"#,
+            br#"{"metadata":{"name":"l","labels":{ "b" : "2" , "a":"1\u00e9", "b":"dup" }}}"#,
+            br#"{"metadata":{"name":"l","labels":{"k\u0065y":"escaped key"}}}"#,
+            br#"{"metadata":{"name":"l","labels":{"x":null}}}"#,
+            br#"{"metadata":{"name":"l","labels":{}}}"#,
+            br#"{"metadata":{"name":"o","ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"r\u0073","uid":"u","controller":false,"blockOwnerDeletion":true},{"kind":"Job","name":"j","controller":null}]}}"#,
+            br#"{"metadata":{"name":"o","ownerReferences":[{"kind":"A","kind":"B"}]}}"#,
+            br#"{"metadata":{"name":"o","ownerReferences":[{"k\u0069nd":"escaped"}]}}"#,
+            br#"{"metadata":{"name":"o","ownerReferences":[{"kind":null}]}}"#,
+            br#"{"metadata":{"name":"o","ownerReferences":[{"controller":"yes"}],"labels":{"a":"b"}}}"#,
         ];
         for raw in objects {
             let full = CachedObject::from_json(raw.to_vec()).map(|o| o.meta().clone());

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures_util::StreamExt;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -458,7 +459,7 @@ impl Reflector {
                     resource_version,
                     continue_token,
                 } = page;
-                for raw in &items {
+                for raw in items {
                     listed.items.push(self.decode(raw).map_err(|e| {
                         self.trace_decode_error(&e);
                         ListFailure::Decode(e)
@@ -578,7 +579,7 @@ impl Reflector {
                     return Err(e);
                 }
             };
-            let obj = self.decode(&raw).map_err(|e| {
+            let obj = self.decode_watched(&raw).map_err(|e| {
                 self.trace_decode_error(&e);
                 SourceError::Decode(e.to_string())
             })?;
@@ -735,7 +736,7 @@ impl Reflector {
     }
 
     fn apply(&self, event_type: WatchEventType, raw: &[u8]) -> Result<(), SourceError> {
-        let obj = self.decode(raw).map_err(|e| {
+        let obj = self.decode_watched(raw).map_err(|e| {
             self.trace_decode_error(&e);
             SourceError::Decode(e.to_string())
         })?;
@@ -779,8 +780,16 @@ impl Reflector {
         }
     }
 
-    fn decode(&self, raw: &[u8]) -> Result<ObjectRef, DecodeError> {
+    /// A LIST item: the cached object keeps a slice of the page, so the page's buffer is the
+    /// cache (no copy; the buffer is freed once every object listed from it was replaced).
+    fn decode(&self, raw: Bytes) -> Result<ObjectRef, DecodeError> {
         self.ingest.decode(raw)
+    }
+
+    /// A watched object is copied out of the socket chunk it came in, which a slice would keep
+    /// alive whole (with the frames around it) for as long as the object is cached.
+    fn decode_watched(&self, raw: &[u8]) -> Result<ObjectRef, DecodeError> {
+        self.ingest.decode(Bytes::copy_from_slice(raw))
     }
 
     fn trace_bookmark(&self, rv: &str, initial_events_end: bool) {

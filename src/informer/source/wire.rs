@@ -18,8 +18,8 @@ pub fn frames(
 ) -> impl futures_util::Stream<Item = Result<WatchFrame, SourceError>> + Send + 'static {
     let state = LineSplitter {
         chunks: Box::pin(chunks),
-        buf: BytesMut::new(),
-        scanned: 0,
+        chunk: Bytes::new(),
+        carry: BytesMut::new(),
         done: false,
     };
     futures_util::stream::unfold(state, |mut lines| async move {
@@ -36,12 +36,15 @@ pub fn frames(
     })
 }
 
-/// Newline-delimited lines from byte chunks; each byte is scanned for `\n` once.
+/// Newline-delimited lines from byte chunks; each byte is scanned for `\n` once. A line that
+/// lies inside one chunk is a zero-copy slice of it; only a line split across chunks is copied
+/// (into `carry`).
 struct LineSplitter<S> {
     chunks: std::pin::Pin<Box<S>>,
-    buf: BytesMut,
-    /// `buf[..scanned]` holds no newline.
-    scanned: usize,
+    /// The unread rest of the last chunk: no newline was looked for in it yet.
+    chunk: Bytes,
+    /// The start of a line whose newline is in a later chunk (no newline in it).
+    carry: BytesMut,
     done: bool,
 }
 
@@ -50,31 +53,42 @@ impl<S: futures_util::Stream<Item = Result<Bytes, SourceError>>> LineSplitter<S>
     /// newline comes last, when the stream ends).
     async fn next_line(&mut self) -> Option<Result<(Bytes, bool), SourceError>> {
         loop {
-            if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.scanned..]) {
-                let line = self.buf.split_to(self.scanned + pos + 1).freeze();
-                self.scanned = 0;
+            if let Some(line) = self.line_in_chunk() {
                 if !line.trim_ascii().is_empty() {
                     return Some(Ok((line, true)));
                 }
                 continue;
             }
-            self.scanned = self.buf.len();
             if self.done {
-                self.scanned = 0;
-                let rest = self.buf.split().freeze();
+                let rest = self.carry.split().freeze();
                 return (!rest.trim_ascii().is_empty()).then_some(Ok((rest, false)));
             }
             match self.chunks.next().await {
-                Some(Ok(bytes)) => self.buf.extend_from_slice(&bytes),
+                Some(Ok(bytes)) => self.chunk = bytes,
                 Some(Err(e)) => {
                     self.done = true;
-                    self.buf.clear();
-                    self.scanned = 0;
+                    self.carry.clear();
                     return Some(Err(e));
                 }
                 None => self.done = true,
             }
         }
+    }
+
+    /// The line ending at the chunk's first newline, carried start included; None (the chunk
+    /// moved into `carry`) when the chunk has no newline.
+    fn line_in_chunk(&mut self) -> Option<Bytes> {
+        let Some(pos) = memchr::memchr(b'\n', &self.chunk) else {
+            self.carry.extend_from_slice(&self.chunk);
+            self.chunk.clear();
+            return None;
+        };
+        let end = self.chunk.split_to(pos + 1);
+        if self.carry.is_empty() {
+            return Some(end);
+        }
+        self.carry.extend_from_slice(&end);
+        Some(self.carry.split().freeze())
     }
 }
 
@@ -339,6 +353,22 @@ mod tests {
         assert_eq!(got.len(), 2);
         assert!(matches!(got[0], Ok(WatchFrame::Added(_))));
         assert!(matches!(got[1], Ok(WatchFrame::Deleted(_))));
+    }
+
+    #[tokio::test]
+    async fn lines_inside_a_chunk_are_sliced_and_a_line_may_span_several_chunks() {
+        let chunks: Vec<Result<Bytes, SourceError>> = vec![
+            Ok(Bytes::from_static(
+                b"{\"type\":\"DELETED\",\"object\":{}}\n\n{\"type\":\"ADDED\",\"object\":{}}\n{\"ty",
+            )),
+            Ok(Bytes::from_static(b"pe\":\"MODIFIED\",")),
+            Ok(Bytes::from_static(b"\"object\":{}}\n")),
+        ];
+        let got: Vec<_> = frames(futures_util::stream::iter(chunks)).collect().await;
+        assert_eq!(got.len(), 3, "the blank line is skipped");
+        assert!(matches!(got[0], Ok(WatchFrame::Deleted(_))));
+        assert!(matches!(got[1], Ok(WatchFrame::Added(_))));
+        assert!(matches!(got[2], Ok(WatchFrame::Modified(_))));
     }
 
     #[tokio::test]
