@@ -3,87 +3,28 @@
 //! summary, whatever `--show` prints); a refusal mid-run is retried forever, visibly; a
 //! panicking handler crashes by default (exit 6) and is skipped with `--on-panic skip`.
 
-use std::path::PathBuf;
 use std::process::Stdio;
-use std::time::Duration;
 
-use kinformer::apiserver::{EmbeddedServer, Fault, Seed, ServerConfig};
+use kinformer::apiserver::Fault;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{ChildStdout, Command};
 
-const DEADLINE: Duration = Duration::from_secs(60);
+#[path = "common/binary.rs"]
+mod binary;
+use binary::*;
 
-struct Cluster {
-    server: EmbeddedServer,
-    dir: tempfile::TempDir,
-}
-
-impl Cluster {
-    async fn start() -> Self {
-        let server = EmbeddedServer::start(ServerConfig {
-            seed: vec![Seed::Builtin],
-            ..ServerConfig::default()
+/// Every request for pods fails with `status` (`count` times, or until cleared).
+fn fail_pods(c: &Cluster, status: u16, count: Option<u64>) {
+    c.server
+        .inject(&Fault::FailRequests {
+            count,
+            fraction: None,
+            status: Some(status),
+            retry_after_seconds: None,
+            path: Some("/pods".into()),
         })
-        .await
         .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        server.write_kubeconfig(&dir.path().join("config")).unwrap();
-        Self { server, dir }
-    }
-
-    fn kubeconfig(&self) -> PathBuf {
-        self.dir.path().join("config")
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kinformer"));
-        c.args(args)
-            .arg("--kubeconfig")
-            .arg(self.kubeconfig())
-            .env_remove("KUBECONFIG")
-            .env("NO_COLOR", "1")
-            .kill_on_drop(true);
-        c
-    }
-
-    /// Every request for pods fails with `status` (`count` times, or until cleared).
-    fn fail_pods(&self, status: u16, count: Option<u64>) {
-        self.server
-            .inject(&Fault::FailRequests {
-                count,
-                fraction: None,
-                status: Some(status),
-                retry_after_seconds: None,
-                path: Some("/pods".into()),
-            })
-            .unwrap();
-    }
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-async fn run(mut c: Command) -> Run {
-    let out = tokio::time::timeout(DEADLINE, c.output())
-        .await
-        .expect("command timed out")
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn jsonl(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-        .collect()
 }
 
 fn error_lines(stderr: &str) -> Vec<&str> {
@@ -96,7 +37,7 @@ fn error_lines(stderr: &str) -> Vec<&str> {
 #[tokio::test]
 async fn r8_a_refused_first_list_exits_4_after_the_summary_whatever_show_prints() {
     let c = Cluster::start().await;
-    c.fail_pods(403, None);
+    fail_pods(&c, 403, None);
     for show in ["notifications", "reflector", "all"] {
         let r = run(c.cmd(&["watch", "pods", "-A", "-o", "jsonl", "--show", show])).await;
         assert_eq!(r.code, 4, "--show {show}: {}", r.stderr);
@@ -107,7 +48,7 @@ async fn r8_a_refused_first_list_exits_4_after_the_summary_whatever_show_prints(
             "{}",
             errors[0]
         );
-        let lines = jsonl(&r.stdout);
+        let lines = parse_jsonl(&r.stdout);
         let last = lines.last().expect("the summary line");
         assert_eq!(last["stage"], "summary", "--show {show}: {}", r.stdout);
     }
@@ -212,7 +153,7 @@ async fn r8_h2_a_mid_run_403_is_retried_until_it_recovers_and_the_relist_is_a_sy
         .count();
     assert!(pods > 0);
     // RBAC revoked for three requests: the re-watch, then two relists are refused.
-    c.fail_pods(403, Some(3));
+    fail_pods(&c, 403, Some(3));
     c.server.inject(&Fault::CloseWatches).unwrap();
     read_until(&mut lines, &mut seen, "recovered", |s| {
         count(s, "reflector", "list-done") == 2
@@ -260,7 +201,7 @@ async fn p8_a_panicking_handler_crashes_by_default_with_exit_6_after_the_summary
         "{}",
         errors[0]
     );
-    let lines = jsonl(&r.stdout);
+    let lines = parse_jsonl(&r.stdout);
     let summary = lines.last().unwrap();
     assert_eq!(summary["stage"], "summary");
     assert_eq!(summary["handlers"][0]["panics"], 1, "{summary}");
@@ -293,7 +234,7 @@ async fn p8_with_on_panic_skip_the_notification_is_lost_and_the_handler_goes_on(
     ]))
     .await;
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let lines = jsonl(&r.stdout);
+    let lines = parse_jsonl(&r.stdout);
     let panicked = lines
         .iter()
         .filter(|v| v["event"] == "handled" && v["panicked"] == true)
