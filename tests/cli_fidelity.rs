@@ -27,11 +27,14 @@ fn fail_pods(c: &Cluster, status: u16, count: Option<u64>) {
         .unwrap();
 }
 
-fn error_lines(stderr: &str) -> Vec<&str> {
-    stderr
+/// Asserts that stderr holds exactly one `error:` line and that it says every one of `says`.
+fn assert_one_error_line(stderr: &str, says: &[&str], context: &str) {
+    let errors: Vec<&str> = stderr
         .lines()
         .filter(|l| l.starts_with("error: "))
-        .collect()
+        .collect();
+    assert_eq!(errors.len(), 1, "{context}: {stderr}");
+    assert!(says.iter().all(|s| errors[0].contains(s)), "{}", errors[0]);
 }
 
 #[tokio::test]
@@ -41,12 +44,10 @@ async fn r8_a_refused_first_list_exits_4_after_the_summary_whatever_show_prints(
     for show in ["notifications", "reflector", "all"] {
         let r = run(c.cmd(&["watch", "pods", "-A", "-o", "jsonl", "--show", show])).await;
         assert_eq!(r.code, 4, "--show {show}: {}", r.stderr);
-        let errors = error_lines(&r.stderr);
-        assert_eq!(errors.len(), 1, "--show {show}: {}", r.stderr);
-        assert!(
-            errors[0].contains("Forbidden: cannot list resource \"pods\""),
-            "{}",
-            errors[0]
+        assert_one_error_line(
+            &r.stderr,
+            &["Forbidden: cannot list resource \"pods\""],
+            &format!("--show {show}"),
         );
         let lines = parse_jsonl(&r.stdout);
         let last = lines.last().expect("the summary line");
@@ -85,13 +86,7 @@ async fn r8_a_400_on_the_first_list_is_one_error_line_with_the_servers_message()
     ] {
         let r = run(c.cmd(args)).await;
         assert_eq!(r.code, 4, "{args:?}: {}", r.stderr);
-        let errors = error_lines(&r.stderr);
-        assert_eq!(errors.len(), 1, "{args:?}: {}", r.stderr);
-        assert!(
-            errors[0].contains("BadRequest") && errors[0].contains("spec.foo"),
-            "{}",
-            errors[0]
-        );
+        assert_one_error_line(&r.stderr, &["BadRequest", "spec.foo"], &format!("{args:?}"));
     }
 }
 
@@ -194,13 +189,7 @@ async fn p8_a_panicking_handler_crashes_by_default_with_exit_6_after_the_summary
     ]))
     .await;
     assert_eq!(r.code, 6, "{}", r.stderr);
-    let errors = error_lines(&r.stderr);
-    assert_eq!(errors.len(), 1, "{}", r.stderr);
-    assert!(
-        errors[0].contains("handler \"boom\" panicked"),
-        "{}",
-        errors[0]
-    );
+    assert_one_error_line(&r.stderr, &["handler \"boom\" panicked"], "panic-every=3");
     let lines = parse_jsonl(&r.stdout);
     let summary = lines.last().unwrap();
     assert_eq!(summary["stage"], "summary");
@@ -312,12 +301,10 @@ async fn r1_a_server_answering_garbage_to_the_first_list_is_one_error_line() {
             .kill_on_drop(true);
         let r = run(c).await;
         assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
-        let errors = error_lines(&r.stderr);
-        assert_eq!(errors.len(), 1, "{args:?}: {}", r.stderr);
-        assert!(
-            errors[0].contains("list pods") && errors[0].contains("malformed response"),
-            "{}",
-            errors[0]
+        assert_one_error_line(
+            &r.stderr,
+            &["list pods", "malformed response"],
+            &format!("{args:?}"),
         );
         assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     }

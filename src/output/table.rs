@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::informer::trace::{DeltaType, FieldVisitor, Notification, Summary};
 use crate::informer::trace::{Event, NotifyKind, Stage, TraceEvent, WatchEventType};
-use crate::informer::trace::{duration_in_unit, duration_name};
+use crate::informer::trace::{duration_as_written, duration_name};
 
 use super::diff::Change;
 use super::options::{OutputFormat, RenderOptions};
@@ -518,8 +518,10 @@ impl FieldVisitor for RowFields<'_> {
     }
 
     fn duration(&mut self, key: &'static str, value: Duration) {
-        self.detail
-            .kv(duration_name(key), format_duration(as_shown(key, value)));
+        self.detail.kv(
+            duration_name(key),
+            format_duration(duration_as_written(key, value)),
+        );
     }
 
     fn notification(&mut self, notification: &Notification) {
@@ -534,18 +536,6 @@ impl FieldVisitor for RowFields<'_> {
     fn summary(&mut self, summary: &Summary) {
         self.detail.kv("handlers", summary.handlers.len());
         self.duration("duration_ms", summary.duration);
-    }
-}
-
-/// `value` cut to the unit its key names (a latency in µs, a period in ms).
-fn as_shown(key: &str, value: Duration) -> Duration {
-    let n = duration_in_unit(key, value);
-    if key.ends_with("_us") {
-        Duration::from_micros(n)
-    } else if key.ends_with("_ms") {
-        Duration::from_millis(n)
-    } else {
-        Duration::from_secs(n)
     }
 }
 

@@ -70,6 +70,18 @@ pub fn duration_in_unit(key: &str, value: Duration) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
 
+/// `value` cut to the unit its key names, as JSONL writes it (a latency in whole µs).
+pub fn duration_as_written(key: &str, value: Duration) -> Duration {
+    let n = duration_in_unit(key, value);
+    if key.ends_with("_us") {
+        Duration::from_micros(n)
+    } else if key.ends_with("_ms") {
+        Duration::from_millis(n)
+    } else {
+        Duration::from_secs(n)
+    }
+}
+
 /// A duration key without its unit suffix (`check_period_ms` → `check_period`).
 pub fn duration_name(key: &str) -> &str {
     ["_us", "_ms", "_s"]
@@ -351,6 +363,10 @@ mod tests {
         assert_eq!(duration_in_unit("latency_us", d), 2_500_300);
         assert_eq!(duration_in_unit("delay_ms", d), 2_500);
         assert_eq!(duration_in_unit("timeout_s", d), 2);
+        assert_eq!(
+            duration_as_written("delay_ms", d),
+            Duration::from_millis(2_500)
+        );
         assert_eq!(duration_name("check_period_ms"), "check_period");
         assert_eq!(duration_name("timeout_s"), "timeout");
         assert_eq!(duration_name("latency_us"), "latency");
