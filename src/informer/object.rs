@@ -18,28 +18,34 @@ pub type ObjectRef = Arc<CachedObject>;
 
 /// One object as the informer caches it.
 pub struct CachedObject {
-    /// A LIST item shares its page's buffer (the page is the cache: no copy); a watch object
-    /// is copied out of the chunk it came in (see `Reflector::decode`).
-    raw: Bytes,
     meta: ObjectMeta,
     /// Values of the indices after the built-in `namespace` one (which is read off the key).
     index_values: Box<[Box<[String]>]>,
 }
 
-/// A `start..start+len` range of [`ObjectMeta`]'s text.
+/// A `start..start+len` range of a metadata string: in the object's raw JSON (an unescaped
+/// string, read where it lies), or, with [`IN_TEXT`] set in `start`, in [`ObjectMeta`]'s own text.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Span {
     start: u32,
     len: u32,
 }
 
-/// The metadata fields the pipeline reads; everything else stays in the raw JSON. Every
-/// string lives in one buffer per object (a handful of allocations instead of one per field:
-/// this is paid once per cached object).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The bit of [`Span::start`] that says the span is in the metadata's text, not the raw JSON.
+const IN_TEXT: u32 = 1 << 31;
+
+/// The metadata fields the pipeline reads, as spans: a string the JSON holds unescaped is read
+/// from the raw bytes (no copy), the key and escaped strings from one small text buffer per
+/// object. This is paid once per cached object, so it stays lean (no String per field).
+#[derive(Debug, Clone, Default)]
 pub struct ObjectMeta {
+    /// The object's JSON exactly as received (after the transform, if one ran). A LIST item
+    /// shares its page's buffer (the page is the cache: no copy); a watch object is copied out
+    /// of the chunk it came in (see `Reflector::decode`).
+    raw: Bytes,
+    /// `namespace/name`, and any kept string the JSON escaped.
     text: Box<str>,
-    /// `namespace/name`, or `name`.
+    /// `namespace/name`, or `name`; always in `text`.
     key: Span,
     /// Length of the namespace prefix of the key; 0 for cluster-scoped objects.
     namespace_len: u32,
@@ -69,16 +75,23 @@ pub struct OwnerReference<'a> {
     pub controller: bool,
 }
 
-/// The part of `text` that `span` names.
-fn span_text(text: &str, span: Span) -> &str {
+/// The part of `text` or `raw` that `span` names (raw spans were cut from `&str`s borrowed
+/// from it, so they are UTF-8).
+fn span_text<'a>(text: &'a str, raw: &'a [u8], span: Span) -> &'a str {
+    let len = span.len as usize;
+    if span.start & IN_TEXT != 0 {
+        let start = (span.start & !IN_TEXT) as usize;
+        return text.get(start..start + len).unwrap_or_default();
+    }
     let start = span.start as usize;
-    text.get(start..start + span.len as usize)
+    raw.get(start..start + len)
+        .and_then(|b| std::str::from_utf8(b).ok())
         .unwrap_or_default()
 }
 
 impl ObjectMeta {
     fn get(&self, span: Span) -> &str {
-        span_text(&self.text, span)
+        span_text(&self.text, &self.raw, span)
     }
 
     /// `namespace/name`, or `name` for cluster-scoped objects (Rule I1).
@@ -140,39 +153,66 @@ impl ObjectMeta {
     }
 }
 
-/// Builds an [`ObjectMeta`]'s text buffer.
-#[derive(Default)]
-struct TextBuilder(String);
+/// Two metadata are equal when every field reads the same (wherever each string lies).
+impl PartialEq for ObjectMeta {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+            && self.namespace_len == other.namespace_len
+            && self.uid() == other.uid()
+            && self.resource_version() == other.resource_version()
+            && self.creation_timestamp() == other.creation_timestamp()
+            && self.deletion_timestamp() == other.deletion_timestamp()
+            && self.labels().eq(other.labels())
+            && self.owner_references().eq(other.owner_references())
+    }
+}
 
-impl TextBuilder {
-    fn with_capacity(capacity: usize) -> Self {
-        Self(String::with_capacity(capacity))
+impl Eq for ObjectMeta {}
+
+/// Builds an [`ObjectMeta`]'s spans: strings borrowed from `raw` become raw spans, the rest
+/// are copied into the text buffer.
+struct SpanBuilder<'a> {
+    raw: &'a [u8],
+    text: String,
+}
+
+impl<'a> SpanBuilder<'a> {
+    /// A builder whose text has room for `key_len` bytes (escaped strings are rare).
+    fn new(raw: &'a [u8], key_len: usize) -> Self {
+        Self {
+            raw,
+            text: String::with_capacity(key_len),
+        }
     }
 
-    /// Pushes the pieces as one span (e.g. `namespace`, `/`, `name` as the key).
+    /// `s` as a span of the raw JSON when it lies in it, else `None`.
+    fn in_raw(&self, s: &str) -> Option<Span> {
+        let start = (s.as_ptr() as usize).checked_sub(self.raw.as_ptr() as usize)?;
+        let start = u32::try_from(start).ok().filter(|x| x & IN_TEXT == 0)?;
+        let len = u32::try_from(s.len()).ok()?;
+        (start as usize + s.len() <= self.raw.len()).then_some(Span { start, len })
+    }
+
+    /// Pushes the pieces into the text as one span (e.g. `namespace`, `/`, `name` as the key).
     fn push_all(&mut self, pieces: &[&str]) -> Span {
-        let start = self.0.len();
+        let start = self.text.len();
         for piece in pieces {
-            self.0.push_str(piece);
+            self.text.push_str(piece);
         }
         Span {
-            start: u32::try_from(start).unwrap_or(u32::MAX),
-            len: u32::try_from(self.0.len() - start).unwrap_or(0),
+            start: u32::try_from(start).unwrap_or(0) | IN_TEXT,
+            len: u32::try_from(self.text.len() - start).unwrap_or(0),
         }
     }
 
-    /// The text of a span pushed before.
+    /// The span of a kept string: where it lies in the raw JSON, or a copy in the text.
+    fn span(&mut self, s: &str) -> Span {
+        self.in_raw(s).unwrap_or_else(|| self.push_all(&[s]))
+    }
+
+    /// The text of a span made before.
     fn get(&self, span: Span) -> &str {
-        span_text(&self.0, span)
-    }
-
-    fn push(&mut self, s: &str) -> Span {
-        let start = self.0.len();
-        self.0.push_str(s);
-        Span {
-            start: u32::try_from(start).unwrap_or(u32::MAX),
-            len: u32::try_from(s.len()).unwrap_or(0),
-        }
+        span_text(&self.text, self.raw, span)
     }
 }
 
@@ -193,7 +233,7 @@ impl CachedObject {
     pub fn from_json(raw: impl Into<Bytes>) -> Result<Self, DecodeError> {
         let raw = raw.into();
         let meta = parse_meta(&raw)?;
-        Ok(Self::new(raw, meta))
+        Ok(Self::new(meta, raw))
     }
 
     /// Like [`CachedObject::from_json`] for bytes already known to be one valid JSON value
@@ -202,16 +242,16 @@ impl CachedObject {
     pub fn from_valid_json(raw: impl Into<Bytes>) -> Result<Self, DecodeError> {
         let raw = raw.into();
         let meta = match scan_meta(&raw) {
-            Some(meta) => meta_from(meta)?,
+            Some(meta) => meta_from(meta, &raw)?,
             None => parse_meta(&raw)?,
         };
-        Ok(Self::new(raw, meta))
+        Ok(Self::new(meta, raw))
     }
 
-    fn new(raw: Bytes, meta: ObjectMeta) -> Self {
+    /// The object of `raw` and the metadata read from it.
+    fn new(meta: ObjectMeta, raw: Bytes) -> Self {
         Self {
-            raw,
-            meta,
+            meta: ObjectMeta { raw, ..meta },
             index_values: Box::default(),
         }
     }
@@ -225,7 +265,7 @@ impl CachedObject {
 
     /// The JSON exactly as received (after the transform, if one ran).
     pub fn raw(&self) -> &[u8] {
-        &self.raw
+        &self.meta.raw
     }
 
     pub fn meta(&self) -> &ObjectMeta {
@@ -291,20 +331,50 @@ struct Envelope<'a> {
     metadata: Option<RawMeta<'a>>,
 }
 
+/// A JSON string borrowed from the input when it has no escapes (serde's own `Cow<str>` impl
+/// always copies, and `#[serde(borrow)]` only borrows a bare `Cow` field, not an `Option`).
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(s.to_owned())))
+            }
+        }
+        d.deserialize_str(Visitor(std::marker::PhantomData))
+    }
+}
+
+/// `deserialize_with` for an optional string member that borrows like [`Text`].
+fn borrowed_text<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Cow<'de, str>>, D::Error> {
+    Ok(Option::<Text<'de>>::deserialize(d)?.map(|t| t.0))
+}
+
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct RawMeta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_text")]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_text")]
     namespace: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_text")]
     uid: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_text")]
     resource_version: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_text")]
     creation_timestamp: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_text")]
     deletion_timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     labels: Option<Labels<'a>>,
@@ -321,6 +391,12 @@ enum Labels<'a> {
 }
 
 impl Labels<'_> {
+    fn count(&self) -> usize {
+        let mut n = 0;
+        self.for_each(|_, _| n += 1);
+        n
+    }
+
     /// Calls `visit(key, value)` for each label in document order.
     fn for_each(&self, mut visit: impl FnMut(&str, &str)) {
         match self {
@@ -364,8 +440,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Labels<'a> {
                 mut m: M,
             ) -> Result<Self::Value, M::Error> {
                 let mut pairs = Vec::with_capacity(m.size_hint().unwrap_or(4));
-                while let Some(entry) = m.next_entry::<Cow<'de, str>, Cow<'de, str>>()? {
-                    pairs.push(entry);
+                while let Some((k, v)) = m.next_entry::<Text<'de>, Text<'de>>()? {
+                    pairs.push((k.0, v.0));
                 }
                 Ok(Labels::Decoded(pairs))
             }
@@ -383,6 +459,12 @@ enum Owners<'a> {
 }
 
 impl Owners<'_> {
+    fn count(&self) -> usize {
+        let mut n = 0;
+        self.for_each(|_| n += 1);
+        n
+    }
+
     /// Calls `visit` for each entry in document order.
     fn for_each(&self, mut visit: impl FnMut(&RawOwnerRef<'_>)) {
         match self {
@@ -468,7 +550,7 @@ struct RawOwnerRef<'a> {
 fn parse_meta(raw: &[u8]) -> Result<ObjectMeta, DecodeError> {
     let envelope: Envelope<'_> =
         serde_json::from_slice(raw).map_err(|e| DecodeError::Json(e.to_string()))?;
-    meta_from(envelope.metadata.ok_or(DecodeError::MissingName)?)
+    meta_from(envelope.metadata.ok_or(DecodeError::MissingName)?, raw)
 }
 
 /// The metadata of a valid object, read by walking its members up to `metadata` and then only
@@ -533,81 +615,47 @@ fn decode_member<'a, T: Deserialize<'a>>(
     Some(end)
 }
 
-/// What [`meta_from`] stores: the bytes of the key and every kept string, how many labels and
-/// owner references.
-struct TextSize {
-    bytes: usize,
-    labels: usize,
-    owners: usize,
-}
-
-fn meta_text_len(m: &RawMeta<'_>, name: &str, namespace: Option<&str>) -> TextSize {
-    let len = |s: &Option<Cow<'_, str>>| s.as_deref().map_or(0, str::len);
-    let (mut labels, mut label_count) = (0, 0);
-    if let Some(l) = &m.labels {
-        l.for_each(|k, v| {
-            labels += k.len() + v.len();
-            label_count += 1;
-        });
-    }
-    let (mut owners, mut owner_count) = (0, 0);
-    if let Some(o) = &m.owner_references {
-        o.for_each(|o| {
-            owners += o.kind.len() + o.name.len() + o.uid.len();
-            owner_count += 1;
-        });
-    }
-    let bytes = namespace.map_or(0, |ns| ns.len() + 1)
-        + name.len()
-        + len(&m.uid)
-        + len(&m.resource_version)
-        + len(&m.creation_timestamp)
-        + len(&m.deletion_timestamp)
-        + labels
-        + owners;
-    TextSize {
-        bytes,
-        labels: label_count,
-        owners: owner_count,
-    }
-}
-
-fn meta_from(mut m: RawMeta<'_>) -> Result<ObjectMeta, DecodeError> {
+/// The metadata of `raw` from its decoded members `m` (which borrow from `raw` where the JSON
+/// needed no unescaping); the caller attaches `raw` itself (moved, not cloned).
+fn meta_from(mut m: RawMeta<'_>, raw: &[u8]) -> Result<ObjectMeta, DecodeError> {
     let name = m
         .name
         .take()
         .filter(|n| !n.is_empty())
         .ok_or(DecodeError::MissingName)?;
     let namespace = m.namespace.take().filter(|n| !n.is_empty());
-    // One allocation for every string the metadata keeps.
-    let size = meta_text_len(&m, &name, namespace.as_deref());
-    let mut text = TextBuilder::with_capacity(size.bytes);
+    let mut spans = SpanBuilder::new(
+        raw,
+        namespace.as_deref().map_or(0, |n| n.len() + 1) + name.len(),
+    );
     let key = match namespace.as_deref() {
-        Some(ns) => text.push_all(&[ns, "/", &name]),
-        None => text.push(&name),
+        Some(ns) => spans.push_all(&[ns, "/", &name]),
+        None => spans.push_all(&[&name]),
     };
-    let uid = text.push(m.uid.as_deref().unwrap_or_default());
-    let resource_version = text.push(m.resource_version.as_deref().unwrap_or_default());
-    let creation_timestamp = m.creation_timestamp.as_deref().map(|t| text.push(t));
-    let deletion_timestamp = m.deletion_timestamp.as_deref().map(|t| text.push(t));
-    let mut labels = Vec::with_capacity(size.labels);
+    let uid = spans.span(m.uid.as_deref().unwrap_or_default());
+    let resource_version = spans.span(m.resource_version.as_deref().unwrap_or_default());
+    let creation_timestamp = m.creation_timestamp.as_deref().map(|t| spans.span(t));
+    let deletion_timestamp = m.deletion_timestamp.as_deref().map(|t| spans.span(t));
+    let mut labels = Vec::with_capacity(m.labels.as_ref().map_or(0, Labels::count));
     if let Some(l) = &m.labels {
-        l.for_each(|k, v| labels.push((text.push(k), text.push(v))));
+        l.for_each(|k, v| labels.push((spans.span(k), spans.span(v))));
     }
-    labels.sort_unstable_by(|a, b| text.get(a.0).cmp(text.get(b.0)));
-    let mut owner_references = Vec::with_capacity(size.owners);
+    labels.sort_unstable_by(|a, b| spans.get(a.0).cmp(spans.get(b.0)));
+    let mut owner_references =
+        Vec::with_capacity(m.owner_references.as_ref().map_or(0, Owners::count));
     if let Some(o) = &m.owner_references {
         o.for_each(|o| {
             owner_references.push(OwnerSpans {
-                kind: text.push(&o.kind),
-                name: text.push(&o.name),
-                uid: text.push(&o.uid),
+                kind: spans.span(&o.kind),
+                name: spans.span(&o.name),
+                uid: spans.span(&o.uid),
                 controller: o.controller.unwrap_or(false),
             });
         });
     }
     Ok(ObjectMeta {
-        text: text.0.into_boxed_str(),
+        raw: Bytes::new(),
+        text: spans.text.into_boxed_str(),
         key,
         namespace_len: namespace.map_or(0, |n| u32::try_from(n.len()).unwrap_or(0)),
         uid,
@@ -680,6 +728,28 @@ mod tests {
         );
         assert!(scan_meta(objects[4]).is_none());
         assert!(scan_meta(objects[8]).is_none());
+    }
+
+    #[test]
+    fn only_the_key_and_escaped_strings_are_copied_out_of_the_raw_json() {
+        let raw = br#"{"metadata":{"name":"p","namespace":"n","uid":"u-1","resourceVersion":"9",
+            "labels":{"app":"web","tier":"caf\u00e9"},
+            "ownerReferences":[{"kind":"ReplicaSet","name":"rs1","uid":"u-2","controller":true}]}}"#;
+        for obj in [
+            CachedObject::from_json(raw.to_vec()).unwrap(),
+            CachedObject::from_valid_json(raw.to_vec()).unwrap(),
+        ] {
+            let meta = obj.meta();
+            assert_eq!(
+                &*meta.text, "n/pcafé",
+                "the key, then the one escaped value"
+            );
+            assert_eq!((meta.uid(), meta.resource_version()), ("u-1", "9"));
+            let labels: Vec<_> = meta.labels().collect();
+            assert_eq!(labels, [("app", "web"), ("tier", "café")]);
+            assert_eq!(obj.controller_ref().as_deref(), Some("ReplicaSet/rs1"));
+            assert_eq!(meta.owner_references().next().map(|o| o.uid), Some("u-2"));
+        }
     }
 
     #[test]
