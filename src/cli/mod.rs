@@ -33,6 +33,7 @@ use stream::Signals;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> u8 {
+    memory::use_one_arena();
     let cli = match args::parse_from(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {
