@@ -10,7 +10,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::object::{CachedObject, DecodeError, ObjectRef};
+use super::object::{CachedObject, DecodeError, ObjectRef, Text};
 use super::store::Indexers;
 
 /// A transform run once on every object before it is queued (Rule F7), on its raw JSON.
@@ -109,7 +109,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for OrderedObject<'a> {
                 mut m: M,
             ) -> Result<Self::Value, M::Error> {
                 let mut members = Vec::new();
-                while let Some(k) = m.next_key::<Cow<'de, str>>()? {
+                // Keys borrow from the input unless escaped (serde's Cow<str> would copy each).
+                while let Some(Text(k)) = m.next_key::<Text<'de>>()? {
                     members.push((k, m.next_value::<&'de RawValue>()?));
                 }
                 Ok(OrderedObject(members))

@@ -333,7 +333,7 @@ struct Envelope<'a> {
 
 /// A JSON string borrowed from the input when it has no escapes (serde's own `Cow<str>` impl
 /// always copies, and `#[serde(borrow)]` only borrows a bare `Cow` field, not an `Option`).
-struct Text<'a>(Cow<'a, str>);
+pub(super) struct Text<'a>(pub(super) Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
