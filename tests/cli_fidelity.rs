@@ -310,3 +310,79 @@ async fn r1_a_server_answering_garbage_to_the_first_list_is_one_error_line() {
     }
     server.abort();
 }
+
+/// Rules R10 and R8 through the binary's own client stack (its request log rewrites dial
+/// errors kubectl's way and must keep the io error's kind): the server is killed under an
+/// open watch; the stream's end re-watches at once from the same resourceVersion, the refused
+/// connection is retried in place after a backoff, and nothing relists — client-go
+/// reflector.go v0.36 `watch` (:561-668) and `isWatchErrorRetriable` (:1195).
+#[tokio::test]
+async fn r10_r8_a_killed_server_is_rewatched_in_place_without_a_relist() {
+    let Cluster { server, dir } = Cluster::start().await;
+    let mut child = kinformer(&[
+        "watch",
+        "configmaps",
+        "-A",
+        "-o",
+        "jsonl",
+        "--show",
+        "reflector",
+        "--max-backoff",
+        "300ms",
+        "--kubeconfig",
+    ])
+    .arg(dir.path().join("config"))
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    read_until(&mut lines, &mut seen, "synced", |s| {
+        count(s, "informer", "synced") == 1
+    })
+    .await;
+    server
+        .create_object(serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "before-the-crash", "namespace": "default"}
+        }))
+        .unwrap();
+    read_until(&mut lines, &mut seen, "watched", |s| {
+        count(s, "reflector", "watch-event") >= 1
+    })
+    .await;
+    server.shutdown().await;
+    read_until(&mut lines, &mut seen, "retried in place", |s| {
+        count(s, "reflector", "watch-start") >= 3
+    })
+    .await;
+    let refused = seen
+        .iter()
+        .filter(|v| v["event"] == "watch-error" && v["reason"] == "ConnectionRefused")
+        .count();
+    assert!(refused >= 1, "{seen:#?}");
+    assert!(
+        seen.iter().any(|v| v["event"] == "watch-error"
+            && v["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("connect: connection refused"))),
+        "kubectl's words stay: {seen:#?}"
+    );
+    assert_eq!(count(&seen, "reflector", "relist"), 0, "{seen:#?}");
+    assert_eq!(count(&seen, "reflector", "list-start"), 1, "{seen:#?}");
+    let watch_rvs: Vec<&Value> = seen
+        .iter()
+        .filter(|v| v["event"] == "watch-start")
+        .map(|v| &v["rv"])
+        .skip(1)
+        .collect();
+    let last_rv = seen
+        .iter()
+        .rev()
+        .find(|v| v["event"] == "watch-event")
+        .map(|v| &v["rv"]);
+    assert!(watch_rvs.iter().all(|rv| Some(*rv) == last_rv), "{seen:#?}");
+    child.start_kill().unwrap();
+    let _ = child.wait().await;
+}

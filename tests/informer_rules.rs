@@ -916,3 +916,124 @@ async fn p3_handler_added_is_traced_once_the_handler_is_registered() {
     stop.cancel();
     assert_eq!(task.await.unwrap(), Ok(()));
 }
+
+/// The cache sizes a reader polling the informer's cache saw while `n` pods were synced
+/// under `release`, and the Pop batches the process loop took.
+async fn cache_sizes_during_sync(release: &str, n: usize) -> (Vec<usize>, Vec<usize>) {
+    use kinformer::informer::profile::Profile;
+    let mut cfg = InformerConfig::for_profile(Profile::of(release).unwrap());
+    cfg.reflector.watch_list = false;
+    let mut h = Harness::new(cfg);
+    for i in 0..n {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    let cache = h.informer.indexer();
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = std::thread::spawn({
+        let done = done.clone();
+        move || {
+            let mut sizes = std::collections::BTreeSet::new();
+            while !done.load(Ordering::Acquire) {
+                sizes.insert(cache.len());
+            }
+            sizes.insert(cache.len());
+            sizes.into_iter().collect::<Vec<_>>()
+        }
+    });
+    h.synced().await;
+    done.store(true, Ordering::Release);
+    let sizes = reader.join().unwrap();
+    let batches = h
+        .events()
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Pop { batch, deltas, .. } => Some(batch.unwrap_or(*deltas)),
+            _ => None,
+        })
+        .collect();
+    h.shutdown().await;
+    (sizes, batches)
+}
+
+/// Rule I5. client-go 1.36 (AtomicFIFO): a relist is one ReplacedAll entry, applied by
+/// processReplacedAllInfo with `clientState.Replace` under one lock (controller.go
+/// v0.36:756-803, thread_safe_store.go v0.36:388-406): a reader sees the cache before or
+/// after the whole list, never part of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn i5_under_atomic_fifo_a_reader_sees_the_whole_list_or_nothing() {
+    let n = 5000;
+    let (sizes, _) = cache_sizes_during_sync("1.36", n).await;
+    assert!(
+        sizes.iter().all(|s| *s == 0 || *s == n),
+        "1.36 sizes seen: {:?}",
+        &sizes[..sizes.len().min(20)]
+    );
+}
+
+/// Rule I5. client-go 1.35 (PopBatch): processDeltasInBatch writes a batch as one
+/// `Transaction` (controller.go v0.36:676-754, thread_safe_store.go v0.36:269-299): every size
+/// a reader sees is a batch boundary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn i5_under_pop_batch_a_reader_sees_whole_batches_only() {
+    let n = 5000;
+    let (sizes, batches) = cache_sizes_during_sync("1.35", n).await;
+    let mut boundaries = vec![0];
+    for b in &batches {
+        boundaries.push(boundaries.last().unwrap() + b);
+    }
+    assert!(batches.iter().any(|b| *b > 1), "batches: {batches:?}");
+    let torn: Vec<&usize> = sizes.iter().filter(|s| !boundaries.contains(s)).collect();
+    assert!(torn.is_empty(), "sizes inside a batch: {torn:?}");
+}
+
+/// Rule I6. client-go 1.36's LastStoreSyncResourceVersion follows every store write:
+/// Add/Update set the object's resourceVersion (thread_safe_store.go v0.36:309-320),
+/// DeleteWithObject the deleted object's (:333-349), Replace the list's (:388-400), Bookmark
+/// the bookmark's (:447-458); without AtomicFIFO it answers "" (:436-444).
+#[tokio::test(start_paused = true)]
+async fn i6_the_store_resource_version_follows_every_write_under_atomic_fifo_only() {
+    use kinformer::informer::profile::Profile;
+    for release in ["1.35", "1.36"] {
+        let atomic = release == "1.36";
+        let mut h = Harness::new(InformerConfig::for_profile(Profile::of(release).unwrap()));
+        h.source.apply(pod("ns", "a", "web"));
+        h.synced().await;
+        let store_rv = || h.informer.last_store_resource_version();
+        let expect = |rv: String| if atomic { rv } else { String::new() };
+        let listed = h.informer.last_sync_resource_version();
+        assert_eq!(
+            store_rv(),
+            expect(listed.clone()),
+            "{release}: after the list"
+        );
+        let synced_rv = h.events().iter().find_map(|e| match &e.event {
+            Event::Synced { store_rv, .. } => Some(store_rv.clone()),
+            _ => None,
+        });
+        assert_eq!(synced_rv, Some(atomic.then_some(listed)), "{release}");
+        let added = h.source.apply(pod("ns", "b", "web")).to_string();
+        h.wait("b cached", |_| h.informer.indexer().len() == 2)
+            .await;
+        assert_eq!(store_rv(), expect(added), "{release}: after an add");
+        let deleted = h.source.delete("ns/a").unwrap().to_string();
+        h.wait("a gone", |_| h.informer.indexer().len() == 1).await;
+        assert_eq!(store_rv(), expect(deleted), "{release}: after a delete");
+        h.source.apply(pod("other", "c", "web"));
+        h.source.bookmark();
+        let bookmarked = h.source.resource_version().to_string();
+        h.wait("bookmark", |ev| {
+            count(ev, |e| matches!(e, Event::Bookmark { .. })) == 1
+        })
+        .await;
+        h.wait("bookmark stored", |_| {
+            !atomic || h.informer.last_store_resource_version() == bookmarked
+        })
+        .await;
+        assert_eq!(
+            store_rv(),
+            expect(bookmarked),
+            "{release}: after a bookmark"
+        );
+        h.shutdown().await;
+    }
+}

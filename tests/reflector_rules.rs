@@ -11,6 +11,7 @@ use kinformer::informer::reflector::{BackoffConfig, ReflectorConfig, ReflectorEr
 use kinformer::informer::shared_informer::InformerConfig;
 use kinformer::informer::source::{ApiStatus, SourceError, WatchFrame};
 use kinformer::informer::trace::Event;
+use kinformer::informer::trace::RequestVerb;
 use std::sync::Arc;
 
 fn config(page_size: Option<u32>) -> InformerConfig {
@@ -449,7 +450,7 @@ async fn r5_failures_back_off_exponentially_with_jitter_and_every_attempt_is_tra
 async fn r5_backoff_is_capped_at_30s_and_resets_after_a_healthy_period() {
     use kinformer::informer::reflector::Backoff;
     use tokio::time::Instant;
-    let mut b = Backoff::new(BackoffConfig::default());
+    let mut b = Backoff::new(BackoffConfig::default(), Instant::now());
     let now = Instant::now();
     let mut last = 0;
     for _ in 0..10 {
@@ -556,6 +557,8 @@ async fn r7_every_check_period_the_reflector_asks_should_resync_and_queues_a_res
     h.shutdown().await;
 }
 
+/// An object that cannot be decoded is client-go's StreamWatcher decode failure (Rule R10's
+/// other side): an InternalError event, then a relist.
 #[tokio::test(start_paused = true)]
 async fn r3_a_malformed_watch_event_is_traced_and_relists_never_panics() {
     let errors = Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -583,9 +586,10 @@ async fn r3_a_malformed_watch_event_is_traced_and_relists_never_panics() {
     assert_eq!(
         count(
             &ev,
-            |e| matches!(e, Event::WatchError { reason, .. } if reason == "Decode")
+            |e| matches!(e, Event::WatchError { code: Some(500), reason, .. } if reason == "InternalError")
         ),
-        2
+        2,
+        "streamwatcher.go v0.36:125-131: an undecodable event is an InternalError event"
     );
     assert!(
         errors.lock().unwrap().is_empty(),
@@ -593,36 +597,6 @@ async fn r3_a_malformed_watch_event_is_traced_and_relists_never_panics() {
          WatchErrorHandler is not told, the trace is"
     );
     assert_eq!(h.informer.indexer().list_keys(), ["ns/a"]);
-    h.shutdown().await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn r5_backoff_waits_at_least_the_servers_retry_after() {
-    let mut h = Harness::new(config(None));
-    h.source.apply(pod("ns", "a", "web"));
-    for _ in 0..2 {
-        h.source.fail_next(SourceError::Api(ApiStatus {
-            code: Some(429),
-            reason: "TooManyRequests".into(),
-            message: "slow down".into(),
-            retry_after: Some(Duration::from_secs(7)),
-            ..ApiStatus::default()
-        }));
-    }
-    h.synced().await;
-    let delays: Vec<u64> = h
-        .events()
-        .iter()
-        .filter_map(|e| match &e.event {
-            Event::Backoff { delay_ms, .. } => Some(*delay_ms),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(delays.len(), 2, "{}", h.dump());
-    assert!(
-        delays.iter().all(|d| *d >= 7000),
-        "Retry-After 7s: {delays:?}"
-    );
     h.shutdown().await;
 }
 
@@ -859,4 +833,465 @@ async fn r9_modified_and_deleted_before_the_initial_events_end_go_into_the_tempo
         "one Replace with the temporary store's content"
     );
     h.shutdown().await;
+}
+
+/// The informer's handlers saw no resync (sync) notification.
+fn sync_notifications(h: &Harness) -> usize {
+    count(
+        &h.events(),
+        |e| matches!(e, Event::Notify { notification, .. } if notification.is_sync()),
+    )
+}
+
+/// Rule R10. apimachinery watch/streamwatcher.go v0.36:113-124 (`receive`): io.EOF,
+/// io.ErrUnexpectedEOF and `net.IsProbableEOF || net.IsTimeout` (util/net/http.go:65, :79-103)
+/// end the result channel quietly; client-go reflector.go v0.36:561-668 (`watch`) sees a nil
+/// error from handleWatch and loops: a new WATCH from LastSyncResourceVersion at once — no
+/// backoff, no LIST, so no Replace and no sync notifications.
+#[tokio::test(start_paused = true)]
+async fn r10_a_stream_broken_mid_watch_rewatches_at_once_from_the_last_rv_without_relisting() {
+    let breaks = [
+        SourceError::ProbableEof("read tcp: connection reset by peer".into()),
+        SourceError::ProbableEof("unexpected EOF during watch stream event decoding".into()),
+        SourceError::Timeout("read tcp: i/o timeout".into()),
+    ];
+    for broken in breaks {
+        let mut h = Harness::new(config(None));
+        h.informer
+            .add_event_handler("fast", Arc::new(SimulatedHandler::new(Duration::ZERO)))
+            .unwrap();
+        h.source.apply(pod("ns", "a", "web"));
+        h.synced().await;
+        watching_a_while(&h).await;
+        h.source.apply(pod("ns", "b", "web"));
+        h.wait("b watched", |ev| {
+            count(ev, |e| matches!(e, Event::WatchEvent { .. })) == 1
+        })
+        .await;
+        let rv = h.informer.last_sync_resource_version();
+        h.source.send_frame(Err(broken.clone()));
+        h.wait("re-watch", |_| watches(&h).len() == 2).await;
+        assert!(
+            watches(&h)[1].starts_with(&format!("watch rv={rv} ")),
+            "{broken:?}: {:?}",
+            watches(&h)
+        );
+        assert_eq!(lists(&h).len(), 1, "{broken:?}: no relist");
+        let ev = h.events();
+        assert_eq!(count(&ev, |e| matches!(e, Event::Relist { .. })), 0);
+        assert_eq!(count(&ev, |e| matches!(e, Event::Backoff { .. })), 0);
+        assert_eq!(count(&ev, |e| matches!(e, Event::WatchError { .. })), 0);
+        assert_eq!(
+            count(
+                &ev,
+                |e| matches!(e, Event::WatchEnd { reason, resource_version, .. }
+                if *reason == broken.to_string() && *resource_version == rv)
+            ),
+            1,
+            "watch-end names how the stream ended\n{}",
+            h.dump()
+        );
+        assert_eq!(sync_notifications(&h), 0, "no relist, so no sync storm");
+        h.shutdown().await;
+    }
+}
+
+/// Rule R10, the guard: reflector.go v0.36 handleWatch returns "very short watch" when a
+/// watch lasted < 1 s with no events; `watch` logs it and returns nil, and ListAndWatch's
+/// caller backs off and relists.
+#[tokio::test(start_paused = true)]
+async fn r10_a_stream_broken_within_a_second_and_no_events_is_a_very_short_watch_and_relists() {
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    h.wait("first watch", watch_count(&h)).await;
+    h.source.send_frame(Err(SourceError::ProbableEof(
+        "read tcp: connection reset by peer".into(),
+    )));
+    h.wait("relisted", |_| lists(&h).len() == 2).await;
+    let ev = h.events();
+    assert_eq!(count(&ev, |e| matches!(e, Event::Backoff { .. })), 1);
+    assert!(
+        count(
+            &ev,
+            |e| matches!(e, Event::Relist { reason } if reason.contains("very short watch"))
+        ) == 1,
+        "{}",
+        h.dump()
+    );
+    h.shutdown().await;
+}
+
+/// Rule R10, the other side: streamwatcher.go v0.36:125-131 sends any other decode or
+/// transport failure as an ERROR event carrying an InternalError Status (api/errors
+/// `NewClientErrorReporter(500, …)`); reflector.go v0.36 handleWatch returns it and, with
+/// MaxInternalErrorRetryDuration 0 (the shared informer's default), `watch` returns: backoff,
+/// relist.
+#[tokio::test(start_paused = true)]
+async fn r10_any_other_stream_failure_is_an_internal_error_event_and_relists() {
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    watching_a_while(&h).await;
+    h.source.send_frame(Err(SourceError::Transport(
+        "local error: tls: bad record MAC".into(),
+    )));
+    h.wait("relisted", |_| lists(&h).len() == 2).await;
+    let ev = h.events();
+    assert_eq!(
+        count(
+            &ev,
+            |e| matches!(e, Event::WatchError { code: Some(500), reason, message }
+            if reason == "InternalError" && message.contains("bad record MAC"))
+        ),
+        1,
+        "{}",
+        h.dump()
+    );
+    assert_eq!(count(&ev, |e| matches!(e, Event::Backoff { .. })), 1);
+    h.shutdown().await;
+}
+
+fn retries(h: &Harness, verb: RequestVerb) -> Vec<u64> {
+    h.events()
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Retry {
+                verb: v, delay_ms, ..
+            } if *v == verb => Some(*delay_ms),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Rule R11. client-go rest/request.go v0.36:1063-1076 (`request`): a GET whose connection was
+/// reset or ended is retried; with_retry.go:148-193 (`IsNextRetry`) gives a retryable error a
+/// synthetic `Retry-After: 1` (:356) and allows 10 retries (request.go:166). The reflector
+/// never sees the failure: no backoff, no relist.
+#[tokio::test(start_paused = true)]
+async fn r11_a_list_whose_connection_ends_is_retried_silently_after_1s_up_to_10_times() {
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    for _ in 0..3 {
+        h.source.fail_next(SourceError::ProbableEof(
+            "read tcp: connection reset by peer".into(),
+        ));
+    }
+    h.synced().await;
+    assert_eq!(retries(&h, RequestVerb::List), [1000, 1000, 1000]);
+    assert_eq!(lists(&h).len(), 4, "{:?}", lists(&h));
+    assert!(lists(&h).iter().all(|l| l.starts_with("list rv=0 ")));
+    let ev = h.events();
+    assert_eq!(count(&ev, |e| matches!(e, Event::Backoff { .. })), 0);
+    assert_eq!(count(&ev, |e| matches!(e, Event::ListStart { .. })), 1);
+    h.shutdown().await;
+
+    // Eleven failures in a row: the eleventh reaches the reflector (backoff, relist).
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    for _ in 0..11 {
+        h.source.fail_next(SourceError::ProbableEof("EOF".into()));
+    }
+    h.synced().await;
+    assert_eq!(retries(&h, RequestVerb::List).len(), 10);
+    assert_eq!(
+        count(&h.events(), |e| matches!(e, Event::Backoff { .. })),
+        1
+    );
+    h.shutdown().await;
+}
+
+/// Rule R11. with_retry.go v0.36:309-318 (`checkWait`): a 429 or any 5xx answer that carries
+/// `Retry-After` is retried after waiting it out; without the header it is not retried (the
+/// reflector sees it). The reflector's own backoff does not read Retry-After.
+#[tokio::test(start_paused = true)]
+async fn r11_a_429_or_5xx_with_retry_after_is_waited_out_by_the_request_layer() {
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    for code in [429, 503] {
+        h.source.fail_next(SourceError::Api(ApiStatus {
+            code: Some(code),
+            reason: "TooManyRequests".into(),
+            message: "slow down".into(),
+            retry_after: Some(Duration::from_secs(7)),
+            ..ApiStatus::default()
+        }));
+    }
+    h.source
+        .fail_next(status(503, "ServiceUnavailable", "no Retry-After"));
+    h.synced().await;
+    assert_eq!(retries(&h, RequestVerb::List), [7000, 7000]);
+    let ev = h.events();
+    assert_eq!(
+        count(&ev, |e| matches!(e, Event::Backoff { .. })),
+        1,
+        "only the 503 without Retry-After reaches the reflector\n{}",
+        h.dump()
+    );
+    h.shutdown().await;
+}
+
+/// Rule R11. rest/request.go v0.36:774-781 retries a WATCH open that failed EOF-like or timed
+/// out; when the retries run out, :817-819 answers `watch.NewEmptyWatch()`: the reflector's
+/// handleWatch sees a closed channel at once — a very short watch — and relists.
+#[tokio::test(start_paused = true)]
+async fn r11_a_watch_open_that_keeps_ending_is_retried_then_becomes_an_empty_very_short_watch() {
+    let mut h = Harness::new(config(None));
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    watching_a_while(&h).await;
+    for _ in 0..11 {
+        h.source.fail_next(SourceError::ProbableEof("EOF".into()));
+    }
+    h.source.close_watches();
+    h.wait("relisted", |_| lists(&h).len() == 2).await;
+    assert_eq!(retries(&h, RequestVerb::Watch), [1000; 10]);
+    let ev = h.events();
+    assert!(
+        count(
+            &ev,
+            |e| matches!(e, Event::Relist { reason } if reason.contains("very short watch"))
+        ) == 1,
+        "{}",
+        h.dump()
+    );
+    h.shutdown().await;
+}
+
+fn backoff_of(release: &str) -> BackoffConfig {
+    use kinformer::informer::profile::Profile;
+    use kinformer::informer::shared_informer::InformerConfig;
+    InformerConfig::for_profile(Profile::of(release).unwrap())
+        .reflector
+        .backoff
+}
+
+/// Steps `backoff` through a continuous outage lasting `outage` (each failure right after the
+/// previous delay): the delays, in order, with when each was taken.
+fn outage_delays(release: &str, outage: Duration) -> Vec<(Duration, Duration)> {
+    use kinformer::informer::reflector::Backoff;
+    use tokio::time::Instant;
+    let start = Instant::now();
+    let mut b = Backoff::new(backoff_of(release), start);
+    let mut now = start;
+    let mut out = Vec::new();
+    while now.duration_since(start) < outage {
+        let (d, _) = b.step(now);
+        out.push((now.duration_since(start), d));
+        now += d;
+    }
+    out
+}
+
+/// Rule R12, ≤ 1.35. apimachinery wait/backoff.go v0.35 (`exponentialBackoffManagerImpl
+/// .getNextBackoff`): the ladder starts again only when more than `backoffResetDuration`
+/// (2 min, reflector.go v0.35:282) passed since the previous backoff began — never during a
+/// continuous outage, whose delays are at most 60 s.
+#[tokio::test(start_paused = true)]
+async fn r12_up_to_1_35_a_continuous_outage_never_resets_the_backoff() {
+    for release in ["1.32", "1.35"] {
+        let delays = outage_delays(release, Duration::from_secs(600));
+        let capped = delays
+            .iter()
+            .position(|(_, d)| *d >= Duration::from_secs(30))
+            .expect("reaches the cap");
+        assert!(
+            delays[capped..]
+                .iter()
+                .all(|(_, d)| *d >= Duration::from_secs(30)),
+            "{release}: {delays:?}"
+        );
+    }
+    // After a quiet period of more than 2 minutes it starts again.
+    use kinformer::informer::reflector::Backoff;
+    use tokio::time::Instant;
+    let start = Instant::now();
+    let mut b = Backoff::new(backoff_of("1.35"), start);
+    for _ in 0..8 {
+        b.step(start);
+    }
+    let (d, attempt) = b.step(start + Duration::from_secs(121));
+    assert!(
+        (800..1600).contains(&d.as_millis()) && attempt == 1,
+        "{d:?}"
+    );
+}
+
+/// Rule R12, 1.36. reflector.go v0.36:319-336 builds `wait.Backoff{800ms, cap 30s, ×2, jitter
+/// 1}` and uses `DelayWithReset(clock, 2m)`; wait/backoff.go v0.36:292-304
+/// (`backoffManager.Step`) resets when more than 2 min passed since the *last reset* (the
+/// reflector's creation first), so during a long outage the delays cycle 0.8 s … 30–60 s,
+/// 0.8 s ….
+#[tokio::test(start_paused = true)]
+async fn r12_in_1_36_the_ladder_restarts_every_2_minutes_even_during_an_outage() {
+    let delays = outage_delays("1.36", Duration::from_secs(600));
+    let restarts: Vec<Duration> = delays
+        .iter()
+        .skip(1)
+        .filter(|(_, d)| *d < Duration::from_millis(1600))
+        .map(|(at, _)| *at)
+        .collect();
+    assert!(restarts.len() >= 3, "{delays:?}");
+    assert!(
+        restarts[0] > Duration::from_secs(120),
+        "the first restart comes after 2 minutes: {restarts:?}"
+    );
+    for pair in restarts.windows(2) {
+        assert!(
+            pair[1] - pair[0] > Duration::from_secs(120),
+            "then every 2 minutes from the last: {restarts:?}"
+        );
+    }
+    assert!(delays.iter().any(|(_, d)| *d >= Duration::from_secs(30)));
+}
+
+/// Against real sockets: what kube's client stack reports is classified as client-go
+/// classifies it (Rules R8, R10).
+mod real_sockets {
+    use super::*;
+    use kinformer::apiserver::{EmbeddedServer, ServerConfig};
+    use kinformer::informer::shared_informer::SharedIndexInformer;
+    use kinformer::informer::source::{
+        KubeSource, KubeTarget, ListOptions, ListerWatcher, WatchOptions,
+    };
+    use kinformer::informer::testing::MemorySink;
+    use kinformer::informer::trace::{StageSet, Tracer};
+    use kube::core::{ApiResource, GroupVersionKind};
+    use tokio_util::sync::CancellationToken;
+
+    fn configmaps() -> KubeTarget {
+        KubeTarget {
+            resource: ApiResource::from_gvk_with_plural(
+                &GroupVersionKind::gvk("", "v1", "ConfigMap"),
+                "configmaps",
+            ),
+            namespace: None,
+            label_selector: None,
+            field_selector: None,
+            metadata_only: false,
+        }
+    }
+
+    /// A loopback address nothing listens on: bound, then released.
+    fn refusing_address() -> std::net::SocketAddr {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    }
+
+    /// client-go's `isWatchErrorRetriable` (reflector.go v0.36:1195) asks
+    /// `utilnet.IsConnectionRefused`: the kube client's error chain must be read down to the
+    /// io error, over plain HTTP and over TLS (where the connector wraps it).
+    #[tokio::test]
+    async fn r8_a_refused_connection_is_told_apart_over_http_and_https() {
+        let addr = refusing_address();
+        for scheme in ["http", "https"] {
+            let url: http::Uri = format!("{scheme}://{addr}").parse().unwrap();
+            let client = kube::Client::try_from(kube::Config::new(url)).unwrap();
+            let source = KubeSource::new(client, configmaps());
+            let watched = source
+                .watch(&WatchOptions {
+                    resource_version: "1".into(),
+                    timeout_seconds: 300,
+                    send_initial_events: false,
+                })
+                .await;
+            let e = watched.err().expect("nothing listens");
+            assert!(
+                matches!(&e, SourceError::ConnectionRefused(m) if m.to_lowercase().contains("refused")),
+                "{scheme}: {e:?}"
+            );
+            let listed = source.list(&ListOptions::default()).await;
+            assert!(
+                matches!(listed, Err(SourceError::ConnectionRefused(_))),
+                "{scheme}: {listed:?}"
+            );
+        }
+    }
+
+    /// Rules R10 + R8 end to end: the server goes away under an open watch. The stream ends
+    /// (cleanly or EOF-like: a close either way), the reflector re-watches at once from the
+    /// last resourceVersion, the refused connection is retried in place after a backoff — and
+    /// no LIST is ever sent again.
+    #[tokio::test]
+    async fn r10_a_killed_server_ends_the_watch_and_the_reflector_rewatches_in_place() {
+        for tls in [false, true] {
+            let server = EmbeddedServer::start(ServerConfig {
+                tls,
+                ..ServerConfig::default()
+            })
+            .await
+            .unwrap();
+            let sink = MemorySink::new();
+            let informer = SharedIndexInformer::new(
+                Arc::new(KubeSource::new(server.client(), configmaps())),
+                InformerConfig::default(),
+                Tracer::new(sink.clone(), StageSet::ALL),
+            );
+            let stop = CancellationToken::new();
+            let task = tokio::spawn({
+                let (informer, stop) = (informer.clone(), stop.clone());
+                async move { informer.run(stop).await }
+            });
+            assert!(informer.wait_for_sync(&stop).await);
+            server
+                .create_object(serde_json::json!({
+                    "apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": "seen", "namespace": "default"}
+                }))
+                .unwrap();
+            let watched = |ev: &[kinformer::informer::trace::TraceEvent]| {
+                count(ev, |e| matches!(e, Event::WatchEvent { .. })) == 1
+            };
+            sink.wait_until(Duration::from_secs(10), watched)
+                .await
+                .unwrap();
+            let rv = informer.last_sync_resource_version();
+            server.shutdown().await;
+            let retried_in_place = |ev: &[kinformer::informer::trace::TraceEvent]| {
+                count(ev, |e| matches!(e, Event::WatchStart { .. })) >= 3
+            };
+            sink.wait_until(Duration::from_secs(20), retried_in_place)
+                .await
+                .unwrap();
+            let ev = sink.events();
+            let dump = format!(
+                "tls={tls}\n{:#?}",
+                ev.iter().map(|e| &e.event).collect::<Vec<_>>()
+            );
+            assert_eq!(
+                count(&ev, |e| matches!(e, Event::ListStart { .. })),
+                1,
+                "{dump}"
+            );
+            assert_eq!(
+                count(&ev, |e| matches!(e, Event::Relist { .. })),
+                0,
+                "{dump}"
+            );
+            assert!(
+                count(
+                    &ev,
+                    |e| matches!(e, Event::WatchError { reason, .. } if reason == "ConnectionRefused")
+                ) >= 1,
+                "{dump}"
+            );
+            assert!(
+                count(&ev, |e| matches!(e, Event::Backoff { .. })) >= 1,
+                "{dump}"
+            );
+            let rewatch_rvs: Vec<&str> = ev
+                .iter()
+                .filter_map(|e| match &e.event {
+                    Event::WatchStart {
+                        resource_version, ..
+                    } => Some(resource_version.as_str()),
+                    _ => None,
+                })
+                .skip(1)
+                .collect();
+            assert!(rewatch_rvs.iter().all(|r| *r == rv), "{rv}: {dump}");
+            stop.cancel();
+            task.await.unwrap().unwrap();
+        }
+    }
 }

@@ -243,26 +243,23 @@ async fn late_handler_gets_the_cache_then_live_events() {
     assert_eq!(after_removal, 0);
 }
 
+/// Rule R11: client-go's request layer waits out a 429's Retry-After and retries the WATCH
+/// itself (rest/with_retry.go v0.36:148-193, :309-318); the reflector sees nothing.
 #[tokio::test]
-async fn throttled_server_shows_429_and_growing_backoff() {
+async fn throttled_server_is_retried_by_the_request_layer_not_the_reflector() {
     let trace = play("throttled-server", &[]).await;
-    let throttled = trace
-        .events("reflector", "watch-error")
-        .filter(|l| l["code"] == 429)
-        .count();
-    assert_eq!(throttled, 2);
-    let attempts: Vec<u64> = trace
-        .events("reflector", "backoff")
-        .filter_map(|l| l["attempt"].as_u64())
-        .collect();
-    assert_eq!(attempts, [1, 2]);
-    let delays: Vec<u64> = trace
-        .events("reflector", "backoff")
-        .filter_map(|l| l["delay_ms"].as_u64())
-        .collect();
-    assert!(delays[0] >= 800 && delays[1] >= 1600, "{delays:?}");
-    assert_eq!(trace.count("indexer", "add"), 8);
+    let retries: Vec<&Value> = trace.events("reflector", "retry").collect();
+    assert_eq!(retries.len(), 2, "{retries:?}");
+    assert!(
+        retries
+            .iter()
+            .all(|l| l["delay_ms"] == 1000 && l["verb"] == "watch" && l["silent"] == true),
+        "{retries:?}"
+    );
+    assert_eq!(trace.count("reflector", "watch-error"), 0);
+    assert_eq!(trace.count("reflector", "backoff"), 0);
     assert_eq!(trace.count("reflector", "relist"), 0);
+    assert_eq!(trace.count("indexer", "add"), 8);
 }
 
 #[tokio::test]
@@ -412,4 +409,58 @@ async fn serve_plays_server_steps_skips_inspector_steps_and_stops_at_end() {
         "{stderr}"
     );
     assert!(stderr.contains("scenario 1.0s: end"), "{stderr}");
+}
+
+/// Rule R10 beside Rule R3: a stream broken mid-event is a normal close (apimachinery
+/// streamwatcher.go v0.36:113-124) and re-watches from the same resourceVersion; only the 410
+/// relists (reflector.go v0.36 `watch`, :561-668), and only the relist brings a sync storm.
+#[tokio::test]
+async fn a_broken_stream_rewatches_without_a_relist_and_only_the_410_relists() {
+    let trace = play("broken-stream-vs-410", &[]).await;
+    let ends: Vec<&Value> = trace.events("reflector", "watch-end").collect();
+    let broken = ends
+        .iter()
+        .find(|l| text(l, "reason").to_lowercase().contains("eof"))
+        .unwrap_or_else(|| panic!("a watch-end naming the EOF: {ends:?}"));
+    let broken_at = broken["seq"].as_u64().unwrap();
+    let next_watch = trace
+        .events("reflector", "watch-start")
+        .find(|l| l["seq"].as_u64() > Some(broken_at))
+        .expect("a re-watch");
+    assert_eq!(
+        next_watch["rv"], broken["rv"],
+        "re-watched from the same rv"
+    );
+    let relists: Vec<&Value> = trace.events("reflector", "relist").collect();
+    assert_eq!(relists.len(), 1, "{relists:?}");
+    let relist_at = relists[0]["seq"].as_u64().unwrap();
+    assert!(relist_at > broken_at);
+    let expired = trace
+        .events("reflector", "watch-error")
+        .filter(|l| l["code"] == 410)
+        .count();
+    assert_eq!(expired, 1);
+    let syncs_before_relist = trace
+        .events("handler", "notify")
+        .filter(|l| l["sync"] == true && l["seq"].as_u64() < Some(relist_at))
+        .count();
+    assert_eq!(
+        syncs_before_relist, 0,
+        "the broken stream brought no sync storm"
+    );
+    for handler in ["fast", "slow"] {
+        let syncs = trace
+            .notified(handler)
+            .filter(|l| l["sync"] == true)
+            .count();
+        assert!(
+            syncs >= 9,
+            "{handler}: the 410's relist is a sync storm ({syncs})"
+        );
+    }
+    let updates = trace
+        .events("reflector", "watch-event")
+        .filter(|l| text(l, "type") == "MODIFIED")
+        .count();
+    assert!(updates >= 1, "the cut event arrived on the new watch");
 }

@@ -199,6 +199,8 @@ fn is_credential(name: &http::HeaderName) -> bool {
 }
 
 /// A request that never reached the server, worded like Go's `net/http` (as kubectl prints it).
+/// Its source keeps the io error's kind, so the informer can still tell a refused connection
+/// from other failures (Rule R8).
 #[derive(Debug, thiserror::Error)]
 #[error("{method} {url:?}: dial tcp {authority}: {why}")]
 pub struct DialError {
@@ -206,6 +208,8 @@ pub struct DialError {
     url: String,
     authority: String,
     why: String,
+    #[source]
+    cause: std::io::Error,
 }
 
 /// Rewrites a connection failure (an I/O error anywhere in the chain of a request that got no
@@ -223,11 +227,13 @@ fn dial_error(error: BoxError, method: &http::Method, url: &str, authority: &str
     if let Some(first) = go_method.get_mut(0..1) {
         first.make_ascii_uppercase();
     }
+    let cause = std::io::Error::new(io.kind(), io.to_string());
     Box::new(DialError {
         method: go_method,
         url: url.to_owned(),
         authority: authority.to_owned(),
         why,
+        cause,
     })
 }
 

@@ -15,6 +15,7 @@ use crate::output::progress::ListProgress;
 use crate::output::table::color_enabled;
 
 use super::args::{ConnectionArgs, InformerArgs, OutputArgs, PipelineArgs, TransformArg};
+use super::client::DialError;
 use super::connect::{ClusterChoice, ConnectError, Connection};
 use super::exit::CliError;
 use super::resolve::{ResolveError, ResolvedResource, resolve};
@@ -173,7 +174,7 @@ async fn resolve_with_retry(
     give_up_after: std::time::Duration,
 ) -> Result<ResolvedResource, CliError> {
     let deadline = tokio::time::Instant::now() + give_up_after;
-    let mut backoff = Backoff::new(BackoffConfig::default());
+    let mut backoff = Backoff::new(BackoffConfig::default(), tokio::time::Instant::now());
     loop {
         let (error, reason) = match resolve(client, resource).await {
             Err(ResolveError::Discovery(e)) if is_retriable(&e) => {
@@ -211,11 +212,18 @@ fn is_retriable(error: &kube::Error) -> bool {
     }
 }
 
-/// The innermost cause of an error (`Connection refused (os error 111)`).
-fn root_cause(error: &dyn std::error::Error) -> String {
+/// The innermost cause of an error (`Connection refused (os error 111)`), or the request log's
+/// kubectl-worded dial error when there is one (its io error source says less).
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut cause = error;
-    while let Some(source) = cause.source() {
-        cause = source;
+    loop {
+        if cause.downcast_ref::<DialError>().is_some() {
+            break;
+        }
+        match cause.source() {
+            Some(source) => cause = source,
+            None => break,
+        }
     }
     cause.to_string()
 }
@@ -238,7 +246,7 @@ pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
         config.overrides.push("page-size");
     }
     config.resync = pipeline.resync;
-    config.reflector.backoff = backoff(pipeline.max_backoff);
+    config.reflector.backoff = backoff(config.reflector.backoff, pipeline.max_backoff);
     config.transform = pipeline.transform.map(|t| match t {
         TransformArg::StripManagedFields => strip_managed_fields(),
     });
@@ -246,10 +254,9 @@ pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
     config
 }
 
-/// client-go's reflector backoff; `--max-backoff` (a duration above 0, checked when the flags
-/// are parsed) caps the doubling and every delay, jitter included.
-fn backoff(max: Option<std::time::Duration>) -> BackoffConfig {
-    let defaults = BackoffConfig::default();
+/// The release's reflector backoff; `--max-backoff` (a duration above 0, checked when the
+/// flags are parsed) caps the doubling and every delay, jitter included.
+fn backoff(defaults: BackoffConfig, max: Option<std::time::Duration>) -> BackoffConfig {
     match max {
         Some(max) => BackoffConfig {
             max: defaults.max.min(max),

@@ -4,21 +4,24 @@
 use std::io::{self, Write};
 
 use crate::informer::profile::{NEWEST, PROFILES, Profile};
+use crate::informer::reflector::BackoffReset;
 
 /// Columns: the release, its queue, then the gates `InOrderInformersBatchProcess`,
-/// `AtomicFIFO`, `UnlockWhileProcessingFIFO` and `WatchListClient`.
-const HEADER: [&str; 6] = [
+/// `AtomicFIFO`, `UnlockWhileProcessingFIFO` and `WatchListClient`, and when the reflector's
+/// backoff starts again (Rule R12).
+const HEADER: [&str; 7] = [
     "RELEASE",
     "QUEUE",
     "POP-BATCH",
     "ATOMIC",
     "UNLOCK",
     "INITIAL-LIST",
+    "BACKOFF-RESET",
 ];
 
 /// Writes the profile table, the default release marked.
 pub fn print(out: &mut dyn Write) -> io::Result<()> {
-    let rows: Vec<[String; 6]> = PROFILES.iter().map(row).collect();
+    let rows: Vec<[String; 7]> = PROFILES.iter().map(row).collect();
     let widths: Vec<usize> = (0..HEADER.len())
         .map(|c| {
             rows.iter()
@@ -40,7 +43,7 @@ pub fn print(out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-fn row(p: &Profile) -> [String; 6] {
+fn row(p: &Profile) -> [String; 7] {
     let on = |b: bool| if b { "on" } else { "-" }.to_owned();
     let version = if p.version == NEWEST {
         format!("{} (default)", p.version)
@@ -57,6 +60,11 @@ fn row(p: &Profile) -> [String; 6] {
             "watch-list"
         } else {
             "list"
+        }
+        .to_owned(),
+        match p.backoff_reset {
+            BackoffReset::AfterQuietPeriod => "after 2m quiet",
+            BackoffReset::Interval => "every 2m",
         }
         .to_owned(),
     ]
@@ -76,6 +84,7 @@ mod tests {
         assert!(lines[0].starts_with("RELEASE"));
         assert!(lines[1].starts_with("1.32 ") && lines[1].contains("delta-fifo"));
         assert!(lines[5].starts_with("1.36 (default)") && lines[5].contains("watch-list"));
+        assert!(lines[4].ends_with("after 2m quiet") && lines[5].ends_with("every 2m"));
         let queue_col = lines[0].find("QUEUE").unwrap();
         assert!(
             lines

@@ -12,6 +12,7 @@ pub mod profile;
 pub mod queue;
 pub mod real_fifo;
 pub mod reflector;
+pub mod rest_retry;
 pub mod shared_informer;
 pub mod source;
 pub mod store;

@@ -141,6 +141,14 @@ pub enum PanicPolicy {
 /// How long a listener pauses after a skipped panic (client-go's `wait.Until(…, 1*time.Second)`).
 pub const PANIC_PAUSE: Duration = Duration::from_secs(1);
 
+/// client-go's `initialBufferSize` (shared_informer.go v0.36:372): above this many pending
+/// notifications a listener traces its handler calls.
+pub const SLOW_HANDLER_PENDING: usize = 1024;
+
+/// The handler call a traced listener logs as slow (shared_informer.go v0.36:1353,
+/// `trace.LogIfLong(100 * time.Millisecond)`).
+pub const SLOW_HANDLER_CALL: Duration = Duration::from_millis(100);
+
 /// A handler's panic that ended the informer ([`PanicPolicy::Crash`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HandlerPanic {
@@ -371,7 +379,10 @@ impl Listener {
             };
             // The notification in hand is finished even when a stop arrives meanwhile, as
             // client-go's run loop finishes the item it took from nextCh.
+            let behind = self.pending.load(Ordering::Acquire).saturating_sub(1);
+            let started = Instant::now();
             let panic = deliver(worker.handler.as_ref(), &queued.notification).await;
+            self.trace_if_slow(behind, started.elapsed());
             self.finish(&queued, panic.is_some());
             let Some(message) = panic else { continue };
             match self.on_panic {
@@ -411,6 +422,19 @@ impl Listener {
     fn stop(&self) {
         self.removed.store(true, Ordering::Release);
         self.stopped.cancel();
+    }
+
+    /// Rule P9 (processorListener.run, shared_informer.go v0.36:1347-1354): with more than
+    /// 1024 notifications behind the one in hand (`pending`, client-go's
+    /// pendingNotificationsLength), a handler call over 100 ms is logged.
+    fn trace_if_slow(&self, pending: usize, call: Duration) {
+        if pending > SLOW_HANDLER_PENDING && call > SLOW_HANDLER_CALL {
+            self.tracer.emit(Event::SlowHandler {
+                handler: self.name.clone(),
+                pending,
+                call,
+            });
+        }
     }
 
     fn finish(&self, queued: &Queued, panicked: bool) {

@@ -10,13 +10,16 @@
 //! | AtomicFIFO (ReplacedAll/SyncAll/Bookmark) | – | – | – | – | Beta, on |
 //! | UnlockWhileProcessingFIFO | – | – | – | – | Beta, on |
 //!
-//! The reflector's backoff is the same in every profile: 1.36 rebuilt it on `wait.Backoff`
-//! with `DelayWithReset` (reflector.go: 800 ms doubling to a 30 s cap, jitter 1.0, reset after
-//! 2 min, one delay function shared by the outer loop and the watch retries), which gives the
-//! delays the earlier `ExponentialBackoffManager` gave.
+//! The reflector's backoff has the same ladder in every profile (800 ms doubling to a 30 s cap,
+//! jitter 1.0, one delay function shared by the outer loop and the watch retries) but not the
+//! same reset (Rule R12): ≤ 1.35's `ExponentialBackoffManager` (reflector.go v0.35:282) starts
+//! again at 0.8 s only after 2 min *without a backoff*, so a continuous outage stays at
+//! 30–60 s; 1.36's `wait.Backoff.DelayWithReset` (reflector.go v0.36:319-336) starts again
+//! every 2 min counted from the last reset, even during an outage.
 
 use super::queue::QueueKind;
 use super::real_fifo::RealFifoOptions;
+use super::reflector::BackoffReset;
 
 /// One client-go release's informer behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +36,8 @@ pub struct Profile {
     pub atomic_fifo: bool,
     /// `UnlockWhileProcessingFIFO`: writes queue while an entry is processed.
     pub unlock_while_processing: bool,
+    /// When the reflector's backoff starts again at 0.8 s (Rule R12).
+    pub backoff_reset: BackoffReset,
 }
 
 /// Every modelled release, oldest first.
@@ -44,6 +49,7 @@ pub const PROFILES: [Profile; 5] = [
         watch_list_client: false,
         atomic_fifo: false,
         unlock_while_processing: false,
+        backoff_reset: BackoffReset::AfterQuietPeriod,
     },
     Profile {
         version: "1.33",
@@ -52,6 +58,7 @@ pub const PROFILES: [Profile; 5] = [
         watch_list_client: false,
         atomic_fifo: false,
         unlock_while_processing: false,
+        backoff_reset: BackoffReset::AfterQuietPeriod,
     },
     Profile {
         version: "1.34",
@@ -60,6 +67,7 @@ pub const PROFILES: [Profile; 5] = [
         watch_list_client: false,
         atomic_fifo: false,
         unlock_while_processing: false,
+        backoff_reset: BackoffReset::AfterQuietPeriod,
     },
     Profile {
         version: "1.35",
@@ -68,6 +76,7 @@ pub const PROFILES: [Profile; 5] = [
         watch_list_client: true,
         atomic_fifo: false,
         unlock_while_processing: false,
+        backoff_reset: BackoffReset::AfterQuietPeriod,
     },
     Profile {
         version: "1.36",
@@ -76,6 +85,7 @@ pub const PROFILES: [Profile; 5] = [
         watch_list_client: true,
         atomic_fifo: true,
         unlock_while_processing: true,
+        backoff_reset: BackoffReset::Interval,
     },
 ];
 

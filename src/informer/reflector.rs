@@ -1,11 +1,13 @@
 //! The Reflector: LIST (paged, or watch-list), then WATCH from the list's resourceVersion,
 //! feeding the queue; resyncs on a timer; backs off on failure (Rules R1–R9).
 //!
-//! Mirrors client-go's `Reflector.ListAndWatch` run under `wait.BackoffUntil`: every return of
-//! ListAndWatch (a failed list, a 410, a broken watch) is followed by a jittered exponential
-//! backoff and a relist; a watch that ends cleanly is re-opened from the last resourceVersion
-//! without relisting, and a watch that cannot be opened is retried in place only for
-//! connection refused and 429. The first LIST asks for `resourceVersion="0"` (any cached
+//! Mirrors client-go's `Reflector.ListAndWatch` run under `wait.BackoffUntil` (≤ 1.35) or
+//! `DelayFunc.Until` (1.36): every return of ListAndWatch (a failed list, a 410, an error
+//! event, a very short watch) is followed by a jittered exponential backoff and a relist; a
+//! watch that ends — cleanly, or with the connection ending under it (EOF, reset, timeout:
+//! Rule R10) — is re-opened at once from the last resourceVersion without relisting, and a
+//! watch that cannot be opened is retried in place only for connection refused and 429. Every
+//! request goes through client-go's request-layer retries first ([`RestRetry`], Rule R11). The first LIST asks for `resourceVersion="0"` (any cached
 //! state), a relist for the last synced resourceVersion, and `""` (a consistent read) only once
 //! a LIST answered Expired or "too large resource version" — client-go's
 //! `relistResourceVersion`.
@@ -24,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use super::ingest::Ingest;
 use super::object::{DecodeError, ObjectRef};
 use super::queue::Queue;
+use super::rest_retry::RestRetry;
 use super::source::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, WatchFrame, WatchOptions,
     WatchStream,
@@ -36,8 +39,21 @@ pub const DEFAULT_PAGE_SIZE: u32 = 500;
 /// The `resourceVersionMatch` a watch-list sends (client-go: NotOlderThan).
 const WATCH_LIST_MATCH: &str = "NotOlderThan";
 
-/// client-go's backoff for reflectors: 800 ms doubling to 30 s, full jitter (so a delay at
-/// the cap is 30–60 s), reset after 2 min.
+/// When the backoff ladder starts again at its initial delay (Rule R12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackoffReset {
+    /// ≤ 1.35, `wait.NewExponentialBackoffManager` (apimachinery wait/backoff.go
+    /// `getNextBackoff`): after `reset_after` without any backoff — never during a
+    /// continuous outage, whose delays are at most 60 s apart.
+    AfterQuietPeriod,
+    /// 1.36, `wait.Backoff.DelayWithReset` (wait/backoff.go:135, `backoffManager.Step`
+    /// :292-304): every `reset_after` counted from the last reset (or the reflector's start),
+    /// even in the middle of an outage: the delays cycle 0.8 s … 30–60 s, 0.8 s ….
+    Interval,
+}
+
+/// client-go's backoff for reflectors (reflector.go v0.36:62-67): 800 ms doubling to 30 s,
+/// full jitter (so a delay at the cap is 30–60 s), reset after 2 min as the release does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BackoffConfig {
     pub initial: Duration,
@@ -46,6 +62,7 @@ pub struct BackoffConfig {
     /// A hard ceiling on every delay, jitter included (`--max-backoff`); client-go has none.
     pub ceiling: Option<Duration>,
     pub reset_after: Duration,
+    pub reset: BackoffReset,
     pub factor: f64,
     pub jitter: f64,
 }
@@ -57,6 +74,7 @@ impl Default for BackoffConfig {
             max: Duration::from_secs(30),
             ceiling: None,
             reset_after: Duration::from_secs(120),
+            reset: BackoffReset::Interval,
             factor: 2.0,
             jitter: 1.0,
         }
@@ -73,7 +91,8 @@ pub struct ReflectorConfig {
     pub page_size: Option<u32>,
     /// Use the watch-list strategy (Rules R6, R9) instead of LIST.
     pub watch_list: bool,
-    /// Watch timeouts are drawn from [min, 2·min] (client-go: 5 min).
+    /// Watch timeouts are drawn from [min, 2·min) in whole seconds (client-go: 5 min,
+    /// reflector.go v0.36:588).
     pub min_watch_timeout: Duration,
     pub backoff: BackoffConfig,
 }
@@ -89,21 +108,24 @@ impl Default for ReflectorConfig {
     }
 }
 
-/// client-go's ExponentialBackoffManager.
+/// The reflector's backoff: client-go's ExponentialBackoffManager (≤ 1.35) or
+/// `wait.Backoff` with `DelayWithReset` (1.36), as [`BackoffConfig::reset`] says.
 #[derive(Debug)]
 pub struct Backoff {
     config: BackoffConfig,
     next: Duration,
-    last_start: Option<Instant>,
+    /// ≤ 1.35: the last backoff's start; 1.36: the last reset. Both start at creation.
+    last: Instant,
     attempt: u32,
 }
 
 impl Backoff {
-    pub fn new(config: BackoffConfig) -> Self {
+    /// A backoff created at `now` (the reflector's start).
+    pub fn new(config: BackoffConfig, now: Instant) -> Self {
         Self {
             config,
             next: config.initial,
-            last_start: None,
+            last: now,
             attempt: 0,
         }
     }
@@ -111,14 +133,14 @@ impl Backoff {
     /// The next delay (jittered, never above the ceiling) and the attempt number it belongs
     /// to.
     pub fn step(&mut self, now: Instant) -> (Duration, u32) {
-        if self
-            .last_start
-            .is_some_and(|t| now.duration_since(t) > self.config.reset_after)
-        {
+        let reset = now.duration_since(self.last) > self.config.reset_after;
+        if reset {
             self.next = self.config.initial;
             self.attempt = 0;
         }
-        self.last_start = Some(now);
+        if reset || self.config.reset == BackoffReset::AfterQuietPeriod {
+            self.last = now;
+        }
         let ceiling = self.config.ceiling.unwrap_or(Duration::MAX);
         let base = self.next.min(ceiling);
         self.next = base.mul_f64(self.config.factor).min(self.config.max);
@@ -196,8 +218,9 @@ enum Ended {
 
 /// How a watch stream ended.
 enum WatchOutcome {
-    /// Closed by the server or by its timeout: re-watch from the last resourceVersion.
-    Closed,
+    /// Closed by the server or by its timeout, or the connection ended under it (Rule R10):
+    /// re-watch from the last resourceVersion. Says how.
+    Closed(String),
     /// An ERROR event or a broken stream: relist (or, for 429, re-watch after a backoff).
     Failed(SourceError),
 }
@@ -216,7 +239,8 @@ struct ListState {
 
 /// client-go's Reflector.
 pub struct Reflector {
-    lw: Arc<dyn ListerWatcher>,
+    /// The ListerWatcher behind client-go's request-layer retries.
+    rest: RestRetry,
     queue: Arc<dyn Queue>,
     ingest: Ingest,
     config: ReflectorConfig,
@@ -227,10 +251,9 @@ pub struct Reflector {
     tracer: Tracer,
     last_sync_rv: Arc<Mutex<String>>,
     list_state: Mutex<ListState>,
-    /// One backoff for the outer loop and in-place watch retries (client-go's backoffManager).
+    /// One backoff for the outer loop and in-place watch retries (client-go's backoffManager,
+    /// 1.36's delayHandler).
     backoff: Mutex<Backoff>,
-    /// The server's last `Retry-After`: the next backoff waits at least that long.
-    retry_after: Mutex<Option<Duration>>,
 }
 
 /// What a Reflector needs besides its source and queue.
@@ -278,10 +301,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Reflector {
     pub fn new(lw: Arc<dyn ListerWatcher>, queue: Arc<dyn Queue>, parts: ReflectorParts) -> Self {
         Self {
-            lw,
+            rest: RestRetry::new(lw, parts.tracer.clone()),
             queue,
             ingest: parts.ingest,
-            backoff: Mutex::new(Backoff::new(parts.config.backoff)),
+            backoff: Mutex::new(Backoff::new(parts.config.backoff, Instant::now())),
             config: parts.config,
             resync_check_period: parts.resync_check_period,
             should_resync: parts.should_resync,
@@ -290,7 +313,6 @@ impl Reflector {
             tracer: parts.tracer,
             last_sync_rv: parts.last_sync_rv,
             list_state: Mutex::default(),
-            retry_after: Mutex::new(None),
         }
     }
 
@@ -436,7 +458,7 @@ impl Reflector {
                 continue_token: None,
             };
             loop {
-                let page = match self.lw.list(&opts).await {
+                let page = match self.rest.list(&opts).await {
                     Ok(page) => page,
                     Err(e) if e.is_expired() && listed.pages > 0 => {
                         self.trace_error(&e);
@@ -557,8 +579,17 @@ impl Reflector {
         let mut temporary = TemporaryStore::default();
         let mut events = 0u64;
         while let Some(frame) = stream.next().await {
+            let frame = match frame {
+                Ok(frame) => frame,
+                // Rule R10: the connection ended under the stream — a close, not an error.
+                Err(e) if e.is_normal_watch_close() => break,
+                Err(e) => {
+                    let e = internal_error(&e);
+                    self.trace_error(&e);
+                    return Err(e);
+                }
+            };
             events += 1;
-            let frame = frame.inspect_err(|e| self.trace_error(e))?;
             let (event_type, raw) = match frame {
                 WatchFrame::Added(raw) => (WatchEventType::Added, raw),
                 WatchFrame::Modified(raw) => (WatchEventType::Modified, raw),
@@ -579,10 +610,18 @@ impl Reflector {
                     return Err(e);
                 }
             };
-            let obj = self.decode_watched(&raw).map_err(|e| {
-                self.trace_decode_error(&e);
-                SourceError::Decode(e.to_string())
-            })?;
+            let obj = match self.decode_watched(&raw) {
+                Ok(obj) => obj,
+                Err(DecodeError::Transform(why)) => {
+                    self.drop_untransformable(&raw, &why);
+                    continue;
+                }
+                Err(e) => {
+                    let e = internal_error(&SourceError::Decode(e.to_string()));
+                    self.trace_error(&e);
+                    return Err(e);
+                }
+            };
             self.trace_watch_event(event_type, &obj);
             temporary.apply(event_type, obj);
         }
@@ -602,7 +641,8 @@ impl Reflector {
         send_initial_events: bool,
     ) -> Result<WatchStream, SourceError> {
         let min = self.config.min_watch_timeout.as_secs().max(1);
-        let timeout_seconds = random_between(min, min.saturating_mul(2));
+        // client-go: min + rand·(max − min) seconds, truncated — never 2·min itself.
+        let timeout_seconds = random_between(min, min.saturating_mul(2).saturating_sub(1).max(min));
         tracing::debug!(%resource_version, timeout_seconds, send_initial_events, "watch");
         self.tracer.emit(Event::WatchStart {
             resource_version: resource_version.clone(),
@@ -614,7 +654,7 @@ impl Reflector {
             timeout_seconds,
             send_initial_events,
         };
-        self.lw.watch(&opts).await
+        self.rest.watch(&opts).await
     }
 
     /// client-go's `watch`: WATCH from the last resourceVersion; a clean end re-watches without
@@ -658,14 +698,10 @@ impl Reflector {
         }
     }
 
-    /// Sleeps the shared backoff's next delay (never shorter than the server's Retry-After),
-    /// tracing it.
+    /// Sleeps the shared backoff's next delay, tracing it. client-go's backoff does not read
+    /// `Retry-After`: the request layer already waited it out (Rule R11).
     async fn sleep_backoff(&self, reason: &str) {
-        let (delay, attempt) = {
-            let (delay, attempt) = lock(&self.backoff).step(Instant::now());
-            let asked = lock(&self.retry_after).take();
-            (asked.map_or(delay, |a| delay.max(a)), attempt)
-        };
+        let (delay, attempt) = lock(&self.backoff).step(Instant::now());
         tracing::info!("backing off {delay:?} (attempt {attempt}): {reason}");
         self.tracer.emit(Event::Backoff {
             reason: reason.to_owned(),
@@ -681,8 +717,12 @@ impl Reflector {
         let mut events = 0u64;
         let outcome = loop {
             let frame = match stream.next().await {
-                None => break WatchOutcome::Closed,
+                None => break WatchOutcome::Closed("closed by server".to_owned()),
+                Some(Err(e)) if e.is_normal_watch_close() => {
+                    break WatchOutcome::Closed(e.to_string());
+                }
                 Some(Err(e)) => {
+                    let e = internal_error(&e);
                     self.trace_error(&e);
                     break WatchOutcome::Failed(e);
                 }
@@ -715,7 +755,7 @@ impl Reflector {
             events += 1;
         };
         let reason = match &outcome {
-            WatchOutcome::Closed => "closed by server".to_owned(),
+            WatchOutcome::Closed(how) => how.clone(),
             WatchOutcome::Failed(e) => self.reason_of(e),
         };
         self.tracer.emit(Event::WatchEnd {
@@ -726,20 +766,34 @@ impl Reflector {
         match outcome {
             WatchOutcome::Failed(e) => Err(WatchEnd::Failed(e)),
             // client-go's guard against a hot loop on a server that closes every watch.
-            WatchOutcome::Closed if events == 0 && started.elapsed() < Duration::from_secs(1) => {
+            WatchOutcome::Closed(_)
+                if events == 0 && started.elapsed() < Duration::from_secs(1) =>
+            {
                 Err(WatchEnd::VeryShort(
                     "very short watch: closed within a second with no events".into(),
                 ))
             }
-            WatchOutcome::Closed => Ok(()),
+            WatchOutcome::Closed(_) => Ok(()),
         }
     }
 
+    /// Queues one watched object. An object that cannot be decoded is client-go's
+    /// StreamWatcher decode failure (an InternalError event: relist); one the transform
+    /// rejects is lost and the watch goes on, its resourceVersion still recorded (client-go's
+    /// watchHandler logs the failed store write and continues, reflector.go v0.36 handleWatch).
     fn apply(&self, event_type: WatchEventType, raw: &[u8]) -> Result<(), SourceError> {
-        let obj = self.decode_watched(raw).map_err(|e| {
-            self.trace_decode_error(&e);
-            SourceError::Decode(e.to_string())
-        })?;
+        let obj = match self.decode_watched(raw) {
+            Ok(obj) => obj,
+            Err(DecodeError::Transform(why)) => {
+                self.drop_untransformable(raw, &why);
+                return Ok(());
+            }
+            Err(e) => {
+                let e = internal_error(&SourceError::Decode(e.to_string()));
+                self.trace_error(&e);
+                return Err(e);
+            }
+        };
         self.trace_watch_event(event_type, &obj);
         let queued = obj.clone();
         match event_type {
@@ -749,6 +803,22 @@ impl Reflector {
         }
         self.set_last_sync_rv(obj.resource_version());
         Ok(())
+    }
+
+    /// A watched object the transform failed on: traced, not queued; its resourceVersion
+    /// still advances the reflector's.
+    fn drop_untransformable(&self, raw: &[u8], why: &str) {
+        let untransformed = super::object::CachedObject::from_json(Bytes::copy_from_slice(raw));
+        let rv = untransformed
+            .as_ref()
+            .map(|o| o.resource_version().to_owned())
+            .unwrap_or_default();
+        self.tracer.emit(Event::WatchError {
+            code: None,
+            reason: "Transform".into(),
+            message: format!("transform failed, event dropped, watch continues: {why}"),
+        });
+        self.set_last_sync_rv(&rv);
     }
 
     fn trace_watch_event(&self, event_type: WatchEventType, obj: &ObjectRef) {
@@ -799,15 +869,8 @@ impl Reflector {
         });
     }
 
-    /// Emits a `watch-error` line for `e` and remembers its Retry-After.
+    /// Emits a `watch-error` line for `e`.
     fn trace_error(&self, e: &SourceError) {
-        if let SourceError::Api(ApiStatus {
-            retry_after: Some(after),
-            ..
-        }) = e
-        {
-            *lock(&self.retry_after) = Some(*after);
-        }
         tracing::info!("{}", self.reason_of(e));
         self.tracer.emit(Event::WatchError {
             code: e.status_code(),
@@ -827,6 +890,24 @@ impl Reflector {
     fn trace_decode_error(&self, e: &DecodeError) {
         self.trace_error(&SourceError::Decode(e.to_string()));
     }
+}
+
+/// client-go's StreamWatcher turns a failure to read the stream, other than the connection
+/// ending, into an ERROR event with an InternalError Status (streamwatcher.go v0.36:125-131,
+/// `NewClientErrorReporter(500, …)`, api/errors AsObject): the reflector relists on it.
+fn internal_error(e: &SourceError) -> SourceError {
+    if let SourceError::Api(_) = e {
+        return e.clone();
+    }
+    SourceError::Api(ApiStatus {
+        code: Some(500),
+        reason: "InternalError".into(),
+        message: format!(
+            "an error on the server (\"unable to decode an event from the watch stream: {e}\") \
+             has prevented the request from succeeding"
+        ),
+        ..ApiStatus::default()
+    })
 }
 
 /// Why a watch stream ended other than cleanly.

@@ -25,7 +25,7 @@ use super::queue::{Delta, DeltaType, PopProcess, ProcessError, Queue, QueueKind,
 use super::real_fifo::{RealFifo, RealFifoOptions};
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
-use super::store::{Cache, IndexFunc, Store};
+use super::store::{Cache, IndexFunc, Store, Transaction};
 use super::trace::{Event, EventKind, HandlerSummary, Summary, Tracer};
 
 /// client-go's minimumResyncPeriod.
@@ -62,6 +62,7 @@ impl InformerConfig {
             ..Self::default()
         };
         config.reflector.watch_list = profile.watch_list_client;
+        config.reflector.backoff.reset = profile.backoff_reset;
         config
     }
 
@@ -126,7 +127,6 @@ struct Inner {
     block_deltas: Mutex<()>,
     last_sync_rv: Arc<Mutex<String>>,
     /// The last bookmark an atomic RealFIFO passed through (client-go's store Bookmark).
-    store_rv: Mutex<String>,
     synced_tx: watch::Sender<bool>,
     synced_emitted: AtomicBool,
     started_at: Instant,
@@ -177,7 +177,6 @@ impl SharedIndexInformer {
                 }),
                 block_deltas: Mutex::new(()),
                 last_sync_rv: Arc::default(),
-                store_rv: Mutex::default(),
                 synced_tx: watch::Sender::new(false),
                 synced_emitted: AtomicBool::new(false),
                 started_at: Instant::now(),
@@ -342,14 +341,12 @@ impl SharedIndexInformer {
         }
     }
 
-    /// The last bookmark's resourceVersion an atomic RealFIFO passed to the store (empty
-    /// otherwise).
+    /// client-go 1.36's `LastStoreSyncResourceVersion`: the resourceVersion the cache is at —
+    /// the last written object's, the last Replace's or the last bookmark's — under
+    /// AtomicFIFO; "" otherwise, as client-go answers without the gate
+    /// (thread_safe_store.go v0.36:436-444).
     pub fn last_store_resource_version(&self) -> String {
-        self.inner
-            .store_rv
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.inner.store_resource_version().unwrap_or_default()
     }
 
     pub fn last_sync_resource_version(&self) -> String {
@@ -476,6 +473,13 @@ impl Inner {
         self.queue.get().is_some_and(|q| q.has_synced())
     }
 
+    /// The store's resourceVersion under AtomicFIFO (client-go 1.36); None otherwise.
+    fn store_resource_version(&self) -> Option<String> {
+        let atomic =
+            self.config.queue == QueueKind::RealFifo && self.config.real_fifo.atomic_events;
+        atomic.then(|| self.store.resource_version())
+    }
+
     fn check_synced(&self) {
         if self.synced_emitted.load(Ordering::Acquire) || !self.has_synced() {
             return;
@@ -483,56 +487,67 @@ impl Inner {
         if !self.synced_emitted.swap(true, Ordering::AcqRel) {
             self.tracer.emit(Event::Synced {
                 objects: self.store.len(),
+                store_rv: self.store_resource_version(),
             });
             self.synced_tx.send_replace(true);
         }
     }
 
-    /// client-go's HandleDeltas: write the indexer, then notify (Rules H1–H4).
+    /// client-go's HandleDeltas (processDeltas, controller.go v0.36:607-666): each delta
+    /// written to the indexer on its own, then notified (Rules H1–H4).
     fn handle_deltas(&self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
         let _blocked = self.block_deltas();
         for delta in deltas {
-            let notification = self.write(delta, initial);
+            let notification = self.write(&mut self.store.transaction(), delta, initial);
             self.processor.distribute(&notification);
         }
         Ok(())
     }
 
-    /// client-go's HandleBatchDeltas (PopBatch, ≥ 1.35): the batch's indexer writes as one
-    /// transaction, then every notification in order.
+    /// client-go's HandleBatchDeltas (PopBatch, ≥ 1.35; processDeltasInBatch, controller.go
+    /// v0.36:676-754): the batch's indexer writes as one transaction — a reader of the cache
+    /// sees the whole batch or none of it — then every notification in order.
     fn handle_batch(&self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
         let _blocked = self.block_deltas();
-        let notifications: Vec<Notification> =
-            deltas.iter().map(|d| self.write(d, initial)).collect();
+        let notifications: Vec<Notification> = {
+            let mut txn = self.store.transaction();
+            deltas
+                .iter()
+                .map(|d| self.write(&mut txn, d, initial))
+                .collect()
+        };
         for notification in &notifications {
             self.processor.distribute(notification);
         }
         Ok(())
     }
 
-    /// client-go's processReplacedAllInfo (AtomicFIFO, ≥ 1.36): the indexer takes the whole
-    /// list; cached keys missing from it are deleted as tombstones. Handlers hear the
-    /// deletions first, then an add or update per listed object, in list order.
+    /// client-go's processReplacedAllInfo (AtomicFIFO, ≥ 1.36; controller.go v0.36:756-803):
+    /// the indexer takes the whole list under one lock (`clientState.Replace`); cached keys
+    /// missing from it are deleted as tombstones. Handlers hear the deletions first, then an
+    /// add or update per listed object, in list order.
     fn handle_replaced_all(&self, list: &ReplacedAll, initial: bool) {
         let _blocked = self.block_deltas();
-        let listed: HashSet<&str> = list.objects.iter().map(|o| o.key()).collect();
-        let gone: Vec<Delta> = self
-            .store
-            .list_sorted()
-            .into_iter()
-            .filter(|o| !listed.contains(o.key()))
-            .map(|o| Delta::tombstone(o.key().to_owned(), o))
-            .collect();
-        let replaced: Vec<Delta> = list
-            .objects
-            .iter()
-            .map(|o| Delta::new(DeltaType::Replaced, o.clone()))
-            .collect();
-        let notifications: Vec<Notification> = gone
-            .iter()
-            .chain(&replaced)
-            .map(|d| self.write(d, initial))
-            .collect();
+        let notifications: Vec<Notification> = {
+            let mut txn = self.store.transaction();
+            let listed: HashSet<&str> = list.objects.iter().map(|o| o.key()).collect();
+            let gone: Vec<Delta> = txn
+                .list_sorted()
+                .into_iter()
+                .filter(|o| !listed.contains(o.key()))
+                .map(|o| Delta::tombstone(o.key().to_owned(), o))
+                .collect();
+            let replaced = list
+                .objects
+                .iter()
+                .map(|o| Delta::new(DeltaType::Replaced, o.clone()));
+            let mut written = Vec::with_capacity(gone.len() + list.objects.len());
+            for delta in gone.into_iter().chain(replaced) {
+                written.push(self.write(&mut txn, &delta, initial));
+            }
+            txn.set_resource_version(&list.resource_version);
+            written
+        };
         for notification in &notifications {
             self.processor.distribute(notification);
         }
@@ -552,16 +567,21 @@ impl Inner {
     }
 
     /// Writes one delta to the indexer (traced) and returns what handlers are told.
-    fn write(&self, delta: &Delta, initial: bool) -> Notification {
+    fn write(&self, txn: &mut Transaction<'_>, delta: &Delta, initial: bool) -> Notification {
         match delta.delta_type {
-            DeltaType::Deleted => self.write_delete(delta),
-            _ => self.write_upsert(delta, initial),
+            DeltaType::Deleted => self.write_delete(txn, delta),
+            _ => self.write_upsert(txn, delta, initial),
         }
     }
 
-    fn write_upsert(&self, delta: &Delta, initial: bool) -> Notification {
+    fn write_upsert(
+        &self,
+        txn: &mut Transaction<'_>,
+        delta: &Delta,
+        initial: bool,
+    ) -> Notification {
         let obj = delta.object.object().clone();
-        match self.store.upsert(obj.clone()) {
+        match txn.upsert(obj.clone()) {
             Some(old) => {
                 self.tracer
                     .emit_with(EventKind::IndexerUpdate, || Event::IndexerUpdate {
@@ -589,9 +609,12 @@ impl Inner {
         }
     }
 
-    fn write_delete(&self, delta: &Delta) -> Notification {
+    /// A tombstone leaves the store's resourceVersion alone: client-go's `rvFromObject` cannot
+    /// read one from a DeletedFinalStateUnknown.
+    fn write_delete(&self, txn: &mut Transaction<'_>, delta: &Delta) -> Notification {
         let key = delta.object.key();
-        self.store.delete(key);
+        let rv = (!delta.object.is_tombstone()).then(|| delta.object.object().resource_version());
+        txn.delete(key, rv);
         self.tracer
             .emit_with(EventKind::IndexerDelete, || Event::IndexerDelete {
                 key: key.to_owned(),
@@ -626,10 +649,6 @@ impl PopProcess for Processing<'_> {
 
     /// client-go's `clientState.Bookmark(rv)`: the store's resourceVersion moves on.
     fn bookmark(&mut self, resource_version: &str) {
-        *self
-            .0
-            .store_rv
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = resource_version.to_owned();
+        self.0.store.bookmark(resource_version);
     }
 }

@@ -252,6 +252,9 @@ struct Inner {
     items: HashSet<Keyed>,
     /// One map per index: value → the objects under it.
     indices: Vec<HashMap<String, HashSet<Keyed>>>,
+    /// client-go 1.36's `threadSafeMap.rv` (LastStoreSyncResourceVersion): the last written
+    /// object's, the last Replace's or the last bookmark's resourceVersion.
+    resource_version: String,
 }
 
 impl Default for Store {
@@ -268,6 +271,7 @@ impl Store {
                 indexers,
                 items: HashSet::new(),
                 indices,
+                resource_version: String::new(),
             }),
         }
     }
@@ -291,29 +295,35 @@ impl Store {
         Ok(())
     }
 
-    /// Inserts or replaces `obj`; returns the object it replaced.
-    pub fn upsert(&self, obj: ObjectRef) -> Option<ObjectRef> {
-        let mut inner = self.write();
-        let old = inner.items.replace(Keyed(obj.clone())).map(|k| k.0);
-        match &old {
-            // The common update: every index value is the same, so only the bucket entries
-            // are swapped for the new object (no bucket emptied and re-created).
-            Some(old) if inner.same_index_values(old, &obj) => inner.reindex_in_place(&obj),
-            Some(old) => {
-                inner.unindex(old);
-                inner.index(&obj);
-            }
-            None => inner.index(&obj),
+    /// Several writes under one lock: a reader sees all of them or none (client-go's
+    /// `threadSafeMap.Transaction` and `Replace`, thread_safe_store.go v0.36:269-299,
+    /// :388-406). Readers wait while the transaction is held.
+    pub fn transaction(&self) -> Transaction<'_> {
+        Transaction {
+            inner: self.write(),
         }
-        old
     }
 
-    /// Removes the object stored under `key`; returns it.
+    /// Inserts or replaces `obj`; returns the object it replaced.
+    pub fn upsert(&self, obj: ObjectRef) -> Option<ObjectRef> {
+        self.transaction().upsert(obj)
+    }
+
+    /// Removes the object stored under `key`; returns it (client-go's `Delete(key)`: the
+    /// store's resourceVersion stays).
     pub fn delete(&self, key: &str) -> Option<ObjectRef> {
-        let mut inner = self.write();
-        let old = inner.items.take(key)?.0;
-        inner.unindex(&old);
-        Some(old)
+        self.transaction().delete(key, None)
+    }
+
+    /// client-go's `Bookmark(rv)` (AtomicFIFO): the store's resourceVersion moves on.
+    pub fn bookmark(&self, rv: &str) {
+        self.transaction().set_resource_version(rv);
+    }
+
+    /// client-go 1.36's `LastStoreSyncResourceVersion` (before AtomicFIFO client-go answers
+    /// "": the informer decides).
+    pub fn resource_version(&self) -> String {
+        self.read().resource_version.clone()
     }
 
     pub fn get(&self, key: &str) -> Option<ObjectRef> {
@@ -392,6 +402,61 @@ impl Store {
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
         self.inner.write().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Writes to the store under its lock, held until the transaction is dropped.
+pub struct Transaction<'a> {
+    inner: std::sync::RwLockWriteGuard<'a, Inner>,
+}
+
+impl Transaction<'_> {
+    /// Inserts or replaces `obj`; returns the object it replaced. The store's resourceVersion
+    /// becomes the object's.
+    pub fn upsert(&mut self, obj: ObjectRef) -> Option<ObjectRef> {
+        let inner = &mut *self.inner;
+        let old = inner.items.replace(Keyed(obj.clone())).map(|k| k.0);
+        match &old {
+            // The common update: every index value is the same, so only the bucket entries
+            // are swapped for the new object (no bucket emptied and re-created).
+            Some(old) if inner.same_index_values(old, &obj) => inner.reindex_in_place(&obj),
+            Some(old) => {
+                inner.unindex(old);
+                inner.index(&obj);
+            }
+            None => inner.index(&obj),
+        }
+        self.set_resource_version(obj.resource_version());
+        old
+    }
+
+    /// Removes the object stored under `key`; returns it. The store's resourceVersion
+    /// becomes `rv` when given.
+    pub fn delete(&mut self, key: &str, rv: Option<&str>) -> Option<ObjectRef> {
+        if let Some(rv) = rv {
+            self.set_resource_version(rv);
+        }
+        let inner = &mut *self.inner;
+        let old = inner.items.take(key)?.0;
+        inner.unindex(&old);
+        Some(old)
+    }
+
+    pub fn get(&self, key: &str) -> Option<ObjectRef> {
+        self.inner.items.get(key).map(|k| k.0.clone())
+    }
+
+    /// Every object, sorted by key.
+    pub fn list_sorted(&self) -> Vec<ObjectRef> {
+        let mut objects: Vec<ObjectRef> = self.inner.items.iter().map(|k| k.0.clone()).collect();
+        objects.sort_unstable_by(|a, b| a.key().cmp(b.key()));
+        objects
+    }
+
+    pub fn set_resource_version(&mut self, rv: &str) {
+        let current = &mut self.inner.resource_version;
+        current.clear();
+        current.push_str(rv);
     }
 }
 

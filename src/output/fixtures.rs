@@ -8,7 +8,7 @@ use crate::informer::trace::Notification;
 use crate::informer::trace::{CachedObject, ObjectRef};
 use crate::informer::trace::{DeltaObject, DeltaType, Tombstone};
 use crate::informer::trace::{
-    Event, HandlerSummary, NotifyKind, Summary, TraceEvent, WatchEventType,
+    Event, HandlerSummary, NotifyKind, RequestVerb, Summary, TraceEvent, WatchEventType,
 };
 
 pub fn pod(name: &str, rv: &str, app: &str) -> ObjectRef {
@@ -52,7 +52,25 @@ pub fn all_events() -> Vec<Event> {
     events.extend(queue_events());
     events.extend(handler_events());
     events.extend(informer_events());
+    events.extend(later_events());
     events
+}
+
+/// Kinds added after the first fixtures (appended, so the others keep their positions).
+fn later_events() -> Vec<Event> {
+    vec![
+        Event::Retry {
+            verb: RequestVerb::List,
+            attempt: 1,
+            delay_ms: 1000,
+            reason: "connection reset by peer".into(),
+        },
+        Event::SlowHandler {
+            handler: Arc::from("slow"),
+            pending: 1480,
+            call: Duration::from_millis(250),
+        },
+    ]
 }
 
 fn reflector_events() -> Vec<Event> {
@@ -181,7 +199,10 @@ fn informer_events() -> Vec<Event> {
             watch_list: false,
             overrides: vec!["watch-list".into()],
         },
-        Event::Synced { objects: 742 },
+        Event::Synced {
+            objects: 742,
+            store_rv: Some("4711".into()),
+        },
         Event::HandlerAdded {
             handler: handler("fast"),
             requested_resync: Duration::from_millis(500),

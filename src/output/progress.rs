@@ -147,7 +147,10 @@ mod tests {
         });
         assert!(!shown.is_active());
         let mut synced = ListProgress::new(true);
-        synced.observe(&Event::Synced { objects: 4 });
+        synced.observe(&Event::Synced {
+            objects: 4,
+            store_rv: None,
+        });
         assert!(
             !synced.is_active(),
             "a --show without the reflector still clears it"

@@ -53,7 +53,7 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
         ],
         "tick" => &["due", "check_period_ms"],
         "sync-queued" => &["count"],
-        "synced" => &["objects"],
+        "synced" => &["objects", "store_rv"],
         "handler-added" => &[
             "handler",
             "requested_resync_ms",
@@ -65,6 +65,8 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
         "handler-removed" => &["handler"],
         "resync-period-changed" => &["handler", "resync_ms", "check_period_ms"],
         "stopped" => &["reason"],
+        "retry" => &["verb", "attempt", "delay_ms", "reason", "silent"],
+        "slow-handler" => &["handler", "pending", "call_ms"],
         "started" => &[
             "client_go",
             "queue",
@@ -82,7 +84,7 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
 #[test]
 fn every_event_kind_is_one_parseable_line_with_its_fields() {
     let events = all_events();
-    assert_eq!(events.len(), 26);
+    assert_eq!(events.len(), 28);
     for event in events {
         let (stage, name) = (event.stage().as_str(), event.name());
         let v = line(event, &jsonl_opts());
@@ -256,14 +258,14 @@ fn render_all(format: OutputFormat) -> String {
 #[test]
 fn renderer_writes_each_format() {
     let jsonl = render_all(OutputFormat::Jsonl);
-    assert_eq!(jsonl.lines().count(), 26);
+    assert_eq!(jsonl.lines().count(), 28);
     let json = render_all(OutputFormat::Json);
     let docs: Vec<Value> = serde_json::Deserializer::from_str(&json)
         .into_iter()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(docs.len(), 26);
-    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 26);
+    assert_eq!(docs.len(), 28);
+    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 28);
     let table = render_all(OutputFormat::Table);
     assert!(table.contains("Summary (12.345s elapsed)"));
 }

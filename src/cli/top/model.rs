@@ -400,7 +400,7 @@ impl Model {
                 let overridden = if overrides.is_empty() { "" } else { "*" };
                 self.profile = Some(format!("client-go {release}{overridden} {queue}"));
             }
-            Event::Synced { objects } => {
+            Event::Synced { objects, .. } => {
                 self.synced.get_or_insert(*objects);
             }
             Event::Stopped { reason } => self.stopped = Some(reason.clone()),
@@ -497,7 +497,7 @@ pub fn describe(event: &Event) -> String {
         ),
         Event::ResyncTick { due, .. } => format!("due={}", due.join(",")),
         Event::SyncQueued { count } => format!("count={count}"),
-        Event::Synced { objects } => format!("objects={objects}"),
+        Event::Synced { objects, .. } => format!("objects={objects}"),
         Event::HandlerAdded { handler, .. }
         | Event::HandlerRemoved { handler }
         | Event::ResyncPeriodChanged { handler, .. } => handler.to_string(),
@@ -785,8 +785,12 @@ mod tests {
     fn started_names_the_release_and_queue_and_synced_the_first_sync() {
         let mut m = Model::default();
         m.observe(&at(0, started()));
-        m.observe(&at(1, Event::Synced { objects: 7 }));
-        m.observe(&at(2, Event::Synced { objects: 9 }));
+        let synced = |objects| Event::Synced {
+            objects,
+            store_rv: None,
+        };
+        m.observe(&at(1, synced(7)));
+        m.observe(&at(2, synced(9)));
         assert_eq!(m.profile.as_deref(), Some("client-go 1.36 real-fifo"));
         assert_eq!(m.synced, Some(7));
     }

@@ -13,6 +13,7 @@ use super::lister_watcher::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, SourceFuture, WatchOptions,
     WatchStream,
 };
+use super::transport;
 use super::wire::{frames, parse_list, status_from_body};
 
 /// What a [`KubeSource`] lists and watches.
@@ -120,7 +121,7 @@ impl ListerWatcher for KubeSource {
                 .into_body()
                 .collect()
                 .await
-                .map_err(|e| SourceError::Transport(e.to_string()))?
+                .map_err(|e| transport_error(&e))?
                 .to_bytes();
             parse_list(&body)
         })
@@ -132,7 +133,7 @@ impl ListerWatcher for KubeSource {
             let chunks = response
                 .into_body()
                 .into_data_stream()
-                .map(|r| r.map_err(|e| SourceError::Transport(e.to_string())));
+                .map(|r| r.map_err(|e| transport_error(&e)));
             Ok(frames(chunks).boxed())
         })
     }
@@ -163,22 +164,8 @@ fn list_query(opts: &ListOptions) -> String {
     }
 }
 
-/// A kube client error as a [`SourceError`]: connection refused is told apart (Rule R8).
+/// A kube client error as a [`SourceError`], classified by what its chain holds (Rules R8,
+/// R10, R11).
 fn transport_error(e: &kube::Error) -> SourceError {
-    // kube wraps the client stack's error as "ServiceError: …"; the inner text is what kubectl
-    // would print (`Get "URL": dial tcp …: connect: connection refused`).
-    let message = match e {
-        kube::Error::Service(inner) => inner.to_string(),
-        other => other.to_string(),
-    };
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(c) = cause {
-        if c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
-        {
-            return SourceError::ConnectionRefused(message);
-        }
-        cause = c.source();
-    }
-    SourceError::Transport(message)
+    transport::classify(e)
 }

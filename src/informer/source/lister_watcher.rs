@@ -84,6 +84,17 @@ pub enum SourceError {
     /// a watch for in place (`utilnet.IsConnectionRefused`).
     #[error("{0}")]
     ConnectionRefused(String),
+    /// The connection ended under the request or the stream: EOF, unexpected EOF, connection
+    /// reset, broken pipe, a closed connection, HTTP/2 GOAWAY — apimachinery's
+    /// `net.IsProbableEOF` (util/net/http.go:79) and `net.IsConnectionReset`. A watch stream
+    /// that ends so is a normal close (Rule R10); the REST client retries a GET or a WATCH
+    /// open that fails so (Rule R11).
+    #[error("{0}")]
+    ProbableEof(String),
+    /// A dial or read timed out (apimachinery's `net.IsTimeout`, util/net/http.go:65): like
+    /// [`SourceError::ProbableEof`] for a watch stream and a WATCH open.
+    #[error("{0}")]
+    Timeout(String),
     /// Any other failure to reach the server or to read its answer.
     #[error("{0}")]
     Transport(String),
@@ -113,6 +124,12 @@ impl SourceError {
         matches!(self, SourceError::ConnectionRefused(_)) || self.is_too_many_requests()
     }
 
+    /// client-go's StreamWatcher ends a watch quietly on these (streamwatcher.go:117-124):
+    /// EOF-like or a timeout — a normal close, not an error event (Rule R10).
+    pub fn is_normal_watch_close(&self) -> bool {
+        matches!(self, SourceError::ProbableEof(_) | SourceError::Timeout(_))
+    }
+
     /// The server refused the request for good: 400, 401, 403, 404 (what `kubectl get`
     /// exits on; an informer retries it, Rule R8).
     pub fn is_refusal(&self) -> bool {
@@ -130,6 +147,8 @@ impl SourceError {
         match self {
             SourceError::Api(s) => s.reason.clone(),
             SourceError::ConnectionRefused(_) => "ConnectionRefused".into(),
+            SourceError::ProbableEof(_) => "ProbableEOF".into(),
+            SourceError::Timeout(_) => "Timeout".into(),
             SourceError::Transport(_) => "Transport".into(),
             SourceError::Decode(_) => "Decode".into(),
         }

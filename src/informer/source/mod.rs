@@ -2,7 +2,8 @@
 //! (`lister_watcher.rs`: the options of a LIST or WATCH, and the errors a source reports).
 //!
 //! [`KubeSource`] (`kube.rs`) talks to an API server for any GVR through kube's client;
-//! `wire.rs` decodes the bodies so that objects stay raw JSON bytes. The in-memory source for
+//! `wire.rs` decodes the bodies so that objects stay raw JSON bytes; `transport.rs` tells
+//! transport failures apart as client-go's callers do (refused, probable EOF, timeout). The in-memory source for
 //! tests is [`crate::informer::testing::MemorySource`]; `record.rs` wraps any source to write
 //! its traffic to a record file (`record_file.rs`), which `replay.rs` answers from.
 
@@ -11,6 +12,7 @@ mod lister_watcher;
 pub mod record;
 pub mod record_file;
 pub mod replay;
+mod transport;
 pub mod wire;
 
 pub use kube::{KubeSource, KubeTarget};

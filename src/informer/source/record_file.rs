@@ -101,7 +101,7 @@ struct WatchRec {
 /// A failure as recorded.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct ErrorRec {
-    /// `api`, `refused`, `transport` or `decode`.
+    /// `api`, `refused`, `eof` (probable EOF), `timeout`, `transport` or `decode`.
     kind: String,
     message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,6 +131,8 @@ impl From<&SourceError> for ErrorRec {
                 too_large_rv: s.too_large_resource_version,
             },
             SourceError::ConnectionRefused(m) => plain("refused", m),
+            SourceError::ProbableEof(m) => plain("eof", m),
+            SourceError::Timeout(m) => plain("timeout", m),
             SourceError::Transport(m) => plain("transport", m),
             SourceError::Decode(m) => plain("decode", m),
         }
@@ -142,6 +144,8 @@ impl ErrorRec {
         Ok(match self.kind.as_str() {
             "api" => SourceError::Api(self.status()),
             "refused" => SourceError::ConnectionRefused(self.message),
+            "eof" => SourceError::ProbableEof(self.message),
+            "timeout" => SourceError::Timeout(self.message),
             "transport" => SourceError::Transport(self.message),
             "decode" => SourceError::Decode(self.message),
             other => return Err(format!("unknown error kind {other:?}")),

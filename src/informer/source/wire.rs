@@ -25,10 +25,10 @@ pub fn frames(
     futures_util::stream::unfold(state, |mut lines| async move {
         let frame = match lines.next_line().await? {
             Ok((line, true)) => parse_watch_frame(&line),
-            // client-go's StreamWatcher: an unexpected EOF inside a frame ends the watch (the
-            // reflector re-watches from its last resourceVersion); it is not a decode error.
+            // client-go's StreamWatcher: an unexpected EOF inside a frame ends the watch quietly
+            // (streamwatcher.go:119, Rule R10); it is not a decode error.
             Ok((line, false)) => parse_watch_frame(&line).map_err(|_| {
-                SourceError::Transport("unexpected EOF during watch stream event decoding".into())
+                SourceError::ProbableEof("unexpected EOF during watch stream event decoding".into())
             }),
             Err(e) => Err(e),
         };
@@ -378,7 +378,9 @@ mod tests {
         ))];
         let got: Vec<_> = frames(futures_util::stream::iter(cut)).collect().await;
         assert!(matches!(got[0], Ok(WatchFrame::Deleted(_))));
-        assert!(matches!(&got[1], Err(SourceError::Transport(m)) if m.contains("unexpected EOF")));
+        assert!(
+            matches!(&got[1], Err(SourceError::ProbableEof(m)) if m.contains("unexpected EOF"))
+        );
         let bad: Vec<Result<Bytes, SourceError>> = vec![Ok(Bytes::from_static(
             b"not json\n{\"type\":\"DELETED\",\"object\":{}}",
         ))];

@@ -77,6 +77,22 @@ impl WatchEventType {
     }
 }
 
+/// The request a REST-layer retry repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestVerb {
+    List,
+    Watch,
+}
+
+impl RequestVerb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestVerb::List => "list",
+            RequestVerb::Watch => "watch",
+        }
+    }
+}
+
 /// What happened, with the fields its JSONL line carries.
 #[derive(Debug, Clone)]
 pub enum Event {
@@ -131,6 +147,14 @@ pub enum Event {
         delay_ms: u64,
         attempt: u32,
     },
+    /// client-go's request layer repeats a failed LIST or WATCH request after `delay_ms`
+    /// before the reflector sees the failure (Rule R11); client-go does this silently.
+    Retry {
+        verb: RequestVerb,
+        attempt: u32,
+        delay_ms: u64,
+        reason: String,
+    },
     /// DeltaFIFO / RealFIFO: a delta entered the queue; `depth` is the queue length after it.
     Delta {
         delta_type: DeltaType,
@@ -179,6 +203,13 @@ pub enum Event {
         latency: Duration,
         panicked: bool,
     },
+    /// A handler call took over 100 ms while more than 1024 notifications waited behind it
+    /// (client-go's processorListener logs it: Rule P9).
+    SlowHandler {
+        handler: Arc<str>,
+        pending: usize,
+        call: Duration,
+    },
     /// The resync check period elapsed; `due` names the handlers whose resync is due.
     ResyncTick {
         due: Vec<Arc<str>>,
@@ -198,8 +229,11 @@ pub enum Event {
         watch_list: bool,
         overrides: Vec<String>,
     },
+    /// The informer synced; `store_rv` is client-go 1.36's LastStoreSyncResourceVersion
+    /// (AtomicFIFO only).
     Synced {
         objects: usize,
+        store_rv: Option<String>,
     },
     HandlerAdded {
         handler: Arc<str>,
@@ -302,6 +336,8 @@ event_kinds! {
     WatchError => Reflector, "watch-error";
     Relist => Reflector, "relist";
     Backoff => Reflector, "backoff";
+    Retry => Reflector, "retry";
+    SlowHandler => Handler, "slow-handler";
     Delta => Fifo, "delta";
     Pop => Fifo, "pop";
     IndexerAdd => Indexer, "add";

@@ -173,6 +173,18 @@ impl Event {
                 v.duration("delay_ms", Duration::from_millis(*delay_ms));
                 v.u64("attempt", u64::from(*attempt));
             }
+            Event::Retry {
+                verb,
+                attempt,
+                delay_ms,
+                reason,
+            } => {
+                v.str("verb", verb.as_str());
+                v.u64("attempt", u64::from(*attempt));
+                v.duration("delay_ms", Duration::from_millis(*delay_ms));
+                v.str("reason", reason);
+                v.bool("silent", true);
+            }
             _ => self.visit_queue_fields(v),
         }
     }
@@ -302,7 +314,19 @@ impl Event {
                 let overrides: Vec<&str> = overrides.iter().map(String::as_str).collect();
                 v.strs("overrides", &overrides);
             }
-            Event::Synced { objects } => v.usize("objects", *objects),
+            Event::SlowHandler {
+                handler,
+                pending,
+                call,
+            } => {
+                v.str("handler", handler);
+                v.usize("pending", *pending);
+                v.duration("call_ms", *call);
+            }
+            Event::Synced { objects, store_rv } => {
+                v.usize("objects", *objects);
+                v.opt_str("store_rv", store_rv.as_deref());
+            }
             Event::HandlerAdded {
                 handler,
                 requested_resync,

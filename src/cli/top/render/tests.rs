@@ -52,7 +52,13 @@ fn known_state() -> Model {
             watch_list: false,
         },
     ));
-    m.observe(&at(20, Event::Synced { objects: 104 }));
+    m.observe(&at(
+        20,
+        Event::Synced {
+            objects: 104,
+            store_rv: None,
+        },
+    ));
     m.observe(&at(
         1_000,
         Event::WatchEvent {
