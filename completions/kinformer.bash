@@ -139,7 +139,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --churn --scenario --record --output --no-headers --diff --show-secret-data --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --show --resync --handler --v --help --version"
+            opts="-o -v -h -V --duration --churn --scenario --record --output --no-headers --diff --show-secret-data --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --show --resync --handler --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -201,6 +201,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
                     ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --show)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -229,7 +233,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -321,6 +325,10 @@ _kinformer() {
                     ;;
                 --transform)
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --v)
@@ -569,7 +577,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__record)
-            opts="-o -n -A -l -v -h -V --output --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-o -n -A -l -v -h -V --output --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +671,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
                     ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -679,7 +691,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__replay)
-            opts="-o -v -h -V --speed --clock --timeout --top --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-o -v -h -V --speed --clock --timeout --top --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -749,6 +761,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
                     ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -765,7 +781,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -863,6 +879,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
                     ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -937,7 +957,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__top)
-            opts="-n -A -l -v -h -V --scenario --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-n -A -l -v -h -V --scenario --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1023,6 +1043,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
                     return 0
                     ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1039,7 +1063,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-w -n -A -l -o -v -h -V --count --timeout --until-synced --watch --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-w -n -A -l -o -v -h -V --count --timeout --until-synced --watch --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1139,6 +1163,10 @@ _kinformer() {
                     ;;
                 --transform)
                     COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --v)

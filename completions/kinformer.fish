@@ -60,13 +60,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
 false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l until-synced -d 'Stop once the informer has synced (the initial list was delivered)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s w -l watch -d 'Accepted for kubectl\'s `get -w` habit; watch always watches'
@@ -97,13 +98,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'A
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
 false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
@@ -133,13 +135,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
 false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
@@ -163,13 +166,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l index -d 'Ad
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
 false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
@@ -189,13 +193,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'A
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
 false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; replaces the demo\'s fast and slow)' -r
@@ -221,13 +226,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l index -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
 false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
@@ -250,13 +256,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l index -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize; 0 = unpaged. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
 false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l top -d 'Draw the replay as kinformer top does (a terminal; q quits) instead of streaming it'
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l no-headers -d 'Don\'t print table headers'

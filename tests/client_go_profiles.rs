@@ -305,3 +305,33 @@ async fn h4_a_batch_writes_the_indexer_before_any_notification() {
     assert_eq!(pops, [Some(5)], "one batch for the initial list");
     h.shutdown().await;
 }
+
+/// Rule Q2. features/known_features.go v0.36:127-130: InOrderInformers is GA with
+/// `LockToDefault: true` in 1.36 — a 1.36 informer cannot use the DeltaFIFO. kinformer runs
+/// the combination as a what-if and says so on the `started` line; earlier releases allow it.
+#[tokio::test(start_paused = true)]
+async fn q2_delta_fifo_under_1_36_is_a_what_if_and_says_so() {
+    for (release, what_if) in [("1.32", false), ("1.35", false), ("1.36", true)] {
+        let mut config = InformerConfig::for_profile(Profile::of(release).unwrap());
+        config.queue = QueueKind::DeltaFifo;
+        config.name = Some("my-controller".into());
+        assert_eq!(config.what_if().is_some(), what_if, "{release}");
+        let mut h = Harness::new(config);
+        h.source.apply(pod("ns", "a", "web"));
+        h.synced().await;
+        let started = h.events().iter().find_map(|e| match &e.event {
+            Event::Started { name, what_if, .. } => Some((name.clone(), what_if.clone())),
+            _ => None,
+        });
+        let (name, said) = started.expect("a started line");
+        assert_eq!(name.as_deref(), Some("my-controller"));
+        assert_eq!(said.is_some(), what_if, "{release}: {said:?}");
+        if let Some(said) = said {
+            assert!(
+                said.contains("InOrderInformers is GA and locked on"),
+                "{said}"
+            );
+        }
+        h.shutdown().await;
+    }
+}

@@ -1037,3 +1037,99 @@ async fn i6_the_store_resource_version_follows_every_write_under_atomic_fifo_onl
         h.shutdown().await;
     }
 }
+
+/// Rule R13. client-go's reflector handleWatch (reflector.go v0.36 watchHandler) logs a failed
+/// `store.Add/Update/Delete` ("Unable to add watch event object to store") and goes on; the
+/// RealFIFO's transform error is such a failure (the_real_fifo.go queueActionLocked). The event
+/// is lost, the watch stays open, its resourceVersion is still recorded.
+#[tokio::test(start_paused = true)]
+async fn r13_a_watch_event_the_transform_rejects_is_lost_and_the_watch_goes_on() {
+    let transform: Transform = Arc::new(|raw: &[u8]| {
+        if String::from_utf8_lossy(raw).contains("\"reject\"") {
+            Err("rejected by the test transform".into())
+        } else {
+            Ok(raw.to_vec())
+        }
+    });
+    let mut h = Harness::new(InformerConfig {
+        transform: Some(transform),
+        ..InformerConfig::default()
+    });
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    h.wait("watching", |ev| {
+        count(ev, |e| matches!(e, Event::WatchStart { .. })) == 1
+    })
+    .await;
+    let rejected = h.source.apply(pod("ns", "b", "reject")).to_string();
+    h.wait("dropped", |ev| {
+        count(
+            ev,
+            |e| matches!(e, Event::WatchError { reason, .. } if reason == "Transform"),
+        ) == 1
+    })
+    .await;
+    h.source.apply(pod("ns", "c", "web"));
+    h.wait("c cached", |_| h.informer.indexer().len() == 2)
+        .await;
+    assert_eq!(h.informer.indexer().list_keys().len(), 2);
+    assert!(
+        h.informer.indexer().get("ns/b").is_none(),
+        "the rejected event is lost"
+    );
+    let ev = h.events();
+    assert_eq!(count(&ev, |e| matches!(e, Event::Relist { .. })), 0);
+    assert_eq!(
+        count(&ev, |e| matches!(e, Event::WatchStart { .. })),
+        1,
+        "same watch"
+    );
+    assert!(
+        rejected.parse::<u64>().unwrap() < h.informer.last_sync_resource_version().parse().unwrap()
+    );
+    h.shutdown().await;
+}
+
+/// Rule P9. processorListener.run (shared_informer.go v0.36:1347-1354) traces a handler call
+/// only with more than `initialBufferSize` (1024) notifications pending, and logs it when the
+/// call took over 100 ms.
+#[tokio::test(start_paused = true)]
+async fn p9_a_slow_call_with_more_than_1024_pending_is_traced() {
+    use kinformer::informer::processor::SLOW_HANDLER_PENDING;
+    for (pods, delay, traced) in [(1200, 150, true), (1200, 50, false), (300, 150, false)] {
+        let mut h = Harness::new(InformerConfig::default());
+        h.informer
+            .add_event_handler(
+                "h",
+                Arc::new(SimulatedHandler::new(Duration::from_millis(delay))),
+            )
+            .unwrap();
+        for i in 0..pods {
+            h.source.apply(pod("ns", &format!("p{i}"), "web"));
+        }
+        h.synced().await;
+        h.wait("first handled", |ev| {
+            count(ev, |e| matches!(e, Event::Handled { .. })) >= 1
+        })
+        .await;
+        let slow: Vec<(usize, Duration)> = h
+            .events()
+            .iter()
+            .filter_map(|e| match &e.event {
+                Event::SlowHandler { pending, call, .. } => Some((*pending, *call)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            !slow.is_empty(),
+            traced,
+            "{pods} pods, {delay} ms: {slow:?}"
+        );
+        assert!(
+            slow.iter()
+                .all(|(p, c)| *p > SLOW_HANDLER_PENDING && *c > Duration::from_millis(100)),
+            "{slow:?}"
+        );
+        h.shutdown().await;
+    }
+}

@@ -296,7 +296,8 @@ async fn r2_watch_starts_at_list_rv_and_a_clean_end_rewatches_from_the_last_rv()
     let ev = h.events();
     assert_eq!(count(&ev, |e| matches!(e, Event::WatchEnd { .. })), 1);
     assert_eq!(count(&ev, |e| matches!(e, Event::Relist { .. })), 0);
-    // Watch timeouts are drawn from [min, 2·min] (min = 300 s by default).
+    // Watch timeouts are drawn from [min, 2·min) (min = 300 s by default): client-go's
+    // `minWatchTimeout + rand.Float64()*(max-min)` seconds, truncated (reflector.go v0.36:588).
     for w in watches(&h) {
         let t: u64 = w
             .split("timeout=")
@@ -307,7 +308,7 @@ async fn r2_watch_starts_at_list_rv_and_a_clean_end_rewatches_from_the_last_rv()
             .unwrap()
             .parse()
             .unwrap();
-        assert!((300..=600).contains(&t), "{w}");
+        assert!((300..600).contains(&t), "{w}");
     }
     h.shutdown().await;
 }
@@ -1294,4 +1295,30 @@ mod real_sockets {
             task.await.unwrap().unwrap();
         }
     }
+}
+
+/// Rule R2: the timeout never reaches 2·min (reflector.go v0.36:588 truncates
+/// `min + rand·(max − min)` seconds; v0.32:439 `min·(rand + 1)` likewise).
+#[tokio::test(start_paused = true)]
+async fn r2_watch_timeouts_are_drawn_from_min_to_just_below_twice_min() {
+    let mut cfg = config(None);
+    cfg.reflector.min_watch_timeout = Duration::from_secs(2);
+    let mut h = Harness::new(cfg);
+    h.source.apply(pod("ns", "a", "web"));
+    h.synced().await;
+    for n in 1..=20 {
+        h.wait("watching", |_| watches(&h).len() == n).await;
+        tokio::time::advance(Duration::from_secs(2)).await;
+        h.source.close_watches();
+    }
+    let timeouts: std::collections::BTreeSet<String> = watches(&h)
+        .iter()
+        .filter_map(|w| w.split("timeout=").nth(1))
+        .map(|t| t.split(' ').next().unwrap_or("").to_owned())
+        .collect();
+    assert!(
+        timeouts.iter().all(|t| t == "2" || t == "3"),
+        "{timeouts:?}"
+    );
+    h.shutdown().await;
 }

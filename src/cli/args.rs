@@ -456,7 +456,8 @@ pub struct PipelineArgs {
     /// The queue between reflector and indexer (default: the --client-go release's)
     #[arg(long, value_name = "KIND")]
     pub queue: Option<QueueArg>,
-    /// LIST page size (limit) for every LIST, as client-go's WatchListPageSize; 0 = unpaged.
+    /// LIST page size (limit) for every LIST, as client-go's WatchListPageSize. 0 sends no limit
+    /// at all, a what-if: client-go's 0 means its pager's defaults, it has no unpaged setting.
     /// Default: client-go's pager (limit=500; none on a relist at a resourceVersion)
     #[arg(long, value_name = "N")]
     pub page_size: Option<u32>,
@@ -476,6 +477,10 @@ pub struct PipelineArgs {
     /// Transform objects before they are queued
     #[arg(long, value_name = "NAME")]
     pub transform: Option<TransformArg>,
+    /// The informer's name, as client-go 1.36's informer identity (cache.NewInformerName,
+    /// the factory's WithInformerName) names it: on the `informer started` line
+    #[arg(long = "name", id = "informer_name", value_name = "NAME")]
+    pub informer_name: Option<String>,
 }
 
 impl PipelineArgs {

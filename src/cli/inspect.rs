@@ -251,6 +251,10 @@ pub fn informer_config(pipeline: &PipelineArgs) -> InformerConfig {
         TransformArg::StripManagedFields => strip_managed_fields(),
     });
     config.on_panic = pipeline.on_panic.into();
+    config.name = pipeline.informer_name.clone();
+    if let Some(what_if) = config.what_if() {
+        eprintln!("warning: {what_if}");
+    }
     config
 }
 

@@ -38,6 +38,8 @@ pub struct Profile {
     pub unlock_while_processing: bool,
     /// When the reflector's backoff starts again at 0.8 s (Rule R12).
     pub backoff_reset: BackoffReset,
+    /// `InOrderInformers` is GA and locked on: DeltaFIFO cannot be chosen (Rule Q2).
+    pub in_order_informers_locked: bool,
 }
 
 /// Every modelled release, oldest first.
@@ -50,6 +52,7 @@ pub const PROFILES: [Profile; 5] = [
         atomic_fifo: false,
         unlock_while_processing: false,
         backoff_reset: BackoffReset::AfterQuietPeriod,
+        in_order_informers_locked: false,
     },
     Profile {
         version: "1.33",
@@ -59,6 +62,7 @@ pub const PROFILES: [Profile; 5] = [
         atomic_fifo: false,
         unlock_while_processing: false,
         backoff_reset: BackoffReset::AfterQuietPeriod,
+        in_order_informers_locked: false,
     },
     Profile {
         version: "1.34",
@@ -68,6 +72,7 @@ pub const PROFILES: [Profile; 5] = [
         atomic_fifo: false,
         unlock_while_processing: false,
         backoff_reset: BackoffReset::AfterQuietPeriod,
+        in_order_informers_locked: false,
     },
     Profile {
         version: "1.35",
@@ -77,6 +82,7 @@ pub const PROFILES: [Profile; 5] = [
         atomic_fifo: false,
         unlock_while_processing: false,
         backoff_reset: BackoffReset::AfterQuietPeriod,
+        in_order_informers_locked: false,
     },
     Profile {
         version: "1.36",
@@ -86,6 +92,7 @@ pub const PROFILES: [Profile; 5] = [
         atomic_fifo: true,
         unlock_while_processing: true,
         backoff_reset: BackoffReset::Interval,
+        in_order_informers_locked: true,
     },
 ];
 

@@ -49,6 +49,8 @@ pub struct InformerConfig {
     pub overrides: Vec<&'static str>,
     /// Told why each failed ListAndWatch attempt failed (client-go's SetWatchErrorHandler).
     pub watch_error_handler: Option<WatchErrorHandler>,
+    /// The informer's name (client-go 1.36's InformerName; told in the `started` line).
+    pub name: Option<String>,
 }
 
 impl InformerConfig {
@@ -66,10 +68,25 @@ impl InformerConfig {
         config
     }
 
+    /// A setting client-go's release cannot have (Rule Q2): DeltaFIFO under 1.36, where
+    /// InOrderInformers is GA and locked on (features/known_features.go v0.36).
+    pub fn what_if(&self) -> Option<String> {
+        let release = self.profile?;
+        let locked = Profile::of(release).is_ok_and(|p| p.in_order_informers_locked);
+        (locked && self.queue == QueueKind::DeltaFifo).then(|| {
+            format!(
+                "--queue delta-fifo is a what-if under client-go {release}: InOrderInformers is \
+                 GA and locked on there, so client-go always uses the RealFIFO"
+            )
+        })
+    }
+
     /// The `started` trace line.
     fn started_event(&self) -> Event {
         let real = self.queue == QueueKind::RealFifo;
         Event::Started {
+            name: self.name.clone(),
+            what_if: self.what_if(),
             profile: self.profile.map(str::to_owned),
             queue: self.queue.as_str().to_owned(),
             pop_batch: real && self.real_fifo.pop_batch,

@@ -191,6 +191,8 @@ fn handler_events() -> Vec<Event> {
 fn informer_events() -> Vec<Event> {
     vec![
         Event::Started {
+            name: Some("my-controller".into()),
+            what_if: None,
             profile: Some("1.36".into()),
             queue: "real-fifo".into(),
             pop_batch: true,

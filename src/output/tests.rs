@@ -68,6 +68,7 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
         "retry" => &["verb", "attempt", "delay_ms", "reason", "silent"],
         "slow-handler" => &["handler", "pending", "call_ms"],
         "started" => &[
+            "name",
             "client_go",
             "queue",
             "pop_batch",

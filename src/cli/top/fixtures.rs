@@ -18,6 +18,8 @@ pub fn at(ms: i64, event: Event) -> TraceEvent {
 /// The informer started as client-go 1.36 with its RealFIFO.
 pub fn started() -> Event {
     Event::Started {
+        name: None,
+        what_if: None,
         profile: Some("1.36".into()),
         queue: "real-fifo".into(),
         pop_batch: true,

@@ -221,6 +221,10 @@ pub enum Event {
     /// The informer starts: which client-go release profile it models and what that chose;
     /// `overrides` names the settings an explicit flag changed.
     Started {
+        /// The informer's name (`--name`; client-go 1.36's informer identity).
+        name: Option<String>,
+        /// Why this configuration is one client-go's release cannot have (Rule Q2).
+        what_if: Option<String>,
         profile: Option<String>,
         queue: String,
         pop_batch: bool,

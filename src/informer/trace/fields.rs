@@ -297,6 +297,8 @@ impl Event {
     fn visit_informer_fields(&self, v: &mut impl FieldVisitor) {
         match self {
             Event::Started {
+                name,
+                what_if,
                 profile,
                 queue,
                 pop_batch,
@@ -305,6 +307,7 @@ impl Event {
                 watch_list,
                 overrides,
             } => {
+                v.opt_str("name", name.as_deref());
                 v.opt_str("client_go", profile.as_deref());
                 v.str("queue", queue);
                 v.bool("pop_batch", *pop_batch);
@@ -313,6 +316,7 @@ impl Event {
                 v.bool("watch_list", *watch_list);
                 let overrides: Vec<&str> = overrides.iter().map(String::as_str).collect();
                 v.strs("overrides", &overrides);
+                v.opt_str("what_if", what_if.as_deref());
             }
             Event::SlowHandler {
                 handler,
