@@ -335,3 +335,34 @@ async fn q2_delta_fifo_under_1_36_is_a_what_if_and_says_so() {
         h.shutdown().await;
     }
 }
+
+/// client-go 1.36's informer metrics (tools/cache/fifo_metrics.go v0.36: NewQueuedItemMetric,
+/// NewProcessingLatencyMetric observed around each processed pop, the_real_fifo.go v0.36:464;
+/// NewStoreResourceVersionMetric set on every store write, thread_safe_store.go v0.36:296-457)
+/// reach the exit summary, named as client-go names them.
+#[tokio::test(start_paused = true)]
+async fn m1_the_informer_metrics_client_go_publishes_are_in_the_summary() {
+    let mut config = InformerConfig::for_profile(Profile::newest());
+    config.name = Some("my-controller".into());
+    let mut h = Harness::new(config);
+    for i in 0..5 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    h.synced().await;
+    let rv = h.source.apply(pod("ns", "p9", "web"));
+    h.wait("p9 cached", |_| h.informer.indexer().len() == 6)
+        .await;
+    let summary = h.informer.summary();
+    assert_eq!(summary.metrics.len(), 1);
+    let m = &summary.metrics[0];
+    assert_eq!(m.name.as_deref(), Some("my-controller"));
+    assert_eq!(m.queued_items, 0, "everything was processed");
+    let pops = count(&h.events(), |e| matches!(e, Event::Pop { .. }));
+    assert_eq!(
+        m.processed, pops as u64,
+        "one observation per processed pop"
+    );
+    assert!(m.max_processing >= m.mean_processing);
+    assert_eq!(m.store_resource_version, Some(rv));
+    h.shutdown().await;
+}

@@ -187,6 +187,7 @@ fn merged(summaries: Vec<Summary>) -> Summary {
             *total.counts.entry(name).or_default() += n;
         }
         total.handlers.extend(summary.handlers);
+        total.metrics.extend(summary.metrics);
         total.duration = total.duration.max(summary.duration);
     }
     total

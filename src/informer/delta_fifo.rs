@@ -195,6 +195,10 @@ impl Queue for DeltaFifo {
         self.lock().has_synced()
     }
 
+    fn queued_items(&self) -> usize {
+        self.lock().queue.len()
+    }
+
     /// Rule F8: wakes every blocked pop (client-go's `cond.Broadcast`).
     fn close(&self) {
         self.lock().closed = true;

@@ -214,6 +214,9 @@ pub trait Queue: Send + Sync {
     fn bookmark(&self, _resource_version: &str) {}
     fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a>;
     fn has_synced(&self) -> bool;
+    /// client-go's `informer_queued_items` gauge (fifo_metrics.go v0.36): DeltaFIFO's queued
+    /// keys, RealFIFO's queued entries.
+    fn queued_items(&self) -> usize;
     fn close(&self);
 }
 

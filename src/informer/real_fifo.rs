@@ -354,6 +354,10 @@ impl Queue for RealFifo {
         self.lock().has_synced()
     }
 
+    fn queued_items(&self) -> usize {
+        self.lock().items.len()
+    }
+
     /// Wakes every blocked pop (Rule F8).
     fn close(&self) {
         self.lock().closed = true;

@@ -5,7 +5,7 @@
 //! (Rule P8); either way the processor stops and every listener task has ended when it returns.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
@@ -26,7 +26,7 @@ use super::real_fifo::{RealFifo, RealFifoOptions};
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
 use super::store::{Cache, IndexFunc, Store, Transaction};
-use super::trace::{Event, EventKind, HandlerSummary, Summary, Tracer};
+use super::trace::{Event, EventKind, HandlerSummary, InformerMetrics, Summary, Tracer};
 
 /// client-go's minimumResyncPeriod.
 pub const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
@@ -143,10 +143,38 @@ struct Inner {
     /// Held while deltas are handled and while a late handler gets its synthetic adds (P3).
     block_deltas: Mutex<()>,
     last_sync_rv: Arc<Mutex<String>>,
-    /// The last bookmark an atomic RealFIFO passed through (client-go's store Bookmark).
     synced_tx: watch::Sender<bool>,
     synced_emitted: AtomicBool,
     started_at: Instant,
+    /// `informer_processing_latency_seconds`, as observed around each popped entry.
+    processing: ProcessingLatency,
+}
+
+/// How long processing popped entries took (the_real_fifo.go v0.36:464 observes it around the
+/// process function).
+#[derive(Default)]
+struct ProcessingLatency {
+    count: AtomicU64,
+    total_us: AtomicU64,
+    max_us: AtomicU64,
+}
+
+impl ProcessingLatency {
+    fn observe(&self, took: Duration) {
+        let us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.total_us.fetch_add(us, Ordering::Relaxed);
+        self.max_us.fetch_max(us, Ordering::Relaxed);
+    }
+
+    /// (count, mean, max).
+    fn figures(&self) -> (u64, Duration, Duration) {
+        let count = self.count.load(Ordering::Relaxed);
+        let total = self.total_us.load(Ordering::Relaxed);
+        let mean = Duration::from_micros(total.checked_div(count).unwrap_or(0));
+        let max = Duration::from_micros(self.max_us.load(Ordering::Relaxed));
+        (count, mean, max)
+    }
 }
 
 struct State {
@@ -197,6 +225,7 @@ impl SharedIndexInformer {
                 synced_tx: watch::Sender::new(false),
                 synced_emitted: AtomicBool::new(false),
                 started_at: Instant::now(),
+                processing: ProcessingLatency::default(),
                 config,
             }),
         }
@@ -391,7 +420,28 @@ impl SharedIndexInformer {
                     ..l.summary()
                 })
                 .collect(),
+            metrics: vec![self.metrics()],
             duration: self.inner.started_at.elapsed(),
+        }
+    }
+
+    /// client-go 1.36's informer metrics as they stand now.
+    pub fn metrics(&self) -> InformerMetrics {
+        let inner = &self.inner;
+        let (processed, mean_processing, max_processing) = inner.processing.figures();
+        InformerMetrics {
+            resource: inner.tracer.resource().map(|r| r.to_string()),
+            name: inner.config.name.clone(),
+            queued_items: inner
+                .queue
+                .get()
+                .map_or(0, |q| u64::try_from(q.queued_items()).unwrap_or(u64::MAX)),
+            processed,
+            mean_processing,
+            max_processing,
+            store_resource_version: inner
+                .store_resource_version()
+                .and_then(|rv| rv.parse().ok()),
         }
     }
 
@@ -647,21 +697,31 @@ impl Inner {
 /// The process loop's handling of each popped entry.
 struct Processing<'a>(&'a Inner);
 
+impl Processing<'_> {
+    /// Runs `process`, observing how long it took (`informer_processing_latency_seconds`).
+    fn timed<T>(&self, process: impl FnOnce(&Inner) -> T) -> T {
+        let started = Instant::now();
+        let result = process(self.0);
+        self.0.processing.observe(started.elapsed());
+        result
+    }
+}
+
 impl PopProcess for Processing<'_> {
     fn deltas(&mut self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
-        self.0.handle_deltas(deltas, initial)
+        self.timed(|inner| inner.handle_deltas(deltas, initial))
     }
 
     fn batch(&mut self, deltas: &[Delta], initial: bool) -> Result<(), ProcessError> {
-        self.0.handle_batch(deltas, initial)
+        self.timed(|inner| inner.handle_batch(deltas, initial))
     }
 
     fn replaced_all(&mut self, list: &ReplacedAll, initial: bool) {
-        self.0.handle_replaced_all(list, initial);
+        self.timed(|inner| inner.handle_replaced_all(list, initial));
     }
 
     fn sync_all(&mut self) {
-        self.0.handle_sync_all();
+        self.timed(Inner::handle_sync_all);
     }
 
     /// client-go's `clientState.Bookmark(rv)`: the store's resourceVersion moves on.

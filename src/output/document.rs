@@ -132,6 +132,18 @@ impl FieldVisitor for Members<'_> {
             })
             .collect();
         self.push("handlers", OrderedValue::Array(handlers));
+        if !summary.metrics.is_empty() {
+            let metrics = summary
+                .metrics
+                .iter()
+                .map(|m| {
+                    let mut figures = Members::new(self.opts);
+                    m.visit_fields(&mut figures);
+                    figures.into_value()
+                })
+                .collect();
+            self.push("metrics", OrderedValue::Array(metrics));
+        }
         self.duration("duration_ms", summary.duration);
     }
 }

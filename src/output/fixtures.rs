@@ -8,7 +8,8 @@ use crate::informer::trace::Notification;
 use crate::informer::trace::{CachedObject, ObjectRef};
 use crate::informer::trace::{DeltaObject, DeltaType, Tombstone};
 use crate::informer::trace::{
-    Event, HandlerSummary, NotifyKind, RequestVerb, Summary, TraceEvent, WatchEventType,
+    Event, HandlerSummary, InformerMetrics, NotifyKind, RequestVerb, Summary, TraceEvent,
+    WatchEventType,
 };
 
 pub fn pod(name: &str, rv: &str, app: &str) -> ObjectRef {
@@ -249,6 +250,15 @@ pub fn summary() -> Summary {
             dropped: 0,
             max_pending: 742,
             mean_latency: Duration::from_micros(250_040),
+        }],
+        metrics: vec![InformerMetrics {
+            resource: None,
+            name: Some("my-controller".into()),
+            queued_items: 0,
+            processed: 3,
+            mean_processing: Duration::from_micros(840),
+            max_processing: Duration::from_micros(2210),
+            store_resource_version: Some(4800),
         }],
         duration: Duration::from_millis(12_345),
     }

@@ -114,6 +114,19 @@ impl FieldVisitor for Line<'_> {
             obj.buf.push(b'}');
         }
         self.buf.push(b']');
+        if !summary.metrics.is_empty() {
+            self.key("metrics");
+            self.buf.push(b'[');
+            for (i, m) in summary.metrics.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push(b',');
+                }
+                let mut obj = Line::open(&mut *self.buf, self.opts);
+                m.visit_fields(&mut obj);
+                obj.buf.push(b'}');
+            }
+            self.buf.push(b']');
+        }
         self.duration("duration_ms", summary.duration);
     }
 }

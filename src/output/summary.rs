@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::informer::trace::{Event, HandlerSummary, Summary, TraceEvent};
+use crate::informer::trace::{Event, HandlerSummary, InformerMetrics, Summary, TraceEvent};
 
 use super::columns::Columns;
 use super::document::{self, write_document};
@@ -55,7 +55,49 @@ pub fn write_tables(out: &mut Vec<u8>, summary: &Summary) -> io::Result<()> {
         out.push(b'\n');
         handlers_table(summary).write(out);
     }
+    if !summary.metrics.is_empty() {
+        out.push(b'\n');
+        metrics_table(&summary.metrics).write(out);
+    }
     Ok(())
+}
+
+/// client-go 1.36's informer metrics: one column per informer (its `--name`, else its
+/// resource), one row per metric, named as client-go's metrics provider names them.
+fn metrics_table(metrics: &[InformerMetrics]) -> Columns {
+    let mut header = vec!["INFORMER METRICS".to_owned()];
+    header.extend(metrics.iter().map(|m| {
+        m.name
+            .clone()
+            .or_else(|| m.resource.clone())
+            .unwrap_or_else(|| "informer".into())
+    }));
+    let mut table = Columns::new(header, false).right_align_from(1);
+    let figures: [(&str, MetricFigure); 5] = [
+        ("informer_queued_items", |m| m.queued_items.to_string()),
+        ("processing latency: count", |m| m.processed.to_string()),
+        ("processing latency: mean", |m| micros(m.mean_processing)),
+        ("processing latency: max", |m| micros(m.max_processing)),
+        ("informer_store_resource_version", |m| {
+            m.store_resource_version
+                .map_or_else(|| "-".to_owned(), |rv| rv.to_string())
+        }),
+    ];
+    for (label, value) in &figures {
+        let mut row = vec![(*label).to_owned()];
+        row.extend(metrics.iter().map(value));
+        table.row(row);
+    }
+    table
+}
+
+/// One informer metric, as shown.
+type MetricFigure = fn(&InformerMetrics) -> String;
+
+/// A duration to the microsecond, as people read it.
+fn micros(d: std::time::Duration) -> String {
+    let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+    format_duration(std::time::Duration::from_micros(us))
 }
 
 fn counts_table(summary: &Summary) -> Columns {
@@ -87,10 +129,7 @@ fn handlers_table(summary: &Summary) -> Columns {
         ("panics", |h| h.panics.to_string()),
         ("dropped", |h| h.dropped.to_string()),
         ("max pending", |h| h.max_pending.to_string()),
-        ("mean latency", |h| {
-            let micros = u64::try_from(h.mean_latency.as_micros()).unwrap_or(u64::MAX);
-            format_duration(std::time::Duration::from_micros(micros))
-        }),
+        ("mean latency", |h| micros(h.mean_latency)),
     ];
     for (label, value) in &figures {
         let mut row = vec![(*label).to_owned()];

@@ -77,7 +77,7 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
             "watch_list",
             "overrides",
         ],
-        "summary" => &["counts", "handlers", "duration_ms"],
+        "summary" => &["counts", "handlers", "metrics", "duration_ms"],
         _ => &[],
     }
 }

@@ -268,7 +268,29 @@ pub struct Summary {
     /// `stage/event` → how many were emitted (shown or not).
     pub counts: BTreeMap<String, u64>,
     pub handlers: Vec<HandlerSummary>,
+    /// One entry per informer.
+    pub metrics: Vec<InformerMetrics>,
     pub duration: Duration,
+}
+
+/// client-go 1.36's informer metrics (tools/cache/fifo_metrics.go `InformerMetricsProvider`),
+/// named as it names them, as they stood when the informer stopped. client-go publishes them
+/// only for a named informer; kinformer always keeps them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InformerMetrics {
+    /// The informer's resource, as trace lines name it.
+    pub resource: Option<String>,
+    /// `--name`, when given.
+    pub name: Option<String>,
+    /// `informer_queued_items`: DeltaFIFO's queued keys, RealFIFO's queued entries.
+    pub queued_items: u64,
+    /// `informer_processing_latency_seconds`: how many popped entries were processed, and
+    /// the mean and largest time their processing took (indexer writes and distribution).
+    pub processed: u64,
+    pub mean_processing: Duration,
+    pub max_processing: Duration,
+    /// `informer_store_resource_version` (AtomicFIFO only, parsed as client-go does).
+    pub store_resource_version: Option<u64>,
 }
 
 /// One handler's figures in the exit summary.

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use super::event::{Event, HandlerSummary, Summary};
+use super::event::{Event, HandlerSummary, InformerMetrics, Summary};
 use crate::informer::notification::Notification;
 
 /// Receives an event's fields, in order. Implemented by each output format.
@@ -378,6 +378,23 @@ impl HandlerSummary {
         v.u64("dropped", self.dropped);
         v.u64("max_pending", self.max_pending);
         v.duration("mean_latency_us", self.mean_latency);
+    }
+}
+
+impl InformerMetrics {
+    /// Hands one informer's metrics to `v`, in the order of the JSONL object: client-go's
+    /// metric names, the latency histogram as its count, mean and largest observation.
+    pub fn visit_fields(&self, v: &mut impl FieldVisitor) {
+        v.opt_str("resource", self.resource.as_deref());
+        v.opt_str("name", self.name.as_deref());
+        v.u64("informer_queued_items", self.queued_items);
+        v.u64("informer_processing_latency_seconds_count", self.processed);
+        v.duration("informer_processing_latency_mean_us", self.mean_processing);
+        v.duration("informer_processing_latency_max_us", self.max_processing);
+        v.opt_u64(
+            "informer_store_resource_version",
+            self.store_resource_version,
+        );
     }
 }
 
