@@ -386,3 +386,50 @@ async fn r10_r8_a_killed_server_is_rewatched_in_place_without_a_relist() {
     child.start_kill().unwrap();
     let _ = child.wait().await;
 }
+
+/// Issue 25 item 4: a server certificate that fails verification is permanent — kubectl fails
+/// at once with Go's x509 words, and so does kinformer (no retry loop, no "dial tcp").
+#[tokio::test]
+async fn a_certificate_signed_by_an_unknown_authority_fails_at_once_with_its_cause() {
+    use kinformer::apiserver::{EmbeddedServer, ServerConfig};
+    let server = EmbeddedServer::start(ServerConfig {
+        tls: true,
+        ..ServerConfig::default()
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The server's own kubeconfig without its CA: the system roots do not know it.
+    let kubeconfig = serde_json::json!({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": server.url()}}],
+        "users": [{"name": "u", "user": {"token": server.token()}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+    })
+    .to_string();
+    let path = dir.path().join("config");
+    std::fs::write(&path, kubeconfig).unwrap();
+    let mut command = kinformer(&["watch", "pods", "-o", "jsonl", "--kubeconfig"]);
+    command.arg(&path);
+    let out = run(command).await;
+    assert_eq!(out.code, 5, "{}", out.stderr);
+    let errors: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", out.stderr);
+    assert!(
+        errors[0].contains(
+            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!errors[0].contains("dial tcp"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("retrying in"),
+        "not retried: {}",
+        out.stderr
+    );
+}

@@ -212,9 +212,27 @@ pub struct DialError {
     cause: std::io::Error,
 }
 
+/// A server certificate that failed verification, worded like Go's `crypto/tls` (as kubectl
+/// prints it). Permanent: retrying cannot help, so nothing retries it.
+#[derive(Debug, thiserror::Error)]
+#[error("{method} {url:?}: tls: failed to verify certificate: {why}")]
+pub struct TlsVerifyError {
+    method: String,
+    url: String,
+    why: String,
+}
+
 /// Rewrites a connection failure (an I/O error anywhere in the chain of a request that got no
-/// response) as a [`DialError`]; other errors pass unchanged.
+/// response) as a [`DialError`], a certificate that failed verification as a
+/// [`TlsVerifyError`]; other errors pass unchanged.
 fn dial_error(error: BoxError, method: &http::Method, url: &str, authority: &str) -> BoxError {
+    if let Some(tls) = certificate_error(error.as_ref()) {
+        return Box::new(TlsVerifyError {
+            method: go_method(method),
+            url: url.to_owned(),
+            why: x509_words(tls),
+        });
+    }
     let Some(io) = io_cause(error.as_ref()) else {
         return error;
     };
@@ -223,18 +241,56 @@ fn dial_error(error: BoxError, method: &http::Method, url: &str, authority: &str
         std::io::ErrorKind::TimedOut => "i/o timeout".to_owned(),
         _ => go_style(&io.to_string()),
     };
-    let mut go_method = method.as_str().to_ascii_lowercase();
-    if let Some(first) = go_method.get_mut(0..1) {
-        first.make_ascii_uppercase();
-    }
     let cause = std::io::Error::new(io.kind(), io.to_string());
     Box::new(DialError {
-        method: go_method,
+        method: go_method(method),
         url: url.to_owned(),
         authority: authority.to_owned(),
         why,
         cause,
     })
+}
+
+/// `GET` → `Get`, as Go's net/http names a method in its errors.
+fn go_method(method: &http::Method) -> String {
+    let mut go = method.as_str().to_ascii_lowercase();
+    if let Some(first) = go.get_mut(0..1) {
+        first.make_ascii_uppercase();
+    }
+    go
+}
+
+/// The certificate error rustls reported anywhere in the chain (often inside an io error).
+fn certificate_error<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a rustls::CertificateError> {
+    let mut cause = Some(error);
+    while let Some(e) = cause {
+        if let Some(rustls::Error::InvalidCertificate(c)) = e.downcast_ref::<rustls::Error>() {
+            return Some(c);
+        }
+        cause = match e
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+        {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => e.source(),
+        };
+    }
+    None
+}
+
+/// A certificate error in Go's x509 words.
+fn x509_words(e: &rustls::CertificateError) -> String {
+    match e {
+        rustls::CertificateError::UnknownIssuer => {
+            "x509: certificate signed by unknown authority".to_owned()
+        }
+        rustls::CertificateError::Expired | rustls::CertificateError::NotValidYet => {
+            "x509: certificate has expired or is not yet valid".to_owned()
+        }
+        other => format!("x509: {other:?}"),
+    }
 }
 
 fn io_cause<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {

@@ -26,7 +26,7 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     ),
     (
         5,
-        "the server is unreachable or timed out (also: `--timeout` ran out before the server answered)",
+        "the server is unreachable or timed out (also: `--timeout` ran out before the server answered), or its certificate failed verification (at once, with Go's x509 words, as kubectl)",
     ),
     (
         6,

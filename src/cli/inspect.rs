@@ -15,7 +15,7 @@ use crate::output::progress::ListProgress;
 use crate::output::table::color_enabled;
 
 use super::args::{ConnectionArgs, InformerArgs, OutputArgs, PipelineArgs, TransformArg};
-use super::client::DialError;
+use super::client::{DialError, TlsVerifyError};
 use super::connect::{ClusterChoice, ConnectError, Connection};
 use super::exit::CliError;
 use super::resolve::{ResolveError, ResolvedResource, resolve};
@@ -201,8 +201,12 @@ async fn resolve_with_retry(
     }
 }
 
-/// Errors worth retrying the first contact for: no connection, throttling, server errors.
+/// Errors worth retrying the first contact for: no connection, throttling, server errors —
+/// not a server certificate that failed verification (kubectl fails at once on it too).
 fn is_retriable(error: &kube::Error) -> bool {
+    if chain_has::<TlsVerifyError>(error) {
+        return false;
+    }
     match error {
         kube::Error::Api(status) => matches!(status.code, 429 | 500..=599),
         other => matches!(
@@ -212,12 +216,24 @@ fn is_retriable(error: &kube::Error) -> bool {
     }
 }
 
+/// Whether `E` is anywhere in `error`'s chain.
+fn chain_has<E: std::error::Error + 'static>(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(e) = cause {
+        if e.is::<E>() {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
+}
+
 /// The innermost cause of an error (`Connection refused (os error 111)`), or the request log's
 /// kubectl-worded dial error when there is one (its io error source says less).
 fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut cause = error;
     loop {
-        if cause.downcast_ref::<DialError>().is_some() {
+        if cause.is::<DialError>() || cause.is::<TlsVerifyError>() {
             break;
         }
         match cause.source() {
