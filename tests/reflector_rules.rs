@@ -224,7 +224,7 @@ async fn r1_an_expired_or_too_large_list_is_retried_at_once_as_a_consistent_read
         let ev = h.events();
         let failed_at = ev
             .iter()
-            .rposition(|e| matches!(e.event, Event::WatchError { .. }))
+            .rposition(|e| matches!(e.event, Event::ListError { .. }))
             .unwrap();
         assert!(
             !ev[failed_at..]
@@ -690,16 +690,25 @@ async fn r8_a_mid_run_401_403_404_is_retried_forever_and_visibly_until_it_recove
     })
     .await;
     let ev = h.events();
-    assert_eq!(
-        count(&ev, |e| matches!(
+    let refused_watches = count(&ev, |e| {
+        matches!(
             e,
             Event::WatchError {
                 code: Some(401 | 403 | 404),
                 ..
             }
-        )),
-        4
-    );
+        )
+    });
+    let refused_lists = count(&ev, |e| {
+        matches!(
+            e,
+            Event::ListError {
+                code: Some(401 | 403 | 404),
+                ..
+            }
+        )
+    });
+    assert_eq!((refused_watches, refused_lists), (1, 3), "{}", h.dump());
     assert_eq!(count(&ev, |e| matches!(e, Event::Backoff { .. })), 4);
     assert!(h.informer.summary().counts["reflector/backoff"] >= 4);
     h.shutdown().await;

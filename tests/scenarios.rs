@@ -366,6 +366,7 @@ async fn every_shipped_scenario_has_a_test() {
         "three-handlers-resync",
         "late-handler",
         "throttled-server",
+        "broken-stream-vs-410",
         "delta-vs-real-fifo",
         "version-differences",
     ];

@@ -461,12 +461,12 @@ impl Reflector {
                 let page = match self.rest.list(&opts).await {
                     Ok(page) => page,
                     Err(e) if e.is_expired() && listed.pages > 0 => {
-                        self.trace_error(&e);
+                        self.trace_list_error(&e);
                         limit = None;
                         continue 'restart;
                     }
                     Err(e) => {
-                        self.trace_error(&e);
+                        self.trace_list_error(&e);
                         return Err(ListFailure::Source(e));
                     }
                 };
@@ -483,7 +483,7 @@ impl Reflector {
                 } = page;
                 for raw in items {
                     listed.items.push(self.decode(raw).map_err(|e| {
-                        self.trace_decode_error(&e);
+                        self.trace_list_error(&SourceError::Decode(e.to_string()));
                         ListFailure::Decode(e)
                     })?);
                 }
@@ -887,8 +887,14 @@ impl Reflector {
         }
     }
 
-    fn trace_decode_error(&self, e: &DecodeError) {
-        self.trace_error(&SourceError::Decode(e.to_string()));
+    /// Emits a `list-error` line for a LIST that failed (or answered what is not a list).
+    fn trace_list_error(&self, e: &SourceError) {
+        tracing::info!("{}", self.reason_of(e));
+        self.tracer.emit(Event::ListError {
+            code: e.status_code(),
+            reason: e.reason(),
+            message: e.to_string(),
+        });
     }
 }
 

@@ -71,6 +71,11 @@ fn later_events() -> Vec<Event> {
             pending: 1480,
             call: Duration::from_millis(250),
         },
+        Event::ListError {
+            code: Some(403),
+            reason: "Forbidden".into(),
+            message: "pods is forbidden: User \"dev\" cannot list resource \"pods\"".into(),
+        },
     ]
 }
 

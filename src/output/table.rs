@@ -617,7 +617,7 @@ fn change_color(change: &Change) -> Color {
 fn row_color(event: &Event) -> Option<Color> {
     use Event::*;
     match event {
-        WatchError { .. } | Backoff { .. } | Retry { .. } => Some(Color::Red),
+        WatchError { .. } | ListError { .. } | Backoff { .. } | Retry { .. } => Some(Color::Red),
         Handled { panicked: true, .. } => Some(Color::Red),
         Relist { .. } => Some(Color::Magenta),
         WatchEvent { event_type, .. } => Some(match event_type {

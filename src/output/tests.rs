@@ -31,7 +31,7 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
         "watch-event" => &["type", "key", "rv"],
         "bookmark" => &["rv", "initial_events_end"],
         "watch-end" => &["rv", "events", "reason"],
-        "watch-error" => &["code", "reason", "message"],
+        "watch-error" | "list-error" => &["code", "reason", "message"],
         "relist" => &["reason"],
         "backoff" => &["reason", "delay_ms", "attempt"],
         "delta" => &["type", "key", "rv", "depth"],
@@ -85,7 +85,7 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
 #[test]
 fn every_event_kind_is_one_parseable_line_with_its_fields() {
     let events = all_events();
-    assert_eq!(events.len(), 28);
+    assert_eq!(events.len(), 29);
     for event in events {
         let (stage, name) = (event.stage().as_str(), event.name());
         let v = line(event, &jsonl_opts());
@@ -259,14 +259,14 @@ fn render_all(format: OutputFormat) -> String {
 #[test]
 fn renderer_writes_each_format() {
     let jsonl = render_all(OutputFormat::Jsonl);
-    assert_eq!(jsonl.lines().count(), 28);
+    assert_eq!(jsonl.lines().count(), 29);
     let json = render_all(OutputFormat::Json);
     let docs: Vec<Value> = serde_json::Deserializer::from_str(&json)
         .into_iter()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(docs.len(), 28);
-    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 28);
+    assert_eq!(docs.len(), 29);
+    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 29);
     let table = render_all(OutputFormat::Table);
     assert!(table.contains("Summary (12.345s elapsed)"));
 }

@@ -232,6 +232,7 @@ impl Model {
             | Event::Bookmark { .. }
             | Event::WatchEnd { .. }
             | Event::WatchError { .. }
+            | Event::ListError { .. }
             | Event::Relist { .. }
             | Event::Backoff { .. } => self.observe_reflector(&traced.event, at_ms),
             Event::Delta { depth, .. } => self.set_depth(*depth),
@@ -312,6 +313,11 @@ impl Model {
                 }
             }
             Event::WatchError {
+                code,
+                reason,
+                message,
+            }
+            | Event::ListError {
                 code,
                 reason,
                 message,
@@ -455,7 +461,7 @@ pub fn describe(event: &Event) -> String {
             key,
             resource_version,
         } => format!("{} {key} rv={resource_version}", event_type.as_str()),
-        Event::WatchError { code, reason, .. } => {
+        Event::WatchError { code, reason, .. } | Event::ListError { code, reason, .. } => {
             format!(
                 "{} {reason}",
                 code.map(|c| c.to_string()).unwrap_or_default()

@@ -134,7 +134,15 @@ pub enum Event {
         events: u64,
         reason: String,
     },
+    /// A WATCH request or stream failed (an HTTP error, an ERROR event, an undecodable
+    /// event); a watch-list's initial phase is a WATCH too.
     WatchError {
+        code: Option<u16>,
+        reason: String,
+        message: String,
+    },
+    /// A LIST request failed, or answered what is not a list.
+    ListError {
         code: Option<u16>,
         reason: String,
         message: String,
@@ -363,6 +371,7 @@ event_kinds! {
     Relist => Reflector, "relist";
     Backoff => Reflector, "backoff";
     Retry => Reflector, "retry";
+    ListError => Reflector, "list-error";
     SlowHandler => Handler, "slow-handler";
     Delta => Fifo, "delta";
     Pop => Fifo, "pop";

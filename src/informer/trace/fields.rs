@@ -158,6 +158,11 @@ impl Event {
                 code,
                 reason,
                 message,
+            }
+            | Event::ListError {
+                code,
+                reason,
+                message,
             } => {
                 v.opt_u64("code", code.map(u64::from));
                 v.str("reason", reason);
