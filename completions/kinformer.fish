@@ -56,7 +56,7 @@ yaml\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
@@ -93,7 +93,7 @@ yaml\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
@@ -129,7 +129,7 @@ yaml\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
@@ -159,7 +159,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l churn -d 'Po
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
@@ -185,7 +185,7 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
@@ -217,7 +217,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l churn -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
@@ -229,6 +229,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l on-panic 
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l show-secret-data -d 'Write Secret data and stringData values to the file (redacted by default)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
@@ -246,7 +247,7 @@ yaml\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"

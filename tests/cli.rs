@@ -154,7 +154,7 @@ async fn dump_prints_the_cache_and_every_index_in_each_mode() {
     for col in ["KEY", "RV", "AGE", "BY-NODE", "OWNER"] {
         assert!(first.contains(col), "{first}");
     }
-    assert!(table.stdout.contains("INDEX by-node") && table.stdout.contains("ReplicaSet/"));
+    assert!(table.stdout.contains("INDEX by-node") && table.stdout.contains("default/ReplicaSet/"));
 
     args.extend(["-o", "json"]);
     let json = run(c.cmd(&args)).await;

@@ -248,6 +248,9 @@ pub struct RecordArgs {
     /// Stop after this long (default: until Ctrl-C)
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
+    /// Write Secret data and stringData values to the file (redacted by default)
+    #[arg(long)]
+    pub show_secret_data: bool,
     #[command(flatten)]
     pub connection: ConnectionArgs,
     #[command(flatten)]
@@ -447,7 +450,8 @@ pub struct PipelineArgs {
     /// The informer's default resync period (0 = never)
     #[arg(long, value_name = "DUR", default_value = "0", value_parser = parse_duration)]
     pub resync: Duration,
-    /// Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner
+    /// Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the
+    /// controller owner as namespace/Kind/name)
     #[arg(long = "index", value_name = "NAME=EXPR", value_parser = parse_index)]
     pub indexes: Vec<IndexDef>,
     /// The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
+use crate::informer::source::record_file::SecretData;
 use crate::informer::trace::Event;
 use crate::output::{EventRenderer, Hidden};
 use crate::scenario::{self, InspectorAction, Scenario};
@@ -78,7 +79,8 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     let recording = match &args.record {
         Some(path) => {
             let version = args.pipeline.client_go.version;
-            let recorder = super::record::start(path, &mut inspection, version).await?;
+            let secrets = SecretData::shown(args.output.show_secret_data);
+            let recorder = super::record::start(path, &mut inspection, version, secrets).await?;
             Some((recorder, path, inspection.labels()))
         }
         None => None,

@@ -16,7 +16,7 @@ use super::exit::CliError;
 use super::inspect::{Inspection, dump_stages, list_progress};
 use super::session::Session;
 use super::stream::{Ending, STDOUT_BUFFER, Signals};
-use crate::output::redact::LAST_APPLIED;
+use crate::redact::LAST_APPLIED;
 
 pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let resources = resource_names(&args.resources);

@@ -264,7 +264,9 @@ fn backoff(max: Option<std::time::Duration>) -> BackoffConfig {
 /// without NO_COLOR. Secret data is redacted in the events of core/v1 secrets (label
 /// `secrets`); several resources get a RESOURCE column.
 pub fn render_options(output: &OutputArgs, resources: &[String]) -> RenderOptions {
-    let secrets = resources.iter().find(|r| *r == "secrets");
+    let secrets = resources
+        .iter()
+        .find(|r| *r == crate::redact::SECRETS_RESOURCE);
     let tty = std::io::stdout().is_terminal();
     let no_color = std::env::var("NO_COLOR").ok();
     RenderOptions {

@@ -26,7 +26,6 @@ pub use args::{parse_field_selector, parse_handler, parse_index, parse_label_sel
 
 use std::io;
 
-use crate::apiserver::Seed;
 use args::{Cli, Command};
 use exit::CliError;
 use stream::Signals;
@@ -94,27 +93,11 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Demo(a) => demo::run(a, &mut signals).await,
         Command::Record(a) => record::run(a, &mut signals).await,
         Command::Replay(a) => replay::run(a, &mut signals).await,
-        Command::Serve(a) => {
-            check_seed_files(&a.seed)?;
-            serve::run(a, &mut signals).await
-        }
+        Command::Serve(a) => serve::run(a, &mut signals).await,
         Command::Profiles => quiet_pipe(profiles::print(&mut io::stdout())),
         Command::Completions(a) => quiet_pipe(docs::print_completions(a.shell, &mut io::stdout())),
         Command::Man(a) => quiet_pipe(docs::run_man(a.out_dir.as_deref(), &mut io::stdout())),
     }
-}
-
-/// A `--seed` file that cannot be read is a configuration error (exit 3), like a missing
-/// kubeconfig or scenario file.
-fn check_seed_files(seeds: &[Seed]) -> Result<(), CliError> {
-    for seed in seeds {
-        if let Seed::File(path) = seed {
-            std::fs::metadata(path).map_err(|e| {
-                CliError::Config(format!("cannot read seed file {}: {e}", path.display()))
-            })?;
-        }
-    }
-    Ok(())
 }
 
 /// A closed stdout is a quiet success.

@@ -31,7 +31,8 @@ pub enum IndexFunc {
     Annotation(String),
     /// `field:a.b.c`: the scalar(s) at a JSON path; arrays on the way fan out.
     Field(Vec<String>),
-    /// `owner`: the controller owner reference as `Kind/name`.
+    /// `owner`: the controller owner reference as `namespace/Kind/name` (`Kind/name` for
+    /// cluster-scoped objects).
     Owner,
     /// Any function, for library users and tests.
     Custom(CustomIndexFunc),
@@ -581,7 +582,10 @@ mod tests {
             ["envoy", "nginx", "postgres"]
         );
         assert_eq!(store.index_keys("team", "blue").unwrap(), ["ns/a", "ns/b"]);
-        assert_eq!(store.index_keys("owner", "ReplicaSet/rs").unwrap().len(), 2);
+        assert_eq!(
+            store.index_keys("owner", "ns/ReplicaSet/rs").unwrap().len(),
+            2
+        );
 
         // An update moves the object between buckets and drops emptied values.
         store.upsert(pod(&ix, "a", "n2", "web", &["nginx"]));
@@ -597,6 +601,35 @@ mod tests {
         assert_eq!(store.by_index("app", "web").unwrap()[0].key(), "ns/a");
         assert!(store.by_index("app", "db").unwrap().is_empty());
         assert_eq!(store.index_keys(NAMESPACE_INDEX, "ns").unwrap(), ["ns/a"]);
+    }
+
+    #[test]
+    fn the_owner_index_keys_by_namespace() {
+        let ix = indexers();
+        let store = Store::new(ix.clone());
+        let owned = |ns: Option<&str>, name: &str| {
+            let raw = serde_json::json!({"metadata": {"name": name, "namespace": ns,
+                "ownerReferences": [{"kind": "ReplicaSet", "name": "web", "uid": "u", "controller": true}]}});
+            let obj = CachedObject::from_json(serde_json::to_vec(&raw).unwrap()).unwrap();
+            let values = ix.compute(&obj);
+            Arc::new(obj.with_index_values(values))
+        };
+        store.upsert(owned(Some("default"), "a"));
+        store.upsert(owned(Some("shop"), "b"));
+        store.upsert(owned(None, "c"));
+        assert_eq!(
+            store.list_index_func_values("owner").unwrap(),
+            [
+                "ReplicaSet/web",
+                "default/ReplicaSet/web",
+                "shop/ReplicaSet/web"
+            ],
+            "two namespaces' ReplicaSets called web are two owners"
+        );
+        assert_eq!(
+            store.index_keys("owner", "shop/ReplicaSet/web").unwrap(),
+            ["shop/b"]
+        );
     }
 
     #[test]

@@ -12,8 +12,8 @@ use crate::informer::trace::{FieldVisitor, Notification, Summary, TraceEvent, du
 
 use super::diff::Change;
 use super::options::{ExtraLine, NotificationMember, RenderOptions};
-use super::redact::write_json_str;
 use crate::json_scan::single_line;
+use crate::redact::write_json_str;
 
 /// Appends `event` as one JSON line, newline included, to `buf`.
 pub fn write_event(buf: &mut Vec<u8>, event: &TraceEvent, opts: &RenderOptions) {

@@ -98,7 +98,7 @@ impl RenderOptions {
     /// An object's bytes as they may be shown (redacted when needed).
     pub fn object_bytes<'a>(&self, raw: &'a [u8]) -> Cow<'a, [u8]> {
         if self.redacts() {
-            redact::redact_secret(raw)
+            crate::redact::redact_secret(raw)
         } else {
             Cow::Borrowed(raw)
         }
