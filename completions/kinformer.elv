@@ -38,7 +38,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kinformer;watch'= {
-            cand --count 'Stop after N printed events, N ≥ 1 (the exit summary follows)'
+            cand --count 'Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer stopped line and the exit summary follow'
             cand --timeout 'Stop after this long (e.g. 30s, 5m)'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'

@@ -39,7 +39,7 @@ complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "profiles" -d 'P
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "man" -d 'Print the man page, or write every page into a directory'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l count -d 'Stop after N printed events, N ≥ 1 (the exit summary follows)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l count -d 'Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer stopped line and the exit summary follow' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l timeout -d 'Stop after this long (e.g. 30s, 5m)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l context -d 'The name of the kubeconfig context to use' -r

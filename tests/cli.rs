@@ -121,9 +121,30 @@ async fn watch_name_count_and_timeout_stop_the_stream() {
     let r = run(c.cmd(&["watch", "nodes", "-o", "jsonl", "--count", "3"])).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     let lines = parse_jsonl(&r.stdout);
-    assert_eq!(lines.len(), 4, "three events and the summary");
+    assert_eq!(
+        events(&lines, "handler", "notify").len(),
+        3,
+        "--count counts notifications: {}",
+        r.stdout
+    );
+    assert_stopped_because(&lines, "count of 3 notifications reached");
+    // Counted whether shown or not: no notification shown, the run still stops.
+    let hidden = [
+        "watch",
+        "nodes",
+        "-o",
+        "jsonl",
+        "--count",
+        "2",
+        "--show",
+        "lifecycle",
+    ];
+    let hidden = parse_jsonl(&run(c.cmd(&hidden)).await.stdout);
+    assert!(events(&hidden, "handler", "notify").is_empty());
+    assert_stopped_because(&hidden, "count of 2 notifications reached");
     let name = run(c.cmd(&["watch", "nodes", "node-1", "-o", "jsonl", "--until-synced"])).await;
     let synced = parse_jsonl(&name.stdout);
+    assert_stopped_because(&synced, "synced (--until-synced)");
     assert_eq!(
         events(&synced, "informer", "synced")[0]["objects"],
         1,
@@ -131,9 +152,26 @@ async fn watch_name_count_and_timeout_stop_the_stream() {
     );
     let timed = run(c.cmd(&["watch", "nodes", "-o", "jsonl", "--timeout", "1s"])).await;
     assert_eq!(timed.code, 0);
+    assert_stopped_because(&parse_jsonl(&timed.stdout), "timeout reached");
+    let table = run(c.cmd(&["watch", "nodes", "--until-synced"])).await;
+    assert!(
+        table
+            .stderr
+            .contains("elapsed; stopped: synced (--until-synced))"),
+        "the table summary says why: {}",
+        table.stderr
+    );
+}
+
+/// The `informer stopped` line and the summary (the last line) both say `reason`.
+fn assert_stopped_because(lines: &[Value], reason: &str) {
+    let stopped = events(lines, "informer", "stopped");
+    assert_eq!(stopped.len(), 1, "one stopped line: {lines:?}");
+    assert_eq!(stopped[0]["reason"], reason);
+    let summary = lines.last().unwrap();
     assert_eq!(
-        parse_jsonl(&timed.stdout).last().unwrap()["stage"],
-        "summary"
+        (&summary["stage"], &summary["stop_reason"]),
+        (&Value::from("summary"), &Value::from(reason))
     );
 }
 
@@ -393,7 +431,12 @@ async fn signal_ends_with_summary(sig: &str, code: i32) {
     let status = child.wait().await.unwrap();
     assert_eq!(status.code(), Some(code));
     let lines = parse_jsonl(&seen.join("\n"));
-    assert_eq!(lines.last().unwrap()["stage"], "summary");
+    let reason = if code == 130 {
+        "interrupted (SIGINT)"
+    } else {
+        "terminated (SIGTERM)"
+    };
+    assert_stopped_because(&lines, reason);
 }
 
 #[tokio::test]

@@ -117,7 +117,8 @@ pub struct WatchArgs {
     /// Only this object (a metadata.name field selector)
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
-    /// Stop after N printed events, N ≥ 1 (the exit summary follows)
+    /// Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer
+    /// stopped line and the exit summary follow
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
     /// Stop after this long (e.g. 30s, 5m)

@@ -35,7 +35,7 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
     let mut session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let ending = wait_synced(&mut session, signals).await;
     if ending != Ending::Done {
-        session.stop().await;
+        session.stop(&ending.reason()).await;
         connection.close().await;
         return ending.into_exit();
     }
@@ -50,7 +50,7 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
             )
         })
         .collect();
-    session.stop().await;
+    session.stop("synced: the cache is printed").await;
     connection.close().await;
     super::memory::release_free_heap();
     let mut out = BufWriter::with_capacity(STDOUT_BUFFER, io::stdout());

@@ -75,6 +75,7 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
         .with_hidden(args.output.show.hidden());
     let stop_when = StopWhen {
         timeout: deadline_after(args.timeout).map(|d| d.saturating_duration_since(Instant::now())),
+        end_action: Some("end of the recording"),
         ..StopWhen::default()
     };
     let (actions_tx, mut actions) = mpsc::unbounded_channel();

@@ -49,6 +49,27 @@ pub struct InformerConfig {
     pub overrides: Vec<&'static str>,
     /// Told why each failed ListAndWatch attempt failed (client-go's SetWatchErrorHandler).
     pub watch_error_handler: Option<WatchErrorHandler>,
+    /// Why whoever cancels the stop token stopped the informer (the `stopped` line's reason).
+    pub stop_reason: StopReason,
+}
+
+/// Why an informer was stopped, set by whoever cancels its stop token before cancelling it
+/// (the first reason set wins); the `stopped` trace line says it. Unset: "stop requested".
+#[derive(Clone, Default)]
+pub struct StopReason(Arc<Mutex<Option<String>>>);
+
+impl StopReason {
+    /// Records `reason` unless one was recorded already.
+    pub fn set(&self, reason: impl Into<String>) {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.get_or_insert_with(|| reason.into());
+    }
+
+    /// The recorded reason, else "stop requested".
+    fn reason(&self) -> String {
+        let slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.clone().unwrap_or_else(|| "stop requested".to_owned())
+    }
 }
 
 impl InformerConfig {
@@ -378,6 +399,7 @@ impl SharedIndexInformer {
                 })
                 .collect(),
             duration: self.inner.started_at.elapsed(),
+            stop_reason: String::new(),
         }
     }
 
@@ -422,7 +444,7 @@ impl SharedIndexInformer {
                 format!("handler {:?} panicked", panic.handler),
                 Err(InformerError::HandlerPanicked(panic)),
             ),
-            None => ("stop requested".to_owned(), Ok(())),
+            None => (inner.config.stop_reason.reason(), Ok(())),
         };
         inner.tracer.emit(Event::Stopped { reason });
         outcome

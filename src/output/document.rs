@@ -133,6 +133,9 @@ impl FieldVisitor for Members<'_> {
             .collect();
         self.push("handlers", OrderedValue::Array(handlers));
         self.duration("duration_ms", summary.duration);
+        if !summary.stop_reason.is_empty() {
+            self.str("stop_reason", &summary.stop_reason);
+        }
     }
 }
 

@@ -199,7 +199,7 @@ fn informer_events() -> Vec<Event> {
             check_period: Duration::from_secs(10),
         },
         Event::Stopped {
-            reason: "count reached".into(),
+            reason: "count of 3 notifications reached".into(),
         },
         Event::Summary(Box::new(summary())),
     ]
@@ -228,6 +228,7 @@ pub fn summary() -> Summary {
             mean_latency: Duration::from_micros(250_040),
         }],
         duration: Duration::from_millis(12_345),
+        stop_reason: "count of 3 notifications reached".into(),
     }
 }
 

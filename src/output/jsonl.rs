@@ -115,6 +115,9 @@ impl FieldVisitor for Line<'_> {
         }
         self.buf.push(b']');
         self.duration("duration_ms", summary.duration);
+        if !summary.stop_reason.is_empty() {
+            self.str("stop_reason", &summary.stop_reason);
+        }
     }
 }
 

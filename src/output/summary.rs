@@ -43,13 +43,13 @@ pub fn render(
 
 /// The two summary tables (counts, handlers), each followed by a newline.
 pub fn write_tables(out: &mut Vec<u8>, summary: &Summary) -> io::Result<()> {
-    writeln!(
-        out,
-        "Summary ({} elapsed)",
-        format_duration(std::time::Duration::from_millis(
-            u64::try_from(summary.duration.as_millis()).unwrap_or(u64::MAX)
-        ))
-    )?;
+    let elapsed = format_duration(std::time::Duration::from_millis(
+        u64::try_from(summary.duration.as_millis()).unwrap_or(u64::MAX),
+    ));
+    match summary.stop_reason.as_str() {
+        "" => writeln!(out, "Summary ({elapsed} elapsed)")?,
+        why => writeln!(out, "Summary ({elapsed} elapsed; stopped: {why})")?,
+    }
     counts_table(summary).write(out);
     if !summary.handlers.is_empty() {
         out.push(b'\n');
@@ -145,7 +145,12 @@ mod tests {
             .collect();
         assert_eq!(ends.len(), 1, "{text}");
         assert!(text.contains("250.04ms"));
-        assert!(text.starts_with("Summary (12.345s elapsed)"));
+        assert!(
+            text.starts_with(
+                "Summary (12.345s elapsed; stopped: count of 3 notifications reached)"
+            ),
+            "{text}"
+        );
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     }
 
@@ -191,5 +196,6 @@ mod tests {
         let json: serde_json::Value = serde_json::from_str(&rendered(OutputFormat::Json)).unwrap();
         assert_eq!(json["handlers"][0]["max_pending"], 742);
         assert!(rendered(OutputFormat::Yaml).contains("duration_ms: 12345"));
+        assert_eq!(line["stop_reason"], "count of 3 notifications reached");
     }
 }

@@ -74,7 +74,7 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
             "watch_list",
             "overrides",
         ],
-        "summary" => &["counts", "handlers", "duration_ms"],
+        "summary" => &["counts", "handlers", "duration_ms", "stop_reason"],
         _ => &[],
     }
 }
@@ -265,7 +265,7 @@ fn renderer_writes_each_format() {
     assert_eq!(docs.len(), 26);
     assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 26);
     let table = render_all(OutputFormat::Table);
-    assert!(table.contains("Summary (12.345s elapsed)"));
+    assert!(table.contains("Summary (12.345s elapsed; stopped: count of 3 notifications reached)"));
 }
 
 #[test]

@@ -210,7 +210,7 @@ pub(super) async fn view<F: Future<Output = ()>>(
             }
         }
     };
-    let _ = top.session.stop().await;
+    let _ = top.session.stop("the view was closed").await;
     ending
 }
 

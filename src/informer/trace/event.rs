@@ -231,6 +231,8 @@ pub struct Summary {
     pub counts: BTreeMap<String, u64>,
     pub handlers: Vec<HandlerSummary>,
     pub duration: Duration,
+    /// Why the run ended (`timeout 30s reached`, `interrupted (SIGINT)`, …); empty if unsaid.
+    pub stop_reason: String,
 }
 
 /// One handler's figures in the exit summary.
