@@ -43,7 +43,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
         }
         'kinformer;watch' {
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer stopped line and the exit summary follow')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (e.g. 30s, 5m)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
@@ -123,7 +124,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;resync' {
-            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to run before printing the timeline')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to run before printing the timeline (0 = until Ctrl-C)')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to run before printing the timeline (0 = until Ctrl-C)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
@@ -195,7 +197,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;demo' {
-            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (default: run until interrupted)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (default, or 0: run until interrupted)')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (default, or 0: run until interrupted)')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Writes per second the embedded server makes (creates, updates, deletes)')
             [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario file (timed writes, faults, handler changes) instead of churning')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Also record the informer''s LIST pages and WATCH frames to FILE (see kinformer record)')
@@ -227,7 +230,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
         'kinformer;record' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The record file to write (FILE.zst: zstd-compressed)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The record file to write (FILE.zst: zstd-compressed)')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (default: until Ctrl-C)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (default, or 0: until Ctrl-C)')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (default, or 0: until Ctrl-C)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
@@ -263,7 +267,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
         'kinformer;replay' {
             [CompletionResult]::new('--speed', '--speed', [CompletionResultType]::ParameterName, 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)')
             [CompletionResult]::new('--clock', '--clock', [CompletionResultType]::ParameterName, 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all')

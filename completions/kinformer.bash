@@ -139,12 +139,16 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --churn --scenario --record --output --no-headers --diff --show-secret-data --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --show --resync --handler --v --help --version"
+            opts="-o -v -h -V --duration --timeout --churn --scenario --record --output --no-headers --diff --show-secret-data --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --show --resync --handler --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --duration)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -174,7 +178,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -202,7 +206,7 @@ _kinformer() {
                     return 0
                     ;;
                 --show)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
                     return 0
                     ;;
                 --resync)
@@ -280,7 +284,7 @@ _kinformer() {
                     return 0
                     ;;
                 --show)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
                     return 0
                     ;;
                 --handler)
@@ -296,7 +300,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -569,7 +573,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__record)
-            opts="-o -n -A -l -v -h -V --output --timeout --show-secret-data --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-o -n -A -l -v -h -V --output --duration --timeout --show-secret-data --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -584,6 +588,10 @@ _kinformer() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --duration)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -636,7 +644,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -679,7 +687,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__replay)
-            opts="-o -v -h -V --speed --clock --timeout --top --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-o -v -h -V --speed --clock --duration --timeout --top --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -697,6 +705,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide jsonl json yaml" -- "${cur}"))
                     return 0
@@ -706,7 +718,7 @@ _kinformer() {
                     return 0
                     ;;
                 --show)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
                     return 0
                     ;;
                 --handler)
@@ -722,7 +734,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -765,12 +777,16 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-n -A -l -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --duration)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -820,7 +836,7 @@ _kinformer() {
                     return 0
                     ;;
                 --show)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
                     return 0
                     ;;
                 --handler)
@@ -836,7 +852,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -996,7 +1012,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -1039,7 +1055,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-w -n -A -l -o -v -h -V --count --timeout --until-synced --watch --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
+            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1050,6 +1066,10 @@ _kinformer() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --duration)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1098,7 +1118,7 @@ _kinformer() {
                     return 0
                     ;;
                 --show)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
                     return 0
                     ;;
                 --handler)
@@ -1114,7 +1134,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
                     return 0
                     ;;
                 --queue)

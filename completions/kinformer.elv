@@ -39,7 +39,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         }
         &'kinformer;watch'= {
             cand --count 'Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer stopped line and the exit summary follow'
-            cand --timeout 'Stop after this long (e.g. 30s, 5m)'
+            cand --timeout 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)'
+            cand --duration 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'
             cand -n 'The namespace scope (default: the context''s namespace)'
@@ -117,7 +118,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --version 'Print version'
         }
         &'kinformer;resync'= {
-            cand --duration 'How long to run before printing the timeline'
+            cand --timeout 'How long to run before printing the timeline (0 = until Ctrl-C)'
+            cand --duration 'How long to run before printing the timeline (0 = until Ctrl-C)'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'
             cand -n 'The namespace scope (default: the context''s namespace)'
@@ -187,7 +189,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --version 'Print version'
         }
         &'kinformer;demo'= {
-            cand --duration 'Stop after this long (default: run until interrupted)'
+            cand --timeout 'Stop after this long (default, or 0: run until interrupted)'
+            cand --duration 'Stop after this long (default, or 0: run until interrupted)'
             cand --churn 'Writes per second the embedded server makes (creates, updates, deletes)'
             cand --scenario 'Play a scenario file (timed writes, faults, handler changes) instead of churning'
             cand --record 'Also record the informer''s LIST pages and WATCH frames to FILE (see kinformer record)'
@@ -218,7 +221,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;record'= {
             cand -o 'The record file to write (FILE.zst: zstd-compressed)'
             cand --output 'The record file to write (FILE.zst: zstd-compressed)'
-            cand --timeout 'Stop after this long (default: until Ctrl-C)'
+            cand --timeout 'Stop after this long (default, or 0: until Ctrl-C)'
+            cand --duration 'Stop after this long (default, or 0: until Ctrl-C)'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'
             cand -n 'The namespace scope (default: the context''s namespace)'
@@ -253,7 +257,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;replay'= {
             cand --speed 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)'
             cand --clock 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)'
-            cand --timeout 'Stop after this long (of the replay''s clock)'
+            cand --timeout 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)'
+            cand --duration 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --show 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all'

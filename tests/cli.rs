@@ -460,6 +460,25 @@ async fn a_closed_stdout_ends_quietly_with_success() {
 }
 
 #[tokio::test]
+async fn help_into_an_unwritable_stdout_is_a_failure() {
+    for args in [&["--help"][..], &["watch", "--help"], &["--version"]] {
+        let mut cmd = kinformer(args);
+        cmd.stdout(std::fs::File::create("/dev/full").unwrap())
+            .stderr(Stdio::piped());
+        let out = tokio::time::timeout(DEADLINE, cmd.spawn().unwrap().wait_with_output())
+            .await
+            .unwrap()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains("No space left"),
+            "{stderr}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn an_unwritable_stdout_is_one_error_line_and_a_failure() {
     let c = Cluster::start().await;
     let mut cmd = c.cmd(&["dump", "pods", "-A"]);

@@ -56,7 +56,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     };
     let (shown, hidden) = (args.output.show.stages(), args.output.show.hidden());
     let started = Instant::now();
-    let deadline = deadline_after(args.duration);
+    let deadline = deadline_after(args.timeout);
     let preparing = Inspection::prepare(
         &cluster,
         &selection,
@@ -69,7 +69,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         Err(cut) => {
             let handlers = &args.pipeline.handlers;
             let format = args.output.output;
-            return stopped_before_start(cut, format, handlers, started, args.duration);
+            return stopped_before_start(cut, format, handlers, started, args.timeout);
         }
     };
     let stop_when = StopWhen {

@@ -35,10 +35,7 @@ pub fn main() -> u8 {
     memory::use_one_arena();
     let cli = match args::parse_from(std::env::args_os()) {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return exit_code(e.exit_code());
-        }
+        Err(e) => return exit_code(print_clap(&e)),
     };
     init_logging(cli.verbosity);
     let runtime = match runtime_for(&cli.command) {
@@ -68,6 +65,18 @@ fn runtime_for(command: &Command) -> io::Result<tokio::runtime::Runtime> {
             .worker_threads(2)
             .enable_all()
             .build(),
+    }
+}
+
+/// Prints clap's help, version or usage error; its exit code, or 1 when the help cannot be
+/// written (stdout is full or unwritable; a closed pipe stays a quiet success).
+fn print_clap(e: &clap::Error) -> i32 {
+    match e.print() {
+        Err(io) if io.kind() != io::ErrorKind::BrokenPipe => {
+            eprintln!("error: cannot write to stdout: {io}");
+            1
+        }
+        _ => e.exit_code(),
     }
 }
 
