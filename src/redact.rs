@@ -19,7 +19,7 @@ pub const SECRETS_RESOURCE: &str = "secrets";
 pub const REDACTED: &str = "REDACTED";
 
 /// The top-level fields whose values are secret.
-pub(crate) const SECRET_FIELDS: [&str; 2] = ["data", "stringData"];
+pub const SECRET_FIELDS: [&str; 2] = ["data", "stringData"];
 
 /// The annotation in which `kubectl apply` keeps the whole manifest, secret values included.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";

@@ -1345,3 +1345,62 @@ async fn the_list_spinner_never_mixes_with_rows_and_dumb_terminals_get_plain_tex
         assert!(!text.contains("\u{1b}[3"), "{what}: coloured: {text}");
     }
 }
+
+#[tokio::test]
+async fn watch_index_shows_values_on_indexer_lines_and_the_index_table_in_the_summary() {
+    let c = Cluster::start().await;
+    let index = ["--index", "node=field:spec.nodeName", "--until-synced"];
+    let mut args = vec![
+        "watch", "pods", "-n", "default", "--show", "indexer", "-o", "jsonl",
+    ];
+    args.extend(index);
+    let r = run(c.cmd(&args)).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = parse_jsonl(&r.stdout);
+    let adds = events(&lines, "indexer", "add");
+    assert!(!adds.is_empty(), "{}", r.stdout);
+    for add in &adds {
+        let node = add["indices"]["node"][0].as_str().unwrap_or_default();
+        assert!(node.starts_with("node-"), "{add}");
+    }
+    let summary = lines.last().unwrap();
+    let held: u64 = summary["indices"]["node"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(held, adds.len() as u64, "{summary}");
+
+    let mut table = vec!["watch", "pods", "-n", "default", "--show", "indexer"];
+    table.extend(index);
+    let table = run(c.cmd(&table)).await;
+    assert!(table.stdout.contains(" node=node-"), "{}", table.stdout);
+    assert!(table.stderr.contains("INDEX node"), "{}", table.stderr);
+
+    // A Secret data index shows no value, on the lines or in the summary.
+    let secrets = [
+        "watch",
+        "secrets",
+        "-A",
+        "--show",
+        "indexer",
+        "-o",
+        "jsonl",
+        "--until-synced",
+        "--index",
+        "pw=field:data.password",
+    ];
+    let r = run(c.cmd(&secrets)).await;
+    assert!(
+        !r.stdout.contains("czNjcjN0") && !r.stdout.contains("cmVkaXMt"),
+        "{}",
+        r.stdout
+    );
+    let lines = parse_jsonl(&r.stdout);
+    assert_eq!(
+        events(&lines, "indexer", "add")[0]["indices"]["pw"],
+        serde_json::json!(["REDACTED"])
+    );
+    assert!(lines.last().unwrap()["indices"]["pw"]["REDACTED"].is_u64());
+}

@@ -64,7 +64,7 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
         shown: shown_stages(&args),
         clock: virtual_clock.then(|| recorded_time(created)),
     };
-    let render = render_options(&args.output, &resources);
+    let render = render_options(&args.output, &resources, &args.pipeline);
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     if args.top {
         return view(session, resources, &args, &mut replay, &path, signals).await;

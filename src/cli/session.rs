@@ -190,7 +190,12 @@ impl Session {
         self.stop_reason.set(reason);
         self.stop.cancel();
         self.factory.shutdown().await;
-        let summaries = self.informers().iter().map(|(_, i)| i.summary()).collect();
+        let informers = self.informers();
+        let several = informers.len() > 1;
+        let summaries = informers
+            .iter()
+            .map(|(resource, i)| named_indices(i.summary(), several.then_some(resource)))
+            .collect();
         let summary = Summary {
             stop_reason: reason.to_owned(),
             ..merged(summaries)
@@ -202,6 +207,17 @@ impl Session {
     }
 }
 
+/// `summary` with its indices named `resource/index` when `resource` is given (a run of
+/// several resources).
+fn named_indices(mut summary: Summary, resource: Option<&String>) -> Summary {
+    if let Some(resource) = resource {
+        for (name, _) in &mut summary.indices {
+            *name = format!("{resource}/{name}");
+        }
+    }
+    summary
+}
+
 /// One summary for several informers: counts added up, every resource×handler, the longest
 /// duration.
 fn merged(summaries: Vec<Summary>) -> Summary {
@@ -211,6 +227,7 @@ fn merged(summaries: Vec<Summary>) -> Summary {
             *total.counts.entry(name).or_default() += n;
         }
         total.handlers.extend(summary.handlers);
+        total.indices.extend(summary.indices);
         total.duration = total.duration.max(summary.duration);
     }
     total

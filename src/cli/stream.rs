@@ -263,7 +263,8 @@ fn write_summary<W: Write>(
             return Ok(());
         };
         let mut buf = Vec::new();
-        crate::output::summary::write_tables(&mut buf, summary)?;
+        let shown = renderer.options().shown_summary(summary);
+        crate::output::summary::write_tables(&mut buf, &shown)?;
         summary_out.write_all(&buf)
     } else {
         renderer.render(event).and_then(|()| renderer.flush())

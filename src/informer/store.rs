@@ -13,6 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use serde_json::Value;
 
 use super::object::{CachedObject, ObjectRef};
+use super::trace::{IndexCounts, IndexValues};
 
 /// The index every informer has: objects by namespace (client-go's `NamespaceIndex`).
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -378,6 +379,43 @@ impl Store {
         let mut values: Vec<String> = self.read().indices[i].keys().cloned().collect();
         values.sort();
         Ok(values)
+    }
+
+    /// The values each added index (every one but the built-in `namespace`) holds for `obj`,
+    /// by index name, in index order: what an `indexer` trace line shows.
+    pub fn index_values_of(&self, obj: &CachedObject) -> IndexValues {
+        let inner = self.read();
+        inner
+            .indexers
+            .names()
+            .enumerate()
+            .skip(1)
+            .map(|(i, name)| {
+                let computed = inner.late_values(i, obj);
+                let shown = values(obj, i, &computed).map(str::to_owned).collect();
+                (name.to_owned(), shown)
+            })
+            .collect()
+    }
+
+    /// Each added index's values with how many objects each holds, values sorted: the index
+    /// table of the exit summary.
+    pub fn index_counts(&self) -> IndexCounts {
+        let inner = self.read();
+        inner
+            .indexers
+            .names()
+            .zip(&inner.indices)
+            .skip(1)
+            .map(|(name, index)| {
+                let mut counts: Vec<(String, usize)> = index
+                    .iter()
+                    .map(|(v, keys)| (v.clone(), keys.len()))
+                    .collect();
+                counts.sort_unstable();
+                (name.to_owned(), counts)
+            })
+            .collect()
     }
 
     fn index_position(&self, index: &str) -> Result<usize, IndexError> {

@@ -127,16 +127,19 @@ fn queue_events() -> Vec<Event> {
         Event::IndexerAdd {
             key: "default/web-1".into(),
             resource_version: "4711".into(),
+            indices: vec![("node".into(), vec!["node-a".into()])],
         },
         Event::IndexerUpdate {
             key: "default/web-1".into(),
             resource_version: "4712".into(),
             old_resource_version: "4711".into(),
+            indices: vec![("node".into(), vec!["node-a".into()])],
         },
         Event::IndexerDelete {
             key: "default/web-2".into(),
             resource_version: "4690".into(),
             tombstone: true,
+            indices: vec![("node".into(), vec!["node-b".into()])],
         },
     ]
 }
@@ -228,6 +231,10 @@ pub fn summary() -> Summary {
             mean_latency: Duration::from_micros(250_040),
         }],
         duration: Duration::from_millis(12_345),
+        indices: vec![(
+            "node".into(),
+            vec![("node-a".into(), 400), ("node-b".into(), 342)],
+        )],
         stop_reason: "count of 3 notifications reached".into(),
     }
 }

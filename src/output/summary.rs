@@ -55,7 +55,20 @@ pub fn write_tables(out: &mut Vec<u8>, summary: &Summary) -> io::Result<()> {
         out.push(b'\n');
         handlers_table(summary).write(out);
     }
+    for (name, counts) in &summary.indices {
+        writeln!(out, "\nINDEX {name}")?;
+        index_table(counts).write(out);
+    }
     Ok(())
+}
+
+/// One `--index` at the end of the run: each value and how many objects it holds.
+fn index_table(counts: &[(String, usize)]) -> Columns {
+    let mut table = Columns::new(["VALUE", "COUNT"], false).right_align_from(1);
+    for (value, n) in counts {
+        table.row([value.clone(), n.to_string()]);
+    }
+    table
 }
 
 fn counts_table(summary: &Summary) -> Columns {

@@ -36,9 +36,9 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
         "backoff" => &["reason", "delay_ms", "attempt"],
         "delta" => &["type", "key", "rv", "depth"],
         "pop" => &["key", "deltas", "depth", "initial"],
-        "add" => &["key", "rv"],
-        "update" => &["key", "rv", "old_rv"],
-        "delete" => &["key", "rv", "tombstone"],
+        "add" => &["key", "rv", "indices"],
+        "update" => &["key", "rv", "old_rv", "indices"],
+        "delete" => &["key", "rv", "tombstone", "indices"],
         "notify" => &[
             "handler", "kind", "key", "rv", "initial", "sync", "pending", "object",
         ],
@@ -74,7 +74,13 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
             "watch_list",
             "overrides",
         ],
-        "summary" => &["counts", "handlers", "duration_ms", "stop_reason"],
+        "summary" => &[
+            "counts",
+            "handlers",
+            "duration_ms",
+            "indices",
+            "stop_reason",
+        ],
         _ => &[],
     }
 }

@@ -148,19 +148,23 @@ pub enum Event {
         initial: bool,
         batch: Option<usize>,
     },
+    /// `indices`: the object's values of every `--index` (empty without one).
     IndexerAdd {
         key: String,
         resource_version: String,
+        indices: IndexValues,
     },
     IndexerUpdate {
         key: String,
         resource_version: String,
         old_resource_version: String,
+        indices: IndexValues,
     },
     IndexerDelete {
         key: String,
         resource_version: String,
         tombstone: bool,
+        indices: IndexValues,
     },
     /// A notification was queued for a handler; `pending` is its backlog including this one.
     Notify {
@@ -224,6 +228,13 @@ pub enum Event {
     Summary(Box<Summary>),
 }
 
+/// An object's values per `--index`: (index name, values), in index order.
+pub type IndexValues = Vec<(String, Vec<String>)>;
+
+/// Per `--index`, each value and how many objects it holds: (index name, [(value, count)]),
+/// values sorted.
+pub type IndexCounts = Vec<(String, Vec<(String, usize)>)>;
+
 /// Counts gathered over the whole run, printed at exit.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
@@ -231,6 +242,9 @@ pub struct Summary {
     pub counts: BTreeMap<String, u64>,
     pub handlers: Vec<HandlerSummary>,
     pub duration: Duration,
+    /// Each `--index`'s values and how many objects each holds at the end (an index of one of
+    /// several resources is named `resource/index`).
+    pub indices: IndexCounts,
     /// Why the run ended (`timeout 30s reached`, `interrupted (SIGINT)`, …); empty if unsaid.
     pub stop_reason: String,
 }
