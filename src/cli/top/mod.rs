@@ -12,6 +12,7 @@
 //! and panic (a [`screen::Screen`] guard restores them when dropped, its panic hook before a
 //! panic message prints).
 
+mod fit;
 #[cfg(test)]
 mod fixtures;
 mod model;
