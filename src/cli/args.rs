@@ -208,7 +208,7 @@ pub struct TopArgs {
     mut_arg("resync", |a| a.default_value("30s")),
     mut_arg("handlers", |a| a
         .default_values(DEMO_HANDLERS)
-        .help("Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; replaces the demo's fast and slow)")),
+        .help("Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; replaces the demo's fast and slow)")),
 )]
 pub struct DemoArgs {
     /// Stop after this long (default, or 0: run until interrupted)
@@ -452,7 +452,8 @@ pub struct OutputArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Informer")]
 pub struct PipelineArgs {
-    /// Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)
+    /// Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default
+    /// one `default`)
     #[arg(long = "handler", value_name = "SPEC", value_parser = parse_handler)]
     pub handlers: Vec<HandlerSpec>,
     /// The informer's default resync period (0 = never)
@@ -1287,6 +1288,20 @@ mod tests {
         assert!(offered("--client-go").contains("1.32 1.33 1.34 1.35 1.36"));
         assert!(offered("--show").contains("lifecycle") && offered("--show").contains("all"));
         assert!(offered("-o").contains("table wide jsonl json yaml"));
+    }
+
+    #[test]
+    fn handler_help_names_every_option_the_parser_takes() {
+        for command in ["watch", "demo"] {
+            let help = parse(&[command, "--help"])
+                .unwrap_err()
+                .render()
+                .to_string();
+            assert!(
+                help.contains("NAME[:resync=DUR][:delay=DUR][:panic-every=N]"),
+                "{command}: {help}"
+            );
+        }
     }
 
     #[test]

@@ -131,7 +131,7 @@ fn init_logging(verbosity: u8) {
 }
 
 /// `-v N` as an EnvFilter: 0–1 warnings, 2–3 each request and retry (info), 4–5 each URL,
-/// status and time (debug), 6+ request and response headers without credentials (trace).
+/// status and time (debug), 6+ each response's headers (trace).
 pub fn log_filter(verbosity: u8) -> &'static str {
     match verbosity {
         0..=1 => "kinformer=warn",

@@ -101,8 +101,8 @@ fn reflector_events() -> Vec<Event> {
             reason: "410 Expired".into(),
         },
         Event::Backoff {
-            reason: "connection refused".into(),
-            delay_ms: 800,
+            reason: "429 TooManyRequests".into(),
+            delay_ms: 1223,
             attempt: 1,
         },
     ]

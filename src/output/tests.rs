@@ -293,12 +293,11 @@ fn write_errors_surface() {
 }
 
 /// The README's JSONL schema shows one example line per event kind, as rendered from the
-/// fixtures (with `--show-old --diff`, plus a tombstone delete): they must stay
-/// what the renderer prints.
+/// fixtures (with `--diff`, as a flag can ask, plus a tombstone delete): they must stay what
+/// the renderer prints.
 #[test]
 fn readme_shows_every_event_kinds_jsonl_line_as_rendered() {
     let mut opts = jsonl_opts();
-    opts.show_old = true;
     opts.diff = true;
     let mut r = EventRenderer::new(Vec::new(), opts);
     for (i, e) in all_events().into_iter().enumerate() {
