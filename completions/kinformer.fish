@@ -39,8 +39,8 @@ complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "profiles" -d 'P
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "man" -d 'Print the man page, or write every page into a directory'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l count -d 'Stop after N printed events, N ≥ 1 (the exit summary follows)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l timeout -d 'Stop after this long (e.g. 30s, 5m)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l count -d 'Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer stopped line and the exit summary follow' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l timeout -l duration -d 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
@@ -53,11 +53,25 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
+lifecycle\t''
+deltas\t''
+fifo\t''
+indexer\t''
+notifications\t''
+handled\t''
+handlers\t''
+handler\t''
+resync\t''
+all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
+1.33\t''
+1.34\t''
+1.35\t''
+1.36\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -91,11 +105,25 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
+lifecycle\t''
+deltas\t''
+fifo\t''
+indexer\t''
+notifications\t''
+handled\t''
+handlers\t''
+handler\t''
+resync\t''
+all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
+1.33\t''
+1.34\t''
+1.35\t''
+1.36\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -115,7 +143,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show-secret
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s V -l version -d 'Print version'
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l duration -d 'How long to run before printing the timeline' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l timeout -l duration -d 'How long to run before printing the timeline (0 = until Ctrl-C)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
@@ -128,11 +156,25 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
+lifecycle\t''
+deltas\t''
+fifo\t''
+indexer\t''
+notifications\t''
+handled\t''
+handlers\t''
+handler\t''
+resync\t''
+all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
+1.33\t''
+1.34\t''
+1.35\t''
+1.36\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -160,10 +202,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s l -l selecto
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
+1.33\t''
+1.34\t''
+1.35\t''
+1.36\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -180,7 +226,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l embedded -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s V -l version -d 'Print version'
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l duration -d 'Stop after this long (default: run until interrupted)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l timeout -l duration -d 'Stop after this long (default, or 0: run until interrupted)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l churn -d 'Writes per second the embedded server makes (creates, updates, deletes)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l scenario -d 'Play a scenario file (timed writes, faults, handler changes) instead of churning' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l record -d 'Also record the informer\'s LIST pages and WATCH frames to FILE (see kinformer record)' -r -F
@@ -189,8 +235,12 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
+1.33\t''
+1.34\t''
+1.35\t''
+1.36\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -201,9 +251,19 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l on-panic -d
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
+lifecycle\t''
+deltas\t''
+fifo\t''
+indexer\t''
+notifications\t''
+handled\t''
+handlers\t''
+handler\t''
+resync\t''
+all\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; replaces the demo\'s fast and slow)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; replaces the demo\'s fast and slow)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l diff -d 'Print field-level diffs of update notifications'
@@ -212,7 +272,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l metadata-on
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s o -l output -d 'The record file to write (FILE.zst: zstd-compressed)' -r -F
-complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l timeout -d 'Stop after this long (default: until Ctrl-C)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l timeout -l duration -d 'Stop after this long (default, or 0: until Ctrl-C)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
@@ -220,10 +280,14 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s l -l sele
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
+1.33\t''
+1.34\t''
+1.35\t''
+1.36\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -235,6 +299,7 @@ skip\t'Skip the notification and pause that handler 1s (client-go with crashing 
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l show-secret-data -d 'Write Secret data and stringData values to the file (redacted by default)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
@@ -243,17 +308,31 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s V -l vers
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l speed -d 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l clock -d 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)' -r -f -a "wall\t'Timestamps are the time of the replay'
 virtual\t'tokio\'s paused clock: timestamps are the recording\'s, timers fire in virtual time'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l timeout -d 'Stop after this long (of the replay\'s clock)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l timeout -l duration -d 'Stop after this long (of the replay\'s clock; 0 = at the end of the recording)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
+lifecycle\t''
+deltas\t''
+fifo\t''
+indexer\t''
+notifications\t''
+handled\t''
+handlers\t''
+handler\t''
+resync\t''
+all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l resync -d 'The informer\'s default resync period (0 = never)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
+1.33\t''
+1.34\t''
+1.35\t''
+1.36\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r

@@ -3,7 +3,8 @@
 //! The library runs client-go's shared informer pipeline ([`informer`]), renders what it does
 //! ([`output`]), serves an embedded Kubernetes API server ([`apiserver`]) and wires it all into
 //! the command line ([`cli`]); [`scenario`] plays scripted writes and faults against it;
-//! [`duration`] parses and prints durations the way kubectl does, for all of them.
+//! [`duration`] parses and prints durations the way kubectl does, and [`redact`] hides Secret
+//! values, for all of them.
 
 pub mod apiserver;
 pub mod cli;
@@ -11,4 +12,5 @@ pub mod duration;
 pub mod informer;
 pub mod json_scan;
 pub mod output;
+pub mod redact;
 pub mod scenario;

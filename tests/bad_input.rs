@@ -251,6 +251,18 @@ async fn bad_input_is_one_line_with_its_exit_code() {
             "/nonexistent/seed.yaml",
         ),
         case(
+            "serve with a malformed seed file",
+            &["serve", "--seed", &garbled],
+            3,
+            "invalid seed file",
+        ),
+        case(
+            "serve with a seed document that is no object",
+            &["serve", "--seed", &bad_scenario],
+            3,
+            "document 1",
+        ),
+        case(
             "serve with a bad scenario",
             &["serve", "--scenario", &bad_scenario],
             3,

@@ -121,9 +121,30 @@ async fn watch_name_count_and_timeout_stop_the_stream() {
     let r = run(c.cmd(&["watch", "nodes", "-o", "jsonl", "--count", "3"])).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     let lines = parse_jsonl(&r.stdout);
-    assert_eq!(lines.len(), 4, "three events and the summary");
+    assert_eq!(
+        events(&lines, "handler", "notify").len(),
+        3,
+        "--count counts notifications: {}",
+        r.stdout
+    );
+    assert_stopped_because(&lines, "count of 3 notifications reached");
+    // Counted whether shown or not: no notification shown, the run still stops.
+    let hidden = [
+        "watch",
+        "nodes",
+        "-o",
+        "jsonl",
+        "--count",
+        "2",
+        "--show",
+        "lifecycle",
+    ];
+    let hidden = parse_jsonl(&run(c.cmd(&hidden)).await.stdout);
+    assert!(events(&hidden, "handler", "notify").is_empty());
+    assert_stopped_because(&hidden, "count of 2 notifications reached");
     let name = run(c.cmd(&["watch", "nodes", "node-1", "-o", "jsonl", "--until-synced"])).await;
     let synced = parse_jsonl(&name.stdout);
+    assert_stopped_because(&synced, "synced (--until-synced)");
     assert_eq!(
         events(&synced, "informer", "synced")[0]["objects"],
         1,
@@ -131,9 +152,26 @@ async fn watch_name_count_and_timeout_stop_the_stream() {
     );
     let timed = run(c.cmd(&["watch", "nodes", "-o", "jsonl", "--timeout", "1s"])).await;
     assert_eq!(timed.code, 0);
+    assert_stopped_because(&parse_jsonl(&timed.stdout), "timeout reached");
+    let table = run(c.cmd(&["watch", "nodes", "--until-synced"])).await;
+    assert!(
+        table
+            .stderr
+            .contains("elapsed; stopped: synced (--until-synced))"),
+        "the table summary says why: {}",
+        table.stderr
+    );
+}
+
+/// The `informer stopped` line and the summary (the last line) both say `reason`.
+fn assert_stopped_because(lines: &[Value], reason: &str) {
+    let stopped = events(lines, "informer", "stopped");
+    assert_eq!(stopped.len(), 1, "one stopped line: {lines:?}");
+    assert_eq!(stopped[0]["reason"], reason);
+    let summary = lines.last().unwrap();
     assert_eq!(
-        parse_jsonl(&timed.stdout).last().unwrap()["stage"],
-        "summary"
+        (&summary["stage"], &summary["stop_reason"]),
+        (&Value::from("summary"), &Value::from(reason))
     );
 }
 
@@ -154,7 +192,7 @@ async fn dump_prints_the_cache_and_every_index_in_each_mode() {
     for col in ["KEY", "RV", "AGE", "BY-NODE", "OWNER"] {
         assert!(first.contains(col), "{first}");
     }
-    assert!(table.stdout.contains("INDEX by-node") && table.stdout.contains("ReplicaSet/"));
+    assert!(table.stdout.contains("INDEX by-node") && table.stdout.contains("default/ReplicaSet/"));
 
     args.extend(["-o", "json"]);
     let json = run(c.cmd(&args)).await;
@@ -393,7 +431,12 @@ async fn signal_ends_with_summary(sig: &str, code: i32) {
     let status = child.wait().await.unwrap();
     assert_eq!(status.code(), Some(code));
     let lines = parse_jsonl(&seen.join("\n"));
-    assert_eq!(lines.last().unwrap()["stage"], "summary");
+    let reason = if code == 130 {
+        "interrupted (SIGINT)"
+    } else {
+        "terminated (SIGTERM)"
+    };
+    assert_stopped_because(&lines, reason);
 }
 
 #[tokio::test]
@@ -414,6 +457,25 @@ async fn a_closed_stdout_ends_quietly_with_success() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+#[tokio::test]
+async fn help_into_an_unwritable_stdout_is_a_failure() {
+    for args in [&["--help"][..], &["watch", "--help"], &["--version"]] {
+        let mut cmd = kinformer(args);
+        cmd.stdout(std::fs::File::create("/dev/full").unwrap())
+            .stderr(Stdio::piped());
+        let out = tokio::time::timeout(DEADLINE, cmd.spawn().unwrap().wait_with_output())
+            .await
+            .unwrap()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains("No space left"),
+            "{stderr}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -1282,4 +1344,63 @@ async fn the_list_spinner_never_mixes_with_rows_and_dumb_terminals_get_plain_tex
         assert!(text.contains(" notify "), "{what}: {text}");
         assert!(!text.contains("\u{1b}[3"), "{what}: coloured: {text}");
     }
+}
+
+#[tokio::test]
+async fn watch_index_shows_values_on_indexer_lines_and_the_index_table_in_the_summary() {
+    let c = Cluster::start().await;
+    let index = ["--index", "node=field:spec.nodeName", "--until-synced"];
+    let mut args = vec![
+        "watch", "pods", "-n", "default", "--show", "indexer", "-o", "jsonl",
+    ];
+    args.extend(index);
+    let r = run(c.cmd(&args)).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = parse_jsonl(&r.stdout);
+    let adds = events(&lines, "indexer", "add");
+    assert!(!adds.is_empty(), "{}", r.stdout);
+    for add in &adds {
+        let node = add["indices"]["node"][0].as_str().unwrap_or_default();
+        assert!(node.starts_with("node-"), "{add}");
+    }
+    let summary = lines.last().unwrap();
+    let held: u64 = summary["indices"]["node"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(held, adds.len() as u64, "{summary}");
+
+    let mut table = vec!["watch", "pods", "-n", "default", "--show", "indexer"];
+    table.extend(index);
+    let table = run(c.cmd(&table)).await;
+    assert!(table.stdout.contains(" node=node-"), "{}", table.stdout);
+    assert!(table.stderr.contains("INDEX node"), "{}", table.stderr);
+
+    // A Secret data index shows no value, on the lines or in the summary.
+    let secrets = [
+        "watch",
+        "secrets",
+        "-A",
+        "--show",
+        "indexer",
+        "-o",
+        "jsonl",
+        "--until-synced",
+        "--index",
+        "pw=field:data.password",
+    ];
+    let r = run(c.cmd(&secrets)).await;
+    assert!(
+        !r.stdout.contains("czNjcjN0") && !r.stdout.contains("cmVkaXMt"),
+        "{}",
+        r.stdout
+    );
+    let lines = parse_jsonl(&r.stdout);
+    assert_eq!(
+        events(&lines, "indexer", "add")[0]["indices"]["pw"],
+        serde_json::json!(["REDACTED"])
+    );
+    assert!(lines.last().unwrap()["indices"]["pw"]["REDACTED"].is_u64());
 }

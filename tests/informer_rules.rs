@@ -256,6 +256,7 @@ async fn h4_handlers_are_notified_after_the_indexer_write() {
                 Event::IndexerAdd {
                     key,
                     resource_version,
+                    ..
                 }
                 | Event::IndexerUpdate {
                     key,

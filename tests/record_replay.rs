@@ -2,15 +2,18 @@
 //! versioned JSONL (or zstd) file of every LIST and WATCH exchange; `replay` feeds it through
 //! the pipeline offline — same notifications as the recorded frames, byte-identical output
 //! under `--clock virtual`, a clear exit 7 naming the line for a bad file or for flags that
-//! make the replay ask for a request the recording does not hold.
+//! make the replay ask for a request the recording does not hold; Secret values redacted and
+//! files private (0600); the recording's quiet tail kept; no left-over warning after Ctrl-C.
 
 #[path = "common/binary.rs"]
 mod binary;
 
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 
 use binary::*;
 use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// Records `resources` from an embedded server with pod churn for `duration`.
 async fn record(dir: &Path, name: &str, resources: &str, extra: &[&str]) -> PathBuf {
@@ -174,6 +177,86 @@ async fn zstd_recordings_are_read_by_their_magic_bytes() {
     assert!(events(&parse_jsonl(&r.stdout), "informer", "synced").len() == 1);
 }
 
+/// The file's permission bits.
+fn mode(file: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(file).unwrap().permissions().mode() & 0o777
+}
+
+/// A Secret as `kubectl apply` leaves it: its values in `data` and again in the last-applied
+/// annotation (there as `stringData` too).
+fn applied_secret() -> Value {
+    let manifest = serde_json::json!({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "db", "namespace": "default"},
+        "data": {"token": "dG9wLXNlY3JldC10b2tlbg=="},
+        "stringData": {"password": "plain-hunter2"}
+    });
+    serde_json::json!({
+        "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+        "metadata": {"name": "db", "namespace": "default", "annotations": {
+            "kubectl.kubernetes.io/last-applied-configuration": manifest.to_string()}},
+        "data": {"token": "dG9wLXNlY3JldC10b2tlbg==", "password": "cGxhaW4taHVudGVyMg=="}
+    })
+}
+
+const SECRET_VALUES: [&str; 3] = [
+    "dG9wLXNlY3JldC10b2tlbg==",
+    "cGxhaW4taHVudGVyMg==",
+    "plain-hunter2",
+];
+
+/// `record secrets` against a cluster holding [`applied_secret`], with `extra` flags.
+async fn record_secrets(cluster: &Cluster, file: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["record", "secrets", "-n", "default", "--timeout", "1s"];
+    args.extend(extra);
+    args.extend(["-o", file.to_str().unwrap()]);
+    let r = run(cluster.cmd(&args)).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    std::fs::read_to_string(file).unwrap()
+}
+
+#[tokio::test]
+async fn record_files_redact_secret_values_in_pages_and_frames_and_are_private() {
+    let cluster = Cluster::start().await;
+    cluster.server.create_object(applied_secret()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // A LIST page (--watch-list=false) and watch frames (the watch-list's initial events).
+    for (name, how) in [
+        ("page.jsonl", "--watch-list=false"),
+        ("frames.jsonl", "--watch-list"),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, "old contents").unwrap();
+        let text = record_secrets(&cluster, &file, &[how]).await;
+        assert!(
+            text.contains("\"db\""),
+            "{how}: the secret was recorded: {text}"
+        );
+        for value in SECRET_VALUES {
+            assert!(!text.contains(value), "{how}: {value} is on disk: {text}");
+        }
+        assert!(text.contains("REDACTED"), "{how}: {text}");
+        assert_eq!(
+            mode(&file),
+            0o600,
+            "{how}: created readable by its owner only"
+        );
+        let flags = ["--speed", "max", "-o", "jsonl", "--show-secret-data", how];
+        let r = replay(&file, &flags).await;
+        assert_eq!(r.code, 0, "a redacted file replays: {}", r.stderr);
+        assert!(r.stdout.contains("REDACTED"), "{}", r.stdout);
+    }
+    let file = dir.path().join("kept.jsonl");
+    let text = record_secrets(&cluster, &file, &["--show-secret-data"]).await;
+    for value in SECRET_VALUES {
+        assert!(
+            text.contains(value),
+            "--show-secret-data keeps {value}: {text}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn demo_records_what_it_shows() {
     let dir = tempfile::tempdir().unwrap();
@@ -191,6 +274,7 @@ async fn demo_records_what_it_shows() {
     .await;
     assert_eq!(demo.code, 0, "{}", demo.stderr);
     assert_eq!(entries(&file)[0]["resources"], serde_json::json!(["pods"]));
+    assert_eq!(mode(&file), 0o600, "demo --record files are private too");
     let synced =
         |stdout: &str| events(&parse_jsonl(stdout), "informer", "synced")[0]["objects"].clone();
     let r = replay(&file, &["--speed", "max", "-o", "jsonl"]).await;
@@ -264,4 +348,90 @@ async fn bad_record_files_are_one_error_line_naming_the_line() {
     let missing = replay(&dir.path().join("nope.jsonl"), &[]).await;
     assert_eq!(missing.code, 7, "{}", missing.stderr);
     assert_eq!(missing.stderr.lines().count(), 1, "{}", missing.stderr);
+}
+
+/// The span of a JSONL trace, first line to summary, in its own timestamps.
+fn traced_span(stdout: &str) -> jiff::SignedDuration {
+    let lines = parse_jsonl(stdout);
+    let ts = |v: &Value| {
+        v["ts"]
+            .as_str()
+            .unwrap()
+            .parse::<jiff::Timestamp>()
+            .unwrap()
+    };
+    let last = lines.last().unwrap();
+    assert_eq!(last["stage"], "summary");
+    ts(last).duration_since(ts(&lines[0]))
+}
+
+#[tokio::test]
+async fn a_replay_keeps_the_quiet_tail_of_the_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("quiet.jsonl");
+    let r = run(kinformer(&[
+        "record",
+        "pods",
+        "-n",
+        "default",
+        "--embedded",
+        "--churn",
+        "0",
+        "--timeout",
+        "2s",
+        "-o",
+        file.to_str().unwrap(),
+    ]))
+    .await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let last = entries(&file).pop().unwrap();
+    assert_eq!(
+        last["stopped"], true,
+        "the file says when it stopped: {last}"
+    );
+    let stopped = last["t"].as_u64().unwrap();
+    assert!(
+        stopped >= 1500,
+        "--timeout 2s counts from the start: {last}"
+    );
+    let replayed = replay(&file, &["--clock", "virtual", "-o", "jsonl"]).await;
+    assert_eq!(replayed.code, 0, "{}", replayed.stderr);
+    let span = traced_span(&replayed.stdout);
+    assert!(
+        span >= jiff::SignedDuration::from_millis(stopped as i64 - 200),
+        "a 2s recording of a quiet cluster replays for 2s, not until its last entry: {span}"
+    );
+}
+
+#[tokio::test]
+async fn ctrl_c_during_a_replay_warns_of_no_unasked_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = record(dir.path(), "rec.jsonl", "pods", &[]).await;
+    let mut cmd = kinformer(&["replay", file.to_str().unwrap(), "-o", "jsonl"]);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    tokio::time::timeout(DEADLINE, async {
+        while let Some(line) = out.next_line().await.unwrap() {
+            if line.contains("\"event\":\"synced\"") {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the replay synced");
+    let pid = child.id().unwrap().to_string();
+    let kill = tokio::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status();
+    assert!(kill.await.unwrap().success());
+    let drained = tokio::time::timeout(DEADLINE, async {
+        while out.next_line().await.unwrap().is_some() {}
+    });
+    drained.await.expect("the replay closed stdout");
+    let done = tokio::time::timeout(DEADLINE, child.wait_with_output()).await;
+    let done = done.expect("the replay stopped").unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(130), "{stderr}");
+    assert!(!stderr.contains("never asked for"), "{stderr}");
 }

@@ -114,14 +114,15 @@ pub struct WatchArgs {
     /// several comma-separated (pods,deploy,rs): one informer each
     #[arg(value_name = "RESOURCE", value_parser = parse_resource_list)]
     pub resources: ResourceList,
-    /// Only this object (a metadata.name field selector)
-    #[arg(value_name = "NAME")]
+    /// Only this object (a metadata.name field selector; its namespace goes in -n)
+    #[arg(value_name = "NAME", value_parser = parse_object_name)]
     pub name: Option<String>,
-    /// Stop after N printed events, N ≥ 1 (the exit summary follows)
+    /// Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer
+    /// stopped line and the exit summary follow
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
-    /// Stop after this long (e.g. 30s, 5m)
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    /// Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)
+    #[arg(long, visible_alias = "duration", value_name = "DUR", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
     /// Stop once the informer has synced (the initial list was delivered)
     #[arg(long)]
@@ -147,12 +148,18 @@ pub struct DumpArgs {
 /// `kinformer resync`.
 #[derive(Debug, Args)]
 pub struct ResyncArgs {
-    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …)
-    #[arg(value_name = "RESOURCE", value_parser = parse_resource)]
+    /// The resource, as kubectl names it (pods, deploy, deployments.apps, …): one only
+    #[arg(value_name = "RESOURCE", value_parser = parse_one_resource)]
     pub resource: String,
-    /// How long to run before printing the timeline
-    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
-    pub duration: Duration,
+    /// How long to run before printing the timeline (0 = until Ctrl-C)
+    #[arg(
+        long,
+        visible_alias = "duration",
+        value_name = "DUR",
+        default_value = "30s",
+        value_parser = parse_duration
+    )]
+    pub timeout: Option<Duration>,
     #[command(flatten)]
     pub informer: InformerArgs,
 }
@@ -201,12 +208,12 @@ pub struct TopArgs {
     mut_arg("resync", |a| a.default_value("30s")),
     mut_arg("handlers", |a| a
         .default_values(DEMO_HANDLERS)
-        .help("Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; replaces the demo's fast and slow)")),
+        .help("Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; replaces the demo's fast and slow)")),
 )]
 pub struct DemoArgs {
-    /// Stop after this long (default: run until interrupted)
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
-    pub duration: Option<Duration>,
+    /// Stop after this long (default, or 0: run until interrupted)
+    #[arg(long, visible_alias = "duration", value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
     /// Writes per second the embedded server makes (creates, updates, deletes)
     #[arg(long, value_name = "OPS", default_value_t = 5)]
     pub churn: u32,
@@ -245,9 +252,12 @@ pub struct RecordArgs {
     /// The record file to write (FILE.zst: zstd-compressed)
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub file: PathBuf,
-    /// Stop after this long (default: until Ctrl-C)
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    /// Stop after this long (default, or 0: until Ctrl-C)
+    #[arg(long, visible_alias = "duration", value_name = "DUR", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
+    /// Write Secret data and stringData values to the file (redacted by default)
+    #[arg(long)]
+    pub show_secret_data: bool,
     #[command(flatten)]
     pub connection: ConnectionArgs,
     #[command(flatten)]
@@ -266,8 +276,8 @@ pub struct ReplayArgs {
     /// Trace timestamps: wall (now), or virtual (recorded time; output identical every run)
     #[arg(long, value_name = "CLOCK", default_value = "wall")]
     pub clock: ClockArg,
-    /// Stop after this long (of the replay's clock)
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    /// Stop after this long (of the replay's clock; 0 = at the end of the recording)
+    #[arg(long, visible_alias = "duration", value_name = "DUR", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
     /// Draw the replay as kinformer top does (a terminal; q quits) instead of streaming it
     #[arg(long, conflicts_with_all = ["clock", "output", "timeout"])]
@@ -426,7 +436,8 @@ pub struct OutputArgs {
         long,
         value_name = "STAGES",
         default_value = "lifecycle,notifications,resync",
-        value_parser = parse_show
+        value_parser = Offering::new(parse_show, show_names),
+        hide_possible_values = true
     )]
     pub show: ShowSet,
     /// Print field-level diffs of update notifications
@@ -441,17 +452,24 @@ pub struct OutputArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Informer")]
 pub struct PipelineArgs {
-    /// Add an event handler: NAME[:resync=DUR][:delay=DUR] (repeatable; default one `default`)
+    /// Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default
+    /// one `default`)
     #[arg(long = "handler", value_name = "SPEC", value_parser = parse_handler)]
     pub handlers: Vec<HandlerSpec>,
     /// The informer's default resync period (0 = never)
     #[arg(long, value_name = "DUR", default_value = "0", value_parser = parse_duration)]
     pub resync: Duration,
-    /// Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner
+    /// Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the
+    /// controller owner as namespace/Kind/name)
     #[arg(long = "index", value_name = "NAME=EXPR", value_parser = parse_index)]
     pub indexes: Vec<IndexDef>,
     /// The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy
-    #[arg(long = "client-go", value_name = "VERSION", default_value = NEWEST, value_parser = parse_client_go)]
+    #[arg(
+        long = "client-go",
+        value_name = "VERSION",
+        default_value = NEWEST,
+        value_parser = Offering::new(parse_client_go, client_go_names)
+    )]
     pub client_go: &'static Profile,
     /// The queue between reflector and indexer (default: the --client-go release's)
     #[arg(long, value_name = "KIND")]
@@ -637,6 +655,52 @@ const SHOW_NAMES: [(&str, &[Shown]); 10] = [
     ("resync", &[Shown::Stage(Stage::Resync)]),
 ];
 
+/// A value parser that parses with a function and offers a list of values to shell completion
+/// (a `--show` list or a `--client-go` release the function accepts, as clap's possible values).
+#[derive(Clone)]
+struct Offering<T> {
+    parse: fn(&str) -> Result<T, String>,
+    names: fn() -> Vec<&'static str>,
+}
+
+impl<T> Offering<T> {
+    fn new(parse: fn(&str) -> Result<T, String>, names: fn() -> Vec<&'static str>) -> Self {
+        Self { parse, names }
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Offering<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        self.parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new((self.names)().into_iter().map(PossibleValue::new)))
+    }
+}
+
+/// The `--show` names completion offers.
+fn show_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = SHOW_NAMES.iter().map(|(name, _)| *name).collect();
+    names.push("all");
+    names
+}
+
+/// The `--client-go` releases.
+fn client_go_names() -> Vec<&'static str> {
+    crate::informer::profile::PROFILES
+        .iter()
+        .map(|p| p.version)
+        .collect()
+}
+
 /// Parses `--show lifecycle,notifications,…` (or `all`).
 pub fn parse_show(text: &str) -> Result<ShowSet, String> {
     let mut stages = StageSet::minimal();
@@ -765,6 +829,29 @@ pub fn parse_resource(text: &str) -> Result<String, String> {
     }
 }
 
+/// A RESOURCE argument of a single-resource command (`resync`): as [`parse_resource`], with a
+/// clear word for kubectl's comma list.
+pub fn parse_one_resource(text: &str) -> Result<String, String> {
+    if text.contains(',') {
+        return Err(format!(
+            "resync takes one resource only, not the list {text:?}: run one resync per resource"
+        ));
+    }
+    parse_resource(text)
+}
+
+/// The NAME argument: an object's name. kubectl's `namespace/name` is no such thing here: its
+/// namespace goes in `-n`.
+pub fn parse_object_name(text: &str) -> Result<String, String> {
+    match text.split_once('/') {
+        Some((ns, name)) if !ns.is_empty() && !name.is_empty() && !name.contains('/') => Err(
+            format!("NAME is an object name, not namespace/name: use -n {ns} {name}"),
+        ),
+        Some(_) => Err(format!("invalid name {text:?}: a name has no '/'")),
+        None => Ok(text.to_owned()),
+    }
+}
+
 /// Resource names as given in one word: `pods` or kubectl's `pods,deploy,rs`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceList(pub Vec<String>);
@@ -823,8 +910,12 @@ impl Cli {
         Cli::command().name(name).bin_name(name)
     }
 
-    /// kubectl's readings of empty values: `-n ''` is the context's namespace.
+    /// kubectl's readings of empty values: `-n ''` is the context's namespace, and a timeout
+    /// of 0 is no timeout.
     fn normalize(&mut self) {
+        if let Some(timeout) = self.timeout_mut() {
+            *timeout = timeout.filter(|t| !t.is_zero());
+        }
         let connection = match &mut self.command {
             Command::Watch(a) => &mut a.informer.connection,
             Command::Dump(a) => &mut a.informer.connection,
@@ -834,6 +925,18 @@ impl Cli {
             _ => return,
         };
         connection.namespace = connection.namespace.take().filter(|ns| !ns.is_empty());
+    }
+
+    /// The subcommand's `--timeout` (alias `--duration`), if it has one.
+    fn timeout_mut(&mut self) -> Option<&mut Option<Duration>> {
+        match &mut self.command {
+            Command::Watch(a) => Some(&mut a.timeout),
+            Command::Resync(a) => Some(&mut a.timeout),
+            Command::Demo(a) => Some(&mut a.timeout),
+            Command::Record(a) => Some(&mut a.timeout),
+            Command::Replay(a) => Some(&mut a.timeout),
+            _ => None,
+        }
     }
 
     /// Checks that span several values; `Err` is a one-line usage message.
@@ -884,7 +987,15 @@ where
     record_given(&mut cli, &matches);
     cli.validate()
         .and_then(|()| reject_ignored_flags(&matches))
-        .map_err(|msg| command.error(clap::error::ErrorKind::ValueValidation, msg))?;
+        .map_err(|msg| {
+            // The subcommand's usage, not the top level's, follows the message.
+            let sub = matches.subcommand_name();
+            let target = match sub.and_then(|name| command.find_subcommand_mut(name)) {
+                Some(sub) => sub,
+                None => &mut command,
+            };
+            target.error(clap::error::ErrorKind::ValueValidation, msg)
+        })?;
     Ok(cli)
 }
 
@@ -1090,11 +1201,11 @@ mod tests {
     fn other_subcommands() {
         let cli = parse(&["resync", "pods", "--duration", "2m"]).unwrap();
         assert!(
-            matches!(cli.command, Command::Resync(ref r) if r.duration == Duration::from_secs(120))
+            matches!(cli.command, Command::Resync(ref r) if r.timeout == Some(Duration::from_secs(120)))
         );
         let cli = parse(&["demo", "--churn", "10", "-o", "jsonl"]).unwrap();
         assert!(
-            matches!(cli.command, Command::Demo(ref d) if d.churn == 10 && d.duration.is_none())
+            matches!(cli.command, Command::Demo(ref d) if d.churn == 10 && d.timeout.is_none())
         );
         let cli = parse(&[
             "serve",
@@ -1118,6 +1229,84 @@ mod tests {
             cli.command,
             Command::Man(ManArgs { out_dir: Some(_) })
         ));
+    }
+
+    #[test]
+    fn timeout_is_the_name_duration_its_alias_and_0_no_limit() {
+        let timeout = |args: &[&str]| {
+            let mut cli = parse(args).unwrap();
+            cli.timeout_mut().and_then(|t| *t)
+        };
+        let five = Some(Duration::from_secs(5));
+        for command in [
+            &["watch", "pods"][..],
+            &["resync", "pods"],
+            &["demo"],
+            &["record", "pods", "-o", "f"],
+            &["replay", "f"],
+        ] {
+            for flag in ["--timeout", "--duration"] {
+                let mut args = command.to_vec();
+                args.extend([flag, "5s"]);
+                assert_eq!(timeout(&args), five, "{args:?}");
+                args.pop();
+                args.push("0");
+                assert_eq!(timeout(&args), None, "{args:?}: 0 is no limit");
+            }
+        }
+        assert_eq!(timeout(&["resync", "pods"]), Some(Duration::from_secs(30)));
+    }
+
+    #[test]
+    fn kubectl_forms_that_do_not_apply_say_so() {
+        let err = parse(&["resync", "pods,deploy"]).unwrap_err().to_string();
+        assert!(err.contains("resync takes one resource only"), "{err}");
+        let err = parse(&["watch", "pods", "default/web-1"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("use -n default web-1"), "{err}");
+        assert_eq!(watch(&["pods", "web-1"]).name.as_deref(), Some("web-1"));
+    }
+
+    #[test]
+    fn a_usage_error_shows_the_subcommands_usage() {
+        let err = parse(&["watch", "pods", "--handler", "a", "--handler", "a"]).unwrap_err();
+        let text = err.render().to_string();
+        assert!(text.contains("Usage: kinformer watch"), "{text}");
+        let err = parse(&["dump", "pods", "--show", "all"]).unwrap_err();
+        assert!(err.render().to_string().contains("Usage: kinformer dump"));
+    }
+
+    #[test]
+    fn bash_completion_offers_client_go_show_and_output_values() {
+        let script = String::from_utf8(crate::cli::docs::completion_script(
+            clap_complete::Shell::Bash,
+        ))
+        .unwrap();
+        let offered = |flag: &str| {
+            let case = format!("                {flag})\n");
+            let at = script
+                .find(&case)
+                .unwrap_or_else(|| panic!("no {flag} case"));
+            script[at..].lines().nth(1).unwrap_or_default().to_owned()
+        };
+        assert!(offered("--client-go").contains("1.32 1.33 1.34 1.35 1.36"));
+        assert!(offered("--show").contains("lifecycle") && offered("--show").contains("all"));
+        assert!(offered("-o").contains("table wide jsonl json yaml"));
+    }
+
+    #[test]
+    fn handler_help_names_every_option_the_parser_takes() {
+        for command in ["watch", "demo"] {
+            let help = parse(&[command, "--help"])
+                .unwrap_err()
+                .render()
+                .to_string();
+            assert!(
+                help.contains("NAME[:resync=DUR][:delay=DUR][:panic-every=N]"),
+                "{command}: {help}"
+            );
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
+use crate::informer::source::record_file::SecretData;
 use crate::informer::trace::Event;
 use crate::output::{EventRenderer, Hidden};
 use crate::scenario::{self, InspectorAction, Scenario};
@@ -55,7 +56,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     };
     let (shown, hidden) = (args.output.show.stages(), args.output.show.hidden());
     let started = Instant::now();
-    let deadline = deadline_after(args.duration);
+    let deadline = deadline_after(args.timeout);
     let preparing = Inspection::prepare(
         &cluster,
         &selection,
@@ -68,7 +69,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         Err(cut) => {
             let handlers = &args.pipeline.handlers;
             let format = args.output.output;
-            return stopped_before_start(cut, format, handlers, started, args.duration);
+            return stopped_before_start(cut, format, handlers, started, args.timeout);
         }
     };
     let stop_when = StopWhen {
@@ -78,7 +79,8 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     let recording = match &args.record {
         Some(path) => {
             let version = args.pipeline.client_go.version;
-            let recorder = super::record::start(path, &mut inspection, version).await?;
+            let secrets = SecretData::shown(args.output.show_secret_data);
+            let recorder = super::record::start(path, &mut inspection, version, secrets).await?;
             Some((recorder, path, inspection.labels()))
         }
         None => None,

@@ -10,13 +10,12 @@ use crate::informer::store::Cache;
 use crate::informer::trace::Event;
 use crate::output::dump::{DumpInput, render};
 
-use super::args::{DumpArgs, PipelineArgs, resource_names};
+use super::args::{DumpArgs, resource_names};
 use super::connect::{Interrupted, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, dump_stages, list_progress};
 use super::session::Session;
 use super::stream::{Ending, STDOUT_BUFFER, Signals};
-use crate::output::redact::LAST_APPLIED;
 
 pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let resources = resource_names(&args.resources);
@@ -35,7 +34,7 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
     let mut session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let ending = wait_synced(&mut session, signals).await;
     if ending != Ending::Done {
-        session.stop().await;
+        session.stop(&ending.reason()).await;
         connection.close().await;
         return ending.into_exit();
     }
@@ -50,7 +49,7 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
             )
         })
         .collect();
-    session.stop().await;
+    session.stop("synced: the cache is printed").await;
     connection.close().await;
     super::memory::release_free_heap();
     let mut out = BufWriter::with_capacity(STDOUT_BUFFER, io::stdout());
@@ -68,7 +67,11 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
                 }
             }
             let (objects, index_names, indices) = snapshot(store);
-            let secret_indices = secret_indices(&args.informer.pipeline, opts.redacts());
+            let secret_indices = if opts.redacts() {
+                opts.secret_indices.clone()
+            } else {
+                Vec::new()
+            };
             let input = DumpInput {
                 resource: several.then_some(resource.as_str()),
                 resource_version: rv,
@@ -84,23 +87,6 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(0),
     }
-}
-
-/// The `--index` names whose values are a Secret's data: `field:data…`, `field:stringData…`,
-/// or the last-applied annotation (which holds the whole manifest).
-fn secret_indices(pipeline: &PipelineArgs, redacts: bool) -> Vec<String> {
-    let secret = |expr: &str| {
-        let field = expr.strip_prefix("field:").unwrap_or_default();
-        let top = field.split(['.', '[']).next().unwrap_or_default();
-        ["data", "stringData"].contains(&top)
-            || expr.strip_prefix("annotation:") == Some(LAST_APPLIED)
-    };
-    pipeline
-        .indexes
-        .iter()
-        .filter(|d| redacts && secret(&d.expr))
-        .map(|d| d.name.clone())
-        .collect()
 }
 
 /// Feeds the LIST progress bar until every informer synced, a signal, or an informer ended by

@@ -13,6 +13,7 @@ use crate::informer::trace::{Stage, StageSet};
 use crate::output::RenderOptions;
 use crate::output::progress::ListProgress;
 use crate::output::table::color_enabled;
+use crate::redact::{LAST_APPLIED, SECRET_FIELDS};
 
 use super::args::{ConnectionArgs, InformerArgs, OutputArgs, PipelineArgs, TransformArg};
 use super::client::{DialError, TlsVerifyError};
@@ -150,7 +151,9 @@ impl Inspection {
             clock: None,
         };
         let labels: Vec<String> = resources.iter().map(ResolvedResource::label).collect();
-        let render = output.map_or_else(RenderOptions::default, |o| render_options(o, &labels));
+        let render = output.map_or_else(RenderOptions::default, |o| {
+            render_options(o, &labels, pipeline)
+        });
         Ok(Self {
             connection,
             resources,
@@ -290,8 +293,14 @@ fn backoff(defaults: BackoffConfig, max: Option<std::time::Duration>) -> Backoff
 /// Render options from the output flags for `resources` (trace labels); colour only on a TTY
 /// without NO_COLOR. Secret data is redacted in the events of core/v1 secrets (label
 /// `secrets`); several resources get a RESOURCE column.
-pub fn render_options(output: &OutputArgs, resources: &[String]) -> RenderOptions {
-    let secrets = resources.iter().find(|r| *r == "secrets");
+pub fn render_options(
+    output: &OutputArgs,
+    resources: &[String],
+    pipeline: &PipelineArgs,
+) -> RenderOptions {
+    let secrets = resources
+        .iter()
+        .find(|r| *r == crate::redact::SECRETS_RESOURCE);
     let tty = std::io::stdout().is_terminal();
     let no_color = std::env::var("NO_COLOR").ok();
     RenderOptions {
@@ -305,7 +314,24 @@ pub fn render_options(output: &OutputArgs, resources: &[String]) -> RenderOption
         show_secret_data: output.show_secret_data,
         several_resources: resources.len() > 1,
         secrets_resource: secrets.cloned(),
+        secret_indices: secret_indices(pipeline),
     }
+}
+
+/// The `--index` names whose values are a Secret's data: `field:data…`, `field:stringData…`,
+/// or the last-applied annotation (which holds the whole manifest).
+fn secret_indices(pipeline: &PipelineArgs) -> Vec<String> {
+    let secret = |expr: &str| {
+        let field = expr.strip_prefix("field:").unwrap_or_default();
+        let top = field.split(['.', '[']).next().unwrap_or_default();
+        SECRET_FIELDS.contains(&top) || expr.strip_prefix("annotation:") == Some(LAST_APPLIED)
+    };
+    pipeline
+        .indexes
+        .iter()
+        .filter(|d| secret(&d.expr))
+        .map(|d| d.name.clone())
+        .collect()
 }
 
 /// stdout's terminal width, else `$COLUMNS` when the shell exports it.

@@ -26,7 +26,6 @@ pub use args::{parse_field_selector, parse_handler, parse_index, parse_label_sel
 
 use std::io;
 
-use crate::apiserver::Seed;
 use args::{Cli, Command};
 use exit::CliError;
 use stream::Signals;
@@ -36,10 +35,7 @@ pub fn main() -> u8 {
     memory::use_one_arena();
     let cli = match args::parse_from(std::env::args_os()) {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return exit_code(e.exit_code());
-        }
+        Err(e) => return exit_code(print_clap(&e)),
     };
     init_logging(cli.verbosity);
     let runtime = match runtime_for(&cli.command) {
@@ -72,6 +68,18 @@ fn runtime_for(command: &Command) -> io::Result<tokio::runtime::Runtime> {
     }
 }
 
+/// Prints clap's help, version or usage error; its exit code, or 1 when the help cannot be
+/// written (stdout is full or unwritable; a closed pipe stays a quiet success).
+fn print_clap(e: &clap::Error) -> i32 {
+    match e.print() {
+        Err(io) if io.kind() != io::ErrorKind::BrokenPipe => {
+            eprintln!("error: cannot write to stdout: {io}");
+            1
+        }
+        _ => e.exit_code(),
+    }
+}
+
 /// A process exit code (every documented one fits a byte).
 fn exit_code(code: i32) -> u8 {
     u8::try_from(code).unwrap_or(1)
@@ -94,27 +102,11 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Demo(a) => demo::run(a, &mut signals).await,
         Command::Record(a) => record::run(a, &mut signals).await,
         Command::Replay(a) => replay::run(a, &mut signals).await,
-        Command::Serve(a) => {
-            check_seed_files(&a.seed)?;
-            serve::run(a, &mut signals).await
-        }
+        Command::Serve(a) => serve::run(a, &mut signals).await,
         Command::Profiles => quiet_pipe(profiles::print(&mut io::stdout())),
         Command::Completions(a) => quiet_pipe(docs::print_completions(a.shell, &mut io::stdout())),
         Command::Man(a) => quiet_pipe(docs::run_man(a.out_dir.as_deref(), &mut io::stdout())),
     }
-}
-
-/// A `--seed` file that cannot be read is a configuration error (exit 3), like a missing
-/// kubeconfig or scenario file.
-fn check_seed_files(seeds: &[Seed]) -> Result<(), CliError> {
-    for seed in seeds {
-        if let Seed::File(path) = seed {
-            std::fs::metadata(path).map_err(|e| {
-                CliError::Config(format!("cannot read seed file {}: {e}", path.display()))
-            })?;
-        }
-    }
-    Ok(())
 }
 
 /// A closed stdout is a quiet success.
@@ -139,7 +131,7 @@ fn init_logging(verbosity: u8) {
 }
 
 /// `-v N` as an EnvFilter: 0–1 warnings, 2–3 each request and retry (info), 4–5 each URL,
-/// status and time (debug), 6+ request and response headers without credentials (trace).
+/// status and time (debug), 6+ each response's headers (trace).
 pub fn log_filter(verbosity: u8) -> &'static str {
     match verbosity {
         0..=1 => "kinformer=warn",

@@ -8,7 +8,7 @@ use std::path::Path;
 use tokio::time::Instant;
 
 use crate::informer::source::record::Recorder;
-use crate::informer::source::record_file::{Header, VERSION};
+use crate::informer::source::record_file::{Header, SecretData, VERSION};
 use crate::output::{EventRenderer, OutputFormat, RenderOptions};
 
 use super::args::{RecordArgs, resource_names};
@@ -34,7 +34,9 @@ pub async fn run(args: RecordArgs, signals: &mut Signals) -> Result<i32, CliErro
             return stopped_before_start(cut, format, &handlers, started, args.timeout);
         }
     };
-    let recorder = start(&args.file, &mut inspection, args.pipeline.client_go.version).await?;
+    let version = args.pipeline.client_go.version;
+    let secrets = SecretData::shown(args.show_secret_data);
+    let recorder = start(&args.file, &mut inspection, version, secrets).await?;
     let labels = inspection.labels();
     let Inspection {
         connection, plan, ..
@@ -59,11 +61,13 @@ pub async fn run(args: RecordArgs, signals: &mut Signals) -> Result<i32, CliErro
     ending.into_exit()
 }
 
-/// Creates the record file for `inspection`'s resources and wraps their sources with it.
+/// Creates the record file for `inspection`'s resources (Secret values as `secrets` says) and
+/// wraps their sources with it.
 pub async fn start(
     path: &Path,
     inspection: &mut Inspection,
     client_go: &str,
+    secrets: SecretData,
 ) -> Result<Recorder, CliError> {
     let server_version = inspection
         .connection
@@ -79,9 +83,9 @@ pub async fn start(
         client_go: client_go.to_owned(),
         resources: inspection.labels(),
     };
-    let recorder = Recorder::create(path, &header).map_err(|e| {
-        CliError::Config(format!("cannot write record file {}: {e}", path.display()))
-    })?;
+    let recorder = Recorder::create(path, &header)
+        .map_err(|e| CliError::Config(format!("cannot write record file {}: {e}", path.display())))?
+        .with_secret_data(secrets);
     for resource in &mut inspection.plan.resources {
         resource.source = recorder.wrap(&resource.resource, resource.source.clone());
     }

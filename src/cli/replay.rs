@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use crate::informer::reflector::seed_randomness;
 use crate::informer::source::record_file::{RecordError, RecordFile};
 use crate::informer::source::replay::{Replay, ReplayEnd};
-use crate::informer::trace::TraceClock;
+use crate::informer::trace::{StageSet, TraceClock};
 use crate::output::EventRenderer;
 use crate::scenario::InspectorAction;
 
@@ -61,10 +61,10 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
         informer: informer_config(&args.pipeline),
         indexers: args.pipeline.index_functions(),
         handlers: args.pipeline.handler_specs(),
-        shown: args.output.show.stages(),
+        shown: shown_stages(&args),
         clock: virtual_clock.then(|| recorded_time(created)),
     };
-    let render = render_options(&args.output, &resources);
+    let render = render_options(&args.output, &resources, &args.pipeline);
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     if args.top {
         return view(session, resources, &args, &mut replay, &path, signals).await;
@@ -75,6 +75,7 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
         .with_hidden(args.output.show.hidden());
     let stop_when = StopWhen {
         timeout: deadline_after(args.timeout).map(|d| d.saturating_duration_since(Instant::now())),
+        end_action: Some("end of the recording"),
         ..StopWhen::default()
     };
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
@@ -108,7 +109,7 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
         }
     };
     progress.finish();
-    report(&replay, &path);
+    report(&replay, &path, end.as_ref());
     if let Some(ReplayEnd::Mismatch(e)) = end {
         return Err(bad(e));
     }
@@ -155,11 +156,21 @@ async fn view(
         },
     )
     .await;
-    report(replay, path);
+    report(replay, path, end.as_ref());
     if let Some(ReplayEnd::Mismatch(e)) = end {
         return Err(CliError::BadRecord(format!("{path}:{e}")));
     }
     ending?.into_exit()
+}
+
+/// The stages the pipeline delivers: `--show`'s for a stream; every stage for `--top`, whose
+/// boxes count every event whatever `--show` says.
+fn shown_stages(args: &ReplayArgs) -> StageSet {
+    if args.top {
+        StageSet::ALL
+    } else {
+        args.output.show.stages()
+    }
 }
 
 /// The virtual clock's timestamps: the recording's start plus the paused clock's progress.
@@ -171,9 +182,10 @@ fn recorded_time(created: jiff::Timestamp) -> TraceClock {
     })
 }
 
-/// Warnings on stderr: calls answered although they differ from the recording, and entries
-/// the replay never asked for.
-fn report(replay: &Replay, path: &str) {
+/// Warnings on stderr: calls answered although they differ from the recording, and — when the
+/// replay reached the end of the file (not after Ctrl-C or `--timeout`) — entries it never
+/// asked for.
+fn report(replay: &Replay, path: &str, end: Option<&ReplayEnd>) {
     let notes = replay.notes();
     for note in notes.iter().take(MAX_NOTES) {
         eprintln!("warning: {path}:{note}");
@@ -185,7 +197,36 @@ fn report(replay: &Replay, path: &str) {
         );
     }
     let left = replay.left_over();
-    if left > 0 {
+    if left > 0 && end == Some(&ReplayEnd::Finished) {
         eprintln!("warning: {path}: {left} recorded entries were never asked for");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::{Command, parse_from};
+    use crate::informer::trace::Stage;
+
+    fn replay_args(args: &[&str]) -> ReplayArgs {
+        let argv = ["kinformer", "replay", "rec.jsonl"].iter().chain(args);
+        match parse_from(argv).unwrap().command {
+            Command::Replay(r) => r,
+            other => panic!("not replay: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_top_view_gets_every_stage_whatever_show_says() {
+        for show in [&[][..], &["--show", "notifications"]] {
+            let mut args = vec!["--top"];
+            args.extend_from_slice(show);
+            assert_eq!(shown_stages(&replay_args(&args)), StageSet::ALL, "{show:?}");
+        }
+        let stream = shown_stages(&replay_args(&["--show", "notifications"]));
+        assert!(
+            !stream.contains(Stage::Fifo),
+            "a stream delivers what it shows"
+        );
     }
 }

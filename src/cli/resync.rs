@@ -83,7 +83,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     }
     let mut stderr = progress.writer(io::stderr(), true);
     let stop_when = StopWhen {
-        timeout: Some(args.duration),
+        timeout: args.timeout,
         ..StopWhen::default()
     };
     let mut observe = |e: &Event| {

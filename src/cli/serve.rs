@@ -8,7 +8,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
+use crate::apiserver::{EmbeddedServer, Seed, ServerConfig, ServerError};
 use crate::scenario::{self, Scenario};
 
 use super::args::ServeArgs;
@@ -43,9 +43,7 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
         controllers: args.controllers,
         ..defaults
     };
-    let server = EmbeddedServer::start(config)
-        .await
-        .map_err(|e| CliError::Runtime(e.to_string()))?;
+    let server = EmbeddedServer::start(config).await.map_err(start_error)?;
     let temporary = args.kubeconfig_out.is_none();
     let path = args
         .kubeconfig_out
@@ -61,6 +59,17 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
     }
     server.shutdown().await;
     served
+}
+
+/// Why the server did not start: a `--seed` file that cannot be read or holds something that
+/// is no object is a configuration error (exit 3); anything else a runtime failure.
+fn start_error(e: ServerError) -> CliError {
+    match e {
+        ServerError::SeedRead { .. } | ServerError::SeedFile { .. } => {
+            CliError::Config(e.to_string())
+        }
+        other => CliError::Runtime(other.to_string()),
+    }
 }
 
 /// Announces the server and serves until a signal or the scenario's end.

@@ -17,7 +17,7 @@ use crate::informer::factory::{InformerFactory, OnInformerError};
 use crate::informer::processor::{HandlerPanic, Listener, SimulatedHandler};
 use crate::informer::reflector::{ReflectorError, WatchErrorHandler};
 use crate::informer::shared_informer::{
-    InformerConfig, InformerError, Registration, SharedIndexInformer,
+    InformerConfig, InformerError, Registration, SharedIndexInformer, StopReason,
 };
 use crate::informer::source::ListerWatcher;
 use crate::informer::source::SourceError;
@@ -58,6 +58,20 @@ pub enum SessionFailure {
     },
 }
 
+impl SessionFailure {
+    /// The `informer stopped` reason.
+    pub fn reason(&self) -> String {
+        match self {
+            Self::InitialList { resource, .. } => {
+                format!("the first LIST of {resource} was refused")
+            }
+            Self::Panicked { resource, panic } => {
+                format!("handler {:?} of {resource} panicked", panic.handler)
+            }
+        }
+    }
+}
+
 /// Running informers whose trace events arrive on `events`.
 pub struct Session {
     factory: InformerFactory,
@@ -65,6 +79,8 @@ pub struct Session {
     registrations: Vec<(usize, Registration)>,
     pub events: mpsc::UnboundedReceiver<TraceEvent>,
     pub stop: CancellationToken,
+    /// Why the informers were stopped (every informer's `stopped` line says it).
+    stop_reason: StopReason,
     /// Set once an informer ended by itself.
     pub failure: watch::Receiver<Option<SessionFailure>>,
 }
@@ -79,15 +95,17 @@ impl Session {
         };
         let factory = InformerFactory::new(tracer);
         let stop = CancellationToken::new();
+        let stop_reason = StopReason::default();
         let failed = Arc::new(watch::Sender::new(None));
         let mut registrations = Vec::new();
         for (i, resource) in plan.resources.into_iter().enumerate() {
             let mut config = plan.informer.clone();
+            config.stop_reason = stop_reason.clone();
             config.watch_error_handler = Some(stop_on_initial_refusal(
                 config.watch_error_handler.take(),
                 &resource.resource,
                 failed.clone(),
-                stop.clone(),
+                (stop.clone(), stop_reason.clone()),
             ));
             let informer = factory.informer_for(&resource.resource, |tracer| {
                 SharedIndexInformer::new(resource.source, config, tracer)
@@ -114,6 +132,7 @@ impl Session {
             registrations,
             events,
             stop,
+            stop_reason,
             failure,
         })
     }
@@ -164,18 +183,39 @@ impl Session {
         removed
     }
 
-    /// Stops the informers and emits the exit summary as the stream's last event; returns
-    /// the summary and the stream to drain up to it.
-    pub async fn stop(self) -> (Summary, mpsc::UnboundedReceiver<TraceEvent>) {
+    /// Stops the informers because of `reason` (unless one stopped itself first, with its own
+    /// reason) and emits the exit summary as the stream's last event; returns the summary and
+    /// the stream to drain up to it.
+    pub async fn stop(self, reason: &str) -> (Summary, mpsc::UnboundedReceiver<TraceEvent>) {
+        self.stop_reason.set(reason);
         self.stop.cancel();
         self.factory.shutdown().await;
-        let summaries = self.informers().iter().map(|(_, i)| i.summary()).collect();
-        let summary = merged(summaries);
+        let informers = self.informers();
+        let several = informers.len() > 1;
+        let summaries = informers
+            .iter()
+            .map(|(resource, i)| named_indices(i.summary(), several.then_some(resource)))
+            .collect();
+        let summary = Summary {
+            stop_reason: reason.to_owned(),
+            ..merged(summaries)
+        };
         self.factory
             .tracer()
             .emit(Event::Summary(Box::new(summary.clone())));
         (summary, self.events)
     }
+}
+
+/// `summary` with its indices named `resource/index` when `resource` is given (a run of
+/// several resources).
+fn named_indices(mut summary: Summary, resource: Option<&String>) -> Summary {
+    if let Some(resource) = resource {
+        for (name, _) in &mut summary.indices {
+            *name = format!("{resource}/{name}");
+        }
+    }
+    summary
 }
 
 /// One summary for several informers: counts added up, every resource×handler, the longest
@@ -188,6 +228,7 @@ fn merged(summaries: Vec<Summary>) -> Summary {
         }
         total.handlers.extend(summary.handlers);
         total.metrics.extend(summary.metrics);
+        total.indices.extend(summary.indices);
         total.duration = total.duration.max(summary.duration);
     }
     total
@@ -213,7 +254,7 @@ fn stop_on_initial_refusal(
     inner: Option<WatchErrorHandler>,
     resource: &str,
     failed: Arc<watch::Sender<Option<SessionFailure>>>,
-    stop: CancellationToken,
+    (stop, reason): (CancellationToken, StopReason),
 ) -> WatchErrorHandler {
     let resource = resource.to_owned();
     Arc::new(move |e: &ReflectorError| {
@@ -224,13 +265,15 @@ fn stop_on_initial_refusal(
             .source_error()
             .is_none_or(|s| s.is_refusal() || matches!(s, SourceError::Decode(_)));
         if e.is_initial_list() && refused {
+            let failure = SessionFailure::InitialList {
+                resource: resource.clone(),
+                error: e.clone(),
+            };
+            reason.set(failure.reason());
             failed.send_if_modified(|f| {
                 let first = f.is_none();
                 if first {
-                    *f = Some(SessionFailure::InitialList {
-                        resource: resource.clone(),
-                        error: e.clone(),
-                    });
+                    *f = Some(failure.clone());
                 }
                 first
             });

@@ -30,12 +30,23 @@ const BATCH: usize = 256;
 /// When the live loop ends on its own.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StopWhen {
-    /// After this many events were printed (`--count`).
+    /// After this many notifications (`--count`: handler `notify` events, shown or not; the
+    /// informer must deliver the handler stage).
     pub count: Option<u64>,
     /// After this long (`--timeout`, `--duration`).
     pub timeout: Option<Duration>,
     /// Once the informer synced (`--until-synced`).
     pub until_synced: bool,
+    /// What an `End` action means, for the stop reason (default: a scenario's end step).
+    pub end_action: Option<&'static str>,
+}
+
+/// The `informer stopped` reason for a signal's exit code.
+pub fn signal_reason(code: i32) -> &'static str {
+    match code {
+        130 => "interrupted (SIGINT)",
+        _ => "terminated (SIGTERM)",
+    }
 }
 
 /// How the loop ended.
@@ -110,7 +121,7 @@ pub async fn run_with_actions<W: Write>(
     actions: &mut mpsc::UnboundedReceiver<InspectorAction>,
 ) -> io::Result<(Ending, Summary)> {
     let deadline = stop_when.timeout.map(|t| Instant::now() + t);
-    let mut printed = 0u64;
+    let mut notified = 0u64;
     let mut batch = Vec::with_capacity(BATCH);
     // Events of `batch` handled so far; the rest are printed after the stop if due.
     let mut handled = 0;
@@ -118,21 +129,26 @@ pub async fn run_with_actions<W: Write>(
     let mut failure = session.failure.clone();
     // Synced = every informer synced (client-go's WaitForCacheSync over the factory).
     let mut unsynced = session.resource_count();
-    let ending = 'stream: loop {
+    let ended = |ending: Ending| {
+        let reason = ending.reason();
+        (ending, reason)
+    };
+    let (ending, reason) = 'stream: loop {
         tokio::select! {
-            code = signals.recv() => break Ending::Signal(code),
-            failed = super::session::failure(&mut failure) => break Ending::Failed(failed),
-            _ = sleep_until(deadline) => break Ending::Done,
+            code = signals.recv() => break ended(Ending::Signal(code)),
+            failed = super::session::failure(&mut failure) => break ended(Ending::Failed(failed)),
+            _ = sleep_until(deadline) => break (Ending::Done, "timeout reached".to_owned()),
             // Due: the flush below writes what waited.
             _ = sleep_until(flush_at) => {}
             Some(action) = actions.recv() => {
                 if !carry_out(&mut session, action) {
-                    break Ending::Done;
+                    let reason = stop_when.end_action.unwrap_or("the scenario's end step");
+                    break (Ending::Done, reason.to_owned());
                 }
                 continue;
             }
             received = session.events.recv_many(&mut batch, BATCH) => if received == 0 {
-                break Ending::Done;
+                break ended(Ending::Done);
             },
         }
         handled = 0;
@@ -140,9 +156,9 @@ pub async fn run_with_actions<W: Write>(
             handled += 1;
             observe(&event.event);
             if closed_pipe(renderer.render(event))? {
-                break 'stream Ending::PipeClosed;
+                break 'stream ended(Ending::PipeClosed);
             }
-            printed += u64::from(renderer.shows(&event.event));
+            notified += u64::from(matches!(event.event, Event::Notify { .. }));
             let synced = matches!(event.event, Event::Synced { .. }) && {
                 unsynced = unsynced.saturating_sub(1);
                 unsynced == 0
@@ -150,8 +166,11 @@ pub async fn run_with_actions<W: Write>(
             if synced {
                 super::memory::release_free_heap();
             }
-            if stop_when.count.is_some_and(|n| printed >= n) || (stop_when.until_synced && synced) {
-                break 'stream Ending::Done;
+            if let Some(n) = stop_when.count.filter(|n| notified >= *n) {
+                break 'stream (Ending::Done, format!("count of {n} notifications reached"));
+            }
+            if stop_when.until_synced && synced {
+                break 'stream (Ending::Done, "synced (--until-synced)".to_owned());
             }
         }
         batch.clear();
@@ -161,17 +180,18 @@ pub async fn run_with_actions<W: Write>(
         if now >= due {
             flush_at = None;
             if closed_pipe(renderer.flush())? {
-                break Ending::PipeClosed;
+                break ended(Ending::PipeClosed);
             }
         }
     };
     // The line that ended the stream is visible before the informer stops.
     closed_pipe(renderer.flush())?;
-    // Events emitted after a count was reached are not printed; after a timeout or signal
-    // everything up to the summary is, so the summary's counts match the lines.
+    // Events emitted after a count was reached are not printed but the `stopped` lines; after
+    // a timeout or signal everything up to the summary is, so the summary's counts match the
+    // lines.
     let print_rest = stop_when.count.is_none()
         && matches!(ending, Ending::Done | Ending::Signal(_) | Ending::Failed(_));
-    let (summary, mut rest) = session.stop().await;
+    let (summary, mut rest) = session.stop(&reason).await;
     let unprinted = batch.into_iter().skip(handled).filter(|_| print_rest);
     for event in unprinted.chain(std::iter::from_fn(|| rest.try_recv().ok())) {
         let is_summary = matches!(event.event, Event::Summary(_));
@@ -179,7 +199,9 @@ pub async fn run_with_actions<W: Write>(
             finish(renderer, summary_out, &event, &ending)?;
             break;
         }
-        if print_rest && closed_pipe(renderer.render(&event))? {
+        let stopped = matches!(event.event, Event::Stopped { .. });
+        let print = print_rest || (stopped && ending != Ending::PipeClosed);
+        if print && closed_pipe(renderer.render(&event))? {
             return Ok((Ending::PipeClosed, summary));
         }
     }
@@ -241,7 +263,8 @@ fn write_summary<W: Write>(
             return Ok(());
         };
         let mut buf = Vec::new();
-        crate::output::summary::write_tables(&mut buf, summary)?;
+        let shown = renderer.options().shown_summary(summary);
+        crate::output::summary::write_tables(&mut buf, &shown)?;
         summary_out.write_all(&buf)
     } else {
         renderer.render(event).and_then(|()| renderer.flush())
@@ -256,6 +279,17 @@ async fn sleep_until(deadline: Option<Instant>) {
 }
 
 impl Ending {
+    /// The `informer stopped` reason of an ending that is not a stop condition (a signal, a
+    /// failure, a closed stdout); `Done` is "every informer ended".
+    pub fn reason(&self) -> String {
+        match self {
+            Ending::Signal(code) => signal_reason(*code).to_owned(),
+            Ending::Failed(failure) => failure.reason(),
+            Ending::PipeClosed => "stdout closed".to_owned(),
+            Ending::Done => "every informer ended".to_owned(),
+        }
+    }
+
     /// The process exit code, or the error to report, for a session that ended this way.
     pub fn into_exit(self) -> Result<i32, CliError> {
         match self {

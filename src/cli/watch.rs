@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::duration::format_duration;
-use crate::informer::trace::{HandlerSummary, Summary};
+use crate::informer::trace::{HandlerSummary, Stage, Summary};
 use crate::output::{EventRenderer, Hidden, OutputFormat, summary};
 
 use super::args::{HandlerSpec, WatchArgs};
@@ -15,10 +15,14 @@ use super::connect::{Interrupted, deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
 use super::session::Session;
-use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
+use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen, signal_reason};
 
 pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let shown = args.informer.output.show.stages();
+    let mut shown = args.informer.output.show.stages();
+    if args.count.is_some() {
+        // --count counts notifications, shown or not.
+        shown = shown.with(Stage::Handler);
+    }
     let started = Instant::now();
     let deadline = deadline_after(args.timeout);
     let preparing = Inspection::for_command(
@@ -44,6 +48,7 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
         count: args.count,
         timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         until_synced: args.until_synced,
+        ..StopWhen::default()
     };
     live(
         inspection,
@@ -72,6 +77,10 @@ pub fn stopped_before_start(
             })
             .collect(),
         duration: started.elapsed(),
+        stop_reason: match &cut {
+            Interrupted::Signal(code) => format!("{} while connecting", signal_reason(*code)),
+            Interrupted::TimedOut => "timeout reached while connecting".to_owned(),
+        },
         ..Summary::default()
     };
     let written = if format.is_table() {

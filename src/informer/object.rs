@@ -299,12 +299,15 @@ impl CachedObject {
         1 + self.index_values.len()
     }
 
-    /// The controller owner reference as `Kind/name`, if any.
+    /// The controller owner reference as `namespace/Kind/name` (the object's namespace: two
+    /// namespaces' ReplicaSets of one name are two owners), `Kind/name` for a cluster-scoped
+    /// object, if any.
     pub fn controller_ref(&self) -> Option<String> {
-        self.meta
-            .owner_references()
-            .find(|o| o.controller)
-            .map(|o| format!("{}/{}", o.kind, o.name))
+        let owner = self.meta.owner_references().find(|o| o.controller)?;
+        Some(match self.meta.namespace() {
+            Some(ns) => format!("{ns}/{}/{}", owner.kind, owner.name),
+            None => format!("{}/{}", owner.kind, owner.name),
+        })
     }
 }
 
@@ -690,7 +693,7 @@ mod tests {
             "ownerReferences":[{"kind":"ReplicaSet","name":"rs1","uid":"u","controller":true}]},"spec":{}}"#;
         let obj = CachedObject::from_json(raw.to_vec()).unwrap();
         assert_eq!(obj.meta().label("app"), Some("web"));
-        assert_eq!(obj.controller_ref().as_deref(), Some("ReplicaSet/rs1"));
+        assert_eq!(obj.controller_ref().as_deref(), Some("n/ReplicaSet/rs1"));
         assert_eq!(obj.raw(), raw);
     }
 
@@ -747,7 +750,7 @@ mod tests {
             assert_eq!((meta.uid(), meta.resource_version()), ("u-1", "9"));
             let labels: Vec<_> = meta.labels().collect();
             assert_eq!(labels, [("app", "web"), ("tier", "café")]);
-            assert_eq!(obj.controller_ref().as_deref(), Some("ReplicaSet/rs1"));
+            assert_eq!(obj.controller_ref().as_deref(), Some("n/ReplicaSet/rs1"));
             assert_eq!(meta.owner_references().next().map(|o| o.uid), Some("u-2"));
         }
     }

@@ -51,6 +51,27 @@ pub struct InformerConfig {
     pub watch_error_handler: Option<WatchErrorHandler>,
     /// The informer's name (client-go 1.36's InformerName; told in the `started` line).
     pub name: Option<String>,
+    /// Why whoever cancels the stop token stopped the informer (the `stopped` line's reason).
+    pub stop_reason: StopReason,
+}
+
+/// Why an informer was stopped, set by whoever cancels its stop token before cancelling it
+/// (the first reason set wins); the `stopped` trace line says it. Unset: "stop requested".
+#[derive(Clone, Default)]
+pub struct StopReason(Arc<Mutex<Option<String>>>);
+
+impl StopReason {
+    /// Records `reason` unless one was recorded already.
+    pub fn set(&self, reason: impl Into<String>) {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.get_or_insert_with(|| reason.into());
+    }
+
+    /// The recorded reason, else "stop requested".
+    fn reason(&self) -> String {
+        let slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.clone().unwrap_or_else(|| "stop requested".to_owned())
+    }
 }
 
 impl InformerConfig {
@@ -422,6 +443,8 @@ impl SharedIndexInformer {
                 .collect(),
             metrics: vec![self.metrics()],
             duration: self.inner.started_at.elapsed(),
+            indices: self.inner.store.index_counts(),
+            stop_reason: String::new(),
         }
     }
 
@@ -486,7 +509,7 @@ impl SharedIndexInformer {
                 format!("handler {:?} panicked", panic.handler),
                 Err(InformerError::HandlerPanicked(panic)),
             ),
-            None => ("stop requested".to_owned(), Ok(())),
+            None => (inner.config.stop_reason.reason(), Ok(())),
         };
         inner.tracer.emit(Event::Stopped { reason });
         outcome
@@ -655,6 +678,7 @@ impl Inner {
                         key: obj.key().to_owned(),
                         resource_version: obj.resource_version().to_owned(),
                         old_resource_version: old.resource_version().to_owned(),
+                        indices: self.store.index_values_of(&obj),
                     });
                 // Rule H2 (client-go's OnUpdate): an update that did not change the
                 // resourceVersion is a resync, whatever the delta type.
@@ -670,6 +694,7 @@ impl Inner {
                     .emit_with(EventKind::IndexerAdd, || Event::IndexerAdd {
                         key: obj.key().to_owned(),
                         resource_version: obj.resource_version().to_owned(),
+                        indices: self.store.index_values_of(&obj),
                     });
                 Notification::Add { obj, initial }
             }
@@ -687,6 +712,7 @@ impl Inner {
                 key: key.to_owned(),
                 resource_version: delta.object.object().resource_version().to_owned(),
                 tombstone: delta.object.is_tombstone(),
+                indices: self.store.index_values_of(delta.object.object()),
             });
         Notification::Delete {
             obj: delta.object.clone(),

@@ -13,6 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use serde_json::Value;
 
 use super::object::{CachedObject, ObjectRef};
+use super::trace::{IndexCounts, IndexValues};
 
 /// The index every informer has: objects by namespace (client-go's `NamespaceIndex`).
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -31,7 +32,8 @@ pub enum IndexFunc {
     Annotation(String),
     /// `field:a.b.c`: the scalar(s) at a JSON path; arrays on the way fan out.
     Field(Vec<String>),
-    /// `owner`: the controller owner reference as `Kind/name`.
+    /// `owner`: the controller owner reference as `namespace/Kind/name` (`Kind/name` for
+    /// cluster-scoped objects).
     Owner,
     /// Any function, for library users and tests.
     Custom(CustomIndexFunc),
@@ -389,6 +391,43 @@ impl Store {
         Ok(values)
     }
 
+    /// The values each added index (every one but the built-in `namespace`) holds for `obj`,
+    /// by index name, in index order: what an `indexer` trace line shows.
+    pub fn index_values_of(&self, obj: &CachedObject) -> IndexValues {
+        let inner = self.read();
+        inner
+            .indexers
+            .names()
+            .enumerate()
+            .skip(1)
+            .map(|(i, name)| {
+                let computed = inner.late_values(i, obj);
+                let shown = values(obj, i, &computed).map(str::to_owned).collect();
+                (name.to_owned(), shown)
+            })
+            .collect()
+    }
+
+    /// Each added index's values with how many objects each holds, values sorted: the index
+    /// table of the exit summary.
+    pub fn index_counts(&self) -> IndexCounts {
+        let inner = self.read();
+        inner
+            .indexers
+            .names()
+            .zip(&inner.indices)
+            .skip(1)
+            .map(|(name, index)| {
+                let mut counts: Vec<(String, usize)> = index
+                    .iter()
+                    .map(|(v, keys)| (v.clone(), keys.len()))
+                    .collect();
+                counts.sort_unstable();
+                (name.to_owned(), counts)
+            })
+            .collect()
+    }
+
     fn index_position(&self, index: &str) -> Result<usize, IndexError> {
         self.read()
             .indexers
@@ -646,7 +685,10 @@ mod tests {
             ["envoy", "nginx", "postgres"]
         );
         assert_eq!(store.index_keys("team", "blue").unwrap(), ["ns/a", "ns/b"]);
-        assert_eq!(store.index_keys("owner", "ReplicaSet/rs").unwrap().len(), 2);
+        assert_eq!(
+            store.index_keys("owner", "ns/ReplicaSet/rs").unwrap().len(),
+            2
+        );
 
         // An update moves the object between buckets and drops emptied values.
         store.upsert(pod(&ix, "a", "n2", "web", &["nginx"]));
@@ -662,6 +704,35 @@ mod tests {
         assert_eq!(store.by_index("app", "web").unwrap()[0].key(), "ns/a");
         assert!(store.by_index("app", "db").unwrap().is_empty());
         assert_eq!(store.index_keys(NAMESPACE_INDEX, "ns").unwrap(), ["ns/a"]);
+    }
+
+    #[test]
+    fn the_owner_index_keys_by_namespace() {
+        let ix = indexers();
+        let store = Store::new(ix.clone());
+        let owned = |ns: Option<&str>, name: &str| {
+            let raw = serde_json::json!({"metadata": {"name": name, "namespace": ns,
+                "ownerReferences": [{"kind": "ReplicaSet", "name": "web", "uid": "u", "controller": true}]}});
+            let obj = CachedObject::from_json(serde_json::to_vec(&raw).unwrap()).unwrap();
+            let values = ix.compute(&obj);
+            Arc::new(obj.with_index_values(values))
+        };
+        store.upsert(owned(Some("default"), "a"));
+        store.upsert(owned(Some("shop"), "b"));
+        store.upsert(owned(None, "c"));
+        assert_eq!(
+            store.list_index_func_values("owner").unwrap(),
+            [
+                "ReplicaSet/web",
+                "default/ReplicaSet/web",
+                "shop/ReplicaSet/web"
+            ],
+            "two namespaces' ReplicaSets called web are two owners"
+        );
+        assert_eq!(
+            store.index_keys("owner", "shop/ReplicaSet/web").unwrap(),
+            ["shop/b"]
+        );
     }
 
     #[test]

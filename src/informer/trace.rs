@@ -16,8 +16,8 @@ mod event;
 mod fields;
 
 pub use event::{
-    Event, EventKind, HandlerSummary, InformerMetrics, RequestVerb, Stage, StageSet, Summary,
-    WatchEventType,
+    Event, EventKind, HandlerSummary, IndexCounts, IndexValues, InformerMetrics, RequestVerb,
+    Stage, StageSet, Summary, WatchEventType,
 };
 pub use fields::{FieldVisitor, duration_as_written, duration_in_unit, duration_name};
 // What trace events carry, for renderers: `output` depends on this module only.
@@ -192,6 +192,7 @@ mod tests {
         tracer.emit(Event::IndexerAdd {
             key: "a".into(),
             resource_version: "1".into(),
+            indices: Vec::new(),
         });
         tracer.emit(Event::SyncQueued { count: 2 });
         let seqs: Vec<u64> = std::iter::from_fn(|| recorded.try_recv().ok())

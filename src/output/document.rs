@@ -75,6 +75,21 @@ impl<'o> Members<'o> {
 }
 
 impl FieldVisitor for Members<'_> {
+    fn indices(&mut self, indices: &[(String, Vec<String>)]) {
+        if indices.is_empty() {
+            return;
+        }
+        let members = indices
+            .iter()
+            .map(|(name, values)| {
+                let shown = self.opts.index_values(name, values);
+                let items = shown.iter().cloned().map(OrderedValue::String).collect();
+                (name.clone(), OrderedValue::Array(items))
+            })
+            .collect();
+        self.push("indices", OrderedValue::Object(members));
+    }
+
     fn str(&mut self, key: &'static str, value: &str) {
         self.push(key, OrderedValue::String(value.to_owned()));
     }
@@ -145,6 +160,24 @@ impl FieldVisitor for Members<'_> {
             self.push("metrics", OrderedValue::Array(metrics));
         }
         self.duration("duration_ms", summary.duration);
+        let shown = self.opts.shown_summary(summary);
+        if !shown.indices.is_empty() {
+            let indices = shown
+                .indices
+                .iter()
+                .map(|(name, counts)| {
+                    let values = counts
+                        .iter()
+                        .map(|(v, n)| (v.clone(), OrderedValue::Number((*n).into())))
+                        .collect();
+                    (name.clone(), OrderedValue::Object(values))
+                })
+                .collect();
+            self.push("indices", OrderedValue::Object(indices));
+        }
+        if !summary.stop_reason.is_empty() {
+            self.str("stop_reason", &summary.stop_reason);
+        }
     }
 }
 

@@ -13,9 +13,9 @@ use super::columns::{COLUMN_GAP, Columns};
 use super::document::write_document;
 use super::options::{OutputFormat, RenderOptions};
 use super::ordered::OrderedValue;
-use super::redact::REDACTED;
 use crate::duration::age;
 use crate::json_scan::single_line;
+use crate::redact::REDACTED;
 
 /// The index every store has; its values are not shown as an object column.
 const NAMESPACE_INDEX: &str = "namespace";

@@ -125,8 +125,8 @@ fn reflector_events() -> Vec<Event> {
             reason: "410 Expired".into(),
         },
         Event::Backoff {
-            reason: "connection refused".into(),
-            delay_ms: 800,
+            reason: "429 TooManyRequests".into(),
+            delay_ms: 1223,
             attempt: 1,
         },
     ]
@@ -151,16 +151,19 @@ fn queue_events() -> Vec<Event> {
         Event::IndexerAdd {
             key: "default/web-1".into(),
             resource_version: "4711".into(),
+            indices: vec![("node".into(), vec!["node-a".into()])],
         },
         Event::IndexerUpdate {
             key: "default/web-1".into(),
             resource_version: "4712".into(),
             old_resource_version: "4711".into(),
+            indices: vec![("node".into(), vec!["node-a".into()])],
         },
         Event::IndexerDelete {
             key: "default/web-2".into(),
             resource_version: "4690".into(),
             tombstone: true,
+            indices: vec![("node".into(), vec!["node-b".into()])],
         },
     ]
 }
@@ -228,7 +231,7 @@ fn informer_events() -> Vec<Event> {
             check_period: Duration::from_secs(10),
         },
         Event::Stopped {
-            reason: "count reached".into(),
+            reason: "count of 3 notifications reached".into(),
         },
         Event::Summary(Box::new(summary())),
     ]
@@ -266,6 +269,11 @@ pub fn summary() -> Summary {
             store_resource_version: Some(4800),
         }],
         duration: Duration::from_millis(12_345),
+        indices: vec![(
+            "node".into(),
+            vec![("node-a".into(), 400), ("node-b".into(), 342)],
+        )],
+        stop_reason: "count of 3 notifications reached".into(),
     }
 }
 

@@ -12,8 +12,8 @@ use crate::informer::trace::{FieldVisitor, Notification, Summary, TraceEvent, du
 
 use super::diff::Change;
 use super::options::{ExtraLine, NotificationMember, RenderOptions};
-use super::redact::write_json_str;
 use crate::json_scan::single_line;
+use crate::redact::write_json_str;
 
 /// Appends `event` as one JSON line, newline included, to `buf`.
 pub fn write_event(buf: &mut Vec<u8>, event: &TraceEvent, opts: &RenderOptions) {
@@ -47,7 +47,52 @@ pub fn write_extra(
     line.close();
 }
 
+impl Line<'_> {
+    /// The summary's `indices`: `{"INDEX":{"VALUE":COUNT,…},…}` (absent without `--index`).
+    fn index_counts(&mut self, indices: &[(String, Vec<(String, usize)>)]) {
+        if indices.is_empty() {
+            return;
+        }
+        self.key("indices");
+        self.buf.push(b'{');
+        for (i, (name, counts)) in indices.iter().enumerate() {
+            if i > 0 {
+                self.buf.push(b',');
+            }
+            write_json_str(self.buf, name);
+            self.buf.extend_from_slice(b":{");
+            for (j, (value, n)) in counts.iter().enumerate() {
+                if j > 0 {
+                    self.buf.push(b',');
+                }
+                write_json_str(self.buf, value);
+                let _ = write!(self.buf, ":{n}");
+            }
+            self.buf.push(b'}');
+        }
+        self.buf.push(b'}');
+    }
+}
+
 impl FieldVisitor for Line<'_> {
+    fn indices(&mut self, indices: &[(String, Vec<String>)]) {
+        if indices.is_empty() {
+            return;
+        }
+        self.key("indices");
+        self.buf.push(b'{');
+        for (i, (name, values)) in indices.iter().enumerate() {
+            if i > 0 {
+                self.buf.push(b',');
+            }
+            write_json_str(self.buf, name);
+            self.buf.push(b':');
+            let shown = self.opts.index_values(name, values);
+            let _ = serde_json::to_writer(&mut *self.buf, &*shown);
+        }
+        self.buf.push(b'}');
+    }
+
     fn str(&mut self, key: &'static str, value: &str) {
         self.key(key);
         write_json_str(self.buf, value);
@@ -128,6 +173,10 @@ impl FieldVisitor for Line<'_> {
             self.buf.push(b']');
         }
         self.duration("duration_ms", summary.duration);
+        self.index_counts(&self.opts.shown_summary(summary).indices);
+        if !summary.stop_reason.is_empty() {
+            self.str("stop_reason", &summary.stop_reason);
+        }
     }
 }
 

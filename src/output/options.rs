@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 
-use crate::informer::trace::{Event, Notification};
+use crate::informer::trace::{Event, Notification, Summary};
+use crate::redact::REDACTED;
 
 use super::{diff, redact};
 
@@ -68,6 +69,9 @@ pub struct RenderOptions {
     pub several_resources: bool,
     /// With `several_resources`: the trace label of core/v1 secrets, when it is one of them.
     pub secrets_resource: Option<String>,
+    /// The `--index` names whose values are a Secret's data (`field:data…`,
+    /// `field:stringData…`, the last-applied annotation): shown `REDACTED` when redacting.
+    pub secret_indices: Vec<String>,
 }
 
 impl RenderOptions {
@@ -95,10 +99,51 @@ impl RenderOptions {
         }
     }
 
+    /// Index `name`'s values as they may be shown: one `REDACTED` for a Secret data index.
+    pub fn index_values<'a>(&self, name: &str, values: &'a [String]) -> Cow<'a, [String]> {
+        if !values.is_empty() && self.hides_index(name) {
+            Cow::Owned(vec![REDACTED.to_owned()])
+        } else {
+            Cow::Borrowed(values)
+        }
+    }
+
+    /// The summary as it may be shown: a Secret data index's values are one `REDACTED` value
+    /// holding every object.
+    pub fn shown_summary<'a>(&self, summary: &'a Summary) -> Cow<'a, Summary> {
+        if !summary
+            .indices
+            .iter()
+            .any(|(name, _)| self.hides_index(name))
+        {
+            return Cow::Borrowed(summary);
+        }
+        let mut shown = summary.clone();
+        for (name, counts) in &mut shown.indices {
+            if self.hides_index(name) && !counts.is_empty() {
+                let objects = counts.iter().map(|(_, n)| n).sum();
+                *counts = vec![(REDACTED.to_owned(), objects)];
+            }
+        }
+        Cow::Owned(shown)
+    }
+
+    /// Whether index `name` (`resource/name` in a summary of several resources) holds a
+    /// Secret's data that must be hidden.
+    fn hides_index(&self, name: &str) -> bool {
+        let secret = |index: &str| self.secret_indices.iter().any(|s| s == index);
+        let of_secrets = self
+            .secrets_resource
+            .as_deref()
+            .and_then(|r| name.strip_prefix(r)?.strip_prefix('/'));
+        !self.show_secret_data
+            && ((self.redact_secrets && secret(name)) || of_secrets.is_some_and(secret))
+    }
+
     /// An object's bytes as they may be shown (redacted when needed).
     pub fn object_bytes<'a>(&self, raw: &'a [u8]) -> Cow<'a, [u8]> {
         if self.redacts() {
-            redact::redact_secret(raw)
+            crate::redact::redact_secret(raw)
         } else {
             Cow::Borrowed(raw)
         }

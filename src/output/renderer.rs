@@ -119,7 +119,9 @@ impl<W: Write> EventRenderer<W> {
         self.buf.clear();
         match self.opts.format {
             OutputFormat::Table | OutputFormat::Wide => match &event.event {
-                Event::Summary(s) => summary::write_tables(&mut self.buf, s)?,
+                Event::Summary(s) => {
+                    summary::write_tables(&mut self.buf, &self.opts.shown_summary(s))?;
+                }
                 _ => self.table.write_event(&mut self.buf, event, &self.opts),
             },
             OutputFormat::Jsonl => jsonl::write_event(&mut self.buf, event, &self.opts),

@@ -43,13 +43,13 @@ pub fn render(
 
 /// The two summary tables (counts, handlers), each followed by a newline.
 pub fn write_tables(out: &mut Vec<u8>, summary: &Summary) -> io::Result<()> {
-    writeln!(
-        out,
-        "Summary ({} elapsed)",
-        format_duration(std::time::Duration::from_millis(
-            u64::try_from(summary.duration.as_millis()).unwrap_or(u64::MAX)
-        ))
-    )?;
+    let elapsed = format_duration(std::time::Duration::from_millis(
+        u64::try_from(summary.duration.as_millis()).unwrap_or(u64::MAX),
+    ));
+    match summary.stop_reason.as_str() {
+        "" => writeln!(out, "Summary ({elapsed} elapsed)")?,
+        why => writeln!(out, "Summary ({elapsed} elapsed; stopped: {why})")?,
+    }
     counts_table(summary).write(out);
     if !summary.handlers.is_empty() {
         out.push(b'\n');
@@ -58,6 +58,10 @@ pub fn write_tables(out: &mut Vec<u8>, summary: &Summary) -> io::Result<()> {
     if !summary.metrics.is_empty() {
         out.push(b'\n');
         metrics_table(&summary.metrics).write(out);
+    }
+    for (name, counts) in &summary.indices {
+        writeln!(out, "\nINDEX {name}")?;
+        index_table(counts).write(out);
     }
     Ok(())
 }
@@ -87,6 +91,15 @@ fn metrics_table(metrics: &[InformerMetrics]) -> Columns {
         let mut row = vec![(*label).to_owned()];
         row.extend(metrics.iter().map(value));
         table.row(row);
+    }
+    table
+}
+
+/// One `--index` at the end of the run: each value and how many objects it holds.
+fn index_table(counts: &[(String, usize)]) -> Columns {
+    let mut table = Columns::new(["VALUE", "COUNT"], false).right_align_from(1);
+    for (value, n) in counts {
+        table.row([value.clone(), n.to_string()]);
     }
     table
 }
@@ -184,7 +197,12 @@ mod tests {
             .collect();
         assert_eq!(ends.len(), 1, "{text}");
         assert!(text.contains("250.04ms"));
-        assert!(text.starts_with("Summary (12.345s elapsed)"));
+        assert!(
+            text.starts_with(
+                "Summary (12.345s elapsed; stopped: count of 3 notifications reached)"
+            ),
+            "{text}"
+        );
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     }
 
@@ -230,5 +248,6 @@ mod tests {
         let json: serde_json::Value = serde_json::from_str(&rendered(OutputFormat::Json)).unwrap();
         assert_eq!(json["handlers"][0]["max_pending"], 742);
         assert!(rendered(OutputFormat::Yaml).contains("duration_ms: 12345"));
+        assert_eq!(line["stop_reason"], "count of 3 notifications reached");
     }
 }

@@ -491,6 +491,14 @@ impl<'o> RowFields<'o> {
 }
 
 impl FieldVisitor for RowFields<'_> {
+    /// `NAME=v1,v2` per index (`NAME=` for none), after the other details.
+    fn indices(&mut self, indices: &[(String, Vec<String>)]) {
+        for (name, values) in indices {
+            self.detail
+                .kv(name, self.opts.index_values(name, values).join(","));
+        }
+    }
+
     fn str(&mut self, key: &'static str, value: &str) {
         match key {
             "key" => value.clone_into(&mut self.key),
@@ -717,6 +725,7 @@ mod tests {
             .map(|suffix| Event::IndexerAdd {
                 key: format!("default/a-very-long-deployment-name-7d9f8c6b5-{suffix}"),
                 resource_version: "4711".into(),
+                indices: Vec::new(),
             })
             .collect()
     }

@@ -36,9 +36,9 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
         "backoff" => &["reason", "delay_ms", "attempt"],
         "delta" => &["type", "key", "rv", "depth"],
         "pop" => &["key", "deltas", "depth", "initial"],
-        "add" => &["key", "rv"],
-        "update" => &["key", "rv", "old_rv"],
-        "delete" => &["key", "rv", "tombstone"],
+        "add" => &["key", "rv", "indices"],
+        "update" => &["key", "rv", "old_rv", "indices"],
+        "delete" => &["key", "rv", "tombstone", "indices"],
         "notify" => &[
             "handler", "kind", "key", "rv", "initial", "sync", "pending", "object",
         ],
@@ -77,7 +77,14 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
             "watch_list",
             "overrides",
         ],
-        "summary" => &["counts", "handlers", "metrics", "duration_ms"],
+        "summary" => &[
+            "counts",
+            "handlers",
+            "metrics",
+            "duration_ms",
+            "indices",
+            "stop_reason",
+        ],
         _ => &[],
     }
 }
@@ -268,7 +275,7 @@ fn renderer_writes_each_format() {
     assert_eq!(docs.len(), 29);
     assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 29);
     let table = render_all(OutputFormat::Table);
-    assert!(table.contains("Summary (12.345s elapsed)"));
+    assert!(table.contains("Summary (12.345s elapsed; stopped: count of 3 notifications reached)"));
 }
 
 #[test]
@@ -290,12 +297,11 @@ fn write_errors_surface() {
 }
 
 /// The README's JSONL schema shows one example line per event kind, as rendered from the
-/// fixtures (with `--show-old --diff`, plus a tombstone delete): they must stay
-/// what the renderer prints.
+/// fixtures (with `--diff`, as a flag can ask, plus a tombstone delete): they must stay what
+/// the renderer prints.
 #[test]
 fn readme_shows_every_event_kinds_jsonl_line_as_rendered() {
     let mut opts = jsonl_opts();
-    opts.show_old = true;
     opts.diff = true;
     let mut r = EventRenderer::new(Vec::new(), opts);
     for (i, e) in all_events().into_iter().enumerate() {

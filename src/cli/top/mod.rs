@@ -12,6 +12,7 @@
 //! and panic (a [`screen::Screen`] guard restores them when dropped, its panic hook before a
 //! panic message prints).
 
+mod fit;
 #[cfg(test)]
 mod fixtures;
 mod model;
@@ -210,7 +211,7 @@ pub(super) async fn view<F: Future<Output = ()>>(
             }
         }
     };
-    let _ = top.session.stop().await;
+    let _ = top.session.stop("the view was closed").await;
     ending
 }
 

@@ -15,7 +15,8 @@
 //! Small terminals (80×24 and up) stay usable: each handler gets a 3-row box while they all
 //! fit; otherwise the lanes collapse into one `Handlers` box with one row per handler, which
 //! scrolls (↑/↓) and says how many rows are out of view. The last-events panel (`e`) takes
-//! the lower half of the lanes' area.
+//! the lower half of the lanes' area. A number is never cut: a line that does not fit shortens
+//! its labels first, then drops whole words behind an ellipsis (`fit.rs`).
 
 use std::time::Duration;
 
@@ -27,6 +28,7 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 
 use crate::duration::age;
 
+use super::fit::{first_fitting, fit_words};
 use super::model::{Lane, Model, ReflectorState, short_duration};
 
 /// Height of the Reflector / Queue / Indexer row, borders included.
@@ -119,9 +121,9 @@ fn render_pipeline(frame: &mut Frame, model: &Model, area: Rect) {
         Constraint::Fill(1),
     ])
     .areas(area);
-    frame.render_widget(reflector_box(model), reflector);
+    frame.render_widget(reflector_box(model, inner_width(reflector)), reflector);
     render_queue(frame, model, queue);
-    frame.render_widget(indexer_box(model), indexer);
+    frame.render_widget(indexer_box(model, inner_width(indexer)), indexer);
     for arrow in [arrow1, arrow2] {
         let [_, middle, _] = Layout::vertical([
             Constraint::Fill(1),
@@ -133,11 +135,16 @@ fn render_pipeline(frame: &mut Frame, model: &Model, area: Rect) {
     }
 }
 
+/// The width inside a bordered box.
+fn inner_width(area: Rect) -> usize {
+    usize::from(area.width.saturating_sub(2))
+}
+
 fn titled(title: &str) -> Block<'static> {
     Block::bordered().title(Span::from(format!(" {title} ")).bold())
 }
 
-fn reflector_box(model: &Model) -> Paragraph<'_> {
+fn reflector_box(model: &Model, width: usize) -> Paragraph<'_> {
     let r = &model.reflector;
     let now = model.now_ms;
     let state = match &r.state {
@@ -164,7 +171,7 @@ fn reflector_box(model: &Model) -> Paragraph<'_> {
         Some(last) => format!("errors {} ({last})", r.errors),
         None => format!("errors {}", r.errors),
     };
-    lines.push(Line::from(errors));
+    lines.push(Line::from(fit_words(&errors, width)));
     Paragraph::new(lines).block(titled("Reflector"))
 }
 
@@ -183,17 +190,19 @@ fn render_queue(frame: &mut Frame, model: &Model, area: Rect) {
         .copied()
         .collect();
     // The sparkline scales to its highest sample: say which it is.
-    let line = format!(
-        "depth {}  peak {}  pops/s {:.1}",
-        q.depth,
-        samples.iter().max().unwrap_or(&0),
-        q.pops.per_second(model.now_ms)
-    );
+    let (depth, pops) = (q.depth, q.pops.per_second(model.now_ms));
+    let peak = samples.iter().max().unwrap_or(&0);
+    let wordings = [
+        format!("depth {depth}  peak {peak}  pops/s {pops:.1}"),
+        format!("depth {depth} peak {peak} pops/s {pops:.1}"),
+        format!("d {depth} pk {peak} /s {pops:.1}"),
+    ];
+    let line = first_fitting(&wordings, usize::from(numbers.width));
     frame.render_widget(Line::from(line), numbers);
     frame.render_widget(Sparkline::default().data(&samples).cyan(), spark);
 }
 
-fn indexer_box(model: &Model) -> Paragraph<'_> {
+fn indexer_box(model: &Model, width: usize) -> Paragraph<'_> {
     let ix = &model.indexer;
     let mut lines = vec![
         Line::from(format!("objects  {}", ix.snapshot.objects)),
@@ -206,15 +215,24 @@ fn indexer_box(model: &Model) -> Paragraph<'_> {
     let indices = &ix.snapshot.indices;
     let listed = if indices.len() > room { room - 1 } else { room };
     for index in indices.iter().take(listed) {
-        let largest = index
-            .largest
-            .as_ref()
-            .map(|(v, n)| format!("  max {}={n}", if v.is_empty() { "\"\"" } else { v }))
-            .unwrap_or_default();
-        lines.push(Line::from(format!(
-            "{} {} values{largest}",
-            index.name, index.values
-        )));
+        let (name, values) = (&index.name, index.values);
+        let largest = index.largest.as_ref().map(|(v, n)| {
+            let v = if v.is_empty() { "\"\"" } else { v };
+            format!("{v}={n}")
+        });
+        let wordings = match largest {
+            Some(max) => vec![
+                format!("{name} {values} values  max {max}"),
+                format!("{name} {values} vals max {max}"),
+                format!("{name} {values} {max}"),
+                format!("{name} {values}"),
+            ],
+            None => vec![
+                format!("{name} {values} values"),
+                format!("{name} {values}"),
+            ],
+        };
+        lines.push(Line::from(first_fitting(&wordings, width)));
     }
     if indices.len() > listed {
         lines.push(Line::from(format!(
@@ -298,13 +316,18 @@ fn lane_line(lane: &Lane, now_ms: i64, scale: usize, width: u16, name: &str) -> 
         None => "never".to_owned(),
     };
     let head = format!("{name}pending {:>5} ", lane.pending);
-    let mut tail = format!(
-        "  handled/s {:>5.1}  latency {latency:>6}  resync {resync:>6}",
-        lane.handled_per_second(now_ms)
-    );
-    if lane.panics > 0 {
-        tail.push_str(&format!("  panics {}", lane.panics));
-    }
+    let rate = lane.handled_per_second(now_ms);
+    let panics = match lane.panics {
+        0 => String::new(),
+        n => format!("  panics {n}"),
+    };
+    let wordings = [
+        format!("  handled/s {rate:>5.1}  latency {latency:>6}  resync {resync:>6}{panics}"),
+        format!(" handled/s {rate:.1} latency {latency} resync {resync}{panics}"),
+        format!(" /s {rate:.1} lat {latency} rs {resync}{panics}"),
+    ];
+    let room_for_tail = usize::from(width).saturating_sub(head.chars().count());
+    let tail = first_fitting(&wordings, room_for_tail);
     let room = usize::from(width).saturating_sub(head.chars().count() + tail.chars().count());
     let bar_width = room.min(30);
     let mut spans = vec![Span::from(head)];
@@ -334,12 +357,13 @@ fn pending_bar(pending: usize, scale: usize, width: usize) -> Span<'static> {
 fn render_events(frame: &mut Frame, model: &Model, area: Rect) {
     let block = titled("Last events");
     let height = usize::from(block.inner(area).height);
+    let width = inner_width(area);
     let skip = model.recent.len().saturating_sub(height);
     let lines: Vec<Line> = model
         .recent
         .iter()
         .skip(skip)
-        .map(|e| Line::from(format!("{} {}", clock(e.at_ms), e.text)))
+        .map(|e| Line::from(fit_words(&format!("{} {}", clock(e.at_ms), e.text), width)))
         .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

@@ -2,7 +2,10 @@
 //! WATCH request, frame, failure and end of the source it wraps to a record file
 //! (`record_file.rs`), each entry stamped with its offset from the start of the recording.
 //! One writer task owns the file; the wrapped sources only hand it finished lines, so
-//! recording never reorders or blocks the pipeline.
+//! recording never reorders or blocks the pipeline. The file is created readable by its owner
+//! only (mode 0600), and Secret values are written redacted unless
+//! [`Recorder::with_secret_data`] keeps them: a recording of a production cluster leaves no
+//! secret on disk by default.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -14,7 +17,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::record_file::{EntryKind, Header, write_entry};
+use super::record_file::{EntryKind, Header, SecretData, write_entry_with, write_stopped};
 use super::{ListOptions, ListPage, ListerWatcher, SourceFuture, WatchOptions, WatchStream};
 
 /// The zstd level of a `.zst` recording (zstd's default: fast, about 10× smaller than JSON).
@@ -31,7 +34,8 @@ pub struct RecordStats {
 
 enum Message {
     Line(Vec<u8>),
-    Close,
+    /// The last line; the file is closed after it.
+    Stopped(Vec<u8>),
 }
 
 /// Where the lines go: plain JSONL, or zstd-compressed.
@@ -67,23 +71,29 @@ pub struct Recorder {
 struct Log {
     tx: mpsc::UnboundedSender<Message>,
     start: Instant,
+    secrets: SecretData,
 }
 
 impl Log {
+    /// Milliseconds since the recording started.
+    fn offset(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
     fn append(&self, resource: &str, kind: &EntryKind) {
-        let t = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let t = self.offset();
         let mut line = Vec::new();
-        write_entry(&mut line, t, resource, kind);
+        write_entry_with(&mut line, t, resource, kind, self.secrets);
         // After `finish` the file is closed: late entries (a stopping watch) are dropped.
         let _ = self.tx.send(Message::Line(line));
     }
 }
 
 impl Recorder {
-    /// Creates `path` (zstd-compressed when it ends in `.zst`), writes `header` and starts the
-    /// writer task; offsets count from now.
+    /// Creates `path` (mode 0600; zstd-compressed when it ends in `.zst`), writes `header` and
+    /// starts the writer task; offsets count from now. Secret values are redacted.
     pub fn create(path: &Path, header: &Header) -> io::Result<Self> {
-        let file = BufWriter::with_capacity(256 * 1024, File::create(path)?);
+        let file = BufWriter::with_capacity(256 * 1024, create_private(path)?);
         let mut sink = if path.extension().is_some_and(|e| e == "zst") {
             Sink::Zstd(zstd::stream::write::Encoder::new(file, ZSTD_LEVEL)?)
         } else {
@@ -98,9 +108,16 @@ impl Recorder {
             log: Log {
                 tx,
                 start: Instant::now(),
+                secrets: SecretData::Redact,
             },
             task,
         })
+    }
+
+    /// What to write of Secret values (before [`Self::wrap`]: the sources wrapped after it).
+    pub fn with_secret_data(mut self, secrets: SecretData) -> Self {
+        self.log.secrets = secrets;
+        self
     }
 
     /// `inner`, recording its traffic as `resource`'s.
@@ -112,14 +129,31 @@ impl Recorder {
         })
     }
 
-    /// Writes what was appended so far, closes the file and says what it holds.
+    /// Writes what was appended so far and the `stopped` line (now), closes the file and says
+    /// what it holds.
     pub async fn finish(self) -> io::Result<RecordStats> {
-        let _ = self.log.tx.send(Message::Close);
+        let mut stopped = Vec::new();
+        write_stopped(&mut stopped, self.log.offset());
+        let _ = self.log.tx.send(Message::Stopped(stopped));
         self.task.await.map_err(io::Error::other)?
     }
 }
 
-/// The writer task: lines in arrival order until `Close`.
+/// Creates (or truncates) `path` readable and writable by its owner only, also when it existed
+/// with wider permissions.
+fn create_private(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(file)
+}
+
+/// The writer task: lines in arrival order until the `stopped` line.
 async fn write_lines(
     mut sink: Sink,
     mut rx: mpsc::UnboundedReceiver<Message>,
@@ -129,10 +163,14 @@ async fn write_lines(
         entries: 0,
         bytes: header_bytes,
     };
-    while let Some(Message::Line(line)) = rx.recv().await {
-        sink.writer().write_all(&line)?;
-        stats.entries += 1;
+    while let Some(message) = rx.recv().await {
+        let (Message::Line(line) | Message::Stopped(line)) = &message;
+        sink.writer().write_all(line)?;
         stats.bytes += line.len() as u64;
+        if matches!(message, Message::Stopped(_)) {
+            break;
+        }
+        stats.entries += 1;
     }
     sink.finish()?;
     Ok(stats)

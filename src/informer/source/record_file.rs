@@ -15,11 +15,17 @@
 //! {"t":990,"r":"pods","error":{"kind":"api","code":429,"reason":"TooManyRequests","message":"…"}}
 //! {"t":999,"r":"pods","stream_error":{"kind":"transport","message":"…"}}
 //! {"t":1000,"r":"pods","end":true}                                     the server closed the watch
+//! {"t":8000,"stopped":true}                                            the recording stopped
 //! ```
 //!
 //! `error` answers the LIST or WATCH request before it (the request failed); `stream_error`
 //! and `end` close the open watch (broken, or ended cleanly). A request while a watch is open
-//! means the client dropped that watch. Objects are embedded verbatim.
+//! means the client dropped that watch. The last line, `stopped` (no resource), says when the
+//! recording stopped, so a replay keeps the quiet time after the last entry (a file without it
+//! ends at its last entry). Objects are embedded verbatim, except the values of
+//! core/v1 Secrets (resource `secrets`): their `data`/`stringData` values, also inside the
+//! last-applied annotation, are written `"REDACTED"` unless the recording keeps them
+//! ([`SecretData::Keep`], `--show-secret-data`), as every other output does.
 
 use std::io::Read;
 use std::time::Duration;
@@ -30,6 +36,7 @@ use serde_json::value::RawValue;
 
 use super::{ApiStatus, ListOptions, ListPage, SourceError, WatchFrame, WatchOptions};
 use crate::json_scan::single_line;
+use crate::redact::{SECRETS_RESOURCE, redact_secret};
 
 /// The version this kinformer writes and reads.
 pub const VERSION: u64 = 1;
@@ -167,8 +174,47 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Appends one entry as one line (newline included) to `out`.
+/// What the writer does with the values of a Secret (`data`, `stringData`, and both inside the
+/// last-applied annotation).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SecretData {
+    /// Written as `"REDACTED"`, keys kept (the default, as every other output).
+    #[default]
+    Redact,
+    /// Written as received (`--show-secret-data`).
+    Keep,
+}
+
+impl SecretData {
+    /// `--show-secret-data`: keep the values, else redact them.
+    pub fn shown(show_secret_data: bool) -> Self {
+        if show_secret_data {
+            Self::Keep
+        } else {
+            Self::Redact
+        }
+    }
+
+    /// Whether `resource`'s objects are written redacted.
+    fn redacts(self, resource: &str) -> bool {
+        self == Self::Redact && resource == SECRETS_RESOURCE
+    }
+}
+
+/// Appends one entry as one line (newline included) to `out`, Secret values redacted.
 pub fn write_entry(out: &mut Vec<u8>, t: u64, resource: &str, kind: &EntryKind) {
+    write_entry_with(out, t, resource, kind, SecretData::Redact);
+}
+
+/// Appends one entry as one line (newline included) to `out`, Secret values as `secrets` says.
+pub fn write_entry_with(
+    out: &mut Vec<u8>,
+    t: u64,
+    resource: &str,
+    kind: &EntryKind,
+    secrets: SecretData,
+) {
+    let redact = secrets.redacts(resource);
     out.extend_from_slice(format!("{{\"t\":{t},\"r\":").as_bytes());
     json(out, &resource);
     let key = match kind {
@@ -183,7 +229,7 @@ pub fn write_entry(out: &mut Vec<u8>, t: u64, resource: &str, kind: &EntryKind) 
     out.extend_from_slice(format!(",\"{key}\":").as_bytes());
     match kind {
         EntryKind::List(o) => json(out, &list_rec(o)),
-        EntryKind::Page(page) => write_page(out, page),
+        EntryKind::Page(page) => write_page(out, page, redact),
         EntryKind::Watch(o) => json(
             out,
             &WatchRec {
@@ -192,7 +238,7 @@ pub fn write_entry(out: &mut Vec<u8>, t: u64, resource: &str, kind: &EntryKind) 
                 initial_events: o.send_initial_events,
             },
         ),
-        EntryKind::Frame(frame) => write_frame(out, frame),
+        EntryKind::Frame(frame) => write_frame(out, frame, redact),
         EntryKind::Error(e) | EntryKind::StreamError(e) => json(out, &ErrorRec::from(e)),
         EntryKind::End => out.extend_from_slice(b"true"),
     }
@@ -207,12 +253,27 @@ fn list_rec(o: &ListOptions) -> ListRec {
     }
 }
 
+/// Appends the last line: the recording stopped `t` milliseconds after it started.
+pub fn write_stopped(out: &mut Vec<u8>, t: u64) {
+    out.extend_from_slice(format!("{{\"t\":{t},\"stopped\":true}}\n").as_bytes());
+}
+
 /// Serialises a value that cannot fail to serialise (plain data) into `out`.
 fn json(out: &mut Vec<u8>, value: &impl Serialize) {
     let _ = serde_json::to_writer(&mut *out, value);
 }
 
-fn write_page(out: &mut Vec<u8>, page: &ListPage) {
+/// Writes an object on one line, its Secret values redacted when `redact`.
+fn write_object(out: &mut Vec<u8>, raw: &[u8], redact: bool) {
+    let line = single_line(raw);
+    if redact {
+        out.extend_from_slice(&redact_secret(&line));
+    } else {
+        out.extend_from_slice(&line);
+    }
+}
+
+fn write_page(out: &mut Vec<u8>, page: &ListPage, redact: bool) {
     out.extend_from_slice(b"{\"rv\":");
     json(out, &page.resource_version);
     out.extend_from_slice(b",\"continue\":");
@@ -222,15 +283,15 @@ fn write_page(out: &mut Vec<u8>, page: &ListPage) {
         if i > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(&single_line(item));
+        write_object(out, item, redact);
     }
     out.extend_from_slice(b"]}");
 }
 
-fn write_frame(out: &mut Vec<u8>, frame: &WatchFrame) {
+fn write_frame(out: &mut Vec<u8>, frame: &WatchFrame, redact: bool) {
     let object = |out: &mut Vec<u8>, kind: &str, raw: &Bytes| {
         out.extend_from_slice(format!("{{\"type\":\"{kind}\",\"object\":").as_bytes());
-        out.extend_from_slice(&single_line(raw));
+        write_object(out, raw, redact);
         out.push(b'}');
     };
     match frame {
@@ -259,7 +320,11 @@ fn write_frame(out: &mut Vec<u8>, frame: &WatchFrame) {
 #[derive(Deserialize)]
 struct EntryRec<'a> {
     t: u64,
-    r: String,
+    /// Absent on the `stopped` line only.
+    #[serde(default)]
+    r: Option<String>,
+    #[serde(default)]
+    stopped: bool,
     list: Option<ListRec>,
     #[serde(borrow)]
     page: Option<PageRec<'a>>,
@@ -376,6 +441,8 @@ pub struct RecordFile {
     pub header: Header,
     /// Every entry, in file order.
     pub entries: Vec<Entry>,
+    /// When the recording stopped (ms after it started), if the file says (its `stopped` line).
+    pub stopped: Option<u64>,
 }
 
 /// Why a record file cannot be replayed: the 1-based line and what is wrong with it.
@@ -428,16 +495,24 @@ impl RecordFile {
         };
         let header = parse_header(lines.first().copied().unwrap_or_default())?;
         let mut entries = Vec::with_capacity(lines.len().saturating_sub(1));
+        let mut stopped = None;
         for (i, text) in lines.iter().enumerate().skip(1) {
             let n = i + 1;
-            let rec: EntryRec<'_> = serde_json::from_slice(text).map_err(|e| garbled(n, e))?;
-            if !header.resources.contains(&rec.r) {
+            let mut rec: EntryRec<'_> = serde_json::from_slice(text).map_err(|e| garbled(n, e))?;
+            if stopped.is_some() {
+                return Err(RecordError::at(n, "an entry after the \"stopped\" line"));
+            }
+            let Some(resource) = rec.r.take() else {
+                stopped = Some(stopped_at(&rec).map_err(|m| RecordError::at(n, m))?);
+                continue;
+            };
+            if !header.resources.contains(&resource) {
                 return Err(RecordError::at(
                     n,
-                    format!("resource {:?} is not in the header's resources", rec.r),
+                    format!("resource {resource:?} is not in the header's resources"),
                 ));
             }
-            let (t, resource) = (rec.t, rec.r.clone());
+            let t = rec.t;
             let kind = rec.into_kind().map_err(|m| RecordError::at(n, m))?;
             entries.push(Entry {
                 line: n,
@@ -446,7 +521,20 @@ impl RecordFile {
                 kind,
             });
         }
-        Ok(Self { header, entries })
+        Ok(Self {
+            header,
+            entries,
+            stopped,
+        })
+    }
+}
+
+/// The offset of a line without a resource: it must be the `stopped` line.
+fn stopped_at(rec: &EntryRec<'_>) -> Result<u64, String> {
+    if rec.stopped {
+        Ok(rec.t)
+    } else {
+        Err("an entry without a resource (\"r\")".into())
     }
 }
 
@@ -524,8 +612,11 @@ mod tests {
         for (t, kind) in kinds.iter().enumerate() {
             write_entry(&mut text, t as u64, "pods", kind);
         }
+        let mut ended = text.clone();
+        write_stopped(&mut ended, 8000);
+        assert_eq!(RecordFile::parse(&ended).unwrap().stopped, Some(8000));
         let file = RecordFile::parse(&text).unwrap();
-        assert_eq!(file.entries.len(), kinds.len());
+        assert_eq!((file.entries.len(), file.stopped), (kinds.len(), None));
         let again: Vec<u8> =
             file.entries
                 .iter()
@@ -541,6 +632,42 @@ mod tests {
             panic!("not a frame: {:?}", file.entries[3]);
         };
         assert_eq!(raw, &object, "objects are kept byte for byte");
+    }
+
+    #[test]
+    fn secret_values_are_redacted_in_pages_and_frames_of_secrets_only() {
+        let secret = Bytes::from_static(
+            br#"{"metadata":{"name":"s","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"stringData\":{\"p\":\"plain\"}}"}},"data":{"k":"c2VjcmV0"}}"#,
+        );
+        let page = EntryKind::Page(ListPage {
+            items: vec![secret.clone()],
+            resource_version: "7".into(),
+            continue_token: None,
+        });
+        let frame = EntryKind::Frame(WatchFrame::Modified(secret));
+        let line = |resource: &str, kind: &EntryKind, secrets: SecretData| {
+            let mut out = Vec::new();
+            write_entry_with(&mut out, 0, resource, kind, secrets);
+            String::from_utf8(out).unwrap()
+        };
+        for kind in [&page, &frame] {
+            let redacted = line("secrets", kind, SecretData::Redact);
+            assert!(
+                !redacted.contains("c2VjcmV0") && !redacted.contains("plain"),
+                "{redacted}"
+            );
+            assert_eq!(redacted.matches(crate::redact::REDACTED).count(), 2);
+            let mut default = Vec::new();
+            write_entry(&mut default, 0, "secrets", kind);
+            assert_eq!(String::from_utf8(default).unwrap(), redacted, "the default");
+            let kept = line("secrets", kind, SecretData::Keep);
+            assert!(
+                kept.contains("c2VjcmV0") && kept.contains("plain"),
+                "{kept}"
+            );
+            let configmap = line("configmaps", kind, SecretData::Redact);
+            assert!(configmap.contains("c2VjcmV0"), "only Secrets: {configmap}");
+        }
     }
 
     #[test]
@@ -570,6 +697,10 @@ mod tests {
         let truncated = format!("{}\n{entry}\n{{\"t\":1,\"r\":\"po", header());
         let e = RecordFile::parse(truncated.as_bytes()).unwrap_err();
         assert_eq!((e.line, e.message.contains("truncated")), (3, true), "{e}");
+        let late = format!("{}\n{{\"t\":5,\"stopped\":true}}\n{entry}\n", header());
+        assert_eq!(RecordFile::parse(late.as_bytes()).unwrap_err().line, 3);
+        let anonymous = format!("{}\n{{\"t\":5,\"list\":{{\"rv\":\"0\"}}}}\n", header());
+        assert_eq!(RecordFile::parse(anonymous.as_bytes()).unwrap_err().line, 2);
         let stranger = format!("{}\n{}\n", header(), entry.replace("pods", "nodes"));
         assert_eq!(RecordFile::parse(stranger.as_bytes()).unwrap_err().line, 2);
         let two = format!(

@@ -7,7 +7,8 @@
 //! out at their recorded offsets scaled by the [`Speed`] (or at once with `max`; never before
 //! the call). A call of the wrong kind (the recording has a WATCH where the replay asks for a
 //! LIST: a different `--watch-list` or `--client-go`) ends the replay. Once every entry was
-//! handed out the replay is [`ReplayEnd::Finished`]; a call past the end waits forever.
+//! handed out and the recording's stop time (its quiet tail) has passed, the replay is
+//! [`ReplayEnd::Finished`]; a call past the end waits forever.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -88,7 +89,7 @@ struct Shared {
     speed: Speed,
     /// Entries not handed out yet.
     remaining: AtomicUsize,
-    /// The last entry's offset.
+    /// When the recording stopped: its `stopped` line, else its last entry's offset.
     last_t: u64,
     ended: watch::Sender<Option<ReplayEnd>>,
     /// Calls whose options differ from the recording's: `line: what differs`.
@@ -98,7 +99,8 @@ struct Shared {
 impl Replay {
     /// Groups `file`'s entries into exchanges per resource; recorded time starts now.
     pub fn new(file: RecordFile, speed: Speed) -> Result<Self, RecordError> {
-        let last_t = file.entries.iter().map(|e| e.t).max().unwrap_or(0);
+        let last_entry = file.entries.iter().map(|e| e.t).max().unwrap_or(0);
+        let last_t = last_entry.max(file.stopped.unwrap_or(0));
         let remaining = file.entries.len();
         let mut exchanges: Vec<(String, VecDeque<Exchange>)> = file
             .header
@@ -139,9 +141,19 @@ impl Replay {
             .collect()
     }
 
-    /// Resolves once the replay ended: every entry handed out, a mismatch, or nothing asked
-    /// for during [`STALL`] after the last recorded offset.
+    /// Resolves once the replay ended: every entry handed out and the recording's stop time
+    /// reached, a mismatch, or nothing asked for during [`STALL`] after the last recorded
+    /// offset.
     pub async fn ended(&self) -> ReplayEnd {
+        let end = self.handed_out().await;
+        if end == ReplayEnd::Finished {
+            self.shared.wait_for(self.shared.last_t).await;
+        }
+        end
+    }
+
+    /// Resolves once every entry was handed out, a mismatch, or a stall.
+    async fn handed_out(&self) -> ReplayEnd {
         let mut ended = self.shared.ended.subscribe();
         let mut seen = usize::MAX;
         loop {

@@ -180,19 +180,23 @@ pub enum Event {
         initial: bool,
         batch: Option<usize>,
     },
+    /// `indices`: the object's values of every `--index` (empty without one).
     IndexerAdd {
         key: String,
         resource_version: String,
+        indices: IndexValues,
     },
     IndexerUpdate {
         key: String,
         resource_version: String,
         old_resource_version: String,
+        indices: IndexValues,
     },
     IndexerDelete {
         key: String,
         resource_version: String,
         tombstone: bool,
+        indices: IndexValues,
     },
     /// A notification was queued for a handler; `pending` is its backlog including this one.
     Notify {
@@ -270,6 +274,13 @@ pub enum Event {
     Summary(Box<Summary>),
 }
 
+/// An object's values per `--index`: (index name, values), in index order.
+pub type IndexValues = Vec<(String, Vec<String>)>;
+
+/// Per `--index`, each value and how many objects it holds: (index name, [(value, count)]),
+/// values sorted.
+pub type IndexCounts = Vec<(String, Vec<(String, usize)>)>;
+
 /// Counts gathered over the whole run, printed at exit.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
@@ -279,6 +290,11 @@ pub struct Summary {
     /// One entry per informer.
     pub metrics: Vec<InformerMetrics>,
     pub duration: Duration,
+    /// Each `--index`'s values and how many objects each holds at the end (an index of one of
+    /// several resources is named `resource/index`).
+    pub indices: IndexCounts,
+    /// Why the run ended (`timeout 30s reached`, `interrupted (SIGINT)`, …); empty if unsaid.
+    pub stop_reason: String,
 }
 
 /// client-go 1.36's informer metrics (tools/cache/fifo_metrics.go `InformerMetricsProvider`),

@@ -34,6 +34,10 @@ pub trait FieldVisitor {
     /// The exit summary's `counts`, `handlers` and `duration_ms`.
     fn summary(&mut self, summary: &Summary);
 
+    /// An `indexer` line's `indices`: each `--index`'s values for the object (nothing when
+    /// there is no `--index`).
+    fn indices(&mut self, indices: &[(String, Vec<String>)]);
+
     /// A boolean present only when true (`"tombstone":true`).
     fn flag(&mut self, key: &'static str, value: bool) {
         if value {
@@ -227,27 +231,33 @@ impl Event {
             Event::IndexerAdd {
                 key,
                 resource_version,
+                indices,
             } => {
                 v.str("key", key);
                 v.str("rv", resource_version);
+                v.indices(indices);
             }
             Event::IndexerUpdate {
                 key,
                 resource_version,
                 old_resource_version,
+                indices,
             } => {
                 v.str("key", key);
                 v.str("rv", resource_version);
                 v.str("old_rv", old_resource_version);
+                v.indices(indices);
             }
             Event::IndexerDelete {
                 key,
                 resource_version,
                 tombstone,
+                indices,
             } => {
                 v.str("key", key);
                 v.str("rv", resource_version);
                 v.flag("tombstone", *tombstone);
+                v.indices(indices);
             }
             _ => self.visit_handler_fields(v),
         }

@@ -201,3 +201,60 @@ fn backoff_pause_and_a_missing_handler_are_said_plainly() {
     assert!(row_with(&rows, "no handlers").contains("a adds one"));
     assert!(rows[23].contains("p resume"), "{}", rows[23]);
 }
+
+#[test]
+fn at_80x24_numbers_are_never_cut_labels_shorten_first() {
+    let mut m = known_state();
+    for i in 0..103 {
+        m.observe(&at(
+            1_800,
+            Event::Delta {
+                delta_type: crate::informer::trace::DeltaType::Updated,
+                key: format!("default/web-{i}"),
+                resource_version: "4800".into(),
+                depth: 100 + i,
+                tombstone: false,
+            },
+        ));
+    }
+    m.observe(&at(1_900, handled("slow", 103, 250)));
+    // A key that puts `depth=203` across the panel's right edge.
+    m.observe(&at(
+        1_950,
+        Event::Delta {
+            delta_type: crate::informer::trace::DeltaType::Updated,
+            key: "default/web-abcdefghijkl".into(),
+            resource_version: "4801".into(),
+            depth: 203,
+            tombstone: false,
+        },
+    ));
+    let mut snapshot = m.indexer.snapshot.clone();
+    snapshot.indices.push(IndexCount {
+        name: "by-node".into(),
+        values: 3,
+        largest: Some(("node-1".into(), 36)),
+    });
+    m.tick(2_000, snapshot);
+    let shown = ViewState {
+        show_events: true,
+        ..view()
+    };
+    let rows = screen(&m, &shown, 80, 24);
+    let queue = row_with(&rows, " pk ");
+    assert!(
+        queue.contains("│d 203 pk 203 /s 0.0"),
+        "short labels, every number whole (pops/s too): {queue}"
+    );
+    let index = row_with(&rows, "by-node");
+    assert!(
+        index.contains("by-node 3") && index.contains("node-1=36"),
+        "{index}"
+    );
+    assert!(row_with(&rows, "namespace 4").contains("default=40"));
+    let edge = row_with(&rows, "web-abcdefghijkl");
+    assert!(
+        edge.contains("web-abcdefghijkl…") && !edge.contains("depth=2"),
+        "a number whole or not at all: {edge}"
+    );
+}
