@@ -6,7 +6,8 @@
 //! equals the server's collection (C1), each handler's notifications per object are a
 //! subsequence of the server's states (C2), no add repeats without a delete between, every
 //! line parses, the run ends on SIGTERM with exit 143 and the summary's counts equal the lines
-//! printed. The seed is printed; `KINFORMER_SEED=N` replays it; a failure names the seed and
+//! printed (`KINFORMER_CHAOS_DUMP=FILE` writes the trace a run that did not converge saw).
+//! The seed is printed; `KINFORMER_SEED=N` replays it; a failure names the seed and
 //! the first divergence.
 
 mod common;
@@ -334,6 +335,10 @@ async fn chaos_writes_and_faults_never_diverge() {
             .find_map(|h| first_divergence(&seen.view(h), &want).map(|d| format!("{h}: {d}")));
         let exited = child.try_wait().ok().flatten();
         let stderr = read_stderr(&mut child).await;
+        if let Ok(path) = std::env::var("KINFORMER_CHAOS_DUMP") {
+            let text: Vec<String> = seen.lines.iter().map(|l| l.to_string()).collect();
+            std::fs::write(path, text.join("\n")).unwrap();
+        }
         panic!(
             "seed {seed}: C1 no convergence within {CONVERGE:?}; first divergence {divergence:?}; \
              binary exited: {exited:?}; stderr: {stderr}"

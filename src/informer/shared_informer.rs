@@ -678,7 +678,7 @@ impl Inner {
                         key: obj.key().to_owned(),
                         resource_version: obj.resource_version().to_owned(),
                         old_resource_version: old.resource_version().to_owned(),
-                        indices: self.store.index_values_of(&obj),
+                        indices: txn.index_values_of(&obj),
                     });
                 // Rule H2 (client-go's OnUpdate): an update that did not change the
                 // resourceVersion is a resync, whatever the delta type.
@@ -694,7 +694,7 @@ impl Inner {
                     .emit_with(EventKind::IndexerAdd, || Event::IndexerAdd {
                         key: obj.key().to_owned(),
                         resource_version: obj.resource_version().to_owned(),
-                        indices: self.store.index_values_of(&obj),
+                        indices: txn.index_values_of(&obj),
                     });
                 Notification::Add { obj, initial }
             }
@@ -712,7 +712,7 @@ impl Inner {
                 key: key.to_owned(),
                 resource_version: delta.object.object().resource_version().to_owned(),
                 tombstone: delta.object.is_tombstone(),
-                indices: self.store.index_values_of(delta.object.object()),
+                indices: txn.index_values_of(delta.object.object()),
             });
         Notification::Delete {
             obj: delta.object.clone(),

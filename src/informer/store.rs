@@ -394,18 +394,7 @@ impl Store {
     /// The values each added index (every one but the built-in `namespace`) holds for `obj`,
     /// by index name, in index order: what an `indexer` trace line shows.
     pub fn index_values_of(&self, obj: &CachedObject) -> IndexValues {
-        let inner = self.read();
-        inner
-            .indexers
-            .names()
-            .enumerate()
-            .skip(1)
-            .map(|(i, name)| {
-                let computed = inner.late_values(i, obj);
-                let shown = values(obj, i, &computed).map(str::to_owned).collect();
-                (name.to_owned(), shown)
-            })
-            .collect()
+        self.read().index_values_of(obj)
     }
 
     /// Each added index's values with how many objects each holds, values sorted: the index
@@ -485,6 +474,12 @@ impl Transaction<'_> {
         self.inner.items.get(key).map(|k| k.0.clone())
     }
 
+    /// [`Store::index_values_of`], under the transaction's lock (the store's own would wait
+    /// for this transaction for ever).
+    pub fn index_values_of(&self, obj: &CachedObject) -> IndexValues {
+        self.inner.index_values_of(obj)
+    }
+
     /// Every object, sorted by key.
     pub fn list_sorted(&self) -> Vec<ObjectRef> {
         let mut objects: Vec<ObjectRef> = self.inner.items.iter().map(|k| k.0.clone()).collect();
@@ -561,6 +556,19 @@ impl Cache {
 }
 
 impl Inner {
+    fn index_values_of(&self, obj: &CachedObject) -> IndexValues {
+        self.indexers
+            .names()
+            .enumerate()
+            .skip(1)
+            .map(|(i, name)| {
+                let computed = self.late_values(i, obj);
+                let shown = values(obj, i, &computed).map(str::to_owned).collect();
+                (name.to_owned(), shown)
+            })
+            .collect()
+    }
+
     fn index(&mut self, obj: &ObjectRef) {
         for i in 0..self.indices.len() {
             self.index_one(i, obj);
