@@ -398,7 +398,10 @@ impl Reflector {
                 listed = self.list() => listed?,
             }
         }
+        // Biased: when a watch frame and a resync tick are ready at the same instant (a
+        // virtual-clock replay), the frame goes first, every time.
         tokio::select! {
+            biased;
             _ = stop.cancelled() => Ok(Ended::Stopped),
             ended = self.watch_loop(initial_stream, stop) => ended,
             never = self.resync_loop() => match never {},
