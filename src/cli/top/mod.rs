@@ -333,8 +333,10 @@ impl Top {
     fn tick(&mut self, screen: &mut Screen) -> io::Result<()> {
         let now_ms = jiff::Timestamp::now().as_millisecond();
         for (view, (_, informer)) in self.views.iter_mut().zip(self.session.informers()) {
-            view.model
-                .tick(now_ms, IndexerSnapshot::of(&informer.indexer()));
+            view.model.tick(
+                now_ms,
+                IndexerSnapshot::of(&informer.indexer()).with_metrics(&informer.metrics()),
+            );
         }
         self.view.resource = self.header();
         let Some(current) = self.views.get(self.selected) else {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::informer::store::Cache;
-use crate::informer::trace::{Event, TraceEvent};
+use crate::informer::trace::{Event, InformerMetrics, TraceEvent};
 
 use super::window::Window;
 
@@ -78,11 +78,16 @@ pub struct IndexCount {
     pub largest: Option<(String, usize)>,
 }
 
-/// The Indexer's contents at one tick.
+/// The Indexer's contents at one tick, with the informer metrics client-go 1.36 publishes
+/// that the view shows: the store's resourceVersion and the mean time a pop took to process.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IndexerSnapshot {
     pub objects: usize,
     pub indices: Vec<IndexCount>,
+    /// `informer_store_resource_version` (AtomicFIFO only).
+    pub store_resource_version: Option<u64>,
+    /// `informer_processing_latency_seconds`' mean, once anything was processed.
+    pub mean_processing: Option<Duration>,
 }
 
 impl IndexerSnapshot {
@@ -108,6 +113,16 @@ impl IndexerSnapshot {
         Self {
             objects: cache.len(),
             indices,
+            ..Self::default()
+        }
+    }
+
+    /// This snapshot with the informer's metrics.
+    pub fn with_metrics(self, metrics: &InformerMetrics) -> Self {
+        Self {
+            store_resource_version: metrics.store_resource_version,
+            mean_processing: (metrics.processed > 0).then_some(metrics.mean_processing),
+            ..self
         }
     }
 }

@@ -26,7 +26,7 @@ use ratatui::style::{Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Sparkline};
 
-use crate::duration::age;
+use crate::duration::{age, format_duration};
 
 use super::fit::{first_fitting, fit_words};
 use super::model::{Lane, Model, ReflectorState, short_duration};
@@ -192,11 +192,23 @@ fn render_queue(frame: &mut Frame, model: &Model, area: Rect) {
     // The sparkline scales to its highest sample: say which it is.
     let (depth, pops) = (q.depth, q.pops.per_second(model.now_ms));
     let peak = samples.iter().max().unwrap_or(&0);
-    let wordings = [
+    let mut wordings = vec![
         format!("depth {depth}  peak {peak}  pops/s {pops:.1}"),
         format!("depth {depth} peak {peak} pops/s {pops:.1}"),
         format!("d {depth} pk {peak} /s {pops:.1}"),
     ];
+    // client-go's informer_processing_latency_seconds, its mean: when there is room.
+    if let Some(mean) = model.indexer.snapshot.mean_processing {
+        let mean = format_duration(mean);
+        wordings.insert(
+            0,
+            format!("depth {depth} peak {peak} pops/s {pops:.1} proc {mean}"),
+        );
+        wordings.insert(
+            0,
+            format!("depth {depth}  peak {peak}  pops/s {pops:.1}  proc {mean}"),
+        );
+    }
     let line = first_fitting(&wordings, usize::from(numbers.width));
     frame.render_widget(Line::from(line), numbers);
     frame.render_widget(Sparkline::default().data(&samples).cyan(), spark);
@@ -204,8 +216,21 @@ fn render_queue(frame: &mut Frame, model: &Model, area: Rect) {
 
 fn indexer_box(model: &Model, width: usize) -> Paragraph<'_> {
     let ix = &model.indexer;
+    let objects = ix.snapshot.objects;
+    let first = match ix.snapshot.store_resource_version {
+        // client-go 1.36's LastStoreSyncResourceVersion.
+        Some(rv) => first_fitting(
+            &[
+                format!("objects  {objects}  store rv {rv}"),
+                format!("objects {objects} rv {rv}"),
+                format!("objects  {objects}"),
+            ],
+            width,
+        ),
+        None => format!("objects  {objects}"),
+    };
     let mut lines = vec![
-        Line::from(format!("objects  {}", ix.snapshot.objects)),
+        Line::from(first),
         Line::from(format!(
             "writes/s {:.1}",
             ix.writes.per_second(model.now_ms)

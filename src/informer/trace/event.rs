@@ -300,7 +300,7 @@ pub struct Summary {
 /// client-go 1.36's informer metrics (tools/cache/fifo_metrics.go `InformerMetricsProvider`),
 /// named as it names them, as they stood when the informer stopped. client-go publishes them
 /// only for a named informer; kinformer always keeps them.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InformerMetrics {
     /// The informer's resource, as trace lines name it.
     pub resource: Option<String>,

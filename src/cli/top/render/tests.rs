@@ -88,6 +88,7 @@ fn known_state() -> Model {
                 values: 4,
                 largest: Some(("default".into(), 40)),
             }],
+            ..IndexerSnapshot::default()
         },
     );
     m
@@ -257,4 +258,30 @@ fn at_80x24_numbers_are_never_cut_labels_shorten_first() {
         edge.contains("web-abcdefghijkl…") && !edge.contains("depth=2"),
         "a number whole or not at all: {edge}"
     );
+}
+
+/// client-go 1.36's informer metrics in the view (issue 20): the store's resourceVersion in
+/// the Indexer box, the mean processing time of a pop in the Queue box, when there is room.
+#[test]
+fn the_store_resource_version_and_processing_latency_are_shown() {
+    let mut model = known_state();
+    let snapshot = model.indexer.snapshot.clone();
+    model.tick(
+        2_100,
+        IndexerSnapshot {
+            store_resource_version: Some(4711),
+            mean_processing: Some(std::time::Duration::from_micros(840)),
+            ..snapshot
+        },
+    );
+    let rows = screen(&model, &view(), 160, 40);
+    assert!(
+        row_with(&rows, "objects").contains("store rv 4711"),
+        "{rows:#?}"
+    );
+    assert!(row_with(&rows, "depth").contains("proc 840"), "{rows:#?}");
+    // No room: the numbers stay whole, the extras go first.
+    let narrow = screen(&model, &view(), 80, 24);
+    let objects = row_with(&narrow, "objects");
+    assert!(objects.contains("104"), "{objects}");
 }
