@@ -11,4 +11,5 @@ pub mod duration;
 pub mod informer;
 pub mod json_scan;
 pub mod output;
+pub mod proxy;
 pub mod scenario;

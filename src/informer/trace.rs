@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 mod event;
 mod fields;
 
-pub use event::{Event, EventKind, HandlerSummary, Stage, StageSet, Summary, WatchEventType};
+pub use event::{
+    Event, EventKind, HandlerSummary, ProxySummary, Stage, StageSet, Summary, WatchEventType,
+};
 pub use fields::{FieldVisitor, duration_as_written, duration_in_unit, duration_name};
 // What trace events carry, for renderers: `output` depends on this module only.
 pub use super::notification::{Notification, NotifyKind};

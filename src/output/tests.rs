@@ -65,6 +65,19 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
         "handler-removed" => &["handler"],
         "resync-period-changed" => &["handler", "resync_ms", "check_period_ms"],
         "stopped" => &["reason"],
+        "request" => &["client", "verb", "path", "code", "bytes", "duration_ms"],
+        "proxy-summary" => &[
+            "client",
+            "stream",
+            "user_agent",
+            "lists",
+            "watches",
+            "events",
+            "relists",
+            "errors",
+            "requests",
+            "bytes",
+        ],
         "started" => &[
             "client_go",
             "queue",
@@ -82,14 +95,14 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
 #[test]
 fn every_event_kind_is_one_parseable_line_with_its_fields() {
     let events = all_events();
-    assert_eq!(events.len(), 26);
+    assert_eq!(events.len(), 28);
     for event in events {
         let (stage, name) = (event.stage().as_str(), event.name());
         let v = line(event, &jsonl_opts());
         let obj = v.as_object().expect("object");
         let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
         let mut want = vec!["seq", "ts", "stage", "event"];
-        if name != "summary" {
+        if name != "summary" && name != "proxy-summary" {
             want.push("resource");
         }
         want.extend(expected_fields(name));
@@ -256,14 +269,14 @@ fn render_all(format: OutputFormat) -> String {
 #[test]
 fn renderer_writes_each_format() {
     let jsonl = render_all(OutputFormat::Jsonl);
-    assert_eq!(jsonl.lines().count(), 26);
+    assert_eq!(jsonl.lines().count(), 28);
     let json = render_all(OutputFormat::Json);
     let docs: Vec<Value> = serde_json::Deserializer::from_str(&json)
         .into_iter()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(docs.len(), 26);
-    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 26);
+    assert_eq!(docs.len(), 28);
+    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 28);
     let table = render_all(OutputFormat::Table);
     assert!(table.contains("Summary (12.345s elapsed)"));
 }
