@@ -57,10 +57,11 @@ pub struct ListRequest {
     pub resource_version_match: Option<String>,
 }
 
-/// A WATCH's options as sent.
+/// A WATCH's options as sent (a watch-list: `sendInitialEvents=true`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WatchRequest {
     pub options: WatchOptions,
+    pub resource_version_match: Option<String>,
 }
 
 /// The path's parts: `/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]` or the same under
@@ -196,6 +197,7 @@ fn watch_request(q: Query) -> WatchRequest {
             timeout_seconds: q.timeout_seconds.unwrap_or(0),
             send_initial_events: q.send_initial_events,
         },
+        resource_version_match: q.resource_version_match,
     }
 }
 

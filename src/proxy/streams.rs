@@ -393,6 +393,17 @@ impl Stream {
     }
 
     fn begin_list(&mut self, request: &ListRequest) {
+        self.list_starts(
+            &request.options.resource_version,
+            request.resource_version_match.as_deref(),
+            request.options.limit,
+            false,
+        );
+        self.paging = Some((0, 0));
+    }
+
+    /// A LIST or a watch-list: a `relist` after the stream's first, then `list-start`.
+    fn list_starts(&mut self, rv: &str, rv_match: Option<&str>, limit: Option<u32>, wl: bool) {
         let before = self.after_pause();
         if self.counts.lists > 0 {
             self.counts.relists += 1;
@@ -401,12 +412,11 @@ impl Stream {
             });
         }
         self.counts.lists += 1;
-        self.paging = Some((0, 0));
         self.tracer.emit(Event::ListStart {
-            resource_version: request.options.resource_version.clone(),
-            resource_version_match: request.resource_version_match.clone(),
-            limit: request.options.limit,
-            watch_list: false,
+            resource_version: rv.to_owned(),
+            resource_version_match: rv_match.map(str::to_owned),
+            limit,
+            watch_list: wl,
         });
     }
 
@@ -455,7 +465,13 @@ impl Stream {
     }
 
     fn begin_watch(&mut self, request: &WatchRequest) {
-        self.after_pause();
+        let options = &request.options;
+        if options.send_initial_events {
+            let rv_match = request.resource_version_match.as_deref();
+            self.list_starts(&options.resource_version, rv_match, None, true);
+        } else {
+            self.after_pause();
+        }
         self.counts.watches += 1;
         self.watching = Some((0, request.options.resource_version.clone()));
         self.tracer.emit(Event::WatchStart {
@@ -476,9 +492,21 @@ impl Stream {
                 initial_events_end,
             } => {
                 self.saw(resource_version);
-                Event::Bookmark {
+                self.tracer.emit(Event::Bookmark {
                     resource_version: resource_version.clone(),
                     initial_events_end: *initial_events_end,
+                });
+                if !*initial_events_end {
+                    return;
+                }
+                // A watch-list's initial events are its list.
+                self.attempts = 0;
+                Event::ListDone {
+                    items: self.watching.as_ref().map_or(0, |(events, _)| {
+                        usize::try_from(*events).unwrap_or(usize::MAX)
+                    }),
+                    pages: 1,
+                    resource_version: resource_version.clone(),
                 }
             }
             WatchFrame::Error(status) => self.error_event(status),
@@ -667,6 +695,47 @@ mod tests {
         assert_eq!(
             summaries[2].stream.as_deref(),
             Some("kubectl/pods@default#2")
+        );
+    }
+
+    #[test]
+    fn a_watch_list_is_a_list_whose_initial_events_end_at_the_bookmark() {
+        let sink = MemorySink::new();
+        let registry = Registry::new(Tracer::new(sink.clone(), StageSet::ALL), None);
+        let client = registry.client("kinformer/0.1.0");
+        let request = WatchRequest {
+            options: crate::informer::source::WatchOptions {
+                resource_version: String::new(),
+                timeout_seconds: 300,
+                send_initial_events: true,
+            },
+            resource_version_match: Some("NotOlderThan".into()),
+        };
+        let id = registry.open_watch(client, 1, &collection(), &request);
+        let raw = bytes::Bytes::from_static(
+            br#"{"metadata":{"name":"a","namespace":"default","resourceVersion":"3"}}"#,
+        );
+        registry.frame(id, WatchFrame::Added(raw), 60);
+        let end = WatchFrame::Bookmark {
+            resource_version: "4".into(),
+            initial_events_end: true,
+        };
+        registry.frame(id, end, 60);
+        let names: Vec<&str> = sink.events().iter().map(|e| e.event.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "list-start",
+                "watch-start",
+                "watch-event",
+                "bookmark",
+                "list-done"
+            ]
+        );
+        let done = sink.events().pop().map(|e| e.event);
+        assert!(
+            matches!(done, Some(Event::ListDone { items: 1, ref resource_version, .. }) if resource_version == "4"),
+            "{done:?}"
         );
     }
 
