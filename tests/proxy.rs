@@ -608,3 +608,70 @@ async fn the_python_client_behind_the_proxy_relists_after_a_410() {
     let (replayed, _) = replay(&record, &stream, &["--watch-list=false"]).await;
     assert_eq!(replayed, server, "the replay's cache is the server's");
 }
+
+/// The proxy in-process (the library), in front of a plain embedded server.
+async fn in_process(server: &EmbeddedServer) -> kinformer::proxy::Proxy {
+    kinformer::proxy::Proxy::start(kinformer::proxy::ProxyConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        token: Some("proxy-token".into()),
+        upstream: server.client(),
+        tracer: kinformer::informer::trace::Tracer::counting_only(),
+        record: None,
+    })
+    .await
+    .unwrap()
+}
+
+/// One request through `client`: its status code and `Status` reason.
+async fn status_of(client: &kube::Client, request: http::Request<Vec<u8>>) -> (u16, String) {
+    match client.request_text(request).await {
+        Ok(_) => (200, String::new()),
+        Err(kube::Error::Api(status)) => (status.code, status.reason.clone()),
+        Err(e) => panic!("not a Status: {e}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_and_a_gone_upstream_get_a_status() {
+    let server = EmbeddedServer::start(ServerConfig::default())
+        .await
+        .unwrap();
+    let proxy = in_process(&server).await;
+    let mut anonymous = proxy.kube_config();
+    anonymous.auth_info = Default::default();
+    let anonymous = kube::Client::try_from(anonymous).unwrap();
+    let get = || http::Request::get("/api/v1/pods").body(Vec::new()).unwrap();
+    assert_eq!(
+        status_of(&anonymous, get()).await,
+        (401, "Unauthorized".into())
+    );
+    let mut wrong = proxy.kube_config();
+    wrong.auth_info.token = Some("the upstream's? no".to_owned().into());
+    let wrong = kube::Client::try_from(wrong).unwrap();
+    assert_eq!(status_of(&wrong, get()).await.0, 401);
+    let client = kube::Client::try_from(proxy.kube_config()).unwrap();
+    assert_eq!(status_of(&client, get()).await.0, 200);
+    let huge = http::Request::post("/api/v1/namespaces/default/configmaps")
+        .header("content-type", "application/json")
+        .body(vec![b' '; 17 * 1024 * 1024])
+        .unwrap();
+    assert_eq!(
+        status_of(&client, huge).await,
+        (413, "RequestEntityTooLarge".into())
+    );
+    let garbage = http::Request::post("/api/v1/namespaces/default/configmaps")
+        .header("content-type", "application/json")
+        .body(b"{not json".to_vec())
+        .unwrap();
+    assert_eq!(
+        status_of(&client, garbage).await.0,
+        400,
+        "the server's own answer, relayed"
+    );
+    server.shutdown().await;
+    assert_eq!(status_of(&client, get()).await, (502, "BadGateway".into()));
+    let stopped = proxy.shutdown().await;
+    let total = &stopped.summaries[0];
+    // The refused requests never reached the upstream: two LISTs, the second failed.
+    assert_eq!((total.lists, total.errors), (2, 1), "{total:?}");
+}
