@@ -142,11 +142,13 @@ async fn latency(
     Ok(out)
 }
 
-/// Watch events per second, best run: direct, proxied.
+/// Watch events per second, best run: direct, proxied; and how many body reads (HTTP chunks)
+/// the client made for the events, each way.
 struct Throughput {
     direct: f64,
     proxied: f64,
     bytes: u64,
+    reads: (usize, usize),
 }
 
 async fn throughput(
@@ -166,23 +168,30 @@ async fn throughput(
         direct: 0.0,
         proxied: 0.0,
         bytes: 0,
+        reads: (0, 0),
     };
     for _ in 0..settings.watch_runs {
-        let (rate, bytes) = watch_rate(direct, from, settings.events).await?;
-        best.direct = best.direct.max(rate);
-        best.bytes = bytes;
-        let (rate, _) = watch_rate(proxied, from, settings.events).await?;
-        best.proxied = best.proxied.max(rate);
+        let read = watch_rate(direct, from, settings.events).await?;
+        best.direct = best.direct.max(read.rate);
+        (best.bytes, best.reads.0) = (read.bytes, read.reads);
+        let read = watch_rate(proxied, from, settings.events).await?;
+        best.proxied = best.proxied.max(read.rate);
+        best.reads.1 = read.reads;
     }
     Ok(best)
 }
 
-/// Reads `events` watch lines from `from`; events/s from the request to the last line.
-async fn watch_rate(
-    client: &kube::Client,
-    from: u64,
-    events: usize,
-) -> Result<(f64, u64), Failure> {
+/// One watch read to its `events`th line.
+struct WatchRead {
+    /// Events per second, from the request to the last line.
+    rate: f64,
+    bytes: u64,
+    /// Body frames (HTTP chunks) the client read.
+    reads: usize,
+}
+
+/// Reads `events` watch lines from `from`.
+async fn watch_rate(client: &kube::Client, from: u64, events: usize) -> Result<WatchRead, Failure> {
     let path = format!(
         "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={from}&timeoutSeconds=600"
     );
@@ -190,8 +199,9 @@ async fn watch_rate(
     let started = Instant::now();
     let response = client.send(request).await?;
     let mut body = response.into_body();
-    let (mut lines, mut bytes) = (0usize, 0u64);
+    let (mut lines, mut bytes, mut reads) = (0usize, 0u64, 0usize);
     while lines < events {
+        reads += 1;
         let Some(frame) = body.frame().await else {
             return Err(format!("the watch ended after {lines} of {events} events").into());
         };
@@ -200,7 +210,11 @@ async fn watch_rate(
         lines += memchr_count(&data);
     }
     let seconds = started.elapsed().as_secs_f64();
-    Ok((events as f64 / seconds, bytes))
+    Ok(WatchRead {
+        rate: events as f64 / seconds,
+        bytes,
+        reads,
+    })
 }
 
 fn memchr_count(data: &[u8]) -> usize {
@@ -233,7 +247,8 @@ fn report(settings: &Settings, latency: &Latency, throughput: &Throughput) -> St
          GET one pod        direct       proxy        added\n\
          p50            {d50:>8.0} µs  {x50:>8.0} µs  {a50:>8.0} µs\n\
          p99            {d99:>8.0} µs  {x99:>8.0} µs  {a99:>8.0} µs\n\
-         watch          {:>8.0} ev/s {:>8.0} ev/s {:>7.1} % of direct",
+         watch          {:>8.0} ev/s {:>8.0} ev/s {:>7.1} % of direct\n\
+         body reads     {:>8}      {:>8}      (HTTP chunks the client read for the events)",
         settings.requests,
         settings.events,
         throughput.bytes / settings.events.max(1) as u64,
@@ -241,6 +256,8 @@ fn report(settings: &Settings, latency: &Latency, throughput: &Throughput) -> St
         throughput.direct,
         throughput.proxied,
         ratio * 100.0,
+        throughput.reads.0,
+        throughput.reads.1,
     );
     if settings.full {
         let met = |ok: bool| if ok { "met" } else { "MISSED" };

@@ -252,7 +252,9 @@ fn cache_of(lines: &[Value]) -> BTreeMap<String, String> {
 
 /// `kinformer replay FILE --stream STREAM [FLAGS]`: the cache it ends with, and its stderr.
 async fn replay(record: &Path, stream: &str, flags: &[&str]) -> (BTreeMap<String, String>, String) {
-    let mut c = kinformer(&["replay", "--speed", "max", "-o", "jsonl", "--show", "all"]);
+    let mut c = kinformer(&[
+        "replay", "--clock", "virtual", "-o", "jsonl", "--show", "all",
+    ]);
     c.arg(record).arg("--stream").arg(stream).args(flags);
     let run = binary::run(c).await;
     assert_eq!(
@@ -511,8 +513,12 @@ async fn kinformer_behind_the_proxy_relists_after_a_410_and_replays_to_the_serve
         server,
         "kinformer's cache is the server's"
     );
-    let (cache, _) = replay(&record, &stream, &[]).await;
+    let (cache, stderr) = replay(&record, &stream, &[]).await;
     assert_eq!(cache, server, "the replay's cache is the server's");
+    assert!(
+        !stderr.contains("answered as recorded"),
+        "kinformer's own stream replays as recorded: {stderr}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

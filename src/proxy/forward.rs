@@ -11,12 +11,13 @@ use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Request, Response, StatusCode};
 use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use tokio::time::Instant;
 
 use crate::apiserver::ApiError;
 use crate::informer::source::SourceError;
+use crate::informer::trace::Event;
 
 use super::classify::{Call, classify};
 use super::decode::Encoding;
@@ -75,34 +76,55 @@ impl Forwarder {
             .get(header::ACCEPT)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let body = match Limited::new(body, MAX_REQUEST_BODY).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(e) => return Ok(status(&body_error(&*e))),
+        let body = match read_body(body).await {
+            Ok(body) => body,
+            Err(refused) => return Ok(status(&refused)),
         };
         let upstream = match upstream_request(&parts, &call, body) {
             Ok(request) => request,
             Err(e) => return Ok(status(&ApiError::bad_request(e.to_string()))),
         };
         let target = self.open(client, connection, call);
-        match self.upstream.send(upstream).await {
-            Ok(response) => {
-                let asked = Asked {
-                    client,
-                    uri: &parts.uri,
-                    accept: accept.as_deref(),
-                    started,
-                };
-                Ok(self.relay(response, target, &asked))
+        let asked = Asked {
+            client,
+            uri: &parts.uri,
+            accept: accept.as_deref(),
+            started,
+        };
+        Ok(match self.upstream.send(upstream).await {
+            Ok(response) => self.relay(response, target, &asked),
+            Err(e) => self.unreachable(&e, target, &asked),
+        })
+    }
+
+    /// The upstream could not be asked: a 502 `Status` naming why, traced on the stream (or as
+    /// the request's line).
+    fn unreachable(
+        &self,
+        e: &kube::Error,
+        target: Target,
+        asked: &Asked<'_>,
+    ) -> Response<ProxyBody> {
+        let message = format!("the proxy could not reach the API server: {e}");
+        match target {
+            Target::List(id) | Target::Watch(id) => {
+                self.registry
+                    .failed(id, SourceError::Transport(message.clone()), 0);
             }
-            Err(e) => {
-                let message = format!("the proxy could not reach the API server: {e}");
-                if let Target::List(id) | Target::Watch(id) = target {
-                    self.registry
-                        .failed(id, SourceError::Transport(message.clone()), 0);
-                }
-                Ok(status(&ApiError::new(502, "BadGateway", message)))
+            Target::Other { verb, resource } => {
+                let line = Event::Request {
+                    client: self.registry.client_name(asked.client),
+                    verb,
+                    path: path_of(asked.uri),
+                    code: 502,
+                    bytes: 0,
+                    duration: asked.started.elapsed(),
+                };
+                self.registry
+                    .request(asked.client, line, resource.as_deref());
             }
         }
+        status(&ApiError::new(502, "BadGateway", message))
     }
 
     /// The proxy's bearer token, or an open `/version`.
@@ -220,6 +242,11 @@ fn upstream_request(
     Ok(request)
 }
 
+/// A request's path and query, as its `request` line shows it.
+fn path_of(uri: &http::Uri) -> String {
+    uri.path_and_query().map_or("/", |p| p.as_str()).to_owned()
+}
+
 fn strip_hop_by_hop(headers: &mut HeaderMap) {
     for name in HOP_BY_HOP {
         headers.remove(HeaderName::from_static(name));
@@ -238,17 +265,33 @@ fn retry_after(headers: &HeaderMap) -> Option<std::time::Duration> {
     Some(std::time::Duration::from_secs(seconds))
 }
 
-/// A request body that could not be read: too large (413) or broken (400).
-fn body_error(e: &(dyn std::error::Error + 'static)) -> ApiError {
-    if e.is::<http_body_util::LengthLimitError>() {
-        ApiError::new(
+/// The request body, whole: a broken one is 400, one over [`MAX_REQUEST_BODY`] is 413 once
+/// read to its end (up to four times the limit), so that the client, still sending, reads the
+/// answer instead of a reset connection.
+async fn read_body(mut body: Incoming) -> Result<Bytes, ApiError> {
+    let mut kept = bytes::BytesMut::new();
+    let mut total = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame
+            .map_err(|e| ApiError::bad_request(format!("cannot read the request body: {e}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        total += data.len();
+        if total <= MAX_REQUEST_BODY {
+            kept.extend_from_slice(&data);
+        } else if total > 4 * MAX_REQUEST_BODY {
+            break;
+        }
+    }
+    if total > MAX_REQUEST_BODY {
+        return Err(ApiError::new(
             413,
             "RequestEntityTooLarge",
             format!("the request body is larger than {MAX_REQUEST_BODY} bytes"),
-        )
-    } else {
-        ApiError::bad_request(format!("cannot read the request body: {e}"))
+        ));
     }
+    Ok(kept.freeze())
 }
 
 /// A Kubernetes `Status` answer of the proxy's own.

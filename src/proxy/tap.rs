@@ -71,7 +71,11 @@ impl Tap {
     fn chunk(&mut self, data: &Bytes) {
         self.bytes += data.len() as u64;
         match &mut self.reading {
-            Reading::List { body, .. } => body.extend_from_slice(data),
+            Reading::List { body, .. } => {
+                if self.encoding != Encoding::Opaque {
+                    body.extend_from_slice(data);
+                }
+            }
             Reading::Failed { body, .. } => {
                 let room = STATUS_LIMIT.saturating_sub(body.len());
                 body.extend_from_slice(&data[..room.min(data.len())]);
@@ -97,6 +101,10 @@ impl Tap {
             started,
         } = self;
         match reading {
+            // Protobuf is relayed, not read (README, "What is not supported").
+            Reading::List { stream, .. } if encoding == Encoding::Opaque => {
+                registry.ended(stream, ending);
+            }
             Reading::List { stream, body } => {
                 let body = body.freeze();
                 match (&ending, list_page(&body, encoding)) {
