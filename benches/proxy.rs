@@ -87,10 +87,12 @@ async fn run(settings: &Settings) -> Result<String, Failure> {
         "metadata": {"name": "p", "namespace": "default"}, "spec": {"nodeName": "n"}}))?;
     let (events, mut drained) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move { while drained.recv().await.is_some() {} });
+    let mut upstream = server.kube_config();
+    upstream.default_retry = false;
     let proxy = Proxy::start(ProxyConfig {
         listen: "127.0.0.1:0".parse()?,
         token: None,
-        upstream: server.client(),
+        upstream: kube::Client::try_from(upstream)?,
         tracer: Tracer::new(events, StageSet::ALL),
         record: None,
     })

@@ -508,6 +508,15 @@ async fn kinformer_behind_the_proxy_relists_after_a_410_and_replays_to_the_serve
     assert_eq!(nth(&lines, &stream, "watch-error", 0)["code"], 410);
     let summary = stream_summary(&lines, &stream);
     assert_eq!(summary["relists"], 1, "{summary}");
+    let ends: Vec<&Value> = lines
+        .iter()
+        .filter(|v| v["resource"] == stream.as_str() && v["event"] == "watch-end")
+        .collect();
+    assert_eq!(
+        ends.last().map(|v| &v["reason"]),
+        Some(&json!("client closed")),
+        "kinformer's Ctrl-C ends its watch mid-stream"
+    );
     assert_eq!(
         cache_of(&own.all()),
         server,
@@ -615,12 +624,19 @@ async fn the_python_client_behind_the_proxy_relists_after_a_410() {
     assert_eq!(replayed, server, "the replay's cache is the server's");
 }
 
+/// A client of `config` without kube's transparent retry of 429/503/504 (as the CLI's own):
+/// a throttle reaches whoever asked.
+fn no_retry(mut config: kube::Config) -> kube::Client {
+    config.default_retry = false;
+    kube::Client::try_from(config).unwrap()
+}
+
 /// The proxy in-process (the library), in front of a plain embedded server.
 async fn in_process(server: &EmbeddedServer) -> kinformer::proxy::Proxy {
     kinformer::proxy::Proxy::start(kinformer::proxy::ProxyConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         token: Some("proxy-token".into()),
-        upstream: server.client(),
+        upstream: no_retry(server.kube_config()),
         tracer: kinformer::informer::trace::Tracer::counting_only(),
         record: None,
     })
@@ -655,7 +671,7 @@ async fn bad_requests_and_a_gone_upstream_get_a_status() {
     wrong.auth_info.token = Some("the upstream's? no".to_owned().into());
     let wrong = kube::Client::try_from(wrong).unwrap();
     assert_eq!(status_of(&wrong, get()).await.0, 401);
-    let client = kube::Client::try_from(proxy.kube_config()).unwrap();
+    let client = no_retry(proxy.kube_config());
     assert_eq!(status_of(&client, get()).await.0, 200);
     let huge = http::Request::post("/api/v1/namespaces/default/configmaps")
         .header("content-type", "application/json")
@@ -674,10 +690,30 @@ async fn bad_requests_and_a_gone_upstream_get_a_status() {
         400,
         "the server's own answer, relayed"
     );
+    // A throttled LIST comes back as the server answered it: code, Retry-After, Status.
+    let throttle = json!({"fault": "fail-requests", "count": 1, "status": 429,
+        "retryAfterSeconds": 2, "path": "/configmaps"});
+    let fault = http::Request::post("/kinformer/v1/faults")
+        .body(throttle.to_string().into_bytes())
+        .unwrap();
+    client.request_text(fault).await.unwrap();
+    let list = http::Request::get("/api/v1/namespaces/default/configmaps")
+        .body(kube::client::Body::empty())
+        .unwrap();
+    let throttled = client.send(list).await.unwrap();
+    assert_eq!(throttled.status(), 429);
+    assert_eq!(throttled.headers()["retry-after"], "2");
+    let body = throttled.into_body().collect_bytes().await.unwrap();
+    let status: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        (status["kind"].as_str(), status["code"].as_u64()),
+        (Some("Status"), Some(429))
+    );
     server.shutdown().await;
     assert_eq!(status_of(&client, get()).await, (502, "BadGateway".into()));
     let stopped = proxy.shutdown().await;
     let total = &stopped.summaries[0];
-    // The refused requests never reached the upstream: two LISTs, the second failed.
-    assert_eq!((total.lists, total.errors), (2, 1), "{total:?}");
+    // The refused requests never reached the upstream: three LISTs, the throttled one and the
+    // unreachable one failed.
+    assert_eq!((total.lists, total.errors), (3, 2), "{total:?}");
 }

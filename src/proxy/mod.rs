@@ -38,7 +38,8 @@ pub struct ProxyConfig {
     pub listen: SocketAddr,
     /// The token clients must send (None: a random one).
     pub token: Option<String>,
-    /// The API server, with the user's credentials.
+    /// The API server, with the user's credentials; without kube's transparent retry
+    /// (`Config::default_retry` off), or a throttled client would never see its 429.
     pub upstream: kube::Client,
     /// Where trace events go (`resource` = the client-side informer stream).
     pub tracer: Tracer,
