@@ -1,7 +1,8 @@
 //! Reading the answers the proxy relays, for the trace and the record only (the client gets the
 //! bytes as they came): JSON LIST bodies and watch frames through the informer's own wire
 //! decoding, and the server-side `Table`s kubectl asks for (`Accept: …;as=Table;…`), whose rows
-//! carry the objects. Protobuf answers are not decoded (README, "What the proxy does not do").
+//! carry the objects; protobuf answers through `protobuf.rs` (metadata only). CBOR is relayed,
+//! not read.
 
 use std::borrow::Cow;
 
@@ -17,7 +18,9 @@ pub enum Encoding {
     Json,
     /// JSON asked for `as=Table`: a `meta.k8s.io` Table, if the server made one.
     Table,
-    /// Protobuf, CBOR or anything else: relayed, not decoded.
+    /// `application/vnd.kubernetes.protobuf`: metadata decoded.
+    Protobuf,
+    /// CBOR or anything else: relayed, not decoded.
     Opaque,
 }
 
@@ -42,6 +45,7 @@ pub fn list_page(body: &Bytes, encoding: Encoding) -> Result<ListPage, SourceErr
     match encoding {
         Encoding::Json => parse_list(body),
         Encoding::Table => table(body).map_or_else(|| parse_list(body), Ok),
+        Encoding::Protobuf => super::protobuf::list_page(body),
         Encoding::Opaque => Err(not_a("JSON answer")),
     }
 }

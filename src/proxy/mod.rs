@@ -6,13 +6,14 @@
 //! embedded server); every request is relayed upstream through a `kube::Client` with the
 //! user's credentials, and every answer streams back byte for byte (`forward.rs`, `tap.rs`).
 //! Each LIST/WATCH stream is attributed to one client-side informer and traced in the
-//! informer's vocabulary (`classify.rs`, `decode.rs`, `streams.rs`); `--record` writes the
+//! informer's vocabulary (`classify.rs`, `decode.rs` and `protobuf.rs`, `streams.rs`); `--record` writes the
 //! streams as a record file (`record.rs`) that `kinformer replay --stream` runs through the
 //! pipeline. Only the CLI's `proxy` command uses this module.
 
 mod classify;
 mod decode;
 mod forward;
+mod protobuf;
 mod record;
 mod serve;
 mod streams;

@@ -15,6 +15,7 @@ use crate::informer::source::{SourceError, status_from_body};
 use crate::informer::trace::Event;
 
 use super::decode::{Encoding, list_page, watch_frame};
+use super::protobuf;
 use super::streams::{ClientId, Ending, Registry, StreamId};
 
 /// How much of an error answer is kept to read its Status.
@@ -80,6 +81,16 @@ impl Tap {
                 let room = STATUS_LIMIT.saturating_sub(body.len());
                 body.extend_from_slice(&data[..room.min(data.len())]);
             }
+            Reading::Watch { stream, line } if self.encoding == Encoding::Protobuf => {
+                line.extend_from_slice(data);
+                for frame in protobuf::split_frames(line) {
+                    let bytes = frame.len() as u64 + 4;
+                    match protobuf::watch_frame(&frame) {
+                        Ok(frame) => self.registry.frame(*stream, frame, bytes),
+                        Err(e) => self.registry.failed(*stream, e, bytes),
+                    }
+                }
+            }
             Reading::Watch { stream, line } => {
                 line.extend_from_slice(data);
                 while let Some(end) = memchr::memchr(b'\n', line) {
@@ -101,7 +112,7 @@ impl Tap {
             started,
         } = self;
         match reading {
-            // Protobuf is relayed, not read (README, "What is not supported").
+            // CBOR and the like are relayed, not read (README, "What is not supported").
             Reading::List { stream, .. } if encoding == Encoding::Opaque => {
                 registry.ended(stream, ending);
             }
