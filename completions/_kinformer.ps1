@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Feed a record file through the informer pipeline offline (deterministic)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Relay any client to the API server and show what its informers did (records them too)')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write every page into a directory')
@@ -275,6 +276,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--clock', '--clock', [CompletionResultType]::ParameterName, 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)')
+            [CompletionResult]::new('--stream', '--stream', [CompletionResultType]::ParameterName, 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all')
@@ -323,6 +325,28 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kinformer;proxy' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address clients connect to (port 0 picks a free port)')
+            [CompletionResult]::new('--kubeconfig-out', '--kubeconfig-out', [CompletionResultType]::ParameterName, 'Write the clients'' kubeconfig to PATH (default: a temporary file, removed at exit)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token clients must send (default: a random one)')
+            [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Record every client-side informer stream to FILE (zstd-compressed when it ends in .zst)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (e.g. 30s, 5m)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'The upstream''s kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The upstream''s kubeconfig context')
+            [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Pod writes per second on the --embedded server (0 = a static cluster)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: lifecycle (each informer''s lists, watches, errors, relists, backoffs), reflector (lifecycle and every watch event and bookmark), requests (every other request, one line each), all')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--embedded', '--embedded', [CompletionResultType]::ParameterName, 'Relay to an embedded API server (the builtin cluster) instead of a kubeconfig''s')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Don''t print table headers')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kinformer;profiles' {
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
@@ -360,6 +384,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Feed a record file through the informer pipeline offline (deterministic)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Relay any client to the API server and show what its informers did (records them too)')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write every page into a directory')
@@ -388,6 +413,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;help;serve' {
+            break
+        }
+        'kinformer;help;proxy' {
             break
         }
         'kinformer;help;profiles' {

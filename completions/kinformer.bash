@@ -34,6 +34,9 @@ _kinformer() {
             kinformer,profiles)
                 cmd="kinformer__subcmd__profiles"
                 ;;
+            kinformer,proxy)
+                cmd="kinformer__subcmd__proxy"
+                ;;
             kinformer,record)
                 cmd="kinformer__subcmd__record"
                 ;;
@@ -70,6 +73,9 @@ _kinformer() {
             kinformer__subcmd__help,profiles)
                 cmd="kinformer__subcmd__help__subcmd__profiles"
                 ;;
+            kinformer__subcmd__help,proxy)
+                cmd="kinformer__subcmd__help__subcmd__proxy"
+                ;;
             kinformer__subcmd__help,record)
                 cmd="kinformer__subcmd__help__subcmd__record"
                 ;;
@@ -95,7 +101,7 @@ _kinformer() {
 
     case "${cmd}" in
         kinformer)
-            opts="-v -h -V --v --help --version watch dump resync top demo record replay serve profiles completions man help"
+            opts="-v -h -V --v --help --version watch dump resync top demo record replay serve proxy profiles completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -351,7 +357,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help)
-            opts="watch dump resync top demo record replay serve profiles completions man help"
+            opts="watch dump resync top demo record replay serve proxy profiles completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -435,6 +441,20 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help__subcmd__profiles)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__help__subcmd__proxy)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -580,6 +600,72 @@ _kinformer() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kinformer__subcmd__proxy)
+            opts="-o -v -h -V --listen --kubeconfig-out --token --record --timeout --kubeconfig --context --embedded --churn --output --no-headers --show --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig-out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --record)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide jsonl json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide jsonl json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --show)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kinformer__subcmd__record)
             opts="-o -n -A -l -v -h -V --output --duration --timeout --show-secret-data --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -699,7 +785,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__replay)
-            opts="-o -v -h -V --speed --clock --duration --timeout --top --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-o -v -h -V --speed --clock --duration --timeout --top --stream --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -718,6 +804,10 @@ _kinformer() {
                     return 0
                     ;;
                 --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stream)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -32,6 +32,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand record 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file'
             cand replay 'Feed a record file through the informer pipeline offline (deterministic)'
             cand serve 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+            cand proxy 'Relay any client to the API server and show what its informers did (records them too)'
             cand profiles 'Print what each client-go release profile (--client-go) switches'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
@@ -265,6 +266,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --clock 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)'
             cand --timeout 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)'
             cand --duration 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)'
+            cand --stream 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --show 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all'
@@ -311,6 +313,27 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kinformer;proxy'= {
+            cand --listen 'Address clients connect to (port 0 picks a free port)'
+            cand --kubeconfig-out 'Write the clients'' kubeconfig to PATH (default: a temporary file, removed at exit)'
+            cand --token 'Bearer token clients must send (default: a random one)'
+            cand --record 'Record every client-side informer stream to FILE (zstd-compressed when it ends in .zst)'
+            cand --timeout 'Stop after this long (e.g. 30s, 5m)'
+            cand --kubeconfig 'The upstream''s kubeconfig (default: $KUBECONFIG or ~/.kube/config)'
+            cand --context 'The upstream''s kubeconfig context'
+            cand --churn 'Pod writes per second on the --embedded server (0 = a static cluster)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --show 'What to show, comma-separated: lifecycle (each informer''s lists, watches, errors, relists, backoffs), reflector (lifecycle and every watch event and bookmark), requests (every other request, one line each), all'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --embedded 'Relay to an embedded API server (the builtin cluster) instead of a kubeconfig''s'
+            cand --no-headers 'Don''t print table headers'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kinformer;profiles'= {
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
@@ -345,6 +368,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand record 'Record RESOURCE''s raw LIST pages and WATCH frames, with their timing, to a file'
             cand replay 'Feed a record file through the informer pipeline offline (deterministic)'
             cand serve 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+            cand proxy 'Relay any client to the API server and show what its informers did (records them too)'
             cand profiles 'Print what each client-go release profile (--client-go) switches'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
@@ -365,6 +389,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;help;replay'= {
         }
         &'kinformer;help;serve'= {
+        }
+        &'kinformer;help;proxy'= {
         }
         &'kinformer;help;profiles'= {
         }

@@ -35,6 +35,7 @@ complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "demo" -d 'Run a
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "proxy" -d 'Relay any client to the API server and show what its informers did (records them too)'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "man" -d 'Print the man page, or write every page into a directory'
@@ -309,6 +310,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l speed -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l clock -d 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)' -r -f -a "wall\t'Timestamps are the time of the replay'
 virtual\t'tokio\'s paused clock: timestamps are the recording\'s, timers fire in virtual time'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l timeout -l duration -d 'Stop after this long (of the replay\'s clock; 0 = at the end of the recording)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l stream -d 'Replay only this stream of a kinformer proxy recording (a client\'s informer, as the header\'s resources name it: CLIENT/RESOURCE…)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -367,6 +369,25 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l insecure-h
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l controllers -d 'Run minimal controllers: Deployment → ReplicaSet → Pods, rollouts, pods become Running'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l listen -d 'Address clients connect to (port 0 picks a free port)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l kubeconfig-out -d 'Write the clients\' kubeconfig to PATH (default: a temporary file, removed at exit)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l token -d 'Bearer token clients must send (default: a random one)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l record -d 'Record every client-side informer stream to FILE (zstd-compressed when it ends in .zst)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l timeout -d 'Stop after this long (e.g. 30s, 5m)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l kubeconfig -d 'The upstream\'s kubeconfig (default: $KUBECONFIG or ~/.kube/config)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l context -d 'The upstream\'s kubeconfig context' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+jsonl\t''
+json\t''
+yaml\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l show -d 'What to show, comma-separated: lifecycle (each informer\'s lists, watches, errors, relists, backoffs), reflector (lifecycle and every watch event and bookmark), requests (every other request, one line each), all' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l embedded -d 'Relay to an embedded API server (the builtin cluster) instead of a kubeconfig\'s'
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l no-headers -d 'Don\'t print table headers'
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -s h -l help -d 'Print help'
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s V -l version -d 'Print version'
@@ -377,15 +398,16 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand man" -l out-dir -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s V -l version -d 'Print version'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "top" -d 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "man" -d 'Print the man page, or write every page into a directory'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve profiles completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "top" -d 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "proxy" -d 'Relay any client to the API server and show what its informers did (records them too)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "man" -d 'Print the man page, or write every page into a directory'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -12,5 +12,6 @@ pub mod duration;
 pub mod informer;
 pub mod json_scan;
 pub mod output;
+pub mod proxy;
 pub mod redact;
 pub mod scenario;

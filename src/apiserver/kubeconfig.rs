@@ -61,6 +61,21 @@ impl Endpoint<'_> {
             .unwrap_or_default()
     }
 
+    /// Writes [`Self::kubeconfig_yaml`] to `path`, readable by its owner only (mode 0600: it
+    /// holds the token).
+    pub fn write_kubeconfig(&self, path: &std::path::Path) -> std::io::Result<()> {
+        use std::io::Write as _;
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        file.write_all(self.kubeconfig_yaml().as_bytes())
+    }
+
     /// A `kube::Config` reaching the server (`ca_der`: the CA to trust over TLS).
     pub fn kube_config(&self, ca_der: Option<&[u8]>) -> kube::Config {
         let mut config = kube::Config::new(self.url.parse().unwrap_or_default());

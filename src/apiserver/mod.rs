@@ -59,8 +59,10 @@ use self::store::Store;
 
 pub use self::error::ServerError;
 pub use self::faults::{FAULTS_PATH, Fault};
-pub use self::kubeconfig::CONTEXT;
+pub use self::kubeconfig::{CONTEXT, Endpoint};
 pub use self::seed::synthetic_pod;
+pub use self::status::ApiError;
+pub use self::tls::{ServingTls, TlsError};
 
 /// Where initial objects come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,7 +145,7 @@ pub struct EmbeddedServer {
 }
 
 /// A random 32-character bearer token.
-fn random_token() -> String {
+pub fn random_token() -> String {
     rand::rng()
         .sample_iter(Alphanumeric)
         .take(32)
@@ -252,16 +254,7 @@ impl EmbeddedServer {
     /// Writes [`Self::kubeconfig_yaml`] to `path`, readable by its owner only (mode 0600: it
     /// holds the token).
     pub fn write_kubeconfig(&self, path: &Path) -> std::io::Result<()> {
-        use std::io::Write as _;
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(path)?;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        file.write_all(self.kubeconfig_yaml().as_bytes())
+        self.endpoint().write_kubeconfig(path)
     }
 
     /// A `kube::Config` for an in-process client (trusting the server's CA over TLS).

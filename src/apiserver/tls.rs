@@ -19,7 +19,7 @@ pub struct ServingTls {
     pub ca_pem: String,
     /// The CA certificate, DER (an in-process client's root).
     pub ca_der: Vec<u8>,
-    /// Accepts TLS connections offering HTTP/1.1.
+    /// Accepts TLS connections offering the protocols it was generated for (ALPN).
     pub acceptor: TlsAcceptor,
 }
 
@@ -33,8 +33,15 @@ fn failed(error: impl std::fmt::Display) -> TlsError {
 }
 
 impl ServingTls {
-    /// A new CA and a serving certificate for the loopback names and `listen_ip`.
+    /// A new CA and a serving certificate for the loopback names and `listen_ip`, offering
+    /// HTTP/1.1 (the embedded server's protocol).
     pub fn generate(listen_ip: IpAddr) -> Result<ServingTls, TlsError> {
+        Self::generate_for(listen_ip, &[b"http/1.1"])
+    }
+
+    /// [`Self::generate`] offering the ALPN `protocols` in order of preference (`h2` first
+    /// for a server that speaks HTTP/2, as client-go prefers it).
+    pub fn generate_for(listen_ip: IpAddr, protocols: &[&[u8]]) -> Result<ServingTls, TlsError> {
         let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(failed)?;
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
@@ -63,7 +70,7 @@ impl ServingTls {
             .with_no_client_auth()
             .with_single_cert(chain, private_key)
             .map_err(failed)?;
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        config.alpn_protocols = protocols.iter().map(|p| p.to_vec()).collect();
         Ok(ServingTls {
             ca_pem: ca.pem(),
             ca_der: ca.der().to_vec(),

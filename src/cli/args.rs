@@ -99,6 +99,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)
     Serve(ServeArgs),
+    /// Relay any client to the API server and show what its informers did (records them too)
+    Proxy(ProxyArgs),
     /// Print what each client-go release profile (--client-go) switches
     Profiles,
     /// Print a shell completion script to stdout
@@ -282,6 +284,10 @@ pub struct ReplayArgs {
     /// Draw the replay as kinformer top does (a terminal; q quits) instead of streaming it
     #[arg(long, conflicts_with_all = ["clock", "output", "timeout"])]
     pub top: bool,
+    /// Replay only this stream of a kinformer proxy recording (a client's informer, as the
+    /// header's resources name it: CLIENT/RESOURCE…)
+    #[arg(long, value_name = "NAME")]
+    pub stream: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -350,6 +356,97 @@ pub struct ServeArgs {
     /// Run minimal controllers: Deployment → ReplicaSet → Pods, rollouts, pods become Running
     #[arg(long)]
     pub controllers: bool,
+}
+
+/// `kinformer proxy`.
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// Address clients connect to (port 0 picks a free port)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Write the clients' kubeconfig to PATH (default: a temporary file, removed at exit)
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig_out: Option<PathBuf>,
+    /// Bearer token clients must send (default: a random one)
+    #[arg(long, value_name = "T")]
+    pub token: Option<String>,
+    /// Record every client-side informer stream to FILE (zstd-compressed when it ends in .zst)
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Stop after this long (e.g. 30s, 5m)
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    /// The upstream's kubeconfig (default: $KUBECONFIG or ~/.kube/config)
+    #[arg(long, value_name = "PATH", help_heading = "Upstream")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The upstream's kubeconfig context
+    #[arg(long, value_name = "NAME", help_heading = "Upstream")]
+    pub context: Option<String>,
+    /// Relay to an embedded API server (the builtin cluster) instead of a kubeconfig's
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"], help_heading = "Upstream")]
+    pub embedded: bool,
+    /// Pod writes per second on the --embedded server (0 = a static cluster)
+    #[arg(
+        long,
+        value_name = "OPS_PER_S",
+        default_value = "0",
+        value_parser = parse_rate,
+        requires = "embedded",
+        help_heading = "Upstream"
+    )]
+    pub churn: f64,
+    /// Output format
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "FORMAT",
+        default_value = "table",
+        help_heading = "Output"
+    )]
+    pub output: OutputFormat,
+    /// Don't print table headers
+    #[arg(long, help_heading = "Output")]
+    pub no_headers: bool,
+    /// What to show, comma-separated: lifecycle (each informer's lists, watches, errors,
+    /// relists, backoffs), reflector (lifecycle and every watch event and bookmark), requests
+    /// (every other request, one line each), all
+    #[arg(
+        long,
+        value_name = "WHAT",
+        default_value = "reflector",
+        value_parser = parse_proxy_show,
+        help_heading = "Output"
+    )]
+    pub show: ShowSet,
+}
+
+/// Parses `proxy --show lifecycle,reflector,requests` (or `all`).
+pub fn parse_proxy_show(text: &str) -> Result<ShowSet, String> {
+    let mut stages = StageSet::minimal().with(Stage::Reflector);
+    let mut events = false;
+    for name in text.split(',').map(str::trim) {
+        match name {
+            "lifecycle" => {}
+            "reflector" => events = true,
+            "requests" => stages = stages.with(Stage::Client),
+            "all" => {
+                events = true;
+                stages = stages.with(Stage::Client);
+            }
+            _ => {
+                return Err(format!(
+                    "unknown value {name:?} in --show: expected lifecycle, reflector, requests or all"
+                ));
+            }
+        }
+    }
+    let hidden = Hidden {
+        watch_events: !events,
+        bookmarks: !events,
+        notify: true,
+        handled: true,
+    };
+    Ok(ShowSet { stages, hidden })
 }
 
 /// `kinformer completions`.

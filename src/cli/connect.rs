@@ -252,9 +252,14 @@ pub fn deadline_after(limit: Option<Duration>) -> Option<Instant> {
 
 /// A client without kube's transparent retry of 429/503/504: every refusal reaches the
 /// reflector, whose backoff is then visible in the trace. Requests are logged (`-v`) and
-/// connection failures read like kubectl's (see [`super::client`]).
+/// connection failures read like kubectl's (see [`super::client`]); they carry a
+/// `User-Agent: kinformer/VERSION`, as kubectl names itself.
 fn client_of(mut config: kube::Config) -> Result<kube::Client, kube::Error> {
     config.default_retry = false;
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(concat!("kinformer/", env!("CARGO_PKG_VERSION"))),
+    ));
     let layer = super::client::RequestLayer::new(&config.cluster_url);
     Ok(kube::client::ClientBuilder::try_from(config)?
         .with_layer(&layer)

@@ -181,6 +181,7 @@ mod tests {
                 "kinformer-record.1",
                 "kinformer-replay.1",
                 "kinformer-serve.1",
+                "kinformer-proxy.1",
                 "kinformer-profiles.1",
                 "kinformer-completions.1",
                 "kinformer-man.1"
@@ -221,7 +222,7 @@ mod tests {
     #[test]
     fn regenerate_then_nothing_is_stale() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(stale_files(dir.path()).unwrap().len(), 17);
+        assert_eq!(stale_files(dir.path()).unwrap().len(), 18);
         regenerate(dir.path()).unwrap();
         assert!(stale_files(dir.path()).unwrap().is_empty());
     }

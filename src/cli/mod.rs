@@ -11,6 +11,7 @@ mod exit;
 mod inspect;
 mod memory;
 mod profiles;
+mod proxy;
 mod record;
 mod replay;
 mod resolve;
@@ -103,6 +104,7 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Record(a) => record::run(a, &mut signals).await,
         Command::Replay(a) => replay::run(a, &mut signals).await,
         Command::Serve(a) => serve::run(a, &mut signals).await,
+        Command::Proxy(a) => proxy::run(a, &mut signals).await,
         Command::Profiles => quiet_pipe(profiles::print(&mut io::stdout())),
         Command::Completions(a) => quiet_pipe(docs::print_completions(a.shell, &mut io::stdout())),
         Command::Man(a) => quiet_pipe(docs::run_man(a.out_dir.as_deref(), &mut io::stdout())),

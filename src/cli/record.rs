@@ -82,6 +82,7 @@ pub async fn start(
         server_version,
         client_go: client_go.to_owned(),
         resources: inspection.labels(),
+        clients: Vec::new(),
     };
     let recorder = Recorder::create(path, &header)
         .map_err(|e| CliError::Config(format!("cannot write record file {}: {e}", path.display())))?

@@ -39,7 +39,11 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
     let bad = |e: RecordError| CliError::BadRecord(format!("{path}:{e}"));
     let bytes = std::fs::read(&args.file)
         .map_err(|e| CliError::BadRecord(format!("{path}: cannot read: {e}")))?;
-    let file = RecordFile::parse(&bytes).map_err(bad)?;
+    let mut file = RecordFile::parse(&bytes).map_err(bad)?;
+    if let Some(stream) = &args.stream {
+        file.select_stream(stream)
+            .map_err(|e| CliError::BadRecord(format!("{path}: {e}")))?;
+    }
     let created: jiff::Timestamp = file.header.created.parse().map_err(|e| {
         bad(RecordError {
             line: 1,

@@ -16,8 +16,8 @@ mod event;
 mod fields;
 
 pub use event::{
-    Event, EventKind, HandlerSummary, IndexCounts, IndexValues, InformerMetrics, RequestVerb,
-    Stage, StageSet, Summary, WatchEventType,
+    Event, EventKind, HandlerSummary, IndexCounts, IndexValues, InformerMetrics, ProxySummary,
+    RequestVerb, Stage, StageSet, Summary, WatchEventType,
 };
 pub use fields::{FieldVisitor, duration_as_written, duration_in_unit, duration_name};
 // What trace events carry, for renderers: `output` depends on this module only.

@@ -8,8 +8,8 @@ use crate::informer::trace::Notification;
 use crate::informer::trace::{CachedObject, ObjectRef};
 use crate::informer::trace::{DeltaObject, DeltaType, Tombstone};
 use crate::informer::trace::{
-    Event, HandlerSummary, InformerMetrics, NotifyKind, RequestVerb, Summary, TraceEvent,
-    WatchEventType,
+    Event, HandlerSummary, InformerMetrics, NotifyKind, ProxySummary, RequestVerb, Summary,
+    TraceEvent, WatchEventType,
 };
 
 pub fn pod(name: &str, rv: &str, app: &str) -> ObjectRef {
@@ -34,7 +34,8 @@ pub fn stamp(seq: u64, event: Event) -> TraceEvent {
         jiff::SignedDuration::from_millis(i64::try_from(seq.saturating_sub(1)).unwrap_or(0));
     let ts = base.checked_add(offset).expect("in range");
     // Every line of an informer carries its resource; the exit summary belongs to none.
-    let resource = (!matches!(event, Event::Summary(_))).then(|| Arc::from("pods"));
+    let resource =
+        (!matches!(event, Event::Summary(_) | Event::ProxySummary(_))).then(|| Arc::from("pods"));
     TraceEvent {
         seq,
         ts,
@@ -54,6 +55,7 @@ pub fn all_events() -> Vec<Event> {
     events.extend(handler_events());
     events.extend(informer_events());
     events.extend(later_events());
+    events.extend(proxy_events());
     events
 }
 
@@ -76,6 +78,32 @@ fn later_events() -> Vec<Event> {
             reason: "Forbidden".into(),
             message: "pods is forbidden: User \"dev\" cannot list resource \"pods\"".into(),
         },
+    ]
+}
+
+/// `kinformer proxy`'s own events (their `resource` is the client's informer stream).
+fn proxy_events() -> Vec<Event> {
+    vec![
+        Event::Request {
+            client: "kubectl".into(),
+            verb: "patch".into(),
+            path: "/api/v1/namespaces/default/pods/web-1".into(),
+            code: 200,
+            bytes: 1843,
+            duration: Duration::from_millis(3),
+        },
+        Event::ProxySummary(Box::new(ProxySummary {
+            client: "kubectl".into(),
+            stream: Some("kubectl/pods@default".into()),
+            user_agent: "kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07".into(),
+            lists: 2,
+            watches: 3,
+            events: 17,
+            relists: 1,
+            errors: 1,
+            requests: 0,
+            bytes: 48213,
+        })),
     ]
 }
 

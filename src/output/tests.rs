@@ -67,6 +67,19 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
         "stopped" => &["reason"],
         "retry" => &["verb", "attempt", "delay_ms", "reason", "silent"],
         "slow-handler" => &["handler", "pending", "call_ms"],
+        "request" => &["client", "verb", "path", "code", "bytes", "duration_ms"],
+        "proxy-summary" => &[
+            "client",
+            "stream",
+            "user_agent",
+            "lists",
+            "watches",
+            "events",
+            "relists",
+            "errors",
+            "requests",
+            "bytes",
+        ],
         "started" => &[
             "name",
             "client_go",
@@ -92,14 +105,14 @@ fn expected_fields(name: &str) -> &'static [&'static str] {
 #[test]
 fn every_event_kind_is_one_parseable_line_with_its_fields() {
     let events = all_events();
-    assert_eq!(events.len(), 29);
+    assert_eq!(events.len(), 31);
     for event in events {
         let (stage, name) = (event.stage().as_str(), event.name());
         let v = line(event, &jsonl_opts());
         let obj = v.as_object().expect("object");
         let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
         let mut want = vec!["seq", "ts", "stage", "event"];
-        if name != "summary" {
+        if name != "summary" && name != "proxy-summary" {
             want.push("resource");
         }
         want.extend(expected_fields(name));
@@ -266,14 +279,14 @@ fn render_all(format: OutputFormat) -> String {
 #[test]
 fn renderer_writes_each_format() {
     let jsonl = render_all(OutputFormat::Jsonl);
-    assert_eq!(jsonl.lines().count(), 29);
+    assert_eq!(jsonl.lines().count(), 31);
     let json = render_all(OutputFormat::Json);
     let docs: Vec<Value> = serde_json::Deserializer::from_str(&json)
         .into_iter()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(docs.len(), 29);
-    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 29);
+    assert_eq!(docs.len(), 31);
+    assert_eq!(render_all(OutputFormat::Yaml).matches("---\n").count(), 31);
     let table = render_all(OutputFormat::Table);
     assert!(table.contains("Summary (12.345s elapsed; stopped: count of 3 notifications reached)"));
 }

@@ -20,4 +20,4 @@ pub use lister_watcher::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, SourceFuture, WatchFrame,
     WatchOptions, WatchStream,
 };
-pub use wire::{INITIAL_EVENTS_END, frames, parse_list, parse_watch_frame};
+pub use wire::{INITIAL_EVENTS_END, frames, parse_list, parse_watch_frame, status_from_body};

@@ -58,8 +58,20 @@ pub struct Header {
     pub server_version: Option<String>,
     /// The `--client-go` release the recording ran with.
     pub client_go: String,
-    /// The resources recorded, as trace lines name them.
+    /// The resources recorded, as trace lines name them (`kinformer proxy`: the streams).
     pub resources: Vec<String>,
+    /// `kinformer proxy`: the clients whose informer streams the file holds, each naming its
+    /// streams (`CLIENT/RESOURCE…`, as `resources` does). Absent in other recordings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<RecordedClient>,
+}
+
+/// A client seen by `kinformer proxy`, as the record header names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedClient {
+    pub name: String,
+    pub user_agent: String,
+    pub streams: Vec<String>,
 }
 
 /// One recorded event of one resource's traffic, with its line number in the file.
@@ -535,6 +547,21 @@ fn stopped_at(rec: &EntryRec<'_>) -> Result<u64, String> {
         Ok(rec.t)
     } else {
         Err("an entry without a resource (\"r\")".into())
+    }
+}
+
+impl RecordFile {
+    /// Keeps only `stream`'s entries (`replay --stream`); Err names the streams there are.
+    pub fn select_stream(&mut self, stream: &str) -> Result<(), String> {
+        if !self.header.resources.iter().any(|r| r == stream) {
+            return Err(format!(
+                "no stream {stream:?} in this recording (it has: {})",
+                self.header.resources.join(", ")
+            ));
+        }
+        self.header.resources = vec![stream.to_owned()];
+        self.entries.retain(|e| e.resource == stream);
+        Ok(())
     }
 }
 

@@ -223,7 +223,7 @@ fn serde_frame(line: &Bytes) -> Result<(Cow<'_, str>, Bytes), SourceError> {
     ))
 }
 
-pub(super) fn status_from_body(http_code: u16, body: &[u8]) -> ApiStatus {
+pub fn status_from_body(http_code: u16, body: &[u8]) -> ApiStatus {
     let status: StatusBody = serde_json::from_slice(body).unwrap_or_default();
     let code = status.code.or(Some(http_code)).filter(|c| *c != 0);
     ApiStatus {

@@ -17,6 +17,8 @@ pub enum Stage {
     Handler,
     Resync,
     Informer,
+    /// `kinformer proxy`: a client's requests other than its informers' LIST and WATCH.
+    Client,
     Summary,
 }
 
@@ -29,6 +31,7 @@ impl Stage {
             Stage::Handler => "handler",
             Stage::Resync => "resync",
             Stage::Informer => "informer",
+            Stage::Client => "client",
             Stage::Summary => "summary",
         }
     }
@@ -43,7 +46,7 @@ impl Stage {
 pub struct StageSet(u8);
 
 impl StageSet {
-    pub const ALL: StageSet = StageSet(0x7f);
+    pub const ALL: StageSet = StageSet(0xff);
 
     /// Only the stages that are always shown.
     pub fn minimal() -> Self {
@@ -271,6 +274,19 @@ pub enum Event {
     Stopped {
         reason: String,
     },
+    /// `kinformer proxy`: one request of a client that is not an informer's LIST or WATCH
+    /// (a write, a GET, discovery), answered `code` with `bytes` of body after `duration`.
+    Request {
+        client: String,
+        verb: String,
+        path: String,
+        code: u16,
+        bytes: u64,
+        duration: Duration,
+    },
+    /// `kinformer proxy`'s exit summary of one client (`stream` absent) or of one of its
+    /// informer streams.
+    ProxySummary(Box<ProxySummary>),
     Summary(Box<Summary>),
 }
 
@@ -280,6 +296,24 @@ pub type IndexValues = Vec<(String, Vec<String>)>;
 /// Per `--index`, each value and how many objects it holds: (index name, [(value, count)]),
 /// values sorted.
 pub type IndexCounts = Vec<(String, Vec<(String, usize)>)>;
+
+/// What `kinformer proxy` saw of one client or one client-side informer stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProxySummary {
+    pub client: String,
+    /// The stream's name (`CLIENT/RESOURCE…`); None for the client's totals.
+    pub stream: Option<String>,
+    pub user_agent: String,
+    pub lists: u64,
+    pub watches: u64,
+    pub events: u64,
+    pub relists: u64,
+    pub errors: u64,
+    /// Requests that were neither a LIST nor a WATCH.
+    pub requests: u64,
+    /// Response body bytes relayed to the client.
+    pub bytes: u64,
+}
 
 /// Counts gathered over the whole run, printed at exit.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -404,6 +438,8 @@ event_kinds! {
     HandlerRemoved => Informer, "handler-removed";
     ResyncPeriodChanged => Informer, "resync-period-changed";
     Stopped => Informer, "stopped";
+    Request => Client, "request";
+    ProxySummary => Summary, "proxy-summary";
     Summary => Summary, "summary";
 }
 

@@ -372,6 +372,39 @@ impl Event {
                 v.duration("check_period_ms", *check_period);
             }
             Event::Summary(summary) => v.summary(summary),
+            _ => self.visit_proxy_fields(v),
+        }
+    }
+
+    fn visit_proxy_fields(&self, v: &mut impl FieldVisitor) {
+        match self {
+            Event::Request {
+                client,
+                verb,
+                path,
+                code,
+                bytes,
+                duration,
+            } => {
+                v.str("client", client);
+                v.str("verb", verb);
+                v.str("path", path);
+                v.u64("code", u64::from(*code));
+                v.u64("bytes", *bytes);
+                v.duration("duration_ms", *duration);
+            }
+            Event::ProxySummary(s) => {
+                v.str("client", &s.client);
+                v.opt_str("stream", s.stream.as_deref());
+                v.str("user_agent", &s.user_agent);
+                v.u64("lists", s.lists);
+                v.u64("watches", s.watches);
+                v.u64("events", s.events);
+                v.u64("relists", s.relists);
+                v.u64("errors", s.errors);
+                v.u64("requests", s.requests);
+                v.u64("bytes", s.bytes);
+            }
             // Every other kind was visited by an earlier match.
             _ => {}
         }

@@ -1,0 +1,95 @@
+//! `proxy --record FILE`: the traffic of every client-side informer stream in the record-file
+//! format (`informer::source::record_file`), one `r` per stream. The streams are only known
+//! once they happened, and the header names them, so entries go to `FILE.part` as they come
+//! and [`RecordWriter::finish`] writes the header and then the entries into FILE (zstd when it
+//! ends in `.zst`). Both files are created mode 0600: a recording holds whatever the clients
+//! read.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, BufWriter, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use tokio::time::Instant;
+
+use crate::informer::source::record_file::{EntryKind, Header, write_entry};
+
+/// zstd's default level, as `kinformer record` uses.
+const ZSTD_LEVEL: i32 = 3;
+
+/// Entries being written; see the module documentation.
+pub struct RecordWriter {
+    path: PathBuf,
+    part: PathBuf,
+    out: BufWriter<File>,
+    start: Instant,
+    line: Vec<u8>,
+    entries: u64,
+}
+
+/// What a finished recording holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    pub entries: u64,
+}
+
+fn private_file(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+}
+
+impl RecordWriter {
+    /// Creates `path.part`; offsets count from now.
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let mut part = path.as_os_str().to_owned();
+        part.push(".part");
+        let part = PathBuf::from(part);
+        let out = BufWriter::with_capacity(256 * 1024, private_file(&part)?);
+        Ok(Self {
+            path: path.to_owned(),
+            part,
+            out,
+            start: Instant::now(),
+            line: Vec::new(),
+            entries: 0,
+        })
+    }
+
+    /// Appends one entry of `stream`.
+    pub fn append(&mut self, stream: &str, kind: &EntryKind) -> io::Result<()> {
+        let t = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.line.clear();
+        write_entry(&mut self.line, t, stream, kind);
+        self.entries += 1;
+        self.out.write_all(&self.line)
+    }
+
+    /// Writes FILE: `header`, then every entry; removes the `.part` file.
+    pub fn finish(mut self, header: &Header) -> io::Result<Recorded> {
+        self.out.flush()?;
+        drop(self.out);
+        let file = BufWriter::with_capacity(256 * 1024, private_file(&self.path)?);
+        let mut first = serde_json::to_vec(header).map_err(io::Error::other)?;
+        first.push(b'\n');
+        let mut entries = BufReader::new(File::open(&self.part)?);
+        if self.path.extension().is_some_and(|e| e == "zst") {
+            let mut zstd = zstd::stream::write::Encoder::new(file, ZSTD_LEVEL)?;
+            zstd.write_all(&first)?;
+            io::copy(&mut entries, &mut zstd)?;
+            zstd.finish()?.flush()?;
+        } else {
+            let mut file = file;
+            file.write_all(&first)?;
+            io::copy(&mut entries, &mut file)?;
+            file.flush()?;
+        }
+        std::fs::remove_file(&self.part)?;
+        Ok(Recorded {
+            entries: self.entries,
+        })
+    }
+}
