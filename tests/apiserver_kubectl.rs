@@ -620,3 +620,28 @@ async fn controllers_roll_out_deployments_for_kubectl() -> TestResult {
     }
     Ok(())
 }
+
+/// `kubectl create -f` of a ConfigMap over the 3 MiB limit, over TLS as `kinformer serve`
+/// serves: kubectl shows kube-apiserver's 413 Status ("Request entity too large"), never
+/// `write: broken pipe` or a reset connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_create_of_an_oversized_object_gets_the_413_status() -> TestResult {
+    let fixture = Fixture::with(ServerConfig {
+        tls: true,
+        ..ServerConfig::default()
+    })
+    .await?;
+    let data = "x".repeat(4 << 20);
+    let manifest =
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{k: {data}}}\n");
+    let big = fixture.write("big.yaml", &manifest)?;
+    for _ in 0..3 {
+        let refused = fixture.fail(&["create", "-f", path_arg(&big)?]).await?;
+        assert!(
+            refused.contains("Request entity too large"),
+            "kubectl must show the 413 Status: {refused}"
+        );
+        assert!(!refused.contains("broken pipe"), "{refused}");
+    }
+    Ok(())
+}

@@ -12,6 +12,7 @@ use http::{HeaderMap, header};
 use tokio::sync::watch;
 
 use super::faults::{Fault, Faults};
+use super::listener::ConnectionId;
 use super::resources::ResourceType;
 use super::store::Store;
 
@@ -138,14 +139,15 @@ impl App {
             })
     }
 
-    /// Causes `fault` on this server.
-    pub fn inject(&self, fault: &Fault) {
+    /// Causes `fault` on this server; `caller` is the connection that asked for it over HTTP
+    /// (a restart spares it so that its answer arrives).
+    pub fn inject(&self, fault: &Fault, caller: Option<ConnectionId>) {
         match fault {
             Fault::CloseWatches => self.close_watches(),
             Fault::TrimHistory => self.store.trim_history(),
             Fault::ExpireAll => self.store.expire_all(),
             Fault::Restart => {
-                self.faults.arm(fault);
+                self.faults.restart(caller);
                 self.close_watches();
             }
             _ => self.faults.arm(fault),
