@@ -285,7 +285,7 @@ async fn route_method(
         ("PUT", Some(name)) => write::replace(app, request, name, &decode_body(request, body)?),
         ("PATCH", Some(name)) => write::patch(app, request, name, body),
         ("DELETE", Some(name)) => write::delete(app, request, name, body),
-        ("DELETE", None) => write::delete_collection(app, request),
+        ("DELETE", None) => write::delete_collection(app, request, body),
         (other, _) => Err(ApiError::method_not_allowed(other)),
     }
 }

@@ -10,6 +10,7 @@ mod delete;
 mod direct;
 mod get;
 mod meta;
+mod options;
 mod patch;
 pub(super) mod registry;
 mod strategy;
@@ -23,6 +24,7 @@ pub use self::direct::{
 };
 pub use self::get::get;
 pub use self::meta::parse_object;
+pub use self::options::{WriteKind, WriteOptions};
 pub use self::patch::{PatchKind, patch};
 pub use self::registry::update_in;
 pub use self::target::Target;

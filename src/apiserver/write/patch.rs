@@ -1,5 +1,6 @@
 //! PATCH (kube-apiserver's `handlers/patch.go`): JSON merge patch (strategic merge treated as
-//! merge), RFC 6902 JSON patch, and server-side apply approximated as create-or-merge.
+//! merge), RFC 6902 JSON patch, and server-side apply approximated as create-or-merge; with
+//! PatchOptions (`dryRun=All`, `force` and `fieldManager` validated).
 
 use std::sync::Arc;
 
@@ -10,6 +11,7 @@ use serde_json::Value;
 use super::create::require_namespace;
 use super::get::respond;
 use super::meta::{metadata_mut, str_at};
+use super::options::{WriteKind, WriteOptions};
 use super::registry::{create_in, update_in};
 use super::target::Target;
 use crate::apiserver::app::{App, ResourceRequest};
@@ -26,9 +28,10 @@ pub fn patch(
     body: &[u8],
 ) -> Result<Response, ApiError> {
     let kind = PatchKind::from_content_type(&request.content_type)?;
+    let options = WriteOptions::of(request, kind.write_kind(), &[])?;
     let patch = kind.parse(body)?;
     let target = Target::of(request, name);
-    let (object, created) = app.store.write(|txn| {
+    let (object, created) = app.store.transaction(options.dry_run, |txn| {
         let Some(current) = txn.get(&target.resource.key(), &target.key()) else {
             return apply_create(txn, &kind, &target, &patch).map(|o| (o, true));
         };
@@ -90,6 +93,14 @@ impl PatchKind {
             "application/json-patch+json" => Ok(PatchKind::Json),
             "application/apply-patch+yaml" => Ok(PatchKind::Apply),
             other => Err(ApiError::unsupported_media_type(other)),
+        }
+    }
+
+    /// The write kind whose options the patch takes.
+    pub fn write_kind(&self) -> WriteKind {
+        match self {
+            PatchKind::Apply => WriteKind::Apply,
+            PatchKind::Merge | PatchKind::Json => WriteKind::Patch,
         }
     }
 
