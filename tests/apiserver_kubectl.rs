@@ -645,3 +645,90 @@ async fn kubectl_create_of_an_oversized_object_gets_the_413_status() -> TestResu
     }
     Ok(())
 }
+
+/// The stored objects `kinds`/`names` and the server's resourceVersion, to compare before and
+/// after a dry run.
+async fn snapshot(
+    fixture: &Fixture,
+    objects: &[(&str, &str)],
+) -> Result<(Vec<serde_json::Value>, u64), Box<dyn std::error::Error>> {
+    let mut stored = Vec::new();
+    for (kind, name) in objects {
+        stored.push(get_json(fixture, kind, name).await?);
+    }
+    Ok((stored, fixture.server.resource_version()))
+}
+
+/// `kubectl diff` (a server-side dry-run patch, kubectl's `diff.go`) and every write command
+/// with `--dry-run=server` (kubectl sends `dryRun=All`; kube-apiserver's `DryRunnableStorage`
+/// stores nothing) leave the stored objects and the resourceVersion as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_diff_and_server_dry_runs_store_nothing() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let manifest = |value: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: dry, labels: {{app: dry}}}}\ndata: {{a: \"{value}\"}}\n"
+        )
+    };
+    let first = fixture.write("dry.yaml", &manifest("1"))?;
+    fixture.run(&["apply", "-f", path_arg(&first)?]).await?;
+    let changed = fixture.write("dry2.yaml", &manifest("2"))?;
+    let changed = path_arg(&changed)?;
+    let objects = [("configmap", "dry"), ("deployment", "web")];
+    let before = snapshot(&fixture, &objects).await?;
+
+    let diff = tokio::time::timeout(
+        Duration::from_secs(60),
+        fixture.command(&["diff", "-f", changed]).output(),
+    )
+    .await??;
+    let shown = String::from_utf8_lossy(&diff.stdout);
+    assert_eq!(
+        diff.status.code(),
+        Some(1),
+        "kubectl diff finds the change: {shown}{}",
+        String::from_utf8_lossy(&diff.stderr)
+    );
+    assert!(shown.contains("+  a: \"2\""), "{shown}");
+    assert_eq!(
+        snapshot(&fixture, &objects).await?,
+        before,
+        "kubectl diff wrote"
+    );
+
+    let dry_runs: Vec<Vec<&str>> = vec![
+        vec!["apply", "-f", changed],
+        vec!["apply", "--server-side", "-f", changed],
+        vec!["patch", "configmap", "dry", "-p", r#"{"data":{"a":"3"}}"#],
+        vec![
+            "patch",
+            "configmap",
+            "dry",
+            "--type=merge",
+            "-p",
+            r#"{"data":{"a":"3"}}"#,
+        ],
+        vec![
+            "patch",
+            "configmap",
+            "dry",
+            "--type=json",
+            "-p",
+            r#"[{"op":"replace","path":"/data/a","value":"3"}]"#,
+        ],
+        vec!["label", "configmap", "dry", "extra=yes"],
+        vec!["annotate", "configmap", "dry", "note=yes"],
+        vec!["scale", "deployment", "web", "--replicas=5"],
+        vec!["set", "image", "deployment/web", "web=nginx:1.27"],
+        vec!["delete", "configmap", "dry"],
+        vec!["delete", "deployment", "web"],
+        vec!["delete", "configmaps", "-l", "app=dry"],
+    ];
+    for mut args in dry_runs {
+        args.push("--dry-run=server");
+        fixture.run(&args).await?;
+        let after = snapshot(&fixture, &objects).await?;
+        assert_eq!(after, before, "kubectl {args:?} changed what is stored");
+    }
+    Ok(())
+}
