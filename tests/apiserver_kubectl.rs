@@ -732,3 +732,151 @@ async fn kubectl_diff_and_server_dry_runs_store_nothing() -> TestResult {
     }
     Ok(())
 }
+
+/// A Deployment `shop` with two containers (nginx with a port, env and a mount; a sidecar).
+const TWO_CONTAINERS: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shop, labels: {app: shop}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: shop}}
+  template:
+    metadata: {labels: {app: shop}}
+    spec:
+      volumes: [{name: cache, emptyDir: {}}]
+      containers:
+      - name: nginx
+        image: nginx:1.25
+        ports: [{containerPort: 80, name: http}]
+        env: [{name: MODE, value: fast}]
+        volumeMounts: [{name: cache, mountPath: /cache}]
+      - name: sidecar
+        image: busybox:1.37
+        args: [sleep, infinity]
+";
+
+/// Asserts no strategic-merge directive (`$setElementOrder/…`, `$patch`, …) was stored.
+fn assert_no_directives(object: &serde_json::Value) {
+    let text = object.to_string();
+    assert!(
+        !text.contains("\"$"),
+        "a patch directive was stored: {text}"
+    );
+}
+
+/// `object` without what every write changes (resourceVersion, generation).
+fn masked(mut object: serde_json::Value) -> serde_json::Value {
+    if let Some(metadata) = object
+        .get_mut("metadata")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        metadata.remove("resourceVersion");
+        metadata.remove("generation");
+    }
+    object
+}
+
+/// Golden: `kubectl set image deployment/shop nginx=nginx:1.27` sends a strategic merge patch
+/// naming only the nginx container's image plus `$setElementOrder/containers` (kubectl's
+/// `set image` computes it with `strategicpatch.CreateTwoWayMergePatch`). kube-apiserver merges
+/// `containers` by `name` (`patchMergeKey:"name"` on PodSpec.Containers in
+/// `k8s.io/api/core/v1/types.go`): the expected object is the one before with that one image
+/// changed — the sidecar and every other field kept, no directive stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_set_image_merges_containers_by_name() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["create", "-f", path_arg(&manifest)?]).await?;
+    let before = get_json(&fixture, "deployment", "shop").await?;
+    fixture
+        .run(&["set", "image", "deployment/shop", "nginx=nginx:1.27"])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    assert_no_directives(&after);
+    let mut expected = before.clone();
+    expected["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1.27");
+    assert_eq!(masked(after.clone()), masked(expected));
+    assert_eq!(
+        after["metadata"]["generation"], 2,
+        "a spec change bumps the generation"
+    );
+    Ok(())
+}
+
+/// Golden: `kubectl patch` without `--type` sends a strategic merge patch. The patch adds an
+/// env var to the sidecar and a port to nginx: lists merge by their merge keys (`env` by
+/// `name`, `ports` by `containerPort`, `k8s.io/api/core/v1/types.go`), so both containers keep
+/// everything else. `kubectl patch --type=merge` of the same body replaces the containers list
+/// (RFC 7386), as a cluster does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_patch_defaults_to_a_strategic_merge() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["create", "-f", path_arg(&manifest)?]).await?;
+    let before = get_json(&fixture, "deployment", "shop").await?;
+    let patch = r#"{"spec":{"template":{"spec":{"containers":[
+        {"name":"sidecar","env":[{"name":"LEVEL","value":"debug"}]},
+        {"name":"nginx","ports":[{"containerPort":443,"name":"https"}]}]}}}}"#;
+    fixture
+        .run(&["patch", "deployment", "shop", "-p", patch])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    assert_no_directives(&after);
+    let mut expected = before.clone();
+    let containers = &mut expected["spec"]["template"]["spec"]["containers"];
+    containers[0]["ports"] =
+        json!([{"containerPort": 80, "name": "http"}, {"containerPort": 443, "name": "https"}]);
+    containers[1]["env"] = json!([{"name": "LEVEL", "value": "debug"}]);
+    assert_eq!(masked(after), masked(expected));
+    fixture
+        .run(&["patch", "deployment", "shop", "--type=merge", "-p", patch])
+        .await?;
+    let merged = get_json(&fixture, "deployment", "shop").await?;
+    let containers = &merged["spec"]["template"]["spec"]["containers"];
+    assert_eq!(
+        containers[0]["name"], "sidecar",
+        "a merge patch replaces lists"
+    );
+    assert!(containers[0].get("image").is_none());
+    Ok(())
+}
+
+/// Golden: `kubectl apply` of a changed manifest sends a three-way strategic merge patch with
+/// `$setElementOrder/containers` (kubectl's `apply/patcher.go`). The stored template must be
+/// the new manifest's — nginx's image changed, an env var added to the sidecar, nginx's env
+/// var dropped (it left the last-applied configuration) — with no directive stored, as the
+/// Kubernetes docs' "declarative config" walk-through shows for kube-apiserver.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_apply_of_a_changed_manifest() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["apply", "-f", path_arg(&manifest)?]).await?;
+    let changed = TWO_CONTAINERS
+        .replace("image: nginx:1.25", "image: nginx:1.27")
+        .replace("        env: [{name: MODE, value: fast}]\n", "")
+        .replace(
+            "args: [sleep, infinity]",
+            "args: [sleep, infinity]\n        env: [{name: LEVEL, value: debug}]",
+        );
+    let changed = fixture.write("shop2.yaml", &changed)?;
+    fixture.run(&["apply", "-f", path_arg(&changed)?]).await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    assert_no_directives(&after);
+    let containers = &after["spec"]["template"]["spec"]["containers"];
+    assert_eq!(
+        containers,
+        &json!([
+            {"name": "nginx", "image": "nginx:1.27",
+             "ports": [{"containerPort": 80, "name": "http"}],
+             "volumeMounts": [{"name": "cache", "mountPath": "/cache"}]},
+            {"name": "sidecar", "image": "busybox:1.37", "args": ["sleep", "infinity"],
+             "env": [{"name": "LEVEL", "value": "debug"}]}
+        ])
+    );
+    assert_eq!(
+        after["spec"]["template"]["spec"]["volumes"],
+        json!([{"name": "cache", "emptyDir": {}}])
+    );
+    assert_eq!(after["spec"]["replicas"], 2);
+    Ok(())
+}

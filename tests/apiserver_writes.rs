@@ -334,3 +334,42 @@ async fn first_watch_line(
     let line = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
     Ok(serde_json::from_slice(line)?)
 }
+
+/// A custom resource has no Go struct tags to merge by: the apiextensions-apiserver accepts
+/// JSON patch, merge patch and apply only and answers a strategic merge patch `415`
+/// (`apiextensions-apiserver/pkg/apiserver/customresource_handler.go`, its patch types;
+/// `negotiation.NewUnsupportedMediaTypeError`); a merge patch of the same body works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_strategic_merge_patch_of_a_custom_resource_is_unsupported() -> TestResult {
+    let server = seeded(Vec::new()).await?;
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    assert_eq!(call(&server, "POST", crds, Some((JSON, crd))).await?.0, 201);
+    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                        "metadata": {"name": "w"}, "spec": {"containers": [{"name": "a"}]}});
+    assert_eq!(
+        call(&server, "POST", widgets, Some((JSON, widget)))
+            .await?
+            .0,
+        201
+    );
+    let path = format!("{widgets}/w");
+    let patch = json!({"spec": {"size": 2}});
+    let (code, answer) = call(&server, "PATCH", &path, Some((STRATEGIC, patch.clone()))).await?;
+    assert_eq!(code, 415, "{answer}");
+    assert_eq!(answer["reason"], "UnsupportedMediaType");
+    assert_eq!(
+        answer["message"],
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+    );
+    let (code, answer) = call(&server, "PATCH", &path, Some((MERGE, patch))).await?;
+    assert_eq!(code, 200, "{answer}");
+    server.shutdown().await;
+    Ok(())
+}
