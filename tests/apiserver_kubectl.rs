@@ -880,3 +880,63 @@ async fn golden_kubectl_apply_of_a_changed_manifest() -> TestResult {
     assert_eq!(after["spec"]["replicas"], 2);
     Ok(())
 }
+
+/// Golden: more strategic merge patches kubectl sends. `set env -c sidecar` adds to the
+/// sidecar's `env` (merged by `name`); `rollout restart` adds the
+/// `kubectl.kubernetes.io/restartedAt` annotation to the pod template (a map merge, kubectl's
+/// `polymorphichelpers/objectrestarter.go`); `edit` (through `KUBE_EDITOR`) patches the
+/// edited difference — nginx's image here. Each keeps the other container and every other
+/// field, and stores no directive.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_set_env_rollout_restart_and_edit() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["create", "-f", path_arg(&manifest)?]).await?;
+    let mut expected = get_json(&fixture, "deployment", "shop").await?;
+
+    fixture
+        .run(&[
+            "set",
+            "env",
+            "deployment/shop",
+            "-c",
+            "sidecar",
+            "LEVEL=debug",
+        ])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    expected["spec"]["template"]["spec"]["containers"][1]["env"] =
+        json!([{"name": "LEVEL", "value": "debug"}]);
+    assert_no_directives(&after);
+    assert_eq!(masked(after), masked(expected.clone()));
+
+    fixture
+        .run(&["rollout", "restart", "deployment/shop"])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    let restarted =
+        &after["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"];
+    assert!(restarted.is_string(), "{after}");
+    expected["spec"]["template"]["metadata"]["annotations"] =
+        json!({"kubectl.kubernetes.io/restartedAt": restarted});
+    assert_eq!(masked(after), masked(expected.clone()));
+
+    let editor = fixture.write(
+        "editor.sh",
+        "#!/bin/sh\nsed -i 's/nginx:1.25/nginx:1.27/' \"$1\"\n",
+    )?;
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    let mut edit = fixture.command(&["edit", "deployment/shop"]);
+    edit.env("KUBE_EDITOR", &editor);
+    let output = tokio::time::timeout(Duration::from_secs(60), edit.output()).await??;
+    assert!(
+        output.status.success(),
+        "kubectl edit: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    expected["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1.27");
+    assert_no_directives(&after);
+    assert_eq!(masked(after), masked(expected));
+    Ok(())
+}
