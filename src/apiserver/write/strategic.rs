@@ -115,13 +115,17 @@ impl Merger<'_> {
                 .is_some_and(|m| m.get(PATCH).and_then(Value::as_str) == Some("replace"))
         });
         let current = if replaced { Vec::new() } else { current };
+        let server = match order {
+            Some(_) => current.clone(),
+            None => Vec::new(),
+        };
         let merged = match list_strategy(self.kind, path) {
             ListStrategy::Replace => self.fresh_items(patch, path)?,
             ListStrategy::MergeScalars => union(current, patch),
             ListStrategy::MergeKey(key) => self.merge_by_key(current, patch, key, path)?,
         };
         Ok(match order {
-            Some(order) => ordered(merged, order, merge_key(self.kind, path)),
+            Some(order) => ordered(merged, order, merge_key(self.kind, path), &server),
             None => merged,
         })
     }
@@ -188,7 +192,8 @@ impl Merger<'_> {
         field_path.push(field);
         let key = merge_key(self.kind, &field_path);
         if let Some(Value::Array(items)) = original.get_mut(field) {
-            *items = ordered(std::mem::take(items), order, key);
+            let server = items.clone();
+            *items = ordered(std::mem::take(items), order, key, &server);
         }
     }
 }
@@ -275,27 +280,65 @@ fn merge_key(kind: &str, path: &[&str]) -> Option<&'static str> {
     }
 }
 
-/// `items` in the order `$setElementOrder` gives (elements of `{key: value}` for a keyed
-/// list, the scalars for a scalar list); elements it does not name follow, in their order.
-fn ordered(items: Vec<Value>, order: &Value, key: Option<&str>) -> Vec<Value> {
+/// `items` ordered as kube-apiserver orders a list sent with `$setElementOrder` (strategicpatch's
+/// `normalizeElementOrder`): the elements the order names (`{key: value}` elements for a keyed
+/// list, the scalars for a scalar list) in its order, interleaved with the server-only ones in
+/// their `server` order — a server-only element goes before the first named element that
+/// followed it in `server`.
+fn ordered(items: Vec<Value>, order: &Value, key: Option<&str>, server: &[Value]) -> Vec<Value> {
     let Some(order) = order.as_array() else {
         return items;
     };
-    let identity = |item: &Value| match key {
+    let wanted: Vec<Option<Value>> = order.iter().map(|item| identity(item, key)).collect();
+    let live: Vec<Option<Value>> = server.iter().map(|item| identity(item, key)).collect();
+    let (mut named, mut server_only): (Vec<Value>, Vec<Value>) = items
+        .into_iter()
+        .partition(|item| index_in(&wanted, item, key).is_some());
+    named.sort_by_key(|item| index_in(&wanted, item, key));
+    server_only.sort_by_key(|item| index_in(&live, item, key).unwrap_or(usize::MAX));
+    let before = |left: &Value, right: &Value| match (
+        index_in(&live, left, key),
+        index_in(&live, right, key),
+    ) {
+        (Some(l), Some(r)) => l < r,
+        _ => false,
+    };
+    interleave(server_only, named, before)
+}
+
+/// What identifies a list element: its merge key's value, or the scalar itself.
+fn identity(item: &Value, key: Option<&str>) -> Option<Value> {
+    match key {
         Some(key) => item.get(key).cloned(),
         None => Some(item.clone()),
-    };
-    let wanted: Vec<Option<Value>> = order.iter().map(identity).collect();
-    let position = |item: &Value| {
-        let id = identity(item);
-        wanted
-            .iter()
-            .position(|w| id.is_some() && *w == id)
-            .unwrap_or(wanted.len())
-    };
-    let mut items = items;
-    items.sort_by_key(position);
-    items
+    }
+}
+
+/// Where `item` is in a list of identities.
+fn index_in(list: &[Option<Value>], item: &Value, key: Option<&str>) -> Option<usize> {
+    let id = identity(item, key)?;
+    list.iter().position(|w| w.as_ref() == Some(&id))
+}
+
+/// Merges two ordered lists keeping each one's order: the head of `left` goes first when
+/// `before` says so, else the head of `right`.
+fn interleave(
+    left: Vec<Value>,
+    right: Vec<Value>,
+    before: impl Fn(&Value, &Value) -> bool,
+) -> Vec<Value> {
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let mut left = left.into_iter().peekable();
+    let mut right = right.into_iter().peekable();
+    loop {
+        let take_left = match (left.peek(), right.peek()) {
+            (Some(l), Some(r)) => before(l, r),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return out,
+        };
+        out.extend(if take_left { left.next() } else { right.next() });
+    }
 }
 
 #[cfg(test)]
@@ -353,6 +396,35 @@ mod tests {
         assert_eq!(
             patched("Pod", pod, map_replace),
             json!({"metadata": {"finalizers": ["a", "b"]}, "spec": {"containers": []}})
+        );
+    }
+
+    /// Server-only elements keep their place among the elements `$setElementOrder` names
+    /// (strategicpatch's `mergeSortedSlice` interleaves by the live order).
+    #[test]
+    fn set_element_order_interleaves_server_only_elements() {
+        let names = |object: &Value| -> Vec<Value> {
+            object["spec"]["containers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| c["name"].clone())
+                .collect()
+        };
+        let pod = json!({"spec": {"containers": [{"name": "a"}, {"name": "x"}, {"name": "b"}]}});
+        let patch = json!({"spec": {"$setElementOrder/containers": [{"name": "a"}, {"name": "b"}],
+                                    "containers": [{"name": "b", "image": "new"}]}});
+        let merged = patched("Pod", pod.clone(), patch);
+        assert_eq!(names(&merged), [json!("a"), json!("x"), json!("b")]);
+        assert_eq!(merged["spec"]["containers"][2]["image"], "new");
+        let reversed = json!({"spec": {"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}, {"name": "c"}],
+                                       "containers": [{"name": "c"}]}});
+        let merged = patched("Pod", pod, reversed);
+        // x stood before b on the server, so it goes before b (the first named element that
+        // followed it), as mergeSortedSlice places it.
+        assert_eq!(
+            names(&merged),
+            [json!("x"), json!("b"), json!("a"), json!("c")]
         );
     }
 
