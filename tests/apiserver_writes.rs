@@ -305,6 +305,14 @@ async fn query_parameters_decode_as_kube_apiserver_decodes_them() -> TestResult 
         assert_eq!(code, 400, "{bad}: {answer}");
         assert_eq!(answer["reason"], "BadRequest");
     }
+    let path = format!("{CM}?gracePeriodSeconds=soon");
+    let (code, answer) = call(&server, "DELETE", &path, None).await?;
+    assert_eq!(code, 400, "{answer}");
+    assert_eq!(
+        call(&server, "GET", CM, None).await?.0,
+        200,
+        "nothing deleted"
+    );
     server.shutdown().await;
     Ok(())
 }

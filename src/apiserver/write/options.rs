@@ -53,6 +53,10 @@ impl WriteOptions {
         kind: WriteKind,
         body_dry_run: &[String],
     ) -> Result<Self, ApiError> {
+        if kind == WriteKind::Delete {
+            // Decoded (an integer, else 400) though the server deletes at once whatever it says.
+            request.integer("gracePeriodSeconds")?;
+        }
         let mut dry_run: Vec<String> = body_dry_run.to_vec();
         dry_run.extend(request.param("dryRun").map(str::to_owned));
         let mut errors = Vec::new();
