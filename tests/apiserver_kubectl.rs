@@ -940,3 +940,37 @@ async fn golden_kubectl_set_env_rollout_restart_and_edit() -> TestResult {
     assert_eq!(masked(after), masked(expected));
     Ok(())
 }
+
+/// Golden: `label`, `annotate` (strategic merge patches of `metadata`, map merges), `scale`
+/// (a merge patch of the scale subresource) and `patch --type=json` change exactly what they
+/// name on the 2-container Deployment; the expected object is the one before with those
+/// fields set, as a cluster stores it (no defaulting on either side: the server does none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_label_annotate_scale_and_json_patch() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["create", "-f", path_arg(&manifest)?]).await?;
+    let mut expected = get_json(&fixture, "deployment", "shop").await?;
+    fixture
+        .run(&["label", "deployment", "shop", "tier=frontend"])
+        .await?;
+    fixture
+        .run(&["annotate", "deployment", "shop", "owner=team-a"])
+        .await?;
+    fixture
+        .run(&["scale", "deployment", "shop", "--replicas=4"])
+        .await?;
+    let op =
+        r#"[{"op":"add","path":"/spec/template/spec/containers/1/image","value":"busybox:1.36"}]"#;
+    fixture
+        .run(&["patch", "deployment", "shop", "--type=json", "-p", op])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    expected["metadata"]["labels"]["tier"] = json!("frontend");
+    expected["metadata"]["annotations"] = json!({"owner": "team-a"});
+    expected["spec"]["replicas"] = json!(4);
+    expected["spec"]["template"]["spec"]["containers"][1]["image"] = json!("busybox:1.36");
+    assert_no_directives(&after);
+    assert_eq!(masked(after), masked(expected));
+    Ok(())
+}
