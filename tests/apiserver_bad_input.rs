@@ -271,3 +271,61 @@ async fn slow_clients_are_cut_off_without_stalling_others() -> TestResult {
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");
     Ok(())
 }
+
+/// Sends a ConfigMap of `size` bytes with `framing` ("content-length" or "chunked") in full and
+/// reads the answer: the write must succeed (no broken pipe or reset) and the answer arrive.
+async fn send_whole_body(server: &EmbeddedServer, size: usize, chunked: bool) -> TestResult {
+    let body = format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"big"}},"data":{{"k":"{}"}}}}"#,
+        "x".repeat(size)
+    );
+    let framing = if chunked {
+        "Transfer-Encoding: chunked".to_owned()
+    } else {
+        format!("Content-Length: {}", body.len())
+    };
+    let mut stream = TcpStream::connect(address(server)).await?;
+    let head =
+        format!("POST {CMS} HTTP/1.1\r\nHost: x\r\nContent-Type: {JSON}\r\n{framing}\r\n\r\n");
+    stream.write_all(head.as_bytes()).await?;
+    for piece in body.as_bytes().chunks(64 * 1024) {
+        let written = if chunked {
+            let mut chunk = format!("{:x}\r\n", piece.len()).into_bytes();
+            chunk.extend_from_slice(piece);
+            chunk.extend_from_slice(b"\r\n");
+            stream.write_all(&chunk).await
+        } else {
+            stream.write_all(piece).await
+        };
+        written.map_err(|e| format!("the body could not be sent whole: {e}"))?;
+    }
+    if chunked {
+        stream.write_all(b"0\r\n\r\n").await?;
+    }
+    let mut answer = Vec::new();
+    tokio::time::timeout(DEADLINE, stream.read_to_end(&mut answer))
+        .await?
+        .map_err(|e| format!("the answer did not arrive: {e}"))?;
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    let split = text.find("\r\n\r\n").ok_or("no header end")? + 4;
+    let status: Value = serde_json::from_slice(&dechunk(&answer[split..]))?;
+    assert_eq!(status["kind"], "Status");
+    assert_eq!(status["code"], 413);
+    assert_eq!(status["reason"], "RequestEntityTooLarge");
+    Ok(())
+}
+
+/// A client that sends a body over 3 MiB in full (as kubectl does: Go's transport writes the
+/// whole body before it reads) gets the 413 Status, never "broken pipe" or a reset: the server
+/// takes the rest of the body before it answers and closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_body_sent_in_full_gets_the_413_status() -> TestResult {
+    let server = server(Duration::from_secs(60)).await?;
+    for size in [(3 << 20) + 1, 4 << 20, 12 << 20] {
+        send_whole_body(&server, size, false).await?;
+        send_whole_body(&server, size, true).await?;
+    }
+    server.shutdown().await;
+    Ok(())
+}

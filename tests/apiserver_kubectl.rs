@@ -620,3 +620,357 @@ async fn controllers_roll_out_deployments_for_kubectl() -> TestResult {
     }
     Ok(())
 }
+
+/// `kubectl create -f` of a ConfigMap over the 3 MiB limit, over TLS as `kinformer serve`
+/// serves: kubectl shows kube-apiserver's 413 Status ("Request entity too large"), never
+/// `write: broken pipe` or a reset connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_create_of_an_oversized_object_gets_the_413_status() -> TestResult {
+    let fixture = Fixture::with(ServerConfig {
+        tls: true,
+        ..ServerConfig::default()
+    })
+    .await?;
+    let data = "x".repeat(4 << 20);
+    let manifest =
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{k: {data}}}\n");
+    let big = fixture.write("big.yaml", &manifest)?;
+    for _ in 0..3 {
+        let refused = fixture.fail(&["create", "-f", path_arg(&big)?]).await?;
+        assert!(
+            refused.contains("Request entity too large"),
+            "kubectl must show the 413 Status: {refused}"
+        );
+        assert!(!refused.contains("broken pipe"), "{refused}");
+    }
+    Ok(())
+}
+
+/// The stored objects `kinds`/`names` and the server's resourceVersion, to compare before and
+/// after a dry run.
+async fn snapshot(
+    fixture: &Fixture,
+    objects: &[(&str, &str)],
+) -> Result<(Vec<serde_json::Value>, u64), Box<dyn std::error::Error>> {
+    let mut stored = Vec::new();
+    for (kind, name) in objects {
+        stored.push(get_json(fixture, kind, name).await?);
+    }
+    Ok((stored, fixture.server.resource_version()))
+}
+
+/// `kubectl diff` (a server-side dry-run patch, kubectl's `diff.go`) and every write command
+/// with `--dry-run=server` (kubectl sends `dryRun=All`; kube-apiserver's `DryRunnableStorage`
+/// stores nothing) leave the stored objects and the resourceVersion as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_diff_and_server_dry_runs_store_nothing() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let manifest = |value: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: dry, labels: {{app: dry}}}}\ndata: {{a: \"{value}\"}}\n"
+        )
+    };
+    let first = fixture.write("dry.yaml", &manifest("1"))?;
+    fixture.run(&["apply", "-f", path_arg(&first)?]).await?;
+    let changed = fixture.write("dry2.yaml", &manifest("2"))?;
+    let changed = path_arg(&changed)?;
+    let objects = [("configmap", "dry"), ("deployment", "web")];
+    let before = snapshot(&fixture, &objects).await?;
+
+    let diff = tokio::time::timeout(
+        Duration::from_secs(60),
+        fixture.command(&["diff", "-f", changed]).output(),
+    )
+    .await??;
+    let shown = String::from_utf8_lossy(&diff.stdout);
+    assert_eq!(
+        diff.status.code(),
+        Some(1),
+        "kubectl diff finds the change: {shown}{}",
+        String::from_utf8_lossy(&diff.stderr)
+    );
+    assert!(shown.contains("+  a: \"2\""), "{shown}");
+    assert_eq!(
+        snapshot(&fixture, &objects).await?,
+        before,
+        "kubectl diff wrote"
+    );
+
+    let dry_runs: Vec<Vec<&str>> = vec![
+        vec!["apply", "-f", changed],
+        vec!["apply", "--server-side", "-f", changed],
+        vec!["patch", "configmap", "dry", "-p", r#"{"data":{"a":"3"}}"#],
+        vec![
+            "patch",
+            "configmap",
+            "dry",
+            "--type=merge",
+            "-p",
+            r#"{"data":{"a":"3"}}"#,
+        ],
+        vec![
+            "patch",
+            "configmap",
+            "dry",
+            "--type=json",
+            "-p",
+            r#"[{"op":"replace","path":"/data/a","value":"3"}]"#,
+        ],
+        vec!["label", "configmap", "dry", "extra=yes"],
+        vec!["annotate", "configmap", "dry", "note=yes"],
+        vec!["scale", "deployment", "web", "--replicas=5"],
+        vec!["set", "image", "deployment/web", "web=nginx:1.27"],
+        vec!["delete", "configmap", "dry"],
+        vec!["delete", "deployment", "web"],
+        vec!["delete", "configmaps", "-l", "app=dry"],
+    ];
+    for mut args in dry_runs {
+        args.push("--dry-run=server");
+        fixture.run(&args).await?;
+        let after = snapshot(&fixture, &objects).await?;
+        assert_eq!(after, before, "kubectl {args:?} changed what is stored");
+    }
+    Ok(())
+}
+
+/// A Deployment `shop` with two containers (nginx with a port, env and a mount; a sidecar).
+const TWO_CONTAINERS: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shop, labels: {app: shop}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: shop}}
+  template:
+    metadata: {labels: {app: shop}}
+    spec:
+      volumes: [{name: cache, emptyDir: {}}]
+      containers:
+      - name: nginx
+        image: nginx:1.25
+        ports: [{containerPort: 80, name: http}]
+        env: [{name: MODE, value: fast}]
+        volumeMounts: [{name: cache, mountPath: /cache}]
+      - name: sidecar
+        image: busybox:1.37
+        args: [sleep, infinity]
+";
+
+/// Asserts no strategic-merge directive (`$setElementOrder/…`, `$patch`, …) was stored.
+fn assert_no_directives(object: &serde_json::Value) {
+    let text = object.to_string();
+    assert!(
+        !text.contains("\"$"),
+        "a patch directive was stored: {text}"
+    );
+}
+
+/// `object` without what every write changes (resourceVersion, generation).
+fn masked(mut object: serde_json::Value) -> serde_json::Value {
+    if let Some(metadata) = object
+        .get_mut("metadata")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        metadata.remove("resourceVersion");
+        metadata.remove("generation");
+    }
+    object
+}
+
+/// Golden: `kubectl set image deployment/shop nginx=nginx:1.27` sends a strategic merge patch
+/// naming only the nginx container's image plus `$setElementOrder/containers` (kubectl's
+/// `set image` computes it with `strategicpatch.CreateTwoWayMergePatch`). kube-apiserver merges
+/// `containers` by `name` (`patchMergeKey:"name"` on PodSpec.Containers in
+/// `k8s.io/api/core/v1/types.go`): the expected object is the one before with that one image
+/// changed — the sidecar and every other field kept, no directive stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_set_image_merges_containers_by_name() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["create", "-f", path_arg(&manifest)?]).await?;
+    let before = get_json(&fixture, "deployment", "shop").await?;
+    fixture
+        .run(&["set", "image", "deployment/shop", "nginx=nginx:1.27"])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    assert_no_directives(&after);
+    let mut expected = before.clone();
+    expected["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1.27");
+    assert_eq!(masked(after.clone()), masked(expected));
+    assert_eq!(
+        after["metadata"]["generation"], 2,
+        "a spec change bumps the generation"
+    );
+    Ok(())
+}
+
+/// Golden: `kubectl patch` without `--type` sends a strategic merge patch. The patch adds an
+/// env var to the sidecar and a port to nginx: lists merge by their merge keys (`env` by
+/// `name`, `ports` by `containerPort`, `k8s.io/api/core/v1/types.go`), so both containers keep
+/// everything else. `kubectl patch --type=merge` of the same body replaces the containers list
+/// (RFC 7386), as a cluster does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_patch_defaults_to_a_strategic_merge() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["create", "-f", path_arg(&manifest)?]).await?;
+    let before = get_json(&fixture, "deployment", "shop").await?;
+    let patch = r#"{"spec":{"template":{"spec":{"containers":[
+        {"name":"sidecar","env":[{"name":"LEVEL","value":"debug"}]},
+        {"name":"nginx","ports":[{"containerPort":443,"name":"https"}]}]}}}}"#;
+    fixture
+        .run(&["patch", "deployment", "shop", "-p", patch])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    assert_no_directives(&after);
+    let mut expected = before.clone();
+    let containers = &mut expected["spec"]["template"]["spec"]["containers"];
+    containers[0]["ports"] =
+        json!([{"containerPort": 80, "name": "http"}, {"containerPort": 443, "name": "https"}]);
+    containers[1]["env"] = json!([{"name": "LEVEL", "value": "debug"}]);
+    assert_eq!(masked(after), masked(expected));
+    fixture
+        .run(&["patch", "deployment", "shop", "--type=merge", "-p", patch])
+        .await?;
+    let merged = get_json(&fixture, "deployment", "shop").await?;
+    let containers = &merged["spec"]["template"]["spec"]["containers"];
+    assert_eq!(
+        containers[0]["name"], "sidecar",
+        "a merge patch replaces lists"
+    );
+    assert!(containers[0].get("image").is_none());
+    Ok(())
+}
+
+/// Golden: `kubectl apply` of a changed manifest sends a three-way strategic merge patch with
+/// `$setElementOrder/containers` (kubectl's `apply/patcher.go`). The stored template must be
+/// the new manifest's — nginx's image changed, an env var added to the sidecar, nginx's env
+/// var dropped (it left the last-applied configuration) — with no directive stored, as the
+/// Kubernetes docs' "declarative config" walk-through shows for kube-apiserver.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_apply_of_a_changed_manifest() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["apply", "-f", path_arg(&manifest)?]).await?;
+    let changed = TWO_CONTAINERS
+        .replace("image: nginx:1.25", "image: nginx:1.27")
+        .replace("        env: [{name: MODE, value: fast}]\n", "")
+        .replace(
+            "args: [sleep, infinity]",
+            "args: [sleep, infinity]\n        env: [{name: LEVEL, value: debug}]",
+        );
+    let changed = fixture.write("shop2.yaml", &changed)?;
+    fixture.run(&["apply", "-f", path_arg(&changed)?]).await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    assert_no_directives(&after);
+    let containers = &after["spec"]["template"]["spec"]["containers"];
+    assert_eq!(
+        containers,
+        &json!([
+            {"name": "nginx", "image": "nginx:1.27",
+             "ports": [{"containerPort": 80, "name": "http"}],
+             "volumeMounts": [{"name": "cache", "mountPath": "/cache"}]},
+            {"name": "sidecar", "image": "busybox:1.37", "args": ["sleep", "infinity"],
+             "env": [{"name": "LEVEL", "value": "debug"}]}
+        ])
+    );
+    assert_eq!(
+        after["spec"]["template"]["spec"]["volumes"],
+        json!([{"name": "cache", "emptyDir": {}}])
+    );
+    assert_eq!(after["spec"]["replicas"], 2);
+    Ok(())
+}
+
+/// Golden: more strategic merge patches kubectl sends. `set env -c sidecar` adds to the
+/// sidecar's `env` (merged by `name`); `rollout restart` adds the
+/// `kubectl.kubernetes.io/restartedAt` annotation to the pod template (a map merge, kubectl's
+/// `polymorphichelpers/objectrestarter.go`); `edit` (through `KUBE_EDITOR`) patches the
+/// edited difference — nginx's image here. Each keeps the other container and every other
+/// field, and stores no directive.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_set_env_rollout_restart_and_edit() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["create", "-f", path_arg(&manifest)?]).await?;
+    let mut expected = get_json(&fixture, "deployment", "shop").await?;
+
+    fixture
+        .run(&[
+            "set",
+            "env",
+            "deployment/shop",
+            "-c",
+            "sidecar",
+            "LEVEL=debug",
+        ])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    expected["spec"]["template"]["spec"]["containers"][1]["env"] =
+        json!([{"name": "LEVEL", "value": "debug"}]);
+    assert_no_directives(&after);
+    assert_eq!(masked(after), masked(expected.clone()));
+
+    fixture
+        .run(&["rollout", "restart", "deployment/shop"])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    let restarted =
+        &after["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"];
+    assert!(restarted.is_string(), "{after}");
+    expected["spec"]["template"]["metadata"]["annotations"] =
+        json!({"kubectl.kubernetes.io/restartedAt": restarted});
+    assert_eq!(masked(after), masked(expected.clone()));
+
+    let editor = fixture.write(
+        "editor.sh",
+        "#!/bin/sh\nsed -i 's/nginx:1.25/nginx:1.27/' \"$1\"\n",
+    )?;
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    let mut edit = fixture.command(&["edit", "deployment/shop"]);
+    edit.env("KUBE_EDITOR", &editor);
+    let output = tokio::time::timeout(Duration::from_secs(60), edit.output()).await??;
+    assert!(
+        output.status.success(),
+        "kubectl edit: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    expected["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1.27");
+    assert_no_directives(&after);
+    assert_eq!(masked(after), masked(expected));
+    Ok(())
+}
+
+/// Golden: `label`, `annotate` (strategic merge patches of `metadata`, map merges), `scale`
+/// (a merge patch of the scale subresource) and `patch --type=json` change exactly what they
+/// name on the 2-container Deployment; the expected object is the one before with those
+/// fields set, as a cluster stores it (no defaulting on either side: the server does none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn golden_kubectl_label_annotate_scale_and_json_patch() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["create", "-f", path_arg(&manifest)?]).await?;
+    let mut expected = get_json(&fixture, "deployment", "shop").await?;
+    fixture
+        .run(&["label", "deployment", "shop", "tier=frontend"])
+        .await?;
+    fixture
+        .run(&["annotate", "deployment", "shop", "owner=team-a"])
+        .await?;
+    fixture
+        .run(&["scale", "deployment", "shop", "--replicas=4"])
+        .await?;
+    let op =
+        r#"[{"op":"add","path":"/spec/template/spec/containers/1/image","value":"busybox:1.36"}]"#;
+    fixture
+        .run(&["patch", "deployment", "shop", "--type=json", "-p", op])
+        .await?;
+    let after = get_json(&fixture, "deployment", "shop").await?;
+    expected["metadata"]["labels"]["tier"] = json!("frontend");
+    expected["metadata"]["annotations"] = json!({"owner": "team-a"});
+    expected["spec"]["replicas"] = json!(4);
+    expected["spec"]["template"]["spec"]["containers"][1]["image"] = json!("busybox:1.36");
+    assert_no_directives(&after);
+    assert_eq!(masked(after), masked(expected));
+    Ok(())
+}

@@ -12,7 +12,9 @@ use http::{HeaderMap, header};
 use tokio::sync::watch;
 
 use super::faults::{Fault, Faults};
+use super::listener::ConnectionId;
 use super::resources::ResourceType;
+use super::status::ApiError;
 use super::store::Store;
 
 /// Shared server state.
@@ -105,9 +107,27 @@ impl ResourceRequest {
             .filter(|v| !v.is_empty())
     }
 
-    /// A boolean query parameter (`true`/`1`).
+    /// A boolean query parameter as kube-apiserver reads one: absent, `0` and `false` (any
+    /// case) are false, anything else — `True`, `yes`, even an empty value — is true
+    /// (`apimachinery/pkg/runtime/conversion.go`, `Convert_Slice_string_To_bool`).
     pub fn flag(&self, name: &str) -> bool {
-        matches!(self.param(name), Some("true" | "1"))
+        self.params
+            .get(name)
+            .is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"))
+    }
+
+    /// An integer query parameter as kube-apiserver reads one (`strconv.ParseInt`): absent or
+    /// empty is None, garbage is `400 BadRequest`, as its handlers answer a query that does not
+    /// decode (`DecodeParameters` errors become `errors.NewBadRequest`).
+    pub fn integer(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        let Some(text) = self.param(name) else {
+            return Ok(None);
+        };
+        text.parse::<i64>().map(Some).map_err(|_| {
+            ApiError::bad_request(format!(
+                "strconv.ParseInt: parsing {text:?}: invalid syntax (query parameter {name})"
+            ))
+        })
     }
 }
 
@@ -138,14 +158,15 @@ impl App {
             })
     }
 
-    /// Causes `fault` on this server.
-    pub fn inject(&self, fault: &Fault) {
+    /// Causes `fault` on this server; `caller` is the connection that asked for it over HTTP
+    /// (a restart spares it so that its answer arrives).
+    pub fn inject(&self, fault: &Fault, caller: Option<ConnectionId>) {
         match fault {
             Fault::CloseWatches => self.close_watches(),
             Fault::TrimHistory => self.store.trim_history(),
             Fault::ExpireAll => self.store.expire_all(),
             Fault::Restart => {
-                self.faults.arm(fault);
+                self.faults.restart(caller);
                 self.close_watches();
             }
             _ => self.faults.arm(fault),

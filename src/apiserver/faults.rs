@@ -16,6 +16,7 @@ use rand::Rng;
 use serde::Deserialize;
 use tokio::sync::watch;
 
+use super::listener::{ConnectionId, Restart};
 use super::status::ApiError;
 
 /// The admin endpoint's path.
@@ -158,7 +159,7 @@ pub struct Faults {
     /// Any watch fault armed (the watch path's one load).
     watch_armed: AtomicBool,
     /// Bumped by every restart: watches opened and requests delayed before it are aborted.
-    restarts: watch::Sender<u64>,
+    restarts: watch::Sender<Restart>,
     state: Mutex<State>,
 }
 
@@ -203,16 +204,13 @@ impl Faults {
             }
             Fault::CutWatch => state.cut = true,
             Fault::MalformedEvent => state.malformed = true,
-            Fault::Restart => {
-                self.restarts.send_modify(|generation| *generation += 1);
-            }
             Fault::Clear => {
                 state.failing = None;
                 state.delaying = None;
                 state.cut = false;
                 state.malformed = false;
             }
-            Fault::CloseWatches | Fault::TrimHistory | Fault::ExpireAll => {}
+            Fault::Restart | Fault::CloseWatches | Fault::TrimHistory | Fault::ExpireAll => {}
         }
         self.publish(&state);
     }
@@ -224,13 +222,22 @@ impl Faults {
             .store(state.cut || state.malformed, Ordering::Release);
     }
 
+    /// Restarts: every open connection but `spared` (the caller's, which still carries the
+    /// answer) is reset, and every delayed request aborted.
+    pub fn restart(&self, spared: Option<ConnectionId>) {
+        self.restarts.send_modify(|restart| {
+            restart.generation += 1;
+            restart.spared = spared;
+        });
+    }
+
     /// The restart generation (a watch remembers it when opened).
     pub fn restarts(&self) -> u64 {
-        *self.restarts.borrow()
+        self.restarts.borrow().generation
     }
 
     /// A receiver that changes at every restart (each connection holds one).
-    pub fn subscribe_restarts(&self) -> watch::Receiver<u64> {
+    pub fn subscribe_restarts(&self) -> watch::Receiver<Restart> {
         self.restarts.subscribe()
     }
 

@@ -127,14 +127,10 @@ pub async fn wait_until_fresh(app: &App, rv: u64) -> Result<(), ApiError> {
 }
 
 fn parse_limit(request: &ResourceRequest) -> Result<Option<usize>, ApiError> {
-    request
-        .param("limit")
-        .map(|l| {
-            l.parse::<usize>()
-                .map_err(|_| ApiError::bad_request(format!("invalid limit {l:?}")))
-        })
-        .transpose()
-        .map(|limit| limit.filter(|l| *l > 0))
+    let limit = request.integer("limit")?;
+    Ok(limit
+        .and_then(|l| usize::try_from(l).ok())
+        .filter(|l| *l > 0))
 }
 
 /// Parses a resourceVersion parameter.

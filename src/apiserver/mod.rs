@@ -290,7 +290,7 @@ impl EmbeddedServer {
     /// is refused with what is wrong.
     pub fn inject(&self, fault: &Fault) -> Result<(), String> {
         fault.validate()?;
-        self.app.inject(fault);
+        self.app.inject(fault, None);
         Ok(())
     }
 

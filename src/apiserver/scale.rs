@@ -1,6 +1,7 @@
 //! The `scale` subresource of deployments, replicasets and statefulsets (`kubectl scale`): an
 //! autoscaling/v1 `Scale` read from the object (`spec.replicas`, `status.replicas`, the
-//! selector as a string) and written back to `spec.replicas` by PUT or PATCH.
+//! selector as a string) and written back to `spec.replicas` by PUT or PATCH (`dryRun=All`
+//! honoured).
 
 use std::sync::Arc;
 
@@ -13,7 +14,7 @@ use super::objects::StoredObject;
 use super::resources::ResourceType;
 use super::status::{ApiError, json_response};
 use super::validation::invalid_field;
-use super::write::{PatchKind, Target, parse_object, update_in};
+use super::write::{PatchKind, Target, WriteKind, WriteOptions, parse_object, update_in};
 
 /// Serves GET, PUT and PATCH of `.../{name}/scale`.
 pub fn serve(
@@ -33,7 +34,12 @@ pub fn serve(
     let object = match method.as_str() {
         "GET" => found(app.store.get(&resource.key(), &target.key()))?,
         "PUT" | "PATCH" => {
-            let stored = app.store.write(|txn| {
+            let kind = match method.as_str() {
+                "PUT" => WriteKind::Update,
+                _ => PatchKind::from_content_type(&request.content_type)?.write_kind(),
+            };
+            let dry_run = WriteOptions::of(request, kind, &[])?.dry_run;
+            let stored = app.store.transaction(dry_run, |txn| {
                 let value = found(txn.get(&resource.key(), &target.key()))?;
                 let requested = match method.as_str() {
                     "PUT" => parse_object(body)?,

@@ -11,9 +11,11 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http::request::Parts;
 use http::{Method, header};
+use http_body_util::BodyExt;
 
 use super::app::{App, Representation, ResourceRequest, accept};
 use super::faults::{FAULTS_PATH, Fault};
+use super::listener::ConnectionId;
 use super::status::{ApiError, json_response};
 use super::{discovery, faults, list, openapi, protobuf, scale, watch as watch_handler, write};
 
@@ -48,46 +50,79 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
     response
 }
 
+/// How much of an oversized body the server still reads (and drops) before it answers 413:
+/// a client writes its whole body before it reads (Go's transport does), and a connection
+/// closed on unread bytes is reset, so the client would see "broken pipe" instead of the
+/// Status. A larger body is cut off.
+const MAX_DRAINED_BYTES: u64 = 32 * 1024 * 1024;
+
 /// The request's body, at most [`MAX_BODY_BYTES`], read within the server's read timeout.
 async fn read_body(app: &App, parts: &Parts, body: axum::body::Body) -> Result<Bytes, ApiError> {
-    let too_large = || {
-        ApiError::new(
-            413,
-            "RequestEntityTooLarge",
-            format!("Request entity too large: limit is {MAX_BODY_BYTES}"),
-        )
-    };
     let declared = parts
         .headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+    let limit = MAX_BODY_BYTES as u64;
+    // A client waiting for `100 Continue` sends nothing more: answer at once.
+    let waits = parts.headers.contains_key(header::EXPECT);
+    if declared.is_some_and(|length| length > limit && (waits || length > MAX_DRAINED_BYTES)) {
         return Err(too_large());
     }
-    let reading = axum::body::to_bytes(body, MAX_BODY_BYTES);
-    match tokio::time::timeout(app.request_read_timeout, reading).await {
+    match tokio::time::timeout(app.request_read_timeout, read_limited(body)).await {
         Err(_) => Err(ApiError::new(
             408,
             "Timeout",
             "the request body was not received in time",
         )),
-        Ok(Ok(body)) => Ok(body),
-        Ok(Err(e)) if is_length_limit(&e) => Err(too_large()),
+        Ok(Ok(Some(body))) => Ok(body),
+        Ok(Ok(None)) => Err(too_large()),
         Ok(Err(e)) => Err(ApiError::bad_request(format!("cannot read body: {e}"))),
     }
 }
 
-/// Whether a body error is the size limit.
-fn is_length_limit(error: &axum::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(e) = source {
-        if e.is::<http_body_util::LengthLimitError>() {
-            return true;
+/// kube-apiserver's answer to a body over [`MAX_BODY_BYTES`].
+fn too_large() -> ApiError {
+    ApiError::new(
+        413,
+        "RequestEntityTooLarge",
+        format!("Request entity too large: limit is {MAX_BODY_BYTES}"),
+    )
+}
+
+/// The body when it holds at most [`MAX_BODY_BYTES`]; `None` for a larger one, which is read
+/// on to its end (at most [`MAX_DRAINED_BYTES`]) and dropped.
+async fn read_limited(mut body: axum::body::Body) -> Result<Option<Bytes>, axum::Error> {
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut total = 0u64;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame?.into_data() else {
+            continue;
+        };
+        total += data.len() as u64;
+        if total > MAX_DRAINED_BYTES {
+            break;
         }
-        source = e.source();
+        if total > MAX_BODY_BYTES as u64 {
+            chunks.clear();
+        } else {
+            chunks.push(data);
+        }
     }
-    false
+    if total > MAX_BODY_BYTES as u64 {
+        return Ok(None);
+    }
+    Ok(Some(match chunks.len() {
+        1 => chunks.swap_remove(0),
+        _ => chunks.concat().into(),
+    }))
+}
+
+/// `response` with `Connection: close`: the connection ends once it is sent.
+fn closing(mut response: Response) -> Response {
+    let close = http::HeaderValue::from_static("close");
+    response.headers_mut().insert(header::CONNECTION, close);
+    response
 }
 
 async fn respond(app: &Arc<App>, request: Request) -> Response {
@@ -97,11 +132,12 @@ async fn respond(app: &Arc<App>, request: Request) -> Response {
     }
     let body = match read_body(app, &parts, body).await {
         Ok(body) => body,
-        Err(e) => return e.into_response(),
+        Err(e) => return closing(e.into_response()),
     };
     let path = parts.uri.path();
     if path == FAULTS_PATH {
-        return admin_faults(app, &parts.method, &body);
+        let caller = parts.extensions.get::<ConnectionId>().copied();
+        return admin_faults(app, &parts.method, &body, caller);
     }
     if !is_public(path)
         && let Some(fault) = app.faults.next_request(path)
@@ -249,7 +285,7 @@ async fn route_method(
         ("PUT", Some(name)) => write::replace(app, request, name, &decode_body(request, body)?),
         ("PATCH", Some(name)) => write::patch(app, request, name, body),
         ("DELETE", Some(name)) => write::delete(app, request, name, body),
-        ("DELETE", None) => write::delete_collection(app, request),
+        ("DELETE", None) => write::delete_collection(app, request, body),
         (other, _) => Err(ApiError::method_not_allowed(other)),
     }
 }
@@ -291,7 +327,13 @@ fn decode_body(request: &ResourceRequest, body: &Bytes) -> Result<Bytes, ApiErro
 }
 
 /// `POST /kinformer/v1/faults` with a [`Fault`] as JSON: causes it, answers a Success Status.
-fn admin_faults(app: &App, method: &http::Method, body: &[u8]) -> Response {
+/// A restart spares the caller's connection for the answer, which then closes it.
+fn admin_faults(
+    app: &App,
+    method: &http::Method,
+    body: &[u8],
+    caller: Option<ConnectionId>,
+) -> Response {
     if method != http::Method::POST {
         return ApiError::method_not_allowed(method.as_str()).into_response();
     }
@@ -302,12 +344,16 @@ fn admin_faults(app: &App, method: &http::Method, body: &[u8]) -> Response {
     if let Err(message) = fault.validate() {
         return ApiError::bad_request(message).into_response();
     }
-    app.inject(&fault);
+    app.inject(&fault, caller);
     let status = serde_json::json!({
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
         "message": format!("fault {} injected", fault.name()), "code": 200,
     });
-    json_response(http::StatusCode::OK, status.to_string().into_bytes())
+    let response = json_response(http::StatusCode::OK, status.to_string().into_bytes());
+    match fault {
+        Fault::Restart => closing(response),
+        _ => response,
+    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! The accept loop: one task per connection, HTTP/1.1 through hyper with a header read
 //! timeout (a client trickling its request line cannot hold a connection forever), optional
 //! TLS, and graceful shutdown (open connections finish their current response, then close).
+//! Every request carries its connection's [`super::listener::ConnectionId`] as an extension.
 
 use std::time::Duration;
 
-use axum::Router;
+use axum::{Extension, Router};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -30,13 +31,12 @@ pub async fn serve(
     timeouts: Timeouts,
     mut stop: watch::Receiver<bool>,
 ) {
-    let service = TowerToHyperService::new(router);
     loop {
         let (stream, _) = tokio::select! {
             _ = stop.changed() => return,
             accepted = axum::serve::Listener::accept(&mut listener) => accepted,
         };
-        let service = service.clone();
+        let service = TowerToHyperService::new(router.clone().layer(Extension(stream.id())));
         let tls = tls.clone();
         let stop = stop.clone();
         tokio::spawn(async move {

@@ -38,6 +38,12 @@ impl ApiError {
         self
     }
 
+    /// 500 with no reason (`StatusReasonUnknown`): how kube-apiserver answers an error that is
+    /// not a Status (`apimachinery/pkg/api/errors` via `responsewriters.ErrorToAPIStatus`).
+    pub fn unknown(message: impl Into<String>) -> Self {
+        ApiError::new(500, "", message)
+    }
+
     /// 400 BadRequest.
     pub fn bad_request(message: impl Into<String>) -> Self {
         ApiError::new(400, "BadRequest", message)
@@ -160,8 +166,14 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
-        if let (Some(details), Some(map)) = (&self.details, status.as_object_mut()) {
-            map.insert("details".into(), details.clone());
+        if let Some(map) = status.as_object_mut() {
+            if self.reason.is_empty() {
+                // `reason` is omitempty.
+                map.remove("reason");
+            }
+            if let Some(details) = &self.details {
+                map.insert("details".into(), details.clone());
+            }
         }
         status
     }

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use super::objects::{Objects, StoredObject};
+use super::objects::{Objects, StoredObject, object_key};
 use super::resources::{Registry, ResourceKey, ResourceType};
 use super::status::ApiError;
 
@@ -213,6 +213,17 @@ impl Store {
         &self,
         f: impl FnOnce(&mut Txn<'_>) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
+        self.transaction(false, f)
+    }
+
+    /// [`Self::write`], or with `dry_run` a transaction that changes nothing (kube-apiserver's
+    /// `dryRun=All`): its writes answer what they would store, at the resourceVersion the
+    /// object has (none for a new one), and record no event.
+    pub fn transaction<T>(
+        &self,
+        dry_run: bool,
+        f: impl FnOnce(&mut Txn<'_>) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
         let mut state = self.write_lock();
         let mut txn = Txn {
             state: &mut state,
@@ -220,6 +231,7 @@ impl Store {
             published: Vec::new(),
             last_key: None,
             unregistered: false,
+            dry_run,
         };
         let result = f(&mut txn);
         let unregistered = txn.unregistered;
@@ -434,6 +446,8 @@ pub struct Txn<'a> {
     last_key: Option<Arc<ResourceKey>>,
     /// Whether a resource type stopped being served.
     unregistered: bool,
+    /// A dry run: nothing is changed.
+    dry_run: bool,
 }
 
 impl Txn<'_> {
@@ -462,6 +476,9 @@ impl Txn<'_> {
         resource: &ResourceType,
         value: Value,
     ) -> Result<Arc<StoredObject>, ApiError> {
+        if self.dry_run {
+            return self.dry_put(resource, value);
+        }
         let (object, prev) = self.store_object(resource, value)?;
         let event_type = if prev.is_some() {
             EventType::Modified
@@ -487,6 +504,9 @@ impl Txn<'_> {
         key: &str,
         render: impl FnOnce(&Arc<StoredObject>, u64) -> Option<(StoredObject, Bytes)>,
     ) -> Option<Arc<StoredObject>> {
+        if self.dry_run {
+            return None;
+        }
         let rv = self.state.rv + 1;
         let resource_key = self.resource_key(resource);
         let current = self.state.objects.get_mut(&resource_key)?.get_mut(key)?;
@@ -523,6 +543,9 @@ impl Txn<'_> {
         key: &str,
     ) -> Result<Option<Arc<StoredObject>>, ApiError> {
         let resource_key = resource.key();
+        if self.dry_run {
+            return Ok(self.get(&resource_key, key));
+        }
         let Some(prev) = self
             .state
             .objects
@@ -548,11 +571,16 @@ impl Txn<'_> {
 
     /// Starts serving a resource type (a CRD was created or changed).
     pub fn register(&mut self, resource: ResourceType) {
-        self.state.registry.insert(resource);
+        if !self.dry_run {
+            self.state.registry.insert(resource);
+        }
     }
 
     /// Stops serving a resource type, deleting its objects.
     pub fn unregister(&mut self, resource: &ResourceType) -> Result<(), ApiError> {
+        if self.dry_run {
+            return Ok(());
+        }
         for object in self.objects(&resource.key()) {
             self.remove(resource, &object.key())?;
         }
@@ -560,6 +588,36 @@ impl Txn<'_> {
         self.state.registry.remove(&resource.key());
         self.unregistered = true;
         Ok(())
+    }
+
+    /// What a dry run's [`Self::put`] answers: the object at the resourceVersion of the one it
+    /// would replace, or without one when it would be created.
+    fn dry_put(
+        &self,
+        resource: &ResourceType,
+        mut value: Value,
+    ) -> Result<Arc<StoredObject>, ApiError> {
+        let text = |field: &str| {
+            let pointer = format!("/metadata/{field}");
+            value
+                .pointer(&pointer)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        let key = object_key(&text("namespace"), &text("name"));
+        let rv = self
+            .get(&resource.key(), &key)
+            .map_or(0, |current| current.rv);
+        match rv {
+            0 => {
+                if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+                    metadata.remove("resourceVersion");
+                }
+            }
+            rv => set_resource_version(&mut value, rv),
+        }
+        StoredObject::new(&value, resource, rv).map(Arc::new)
     }
 
     fn store_object(

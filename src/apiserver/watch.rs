@@ -68,14 +68,12 @@ struct Watcher {
 /// Serves a WATCH request.
 pub async fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response, ApiError> {
     let selection = Selection::from_request(request)?;
-    let timeout = request
-        .param("timeoutSeconds")
-        .map(|t| {
-            t.parse::<u64>()
-                .map(Duration::from_secs)
-                .map_err(|_| ApiError::bad_request(format!("invalid timeoutSeconds {t:?}")))
-        })
-        .transpose()?;
+    let timeout = match request.integer("timeoutSeconds")? {
+        Some(t) if t < 0 => {
+            return Err(ApiError::bad_request(format!("invalid timeoutSeconds {t}")));
+        }
+        t => t.map(|t| Duration::from_secs(t.unsigned_abs())),
+    };
     let start = start(app, request).await?;
     let (out, receiver) = mpsc::channel::<Bytes>(64);
     let aborted = Arc::new(AtomicBool::new(false));

@@ -1,4 +1,4 @@
-//! The fast path of a replace (`splice`) against the general one (`update_in` of the parsed
+//! The fast path of a replace (`splice`) against the general one (`replace_value` of the parsed
 //! body): for the same current object and body, both store the same bytes at the same
 //! resourceVersion with the same selectable fields and watch line, or fail with the same error.
 
@@ -13,7 +13,7 @@ use crate::apiserver::resources::ResourceType;
 use crate::apiserver::status::ApiError;
 use crate::apiserver::store::{EventType, Store};
 use crate::apiserver::write::Target;
-use crate::apiserver::write::registry::{named_object, replace_in, update_in};
+use crate::apiserver::write::registry::{named_object, replace_in, replace_value};
 
 /// What one write left behind.
 #[derive(Debug, PartialEq)]
@@ -140,7 +140,7 @@ fn both(
         let written = store.write(|txn| {
             if general {
                 let value = named_object(body, name)?;
-                update_in(txn, &target, value)
+                replace_value(txn, &target, value)
             } else {
                 replace_in(txn, &target, body)
             }
@@ -215,7 +215,6 @@ fn a_spec_change_bumps_the_generation_once_where_there_is_one() {
 fn what_the_client_sets_of_the_server_metadata_is_overridden() {
     let mut body = pod_body();
     let metadata = &mut body["metadata"];
-    metadata["uid"] = json!("forged");
     metadata["creationTimestamp"] = json!(null);
     metadata["generation"] = json!(99);
     metadata["deletionTimestamp"] = json!("2026-01-02T00:00:00Z");
@@ -223,6 +222,16 @@ fn what_the_client_sets_of_the_server_metadata_is_overridden() {
     metadata["namespace"] = json!("elsewhere");
     metadata["resourceVersion"] = json!("2");
     assert_spliced(&pod(), &body);
+}
+
+/// Another object's uid is a failed precondition (409) on both paths, never overridden.
+#[test]
+fn another_uid_is_a_conflict_on_both_paths() {
+    let mut body = pod_body();
+    body["metadata"]["uid"] = json!("forged");
+    let (put, general, _) = both("pods", &pod(), ("prod", "web-1", false), &canonical(&body));
+    assert_eq!(put, general);
+    assert!(put.is_err_and(|e| e.code == 409));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! where it repeats it, the server's metadata members are merged into the body's `metadata` in
 //! key order, and the MODIFIED watch line is rendered around the stored bytes in one buffer.
 //!
-//! Anything else — a conflict, a name mismatch, a pending deletion, a CRD, a namespace on a
+//! Anything else — a conflict, another object's uid, a name mismatch, a pending deletion, a CRD, a namespace on a
 //! cluster-scoped object, non-canonical JSON — returns None and the caller takes the general
 //! path, which decides every error. Both paths store the same bytes for the same request.
 
@@ -145,6 +145,7 @@ impl<'a> Plan<'a> {
         let metadata = new.member("metadata")?;
         let given = new.members("metadata");
         let requested_rv = text(given.get("resourceVersion")).unwrap_or_default();
+        let given_uid = text(given.get("uid"));
         let checks = [
             kind == resource.kind.as_str(),
             resource.serves_api_version(&api_version),
@@ -152,6 +153,7 @@ impl<'a> Plan<'a> {
             text(given.get("name")).is_some_and(|n| n == target.name),
             resource.namespaced || given.get("namespace").is_none(),
             requested_rv.is_empty() || is_decimal(&requested_rv, current_rv),
+            given_uid.is_none() || given_uid == text(old.nested_value("metadata", "uid")),
             old.nested_value("metadata", "deletionTimestamp").is_none(),
         ];
         if checks.contains(&false) {

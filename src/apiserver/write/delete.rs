@@ -1,5 +1,6 @@
 //! DELETE of one object (with DeleteOptions preconditions) and of a collection (honouring
-//! selectors), after kube-apiserver's `handlers/delete.go`.
+//! selectors), after kube-apiserver's `handlers/delete.go`; `dryRun=All` in the query or the
+//! DeleteOptions body (where kubectl puts it) answers what would be deleted and deletes nothing.
 
 use axum::response::Response;
 use http::StatusCode;
@@ -7,6 +8,7 @@ use serde_json::Value;
 
 use super::get::respond;
 use super::meta::{parse_object, str_at};
+use super::options::{WriteKind, WriteOptions, body_dry_run};
 use super::registry::delete_in;
 use super::target::Target;
 use crate::apiserver::app::{App, ResourceRequest};
@@ -22,9 +24,11 @@ pub fn delete(
     name: &str,
     body: &[u8],
 ) -> Result<Response, ApiError> {
-    let preconditions = Preconditions::from_body(body)?;
+    let options = delete_options(body)?;
+    let dry_run = WriteOptions::of(request, WriteKind::Delete, &body_dry_run(&options)?)?.dry_run;
+    let preconditions = Preconditions::of(&options);
     let target = Target::of(request, name);
-    let object = app.store.write(|txn| {
+    let object = app.store.transaction(dry_run, |txn| {
         let current = txn
             .get(&target.resource.key(), &target.key())
             .ok_or_else(|| ApiError::not_found(target.resource, name))?;
@@ -35,10 +39,16 @@ pub fn delete(
 }
 
 /// Serves DELETE of a collection (honouring selectors).
-pub fn delete_collection(app: &App, request: &ResourceRequest) -> Result<Response, ApiError> {
+pub fn delete_collection(
+    app: &App,
+    request: &ResourceRequest,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let options = delete_options(body)?;
+    let dry_run = WriteOptions::of(request, WriteKind::Delete, &body_dry_run(&options)?)?.dry_run;
     let selection = Selection::from_request(request)?;
     let resource = &request.resource;
-    let (deleted, rv) = app.store.write(|txn| {
+    let (deleted, rv) = app.store.transaction(dry_run, |txn| {
         let mut deleted = Vec::new();
         for object in txn.objects(&resource.key()) {
             if selection.matches(&object) {
@@ -48,7 +58,7 @@ pub fn delete_collection(app: &App, request: &ResourceRequest) -> Result<Respons
         let rv = deleted.last().map_or(0, |o| o.rv);
         Ok((deleted, rv))
     })?;
-    let rv = if rv == 0 {
+    let rv = if rv == 0 || dry_run {
         app.store.resource_version()
     } else {
         rv
@@ -63,25 +73,26 @@ struct Preconditions {
     resource_version: Option<String>,
 }
 
+/// The DeleteOptions body (an empty object when there is none).
+fn delete_options(body: &[u8]) -> Result<Value, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    parse_object(body)
+}
+
 impl Preconditions {
-    fn from_body(body: &[u8]) -> Result<Self, ApiError> {
-        if body.iter().all(u8::is_ascii_whitespace) {
-            return Ok(Preconditions {
-                uid: None,
-                resource_version: None,
-            });
-        }
-        let options = parse_object(body)?;
+    fn of(options: &Value) -> Self {
         let text = |pointer: &str| {
             options
                 .pointer(pointer)
                 .and_then(Value::as_str)
                 .map(str::to_owned)
         };
-        Ok(Preconditions {
+        Preconditions {
             uid: text("/preconditions/uid"),
             resource_version: text("/preconditions/resourceVersion"),
-        })
+        }
     }
 
     fn check(&self, current: &StoredObject, target: &Target) -> Result<(), ApiError> {

@@ -48,7 +48,35 @@ pub fn replace_in(
         return Ok(object);
     }
     let value = named_object(body, target.name)?;
+    replace_value(txn, target, value)
+}
+
+/// The general path of a replace: the body's uid checked, then [`update_in`].
+pub fn replace_value(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    value: Value,
+) -> Result<Arc<StoredObject>, ApiError> {
+    check_uid(txn, target, &value)?;
     update_in(txn, target, value)
+}
+
+/// A PUT body's `metadata.uid` is a precondition (kube-apiserver's `DefaultUpdatedObjectInfo`
+/// hands it to the storage, whose `Preconditions.Check` fails, answered `409 Conflict`:
+/// `apiserver/pkg/storage/interfaces.go`, `apiserver/pkg/registry/rest/update.go`).
+fn check_uid(txn: &Txn<'_>, target: &Target, value: &Value) -> Result<(), ApiError> {
+    let given = str_at(value, "/metadata/uid");
+    let current = match txn.get(&target.resource.key(), &target.key()) {
+        Some(current) if !given.is_empty() => current.to_value()?,
+        _ => return Ok(()),
+    };
+    let stored = str_at(&current, "/metadata/uid");
+    if given == stored {
+        return Ok(());
+    }
+    let why =
+        format!("Precondition failed: UID in precondition: {given}, UID in object meta: {stored}");
+    Err(ApiError::conflict(target.resource, target.name, &why))
 }
 
 /// A PUT body as an object named `name`: its `metadata.name` is filled in when missing and must

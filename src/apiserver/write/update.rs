@@ -1,9 +1,11 @@
-//! PUT of an object or its status (kube-apiserver's `handlers/update.go`).
+//! PUT of an object or its status (kube-apiserver's `handlers/update.go`), with UpdateOptions
+//! (`dryRun=All`).
 
 use axum::response::Response;
 use http::StatusCode;
 
 use super::get::respond;
+use super::options::{WriteKind, WriteOptions};
 use super::registry::replace_in;
 use super::target::Target;
 use crate::apiserver::app::{App, ResourceRequest};
@@ -16,7 +18,10 @@ pub fn replace(
     name: &str,
     body: &[u8],
 ) -> Result<Response, ApiError> {
+    let options = WriteOptions::of(request, WriteKind::Update, &[])?;
     let target = Target::of(request, name);
-    let object = app.store.write(|txn| replace_in(txn, &target, body))?;
+    let object = app
+        .store
+        .transaction(options.dry_run, |txn| replace_in(txn, &target, body))?;
     Ok(respond(StatusCode::OK, request, &object))
 }

@@ -1,0 +1,140 @@
+//! How a strategic merge patch merges each list of the served built-in types: the
+//! `patchStrategy`/`patchMergeKey` struct tags of `k8s.io/api` (published in the OpenAPI as
+//! `x-kubernetes-patch-strategy`/`x-kubernetes-patch-merge-key`), as a small table over field
+//! paths. A list the table does not name is replaced whole, as kube-apiserver replaces a list
+//! without a patch strategy.
+
+/// How the list at a field path merges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListStrategy {
+    /// No patch strategy: the patch's list replaces the object's.
+    Replace,
+    /// `patchStrategy:"merge"` with `patchMergeKey`: elements are matched by this key.
+    MergeKey(&'static str),
+    /// `patchStrategy:"merge"` on a list of scalars: the union, in order.
+    MergeScalars,
+}
+
+/// The kinds whose `spec.template.spec` is a PodSpec.
+const POD_TEMPLATE_KINDS: [&str; 4] = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
+
+/// The kinds with `status.conditions` merged by `type`.
+const CONDITION_KINDS: [&str; 6] = [
+    "Pod",
+    "Node",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+];
+
+/// How the list at `path` (field names from the object's root, list elements not counted)
+/// of an object of `kind` merges.
+pub fn list_strategy(kind: &str, path: &[&str]) -> ListStrategy {
+    if let Some(rest) = pod_spec_path(kind, path) {
+        return pod_spec(rest);
+    }
+    if let Some(rest) = object_meta_path(kind, path) {
+        return object_meta(rest);
+    }
+    match (kind, path) {
+        (kind, ["status", "conditions"]) if CONDITION_KINDS.contains(&kind) => {
+            ListStrategy::MergeKey("type")
+        }
+        ("Pod", ["status", "podIPs"]) => ListStrategy::MergeKey("ip"),
+        ("Node", ["status", "addresses"]) => ListStrategy::MergeKey("type"),
+        ("Node", ["spec", "podCIDRs"]) => ListStrategy::MergeScalars,
+        ("Service", ["spec", "ports"]) => ListStrategy::MergeKey("port"),
+        ("ServiceAccount", ["secrets"]) => ListStrategy::MergeKey("name"),
+        _ => ListStrategy::Replace,
+    }
+}
+
+/// The part of `path` inside the object's PodSpec, if it is inside one.
+fn pod_spec_path<'p>(kind: &str, path: &'p [&'p str]) -> Option<&'p [&'p str]> {
+    match path {
+        ["spec", rest @ ..] if kind == "Pod" => Some(rest),
+        ["spec", "template", "spec", rest @ ..] if POD_TEMPLATE_KINDS.contains(&kind) => Some(rest),
+        _ => None,
+    }
+}
+
+/// The part of `path` inside an ObjectMeta: the object's own or its pod template's.
+fn object_meta_path<'p>(kind: &str, path: &'p [&'p str]) -> Option<&'p [&'p str]> {
+    match path {
+        ["metadata", rest @ ..] => Some(rest),
+        ["spec", "template", "metadata", rest @ ..] if POD_TEMPLATE_KINDS.contains(&kind) => {
+            Some(rest)
+        }
+        _ => None,
+    }
+}
+
+/// ObjectMeta (`k8s.io/apimachinery/pkg/apis/meta/v1/types.go`).
+fn object_meta(path: &[&str]) -> ListStrategy {
+    match path {
+        ["finalizers"] => ListStrategy::MergeScalars,
+        ["ownerReferences"] => ListStrategy::MergeKey("uid"),
+        _ => ListStrategy::Replace,
+    }
+}
+
+/// PodSpec and Container (`k8s.io/api/core/v1/types.go`).
+fn pod_spec(path: &[&str]) -> ListStrategy {
+    const CONTAINERS: [&str; 3] = ["containers", "initContainers", "ephemeralContainers"];
+    match path {
+        [list] if CONTAINERS.contains(list) => ListStrategy::MergeKey("name"),
+        [container, field] if CONTAINERS.contains(container) => container_list(field),
+        ["volumes" | "imagePullSecrets" | "schedulingGates" | "resourceClaims"] => {
+            ListStrategy::MergeKey("name")
+        }
+        ["hostAliases"] => ListStrategy::MergeKey("ip"),
+        ["topologySpreadConstraints"] => ListStrategy::MergeKey("topologyKey"),
+        _ => ListStrategy::Replace,
+    }
+}
+
+/// The lists of a Container.
+fn container_list(field: &str) -> ListStrategy {
+    match field {
+        "ports" => ListStrategy::MergeKey("containerPort"),
+        "env" => ListStrategy::MergeKey("name"),
+        "volumeMounts" => ListStrategy::MergeKey("mountPath"),
+        "volumeDevices" => ListStrategy::MergeKey("devicePath"),
+        _ => ListStrategy::Replace,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_follows_the_struct_tags() {
+        let template = ["spec", "template", "spec", "containers"];
+        assert_eq!(
+            list_strategy("Deployment", &template),
+            ListStrategy::MergeKey("name")
+        );
+        assert_eq!(
+            list_strategy("Pod", &["spec", "containers", "env"]),
+            ListStrategy::MergeKey("name")
+        );
+        assert_eq!(
+            list_strategy("Pod", &["spec", "containers", "ports"]),
+            ListStrategy::MergeKey("containerPort")
+        );
+        assert_eq!(
+            list_strategy("ConfigMap", &["metadata", "finalizers"]),
+            ListStrategy::MergeScalars
+        );
+        assert_eq!(
+            list_strategy("Pod", &["spec", "tolerations"]),
+            ListStrategy::Replace
+        );
+        assert_eq!(
+            list_strategy("Widget", &["spec", "containers"]),
+            ListStrategy::Replace
+        );
+    }
+}
