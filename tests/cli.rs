@@ -845,6 +845,11 @@ async fn verbosity_logs_requests_on_stderr_without_credentials() {
         urls.stderr
     );
     assert!(urls.stderr.contains("200 OK"), "{}", urls.stderr);
+    assert!(
+        urls.stderr.contains("/api/v1/nodes?resourceVersion=0") && !urls.stderr.contains("?&"),
+        "URLs as kubectl prints them: {}",
+        urls.stderr
+    );
     let headers = at("6").await;
     assert!(
         headers.stderr.contains("response headers: "),
