@@ -845,6 +845,11 @@ async fn verbosity_logs_requests_on_stderr_without_credentials() {
         urls.stderr
     );
     assert!(urls.stderr.contains("200 OK"), "{}", urls.stderr);
+    assert!(
+        urls.stderr.contains("/api/v1/nodes?resourceVersion=0") && !urls.stderr.contains("?&"),
+        "URLs as kubectl prints them: {}",
+        urls.stderr
+    );
     let headers = at("6").await;
     assert!(
         headers.stderr.contains("response headers: "),
@@ -1403,4 +1408,37 @@ async fn watch_index_shows_values_on_indexer_lines_and_the_index_table_in_the_su
         serde_json::json!(["REDACTED"])
     );
     assert!(lines.last().unwrap()["indices"]["pw"]["REDACTED"].is_u64());
+}
+
+#[tokio::test]
+async fn a_stalled_stdout_reader_is_told_once_that_events_pile_up_in_memory() {
+    let mut cmd = kinformer(&[
+        "watch",
+        "pods",
+        "-A",
+        "--embedded",
+        "--churn",
+        "2000",
+        "--show",
+        "all",
+        "-o",
+        "jsonl",
+    ]);
+    // stdout is a pipe nobody reads: it fills, then every event waits in memory.
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let _unread = child.stdout.take().unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap()).lines();
+    let warning = tokio::time::timeout(DEADLINE, async {
+        while let Some(line) = err.next_line().await.unwrap() {
+            if line.starts_with("warning: stdout is read slower") {
+                return line;
+            }
+        }
+        panic!("stderr closed without the warning");
+    })
+    .await
+    .expect("the backlog warning within the deadline");
+    assert!(warning.contains("events wait in memory"), "{warning}");
+    child.kill().await.unwrap();
 }

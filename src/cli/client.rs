@@ -1,4 +1,5 @@
-//! The outermost layer of kinformer's kube client: it logs each request at kubectl-like
+//! The outermost layer of kinformer's kube client: it sends each URL as kubectl does (kube's
+//! `?&` query start tidied), logs each request at kubectl-like
 //! verbosity (`-v 2` the verb and resource, `-v 4` the URL, status and time, `-v 6` the
 //! headers, credentials hidden), and turns a failure to reach the server into kubectl's words:
 //! `Get "http://127.0.0.1:9/api": dial tcp 127.0.0.1:9: connect: connection refused`.
@@ -61,7 +62,10 @@ where
         self.inner.poll_ready(cx).map_err(Into::into)
     }
 
-    fn call(&mut self, request: Request<B>) -> Self::Future {
+    fn call(&mut self, mut request: Request<B>) -> Self::Future {
+        if let Some(tidy) = tidy_query(request.uri()) {
+            *request.uri_mut() = tidy;
+        }
         tracing::info!("{}", describe(request.method(), request.uri()));
         log_headers("request", request.headers());
         let url = self.server.url_of(request.uri());
@@ -82,6 +86,26 @@ where
             Ok(response)
         })
     }
+}
+
+/// The URI without the empty start kube gives a query (`…/pods?&limit=500` → `…/pods?limit=500`,
+/// `…/pods?` → `…/pods`), as kubectl sends and prints it; `None` when it is tidy already.
+fn tidy_query(uri: &Uri) -> Option<Uri> {
+    let path_and_query = uri.path_and_query()?;
+    let query = path_and_query.query()?;
+    let trimmed = query.trim_start_matches('&');
+    if !trimmed.is_empty() && trimmed.len() == query.len() {
+        return None;
+    }
+    let path = path_and_query.path();
+    let tidy = if trimmed.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{path}?{trimmed}")
+    };
+    let mut parts = uri.clone().into_parts();
+    parts.path_and_query = Some(tidy.parse().ok()?);
+    Uri::from_parts(parts).ok()
 }
 
 /// The server's scheme and `host:port`, without credentials.
@@ -393,5 +417,21 @@ mod tests {
             go_style("Network is unreachable (os error 101)"),
             "network is unreachable"
         );
+    }
+
+    #[test]
+    fn queries_have_no_empty_start() {
+        let tidy = |s: &str| tidy_query(&uri(s)).map(|u| u.to_string());
+        assert_eq!(
+            tidy("/api/v1/pods?&resourceVersion=0&limit=500").as_deref(),
+            Some("/api/v1/pods?resourceVersion=0&limit=500")
+        );
+        assert_eq!(
+            tidy("http://h:1/api/v1/pods?&watch=true").as_deref(),
+            Some("http://h:1/api/v1/pods?watch=true")
+        );
+        assert_eq!(tidy("/api/v1/pods?").as_deref(), Some("/api/v1/pods"));
+        assert_eq!(tidy("/api/v1/pods?limit=5"), None);
+        assert_eq!(tidy("/api"), None);
     }
 }

@@ -137,6 +137,11 @@ impl Session {
         })
     }
 
+    /// The tracer every informer of the session reports through.
+    pub fn tracer(&self) -> Tracer {
+        self.factory.tracer().clone()
+    }
+
     /// Every informer with its resource, in the order the resources were given.
     pub fn informers(&self) -> Vec<(String, SharedIndexInformer)> {
         self.factory.informers()

@@ -3,6 +3,8 @@
 //! informer and print the exit summary.
 
 use std::io::{self, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -10,7 +12,7 @@ use tokio::time::Instant;
 
 use crate::informer::reflector::ReflectorError;
 use crate::informer::source::SourceError;
-use crate::informer::trace::{Event, Summary, TraceEvent};
+use crate::informer::trace::{Event, Summary, TraceEvent, Tracer};
 use crate::output::EventRenderer;
 use crate::scenario::InspectorAction;
 
@@ -26,6 +28,13 @@ pub const STDOUT_BUFFER: usize = 64 * 1024;
 
 /// Events taken from the trace channel at once.
 const BATCH: usize = 256;
+
+/// How many events may wait for stdout before a person is told, once, that they pile up in
+/// memory (the trace never drops an event: observing never changes the pipeline).
+const BACKLOG_WARNING: u64 = 50_000;
+
+/// How often the backlog is looked at.
+const BACKLOG_CHECK: Duration = Duration::from_secs(1);
 
 /// When the live loop ends on its own.
 #[derive(Debug, Clone, Copy, Default)]
@@ -121,6 +130,8 @@ pub async fn run_with_actions<W: Write>(
     actions: &mut mpsc::UnboundedReceiver<InspectorAction>,
 ) -> io::Result<(Ending, Summary)> {
     let deadline = stop_when.timeout.map(|t| Instant::now() + t);
+    let written = Arc::new(AtomicU64::new(0));
+    let watchdog = tokio::spawn(warn_of_backlog(session.tracer(), written.clone()));
     let mut notified = 0u64;
     let mut batch = Vec::with_capacity(BATCH);
     // Events of `batch` handled so far; the rest are printed after the stop if due.
@@ -158,6 +169,7 @@ pub async fn run_with_actions<W: Write>(
             if closed_pipe(renderer.render(event))? {
                 break 'stream ended(Ending::PipeClosed);
             }
+            written.store(event.seq, Ordering::Relaxed);
             notified += u64::from(matches!(event.event, Event::Notify { .. }));
             let synced = matches!(event.event, Event::Synced { .. }) && {
                 unsynced = unsynced.saturating_sub(1);
@@ -184,6 +196,7 @@ pub async fn run_with_actions<W: Write>(
             }
         }
     };
+    watchdog.abort();
     // The line that ended the stream is visible before the informer stops.
     closed_pipe(renderer.flush())?;
     // Events emitted after a count was reached are not printed but the `stopped` lines; after
@@ -206,6 +219,23 @@ pub async fn run_with_actions<W: Write>(
         }
     }
     Ok((ending, summary))
+}
+
+/// Says once on stderr when more than [`BACKLOG_WARNING`] events wait for stdout (its reader
+/// is slower than the informer; the backlog grows in memory).
+async fn warn_of_backlog(tracer: Tracer, written: Arc<AtomicU64>) {
+    loop {
+        tokio::time::sleep(BACKLOG_CHECK).await;
+        let behind = tracer
+            .last_seq()
+            .saturating_sub(written.load(Ordering::Relaxed));
+        if behind >= BACKLOG_WARNING {
+            eprintln!(
+                "warning: stdout is read slower than events arrive: {behind} events wait in memory (none is dropped); narrow --show or read faster"
+            );
+            return;
+        }
+    }
 }
 
 /// Whether a write failed because the reader closed stdout (a quiet end); other errors stay.

@@ -157,6 +157,15 @@ impl Tracer {
         });
     }
 
+    /// The `seq` of the newest event handed to the sink (0 before the first).
+    pub fn last_seq(&self) -> u64 {
+        *self
+            .inner
+            .seq
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// `stage/event` → count, for every event kind emitted at least once.
     pub fn counts(&self) -> BTreeMap<String, u64> {
         let mut out = BTreeMap::new();
