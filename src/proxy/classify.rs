@@ -135,7 +135,8 @@ impl Query {
         let mut q = Query::default();
         for (key, value) in form_urlencoded::parse(query.as_bytes()) {
             let value = value.into_owned();
-            let truthy = value == "true" || value == "1";
+            // Go's strconv.ParseBool, as kube-apiserver decodes query booleans.
+            let truthy = matches!(value.as_str(), "1" | "t" | "T" | "true" | "TRUE" | "True");
             match key.as_ref() {
                 "watch" => q.watch = truthy,
                 "resourceVersion" => q.resource_version = Some(value),
@@ -249,6 +250,10 @@ mod tests {
         assert_eq!(c.describe(), "deployments.apps");
         assert_eq!(w.options.resource_version, "42");
         assert_eq!(w.options.timeout_seconds, 300);
+        assert!(matches!(
+            call(Method::GET, "/api/v1/pods?watch=True"),
+            Call::Watch(..)
+        ));
         let Call::List(c, _) = call(Method::GET, "/api/v1/namespaces") else {
             panic!("namespaces are a collection");
         };

@@ -2,8 +2,8 @@
 //! format (`informer::source::record_file`), one `r` per stream. The streams are only known
 //! once they happened, and the header names them, so entries go to `FILE.part` as they come
 //! and [`RecordWriter::finish`] writes the header and then the entries into FILE (zstd when it
-//! ends in `.zst`). Both files are created mode 0600: a recording holds whatever the clients
-//! read.
+//! ends in `.zst`). Both files are created mode 0600, and Secret values are written redacted,
+//! as `kinformer record` writes them.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, BufWriter, Write};
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use tokio::time::Instant;
 
-use crate::informer::source::record_file::{EntryKind, Header, write_entry};
+use crate::informer::source::record_file::{EntryKind, Header, write_entry_redacting};
 
 /// zstd's default level, as `kinformer record` uses.
 const ZSTD_LEVEL: i32 = 3;
@@ -59,11 +59,12 @@ impl RecordWriter {
         })
     }
 
-    /// Appends one entry of `stream`.
-    pub fn append(&mut self, stream: &str, kind: &EntryKind) -> io::Result<()> {
+    /// Appends one entry of `stream`; `secrets`: its objects are Secrets, written with their
+    /// values redacted (as every record file writes them).
+    pub fn append(&mut self, stream: &str, kind: &EntryKind, secrets: bool) -> io::Result<()> {
         let t = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.line.clear();
-        write_entry(&mut self.line, t, stream, kind);
+        write_entry_redacting(&mut self.line, t, stream, kind, secrets);
         self.entries += 1;
         self.out.write_all(&self.line)
     }

@@ -370,8 +370,10 @@ impl State {
         if self.record_error.is_some() {
             return;
         }
-        self.streams[id].recorded = true;
-        if let Err(e) = recorder.append(&self.streams[id].name, kind) {
+        let stream = &mut self.streams[id];
+        stream.recorded = true;
+        let secrets = stream.collection.resource == crate::redact::SECRETS_RESOURCE;
+        if let Err(e) = recorder.append(&stream.name, kind, secrets) {
             self.record_error = Some(e.to_string());
         }
     }
@@ -444,11 +446,12 @@ impl Stream {
         });
     }
 
+    /// A LIST (`list-error`) or a WATCH (`watch-error`) failed.
     fn failed(&mut self, error: &SourceError, bytes: u64) {
         self.counts.bytes += bytes;
         self.counts.errors += 1;
         self.busy = None;
-        self.paging = None;
+        let listing = self.paging.take().is_some();
         self.watching = None;
         let (code, reason, message) = match error {
             SourceError::Api(status) => {
@@ -457,10 +460,18 @@ impl Stream {
             other => (None, "Transport".into(), other.to_string()),
         };
         self.last_end = Some((describe_failure(code, &reason), Instant::now(), true));
-        self.tracer.emit(Event::WatchError {
-            code,
-            reason,
-            message,
+        self.tracer.emit(if listing {
+            Event::ListError {
+                code,
+                reason,
+                message,
+            }
+        } else {
+            Event::WatchError {
+                code,
+                reason,
+                message,
+            }
         });
     }
 
@@ -736,6 +747,48 @@ mod tests {
         assert!(
             matches!(done, Some(Event::ListDone { items: 1, ref resource_version, .. }) if resource_version == "4"),
             "{done:?}"
+        );
+    }
+
+    #[test]
+    fn a_failed_list_is_a_list_error_and_recorded_secrets_are_redacted() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("record.jsonl");
+        let sink = MemorySink::new();
+        let recorder = RecordWriter::create(&path).ok();
+        let registry = Registry::new(Tracer::new(sink.clone(), StageSet::ALL), recorder);
+        let client = registry.client("OpenAPI-Generator/31.0.0/python");
+        let secrets = Collection {
+            resource: "secrets".into(),
+            ..collection()
+        };
+        let id = registry.open_list(client, 1, &secrets, &list("0"));
+        let forbidden = ApiStatus {
+            code: Some(403),
+            reason: "Forbidden".into(),
+            ..ApiStatus::default()
+        };
+        registry.failed(id, SourceError::Api(forbidden), 5);
+        assert_eq!(
+            sink.events().last().map(|e| e.event.name()),
+            Some("list-error")
+        );
+        let id = registry.open_list(client, 1, &secrets, &list("0"));
+        let secret = bytes::Bytes::from_static(
+            br#"{"metadata":{"name":"s","namespace":"default","resourceVersion":"3"},"data":{"token":"c2VjcmV0"}}"#,
+        );
+        let page = ListPage {
+            items: vec![secret],
+            resource_version: "3".into(),
+            continue_token: None,
+        };
+        registry.list_answered(id, page, 90);
+        let recorded = registry.finish_recording(None);
+        assert!(matches!(recorded, Some(Ok(_))), "{recorded:?}");
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            text.contains("OpenAPI-Generator/secrets@default") && !text.contains("c2VjcmV0"),
+            "{text}"
         );
     }
 

@@ -226,7 +226,18 @@ pub fn write_entry_with(
     kind: &EntryKind,
     secrets: SecretData,
 ) {
-    let redact = secrets.redacts(resource);
+    write_entry_redacting(out, t, resource, kind, secrets.redacts(resource));
+}
+
+/// Appends one entry of `resource` (newline included) to `out`, its objects' Secret values
+/// redacted when `redact` (`kinformer proxy`: its streams of secrets are named after the client).
+pub fn write_entry_redacting(
+    out: &mut Vec<u8>,
+    t: u64,
+    resource: &str,
+    kind: &EntryKind,
+    redact: bool,
+) {
     out.extend_from_slice(format!("{{\"t\":{t},\"r\":").as_bytes());
     json(out, &resource);
     let key = match kind {
