@@ -459,6 +459,26 @@ async fn a_closed_stdout_ends_quietly_with_success() {
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
 }
 
+/// `kinformer dump nodes --embedded -v 6 2>&1 >/dev/null | head -3`: the log's reader goes
+/// away; the lines that can no longer be written are dropped, nothing panics (it exited 101).
+#[tokio::test]
+async fn a_closed_stderr_under_verbose_logs_does_not_panic() {
+    let mut cmd = kinformer(&["dump", "nodes", "--embedded", "-v", "6"]);
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap()).lines();
+    tokio::time::timeout(DEADLINE, err.next_line())
+        .await
+        .unwrap()
+        .unwrap();
+    drop(err); // like `2>&1 | head -1`
+    let status = tokio::time::timeout(DEADLINE, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+}
+
 #[tokio::test]
 async fn help_into_an_unwritable_stdout_is_a_failure() {
     for args in [&["--help"][..], &["watch", "--help"], &["--version"]] {

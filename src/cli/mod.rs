@@ -129,6 +129,9 @@ fn init_logging(verbosity: u8) {
         .with_writer(io::stderr)
         .with_ansi(false)
         .with_target(false)
+        // A log line that cannot be written (stderr closed, e.g. `2>&1 | head`) is dropped:
+        // reporting it would print to that same stderr, and eprintln! panics there.
+        .log_internal_errors(false)
         .init();
 }
 
