@@ -13,14 +13,14 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use crate::informer::reflector::seed_randomness;
+use crate::informer::shared_informer::InformerConfig;
 use crate::informer::source::record_file::{RecordError, RecordFile};
 use crate::informer::source::replay::{Replay, ReplayEnd};
 use crate::informer::trace::{StageSet, TraceClock};
 use crate::output::EventRenderer;
 use crate::scenario::InspectorAction;
 
-use super::args::{ClockArg, ReplayArgs};
+use super::args::{ClockArg, PipelineArgs, ReplayArgs};
 use super::connect::deadline_after;
 use super::exit::CliError;
 use super::inspect::{informer_config, list_progress, render_options};
@@ -52,9 +52,6 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
     })?;
     let resources = file.header.resources.clone();
     let virtual_clock = args.clock == ClockArg::Virtual;
-    if virtual_clock {
-        seed_randomness(0);
-    }
     let mut replay = Replay::new(file, args.speed).map_err(bad)?;
     let plan = SessionPlan {
         resources: replay
@@ -62,7 +59,7 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
             .into_iter()
             .map(|(resource, source)| ResourcePlan { resource, source })
             .collect(),
-        informer: informer_config(&args.pipeline),
+        informer: replay_informer_config(&args.pipeline, virtual_clock),
         indexers: args.pipeline.index_functions(),
         handlers: args.pipeline.handler_specs(),
         shown: shown_stages(&args),
@@ -204,6 +201,16 @@ fn report(replay: &Replay, path: &str, end: Option<&ReplayEnd>) {
     if left > 0 && end == Some(&ReplayEnd::Finished) {
         eprintln!("warning: {path}: {left} recorded entries were never asked for");
     }
+}
+
+/// The informer's configuration; on a virtual clock its randomness (backoff jitter, watch
+/// timeouts) is seeded, so that a replay prints the same trace every time.
+fn replay_informer_config(pipeline: &PipelineArgs, virtual_clock: bool) -> InformerConfig {
+    let mut config = informer_config(pipeline);
+    if virtual_clock {
+        config.reflector.jitter_seed = Some(0);
+    }
+    config
 }
 
 #[cfg(test)]

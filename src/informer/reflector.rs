@@ -13,7 +13,7 @@
 //! `relistResourceVersion`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -95,6 +95,9 @@ pub struct ReflectorConfig {
     /// reflector.go v0.36:588).
     pub min_watch_timeout: Duration,
     pub backoff: BackoffConfig,
+    /// Seeds the reflector's randomness (backoff jitter, watch timeouts) so that every run
+    /// draws the same numbers (a virtual-clock replay); None draws from the thread's generator.
+    pub jitter_seed: Option<u64>,
 }
 
 impl Default for ReflectorConfig {
@@ -104,6 +107,7 @@ impl Default for ReflectorConfig {
             watch_list: false,
             min_watch_timeout: Duration::from_secs(300),
             backoff: BackoffConfig::default(),
+            jitter_seed: None,
         }
     }
 }
@@ -117,16 +121,24 @@ pub struct Backoff {
     /// ≤ 1.35: the last backoff's start; 1.36: the last reset. Both start at creation.
     last: Instant,
     attempt: u32,
+    random: Randomness,
 }
 
 impl Backoff {
-    /// A backoff created at `now` (the reflector's start).
+    /// A backoff created at `now` (the reflector's start), jittered from the thread's
+    /// generator.
     pub fn new(config: BackoffConfig, now: Instant) -> Self {
+        Self::seeded(config, now, None)
+    }
+
+    /// A backoff whose jitter comes from a generator seeded with `seed` (None: the thread's).
+    pub fn seeded(config: BackoffConfig, now: Instant, seed: Option<u64>) -> Self {
         Self {
             config,
             next: config.initial,
             last: now,
             attempt: 0,
+            random: Randomness::new(seed),
         }
     }
 
@@ -145,7 +157,7 @@ impl Backoff {
         let base = self.next.min(ceiling);
         self.next = base.mul_f64(self.config.factor).min(self.config.max);
         self.attempt = self.attempt.saturating_add(1);
-        let jitter = random_fraction() * self.config.jitter;
+        let jitter = self.random.fraction() * self.config.jitter;
         let delay = base.saturating_add(base.mul_f64(jitter));
         (delay.min(ceiling), self.attempt)
     }
@@ -254,6 +266,8 @@ pub struct Reflector {
     /// One backoff for the outer loop and in-place watch retries (client-go's backoffManager,
     /// 1.36's delayHandler).
     backoff: Mutex<Backoff>,
+    /// Draws the watch timeouts.
+    random: Randomness,
 }
 
 /// What a Reflector needs besides its source and queue.
@@ -268,29 +282,36 @@ pub struct ReflectorParts {
     pub last_sync_rv: Arc<Mutex<String>>,
 }
 
-/// One seeded random source for the whole process, once [`seed_randomness`] was called.
-static SEEDED: OnceLock<Mutex<StdRng>> = OnceLock::new();
-
-/// Makes the reflectors' randomness (backoff jitter, watch timeouts) come from one source
-/// seeded with `seed`, so that a replay on a virtual clock gives the same trace every time.
-/// The first call wins.
-pub fn seed_randomness(seed: u64) {
-    let _ = SEEDED.set(Mutex::new(StdRng::seed_from_u64(seed)));
+/// Where a reflector's randomness comes from: the thread's generator, or one seeded from its
+/// configuration so that every run draws the same numbers.
+#[derive(Debug)]
+enum Randomness {
+    Thread,
+    Seeded(Box<Mutex<StdRng>>),
 }
 
-/// A number in [0, 1).
-fn random_fraction() -> f64 {
-    match SEEDED.get() {
-        Some(rng) => lock(rng).random(),
-        None => rand::rng().random(),
+impl Randomness {
+    fn new(seed: Option<u64>) -> Self {
+        match seed {
+            Some(seed) => Randomness::Seeded(Box::new(Mutex::new(StdRng::seed_from_u64(seed)))),
+            None => Randomness::Thread,
+        }
     }
-}
 
-/// A number in [low, high].
-fn random_between(low: u64, high: u64) -> u64 {
-    match SEEDED.get() {
-        Some(rng) => lock(rng).random_range(low..=high),
-        None => rand::rng().random_range(low..=high),
+    /// A number in [0, 1).
+    fn fraction(&self) -> f64 {
+        match self {
+            Randomness::Seeded(rng) => lock(rng).random(),
+            Randomness::Thread => rand::rng().random(),
+        }
+    }
+
+    /// A number in [low, high].
+    fn between(&self, low: u64, high: u64) -> u64 {
+        match self {
+            Randomness::Seeded(rng) => lock(rng).random_range(low..=high),
+            Randomness::Thread => rand::rng().random_range(low..=high),
+        }
     }
 }
 
@@ -304,7 +325,12 @@ impl Reflector {
             rest: RestRetry::new(lw, parts.tracer.clone()),
             queue,
             ingest: parts.ingest,
-            backoff: Mutex::new(Backoff::new(parts.config.backoff, Instant::now())),
+            backoff: Mutex::new(Backoff::seeded(
+                parts.config.backoff,
+                Instant::now(),
+                parts.config.jitter_seed,
+            )),
+            random: Randomness::new(parts.config.jitter_seed.map(|s| s.wrapping_add(1))),
             config: parts.config,
             resync_check_period: parts.resync_check_period,
             should_resync: parts.should_resync,
@@ -645,7 +671,9 @@ impl Reflector {
     ) -> Result<WatchStream, SourceError> {
         let min = self.config.min_watch_timeout.as_secs().max(1);
         // client-go: min + rand·(max − min) seconds, truncated — never 2·min itself.
-        let timeout_seconds = random_between(min, min.saturating_mul(2).saturating_sub(1).max(min));
+        let timeout_seconds = self
+            .random
+            .between(min, min.saturating_mul(2).saturating_sub(1).max(min));
         tracing::debug!(%resource_version, timeout_seconds, send_initial_events, "watch");
         self.tracer.emit(Event::WatchStart {
             resource_version: resource_version.clone(),
