@@ -5,34 +5,27 @@
 //! changes, played from the informer's first sync; the scenario's `end` step stops the demo.
 
 use std::io::{self, BufWriter, IsTerminal};
-use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
 use crate::informer::source::record_file::SecretData;
 use crate::informer::trace::Event;
 use crate::output::{EventRenderer, Hidden};
-use crate::scenario::{self, InspectorAction, Scenario};
+use crate::scenario::Scenario;
 
-use super::args::{DemoArgs, PipelineArgs};
+use super::args::DemoArgs;
 use super::connect::ClusterChoice;
 use super::connect::{deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, Selection, list_progress};
+use super::live::{live, stopped_before_start};
+use super::recording;
+use super::scenario_play::{
+    Given, load_scenario, play_after_sync, scenario_server, scenario_settings,
+};
 use super::session::Session;
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
-use super::watch::{live, stopped_before_start};
-
-/// `--scenario FILE`, loaded; a bad file is a configuration error (exit 3).
-pub(super) fn load_scenario(
-    path: Option<&std::path::Path>,
-) -> Result<Option<scenario::Scenario>, CliError> {
-    path.map(scenario::load)
-        .transpose()
-        .map_err(|e| CliError::Config(e.to_string()))
-}
 
 pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let scenario = load_scenario(args.scenario.as_deref())?;
@@ -80,7 +73,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         Some(path) => {
             let version = args.pipeline.client_go.version;
             let secrets = SecretData::shown(args.output.show_secret_data);
-            let recorder = super::record::start(path, &mut inspection, version, secrets).await?;
+            let recorder = recording::start(path, &mut inspection, version, secrets).await?;
             Some((recorder, path, inspection.labels()))
         }
         None => None,
@@ -90,48 +83,9 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         None => live(inspection, hidden, stop_when, signals).await,
     };
     if let Some((recorder, path, labels)) = recording {
-        super::record::finish(recorder, path, &labels).await?;
+        recording::finish(recorder, path, &labels).await?;
     }
     code
-}
-
-/// Which pipeline flags were given on the command line.
-#[derive(Clone, Copy)]
-pub(super) struct Given {
-    pub handlers: bool,
-    pub resync: bool,
-}
-
-/// A scenario's pipeline settings replace the demo's defaults, not flags given on the command
-/// line.
-pub(super) fn scenario_settings(scenario: &Scenario, given: Given, pipeline: &mut PipelineArgs) {
-    if !given.handlers && !scenario.handlers.is_empty() {
-        pipeline.handlers.clone_from(&scenario.handlers);
-    }
-    if let Some(period) = scenario.resync.filter(|_| !given.resync) {
-        pipeline.resync = period;
-    }
-    if let Some(profile) = scenario.client_go {
-        pipeline.client_go = profile;
-    }
-    if let Some(queue) = scenario.queue {
-        pipeline.queue = Some(queue.into());
-    }
-}
-
-/// The server a scenario runs against: no churn, its seed and history, frequent bookmarks.
-pub(super) fn scenario_server(scenario: &Scenario) -> ServerConfig {
-    let defaults = ServerConfig::default();
-    ServerConfig {
-        seed: if scenario.builtin_seed {
-            vec![Seed::Builtin]
-        } else {
-            Vec::new()
-        },
-        history: scenario.history.unwrap_or(defaults.history),
-        bookmark_interval: Duration::from_secs(1),
-        ..defaults
-    }
 }
 
 /// Streams the session while the scenario plays; inspector steps reach the stream loop.
@@ -191,17 +145,4 @@ async fn play(
     };
     progress.finish();
     ending.into_exit()
-}
-
-/// Waits for the informer's first sync, then plays the scenario, its lines going to `report`.
-pub(super) async fn play_after_sync(
-    scenario: &Scenario,
-    server: &EmbeddedServer,
-    mut synced: watch::Receiver<bool>,
-    actions: &mpsc::UnboundedSender<InspectorAction>,
-    report: &(dyn Fn(String) + Sync),
-) {
-    if synced.wait_for(|s| *s).await.is_ok() {
-        scenario::play_reporting(scenario, server, Some(actions), report).await;
-    }
 }

@@ -3,21 +3,20 @@
 //! goes to a record file for `kinformer replay`.
 
 use std::io;
-use std::path::Path;
 
 use tokio::time::Instant;
 
-use crate::informer::source::record::Recorder;
-use crate::informer::source::record_file::{Header, SecretData, VERSION};
+use crate::informer::source::record_file::SecretData;
 use crate::output::{EventRenderer, OutputFormat, RenderOptions};
 
 use super::args::{RecordArgs, resource_names};
 use super::connect::{ClusterChoice, deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, Selection, dump_stages};
+use super::live::stopped_before_start;
+use super::recording::{finish, start};
 use super::session::Session;
 use super::stream::{self, Signals, StopWhen};
-use super::watch::stopped_before_start;
 
 pub async fn run(args: RecordArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let started = Instant::now();
@@ -59,51 +58,4 @@ pub async fn run(args: RecordArgs, signals: &mut Signals) -> Result<i32, CliErro
     connection.close().await;
     finish(recorder, &args.file, &labels).await?;
     ending.into_exit()
-}
-
-/// Creates the record file for `inspection`'s resources (Secret values as `secrets` says) and
-/// wraps their sources with it.
-pub async fn start(
-    path: &Path,
-    inspection: &mut Inspection,
-    client_go: &str,
-    secrets: SecretData,
-) -> Result<Recorder, CliError> {
-    let server_version = inspection
-        .connection
-        .client
-        .apiserver_version()
-        .await
-        .ok()
-        .map(|info| info.git_version);
-    let header = Header {
-        version: VERSION,
-        created: jiff::Timestamp::now().to_string(),
-        server_version,
-        client_go: client_go.to_owned(),
-        resources: inspection.labels(),
-        clients: Vec::new(),
-    };
-    let recorder = Recorder::create(path, &header)
-        .map_err(|e| CliError::Config(format!("cannot write record file {}: {e}", path.display())))?
-        .with_secret_data(secrets);
-    for resource in &mut inspection.plan.resources {
-        resource.source = recorder.wrap(&resource.resource, resource.source.clone());
-    }
-    Ok(recorder)
-}
-
-/// Closes the record file and says on stderr what it holds.
-pub async fn finish(recorder: Recorder, path: &Path, resources: &[String]) -> Result<(), CliError> {
-    let stats = recorder.finish().await.map_err(|e| {
-        CliError::Runtime(format!("cannot write record file {}: {e}", path.display()))
-    })?;
-    eprintln!(
-        "recorded {} entries ({} bytes of JSONL) of {} to {}",
-        stats.entries,
-        stats.bytes,
-        resources.join(","),
-        path.display()
-    );
-    Ok(())
 }

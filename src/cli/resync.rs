@@ -23,9 +23,9 @@ use super::args::ResyncArgs;
 use super::connect::unless_interrupted;
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
+use super::live::stopped_before_start;
 use super::session::Session;
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
-use super::watch::stopped_before_start;
 
 pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let shown = args.informer.output.show.stages().with(Stage::Resync);

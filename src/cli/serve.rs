@@ -21,7 +21,7 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
             "--token must not be empty (use --no-auth to accept requests without one)".into(),
         ));
     }
-    let scenario = super::demo::load_scenario(args.scenario.as_deref())?;
+    let scenario = super::scenario_play::load_scenario(args.scenario.as_deref())?;
     let defaults = ServerConfig::default();
     let mut seeds = args.seed.clone();
     if seeds.is_empty() && scenario.as_ref().is_some_and(|s| s.builtin_seed) {

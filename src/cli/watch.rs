@@ -1,21 +1,16 @@
 //! `kinformer watch RESOURCE[,RESOURCE…] [NAME]`: run one informer per resource and stream
 //! their trace live.
 
-use std::io::{self, BufWriter, IsTerminal};
-use std::time::Duration;
-
 use tokio::time::Instant;
 
-use crate::duration::format_duration;
-use crate::informer::trace::{HandlerSummary, Stage, Summary};
-use crate::output::{EventRenderer, Hidden, OutputFormat, summary};
+use crate::informer::trace::Stage;
 
-use super::args::{HandlerSpec, WatchArgs};
-use super::connect::{Interrupted, deadline_after, unless_interrupted};
+use super::args::WatchArgs;
+use super::connect::{deadline_after, unless_interrupted};
 use super::exit::CliError;
-use super::inspect::{Inspection, list_progress};
-use super::session::Session;
-use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen, signal_reason};
+use super::inspect::Inspection;
+use super::live::{live, stopped_before_start};
+use super::stream::{Signals, StopWhen};
 
 pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let mut shown = args.informer.output.show.stages();
@@ -57,92 +52,4 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
         signals,
     )
     .await
-}
-
-/// Ctrl-C, SIGTERM or the time limit while still connecting: the (empty) exit summary, then
-/// 130/143, or exit 5 for a limit that ran out before the server answered.
-pub fn stopped_before_start(
-    cut: Interrupted,
-    format: OutputFormat,
-    handlers: &[HandlerSpec],
-    started: Instant,
-    limit: Option<Duration>,
-) -> Result<i32, CliError> {
-    let summary = Summary {
-        handlers: handlers
-            .iter()
-            .map(|h| HandlerSummary {
-                name: h.name.clone(),
-                ..HandlerSummary::default()
-            })
-            .collect(),
-        duration: started.elapsed(),
-        stop_reason: match &cut {
-            Interrupted::Signal(code) => format!("{} while connecting", signal_reason(*code)),
-            Interrupted::TimedOut => "timeout reached while connecting".to_owned(),
-        },
-        ..Summary::default()
-    };
-    let written = if format.is_table() {
-        summary::render(
-            &mut io::stderr(),
-            &summary,
-            format,
-            1,
-            jiff::Timestamp::now(),
-        )
-    } else {
-        summary::render(
-            &mut io::stdout(),
-            &summary,
-            format,
-            1,
-            jiff::Timestamp::now(),
-        )
-    };
-    if let Err(e) = written
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        return Err(e.into());
-    }
-    match cut {
-        Interrupted::Signal(code) => Ok(code),
-        Interrupted::TimedOut => Err(CliError::Unreachable(format!(
-            "no answer from the server within the {} limit",
-            format_duration(limit.unwrap_or_default())
-        ))),
-    }
-}
-
-/// Starts the session and streams it to stdout (without the `hidden` events) until
-/// `stop_when`; the exit code.
-pub async fn live(
-    inspection: Inspection,
-    hidden: Hidden,
-    stop_when: StopWhen,
-    signals: &mut Signals,
-) -> Result<i32, CliError> {
-    let Inspection {
-        connection,
-        plan,
-        render,
-        ..
-    } = inspection;
-    let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut progress = list_progress();
-    let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
-    let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
-        .with_hidden(hidden);
-    let (ending, _) = stream::run(
-        session,
-        &mut renderer,
-        &mut progress.writer(io::stderr(), true),
-        stop_when,
-        &mut |e| progress.observe(e),
-        signals,
-    )
-    .await?;
-    progress.finish();
-    connection.close().await;
-    ending.into_exit()
 }

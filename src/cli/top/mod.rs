@@ -33,10 +33,12 @@ use crate::scenario::{InspectorAction, Scenario};
 
 use super::args::{OutputArgs, PipelineArgs, TopArgs, parse_show, resource_names};
 use super::connect::{ClusterChoice, unless_interrupted};
-use super::demo::{Given, load_scenario, play_after_sync, scenario_server, scenario_settings};
 use super::exit::CliError;
 use super::inspect::{Inspection, Selection};
 use super::resolve::ResolvedResource;
+use super::scenario_play::{
+    Given, load_scenario, play_after_sync, scenario_server, scenario_settings,
+};
 use super::session::{self, Session};
 use super::stream::{Ending, Signals};
 use crate::output::OutputFormat;
