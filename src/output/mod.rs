@@ -2,7 +2,7 @@
 //! summary, `dump`'s cache contents, the resync debugger's views and the LIST progress bar.
 //!
 //! Everything here depends only on [`crate::informer::trace`] and the types it carries; the
-//! caller decides where output goes (any [`io::Write`]) and whether colour is on.
+//! caller decides where output goes (any [`std::io::Write`]) and whether colour is on.
 
 mod columns;
 pub mod diff;

@@ -1,8 +1,7 @@
 //! The server's JSON machinery: canonical JSON and the layout of a scanned object
-//! ([`canonical`]), the fast path of a replace that splices stored bytes instead of going
-//! through a `serde_json::Value` ([`splice`]), and the spans of an object's `kind` and
-//! `apiVersion` that LIST items are written without ([`type_meta`]).
+//! ([`canonical`]), and the spans of an object's `kind` and `apiVersion` that LIST items are
+//! written without ([`type_meta`]). The replace fast path that splices stored bytes is the
+//! registry's, in `write/splice.rs`.
 
 pub mod canonical;
-pub mod splice;
 pub mod type_meta;

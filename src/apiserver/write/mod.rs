@@ -1,8 +1,9 @@
 //! GET of one object and the writes, after kube-apiserver's request handlers and generic
 //! registry: the handlers (`get`, `create`, `update`, `patch`, `delete`) parse a request and
 //! answer it, [`registry`] writes inside a store transaction, [`strategy`] sets and checks what
-//! the server owns, [`crd`] starts and stops serving custom resources, and [`direct`] writes
-//! objects addressed by their own metadata (seeding, churn, controllers).
+//! the server owns, [`crd`] starts and stops serving custom resources, [`direct`] writes
+//! objects addressed by their own metadata (seeding, churn, controllers), and [`splice`] is
+//! the registry's fast path of a replace (stored bytes spliced, no `serde_json::Value`).
 
 mod crd;
 mod create;
@@ -14,6 +15,7 @@ mod options;
 mod patch;
 mod patch_meta;
 pub(super) mod registry;
+mod splice;
 mod strategic;
 mod strategy;
 mod target;

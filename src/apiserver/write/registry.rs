@@ -8,11 +8,11 @@ use serde_json::Value;
 
 use super::crd;
 use super::meta::{metadata_mut, now, parse_object, str_at};
+use super::splice;
 use super::strategy::{
     keep_server_metadata, merge_string_data, prepare_create, set_type_meta, with_status_of,
 };
 use super::target::Target;
-use crate::apiserver::json::splice;
 use crate::apiserver::objects::StoredObject;
 use crate::apiserver::resources::ResourceType;
 use crate::apiserver::status::ApiError;

@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::canonical::{self, Document, JsonString, Layout, Member, Members, Span, key_order};
+use crate::apiserver::json::canonical::{
+    self, Document, JsonString, Layout, Member, Members, Span, key_order,
+};
 use crate::apiserver::objects::{StoredObject, object_key};
 use crate::apiserver::resources::ResourceType;
 use crate::apiserver::selectable::Selectable;
