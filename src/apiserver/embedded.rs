@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 
 use super::app::App;
 use super::error::ServerError;
-use super::faults::Fault;
+use super::faults::{Fault, FaultError};
 use super::store::Store;
 use super::{
     churn, controllers, faults, kubeconfig, listener, resources, seed, server, serving, tls, write,
@@ -246,7 +246,7 @@ impl EmbeddedServer {
 
     /// Causes a fault now (the library side of `POST /kinformer/v1/faults`); an invalid value
     /// is refused with what is wrong.
-    pub fn inject(&self, fault: &Fault) -> Result<(), String> {
+    pub fn inject(&self, fault: &Fault) -> Result<(), FaultError> {
         fault.validate()?;
         self.app.inject(fault, None);
         Ok(())

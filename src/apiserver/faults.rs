@@ -93,27 +93,38 @@ impl Fault {
     }
 
     /// Rejects values no server could honour.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), FaultError> {
         match self {
             Fault::FailRequests {
                 fraction, status, ..
             } => {
                 if fraction.is_some_and(|f| !(0.0..=1.0).contains(&f)) {
-                    return Err("fail-requests: fraction must be between 0 and 1".into());
+                    return Err(FaultError::Fraction);
                 }
                 if status.is_some_and(|s| !matches!(s, 401 | 403 | 404 | 429 | 500 | 503)) {
-                    return Err(
-                        "fail-requests: status must be 401, 403, 404, 429, 500 or 503".into(),
-                    );
+                    return Err(FaultError::Status);
                 }
                 Ok(())
             }
             Fault::Delay { delay_ms, .. } if Duration::from_millis(*delay_ms) > MAX_DELAY => {
-                Err(format!("delay: at most {}ms", MAX_DELAY.as_millis()))
+                Err(FaultError::Delay {
+                    max: MAX_DELAY.as_millis(),
+                })
             }
             _ => Ok(()),
         }
     }
+}
+
+/// A fault that cannot be caused as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FaultError {
+    #[error("fail-requests: fraction must be between 0 and 1")]
+    Fraction,
+    #[error("fail-requests: status must be 401, 403, 404, 429, 500 or 503")]
+    Status,
+    #[error("delay: at most {max}ms")]
+    Delay { max: u128 },
 }
 
 /// Failing requests while armed.

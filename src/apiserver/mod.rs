@@ -45,7 +45,7 @@ mod write;
 
 pub use self::embedded::{EmbeddedServer, Seed, ServerConfig, random_token};
 pub use self::error::ServerError;
-pub use self::faults::{FAULTS_PATH, Fault};
+pub use self::faults::{FAULTS_PATH, Fault, FaultError};
 pub use self::kubeconfig::{CONTEXT, Endpoint};
 pub use self::seed::synthetic_pod;
 pub use self::status::ApiError;

@@ -341,8 +341,8 @@ fn admin_faults(
         Ok(fault) => fault,
         Err(e) => return ApiError::bad_request(format!("invalid fault: {e}")).into_response(),
     };
-    if let Err(message) = fault.validate() {
-        return ApiError::bad_request(message).into_response();
+    if let Err(e) = fault.validate() {
+        return ApiError::bad_request(e.to_string()).into_response();
     }
     app.inject(&fault, caller);
     let status = serde_json::json!({

@@ -305,7 +305,7 @@ fn fault_of(value: Value) -> Result<Fault, String> {
         other => other,
     };
     let fault: Fault = serde_json::from_value(value).map_err(|e| format!("fault: {e}"))?;
-    fault.validate()?;
+    fault.validate().map_err(|e| e.to_string())?;
     Ok(fault)
 }
 
