@@ -13,6 +13,8 @@ use std::task::{Context, Poll};
 
 use http::{HeaderMap, Request, Uri};
 
+use crate::informer::source::error_chain;
+
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Adds [`RequestLog`] around a client's service.
@@ -288,20 +290,12 @@ fn go_method(method: &http::Method) -> String {
 fn certificate_error<'a>(
     error: &'a (dyn std::error::Error + 'static),
 ) -> Option<&'a rustls::CertificateError> {
-    let mut cause = Some(error);
-    while let Some(e) = cause {
-        if let Some(rustls::Error::InvalidCertificate(c)) = e.downcast_ref::<rustls::Error>() {
-            return Some(c);
-        }
-        cause = match e
-            .downcast_ref::<std::io::Error>()
-            .and_then(std::io::Error::get_ref)
-        {
-            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
-            None => e.source(),
-        };
-    }
-    None
+    error_chain(error)
+        .into_iter()
+        .find_map(|e| match e.downcast_ref::<rustls::Error>() {
+            Some(rustls::Error::InvalidCertificate(c)) => Some(c),
+            _ => None,
+        })
 }
 
 /// A certificate error in Go's x509 words.
@@ -318,14 +312,9 @@ fn x509_words(e: &rustls::CertificateError) -> String {
 }
 
 fn io_cause<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
-    let mut cause = Some(error);
-    while let Some(e) = cause {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            return Some(io);
-        }
-        cause = e.source();
-    }
-    None
+    error_chain(error)
+        .into_iter()
+        .find_map(|e| e.downcast_ref::<std::io::Error>())
 }
 
 /// `Network is unreachable (os error 101)` → `network is unreachable`.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::informer::ingest::strip_managed_fields;
 use crate::informer::reflector::{Backoff, BackoffConfig};
 use crate::informer::shared_informer::InformerConfig;
-use crate::informer::source::{KubeSource, KubeTarget};
+use crate::informer::source::{KubeSource, KubeTarget, error_chain};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::RenderOptions;
 use crate::output::progress::ListProgress;
@@ -221,30 +221,19 @@ fn is_retriable(error: &kube::Error) -> bool {
 
 /// Whether `E` is anywhere in `error`'s chain.
 fn chain_has<E: std::error::Error + 'static>(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut cause = Some(error);
-    while let Some(e) = cause {
-        if e.is::<E>() {
-            return true;
-        }
-        cause = e.source();
-    }
-    false
+    error_chain(error).iter().any(|e| e.is::<E>())
 }
 
 /// The innermost cause of an error (`Connection refused (os error 111)`), or the request log's
 /// kubectl-worded dial error when there is one (its io error source says less).
 fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut cause = error;
-    loop {
-        if cause.is::<DialError>() || cause.is::<TlsVerifyError>() {
-            break;
-        }
-        match cause.source() {
-            Some(source) => cause = source,
-            None => break,
-        }
-    }
-    cause.to_string()
+    let chain = error_chain(error);
+    let worded = chain
+        .iter()
+        .find(|e| e.is::<DialError>() || e.is::<TlsVerifyError>());
+    worded
+        .or(chain.last())
+        .map_or_else(|| error.to_string(), ToString::to_string)
 }
 
 /// The informer's configuration: the `--client-go` release's settings, then `--queue`,

@@ -24,7 +24,7 @@ enum Class {
 
 /// `err` (and everything it wraps) as a [`SourceError`] whose message is the whole chain.
 pub fn classify(err: &(dyn Error + 'static)) -> SourceError {
-    let chain = chain(err);
+    let chain = error_chain(err);
     let message = describe(&chain);
     let class = chain
         .iter()
@@ -39,8 +39,9 @@ pub fn classify(err: &(dyn Error + 'static)) -> SourceError {
     }
 }
 
-/// Every error in `err`'s chain, outermost first, including what an `io::Error` wraps.
-fn chain<'a>(err: &'a (dyn Error + 'static)) -> Vec<&'a (dyn Error + 'static)> {
+/// Every error in `err`'s chain, outermost first, including what an `io::Error` wraps (its
+/// `source()` skips it). The one walk of an error chain: the CLI's classifications use it too.
+pub fn error_chain<'a>(err: &'a (dyn Error + 'static)) -> Vec<&'a (dyn Error + 'static)> {
     let mut out = Vec::new();
     let mut next = Some(err);
     while let Some(e) = next {
