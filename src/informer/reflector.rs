@@ -577,7 +577,7 @@ impl Reflector {
                 Err(e) => e,
             };
             if e.is_watch_retriable() {
-                let reason = self.reason_of(&e);
+                let reason = e.summary();
                 tokio::select! {
                     _ = stop.cancelled() => return Ok(None),
                     () = self.sleep_backoff(&reason) => {}
@@ -711,7 +711,7 @@ impl Reflector {
                     Err(e) => {
                         self.trace_error(&e);
                         if e.is_watch_retriable() {
-                            self.sleep_backoff(&self.reason_of(&e)).await;
+                            self.sleep_backoff(&e.summary()).await;
                             continue;
                         }
                         return Err(ReflectorError::Watch { source: e });
@@ -721,9 +721,9 @@ impl Reflector {
             match self.handle_watch(stream).await {
                 Ok(()) => {}
                 Err(WatchEnd::Failed(e)) if e.is_too_many_requests() => {
-                    self.sleep_backoff(&self.reason_of(&e)).await;
+                    self.sleep_backoff(&e.summary()).await;
                 }
-                Err(WatchEnd::Failed(e)) => return Ok(Ended::Restart(self.reason_of(&e))),
+                Err(WatchEnd::Failed(e)) => return Ok(Ended::Restart(e.summary())),
                 Err(WatchEnd::VeryShort(reason)) => return Ok(Ended::Restart(reason)),
             }
         }
@@ -787,7 +787,7 @@ impl Reflector {
         };
         let reason = match &outcome {
             WatchOutcome::Closed(how) => how.clone(),
-            WatchOutcome::Failed(e) => self.reason_of(e),
+            WatchOutcome::Failed(e) => e.summary(),
         };
         self.tracer.emit(Event::WatchEnd {
             resource_version: self.last_sync_resource_version(),
@@ -902,7 +902,7 @@ impl Reflector {
 
     /// Emits a `watch-error` line for `e`.
     fn trace_error(&self, e: &SourceError) {
-        tracing::info!("{}", self.reason_of(e));
+        tracing::info!("{}", e.summary());
         self.tracer.emit(Event::WatchError {
             code: e.status_code(),
             reason: e.reason(),
@@ -910,17 +910,9 @@ impl Reflector {
         });
     }
 
-    /// The short reason a relist or backoff line gives for `e`.
-    fn reason_of(&self, e: &SourceError) -> String {
-        match e.status_code() {
-            Some(code) => format!("{code} {}", e.reason()),
-            None => e.to_string(),
-        }
-    }
-
     /// Emits a `list-error` line for a LIST that failed (or answered what is not a list).
     fn trace_list_error(&self, e: &SourceError) {
-        tracing::info!("{}", self.reason_of(e));
+        tracing::info!("{}", e.summary());
         self.tracer.emit(Event::ListError {
             code: e.status_code(),
             reason: e.reason(),

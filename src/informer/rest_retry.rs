@@ -85,7 +85,7 @@ impl RestRetry {
             verb,
             attempt,
             delay_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-            reason: reason_of(e),
+            reason: e.summary(),
         });
         tokio::time::sleep(wait).await;
     }
@@ -105,13 +105,6 @@ fn retry_wait(e: &SourceError, verb: RequestVerb, attempts: u32) -> Option<Durat
             status.retry_after.filter(|_| waits)
         }
         _ => None,
-    }
-}
-
-fn reason_of(e: &SourceError) -> String {
-    match e.status_code() {
-        Some(code) => format!("{code} {}", e.reason()),
-        None => e.to_string(),
     }
 }
 

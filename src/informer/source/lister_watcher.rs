@@ -136,6 +136,15 @@ impl SourceError {
         matches!(self.status_code(), Some(400 | 401 | 403 | 404))
     }
 
+    /// The short reason a retry, relist or backoff line gives: `410 Expired`, or the message
+    /// of a failure the server did not answer.
+    pub fn summary(&self) -> String {
+        match self.status_code() {
+            Some(code) => format!("{code} {}", self.reason()),
+            None => self.to_string(),
+        }
+    }
+
     pub fn status_code(&self) -> Option<u16> {
         match self {
             SourceError::Api(s) => s.code,
