@@ -3,8 +3,8 @@
 //! The library runs client-go's shared informer pipeline ([`informer`]), renders what it does
 //! ([`output`]), serves an embedded Kubernetes API server ([`apiserver`]) and wires it all into
 //! the command line ([`cli`]); [`scenario`] plays scripted writes and faults against it;
-//! [`duration`] parses and prints durations the way kubectl does, and [`redact`] hides Secret
-//! values, for all of them.
+//! [`duration`] parses and prints durations the way kubectl does, [`redact`] hides Secret
+//! values and [`private_file`] creates owner-only files, for all of them.
 
 pub mod apiserver;
 pub mod cli;
@@ -12,6 +12,7 @@ pub mod duration;
 pub mod informer;
 pub mod json_scan;
 pub mod output;
+pub mod private_file;
 pub mod proxy;
 pub mod redact;
 pub mod scenario;

@@ -65,15 +65,7 @@ impl Endpoint<'_> {
     /// holds the token).
     pub fn write_kubeconfig(&self, path: &std::path::Path) -> std::io::Result<()> {
         use std::io::Write as _;
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(path)?;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        file.write_all(self.kubeconfig_yaml().as_bytes())
+        crate::private_file::create(path)?.write_all(self.kubeconfig_yaml().as_bytes())
     }
 
     /// A `kube::Config` reaching the server (`ca_der`: the CA to trust over TLS).

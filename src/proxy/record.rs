@@ -5,9 +5,8 @@
 //! ends in `.zst`). Both files are created mode 0600, and Secret values are written redacted,
 //! as `kinformer record` writes them.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use tokio::time::Instant;
@@ -33,22 +32,13 @@ pub struct Recorded {
     pub entries: u64,
 }
 
-fn private_file(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-}
-
 impl RecordWriter {
     /// Creates `path.part`; offsets count from now.
     pub fn create(path: &Path) -> io::Result<Self> {
         let mut part = path.as_os_str().to_owned();
         part.push(".part");
         let part = PathBuf::from(part);
-        let out = BufWriter::with_capacity(256 * 1024, private_file(&part)?);
+        let out = BufWriter::with_capacity(256 * 1024, crate::private_file::create(&part)?);
         Ok(Self {
             path: path.to_owned(),
             part,
@@ -73,7 +63,7 @@ impl RecordWriter {
     pub fn finish(mut self, header: &Header) -> io::Result<Recorded> {
         self.out.flush()?;
         drop(self.out);
-        let file = BufWriter::with_capacity(256 * 1024, private_file(&self.path)?);
+        let file = BufWriter::with_capacity(256 * 1024, crate::private_file::create(&self.path)?);
         let mut first = serde_json::to_vec(header).map_err(io::Error::other)?;
         first.push(b'\n');
         let mut entries = BufReader::new(File::open(&self.part)?);

@@ -93,7 +93,7 @@ impl Recorder {
     /// Creates `path` (mode 0600; zstd-compressed when it ends in `.zst`), writes `header` and
     /// starts the writer task; offsets count from now. Secret values are redacted.
     pub fn create(path: &Path, header: &Header) -> io::Result<Self> {
-        let file = BufWriter::with_capacity(256 * 1024, create_private(path)?);
+        let file = BufWriter::with_capacity(256 * 1024, crate::private_file::create(path)?);
         let mut sink = if path.extension().is_some_and(|e| e == "zst") {
             Sink::Zstd(zstd::stream::write::Encoder::new(file, ZSTD_LEVEL)?)
         } else {
@@ -137,20 +137,6 @@ impl Recorder {
         let _ = self.log.tx.send(Message::Stopped(stopped));
         self.task.await.map_err(io::Error::other)?
     }
-}
-
-/// Creates (or truncates) `path` readable and writable by its owner only, also when it existed
-/// with wider permissions.
-fn create_private(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    Ok(file)
 }
 
 /// The writer task: lines in arrival order until the `stopped` line.
