@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
-use kinformer::apiserver::{EmbeddedServer, ServerConfig};
 use kinformer::informer::trace::{StageSet, Tracer};
 use kinformer::proxy::{Proxy, ProxyConfig};
+use kinformer_apiserver::{EmbeddedServer, ServerConfig};
 use serde_json::json;
 
 /// Sizes of a run.

@@ -1,5 +1,4 @@
-//! A validating JSON scanner for the hot paths (the informer's frames, lists and metadata; the
-//! embedded server's canonical-JSON check shares [`string_specials`]): it finds where values, members and elements
+//! A validating JSON scanner for the informer's hot paths (frames, lists and metadata): it finds where values, members and elements
 //! start and end without building anything, so a watch frame or LIST body is checked once and
 //! the cached object's bytes are sliced out of it, and an object's metadata is read without
 //! re-parsing the rest (managedFields are most of a pod).
@@ -22,7 +21,7 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// character (< 0x20), the bit to find with `trailing_zeros`; bytes after it may be flagged
 /// falsely. Zero when no byte needs a look: eight bytes of a string skipped at once.
 #[inline]
-pub fn string_specials(word: u64) -> u64 {
+fn string_specials(word: u64) -> u64 {
     let quote = word ^ (ONES * u64::from(b'"'));
     let backslash = word ^ (ONES * u64::from(b'\\'));
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;

@@ -1,12 +1,12 @@
 //! kinformer: an informer inspector for Kubernetes.
 //!
 //! The library runs client-go's shared informer pipeline ([`informer`]), renders what it does
-//! ([`output`]), serves an embedded Kubernetes API server ([`apiserver`]) and wires it all into
-//! the command line ([`cli`]); [`scenario`] plays scripted writes and faults against it;
-//! [`duration`] parses and prints durations the way kubectl does, [`redact`] hides Secret
-//! values and [`private_file`] creates owner-only files, for all of them.
+//! ([`output`]) and wires it all into the command line ([`cli`]), with the embedded Kubernetes
+//! API server of the workspace's `kinformer-apiserver` crate; [`scenario`] plays scripted
+//! writes and faults against that server; [`proxy`] sits between a user's own controller and
+//! its API server; [`duration`] parses and prints durations the way kubectl does, [`redact`]
+//! hides Secret values and [`private_file`] creates owner-only record files, for all of them.
 
-pub mod apiserver;
 pub mod cli;
 pub mod duration;
 pub mod informer;

@@ -1,7 +1,7 @@
-//! Files that hold credentials or Secret-adjacent data — kubeconfigs with a token, record
-//! files — are created readable and writable by their owner only (mode 0600), also when the
-//! path existed with wider permissions. One implementation for the server, the proxy and the
-//! recorder.
+//! Record files hold Secret-adjacent data, so they are created readable and writable by their
+//! owner only (mode 0600), also when the path existed with wider permissions. One
+//! implementation for both record writers (the server crate writes its kubeconfigs the same
+//! way; the two crates share no code).
 
 use std::fs::File;
 use std::io;

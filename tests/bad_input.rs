@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use kinformer::apiserver::{EmbeddedServer, Fault, ServerConfig};
+use kinformer_apiserver::{EmbeddedServer, Fault, ServerConfig};
 use tokio::process::Command;
 
 const DEADLINE: Duration = Duration::from_secs(60);

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::Duration;
 
-use kinformer::apiserver::{EmbeddedServer, Fault, ServerConfig};
+use kinformer_apiserver::{EmbeddedServer, Fault, ServerConfig};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
@@ -400,7 +400,7 @@ mod faults {
     use std::time::Duration;
 
     use http_body_util::BodyExt;
-    use kinformer::apiserver::{EmbeddedServer, FAULTS_PATH, Fault, ServerConfig};
+    use kinformer_apiserver::{EmbeddedServer, FAULTS_PATH, Fault, ServerConfig};
     use kube::client::Body;
     use serde_json::{Value, json};
 

@@ -5,7 +5,7 @@
 
 use std::process::Stdio;
 
-use kinformer::apiserver::Fault;
+use kinformer_apiserver::Fault;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{ChildStdout, Command};
@@ -399,7 +399,7 @@ async fn r10_r8_a_killed_server_is_rewatched_in_place_without_a_relist() {
 /// at once with Go's x509 words, and so does kinformer (no retry loop, no "dial tcp").
 #[tokio::test]
 async fn a_certificate_signed_by_an_unknown_authority_fails_at_once_with_its_cause() {
-    use kinformer::apiserver::{EmbeddedServer, ServerConfig};
+    use kinformer_apiserver::{EmbeddedServer, ServerConfig};
     let server = EmbeddedServer::start(ServerConfig {
         tls: true,
         ..ServerConfig::default()

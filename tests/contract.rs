@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kinformer::apiserver::{EmbeddedServer, ServerConfig};
 use kinformer::informer::notification::Notification;
 use kinformer::informer::processor::{EventHandler, HandlerFuture};
 use kinformer::informer::queue::QueueKind;
@@ -18,6 +17,7 @@ use kinformer::informer::reflector::ReflectorConfig;
 use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
 use kinformer::informer::source::{KubeSource, KubeTarget};
 use kinformer::informer::trace::Tracer;
+use kinformer_apiserver::{EmbeddedServer, ServerConfig};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube::core::ApiResource;
 use rand::rngs::StdRng;

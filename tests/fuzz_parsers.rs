@@ -12,11 +12,11 @@ mod common;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use kinformer::apiserver::{EmbeddedServer, ServerConfig};
 use kinformer::cli::{parse_field_selector, parse_handler, parse_index, parse_label_selector};
 use kinformer::duration::parse_duration;
 use kinformer::informer::source::{SourceError, WatchFrame, frames, parse_watch_frame};
 use kinformer::informer::store::IndexFunc;
+use kinformer_apiserver::{EmbeddedServer, ServerConfig};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

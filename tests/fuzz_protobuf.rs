@@ -5,6 +5,7 @@
 //!
 //! `KINFORMER_SEED=N` replays a run; `KINFORMER_FUZZ_ITERATIONS=N` (default 2 000) runs longer.
 
+#[path = "../crates/kinformer-apiserver/tests/server/support.rs"]
 mod apiserver_http;
 mod common;
 
@@ -14,7 +15,7 @@ use k8s_pb::api::apps::v1 as apps;
 use k8s_pb::api::core::v1 as core;
 use k8s_pb::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
-use kinformer::apiserver::{EmbeddedServer, ServerConfig};
+use kinformer_apiserver::{EmbeddedServer, ServerConfig};
 use prost::Message;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

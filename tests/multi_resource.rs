@@ -8,7 +8,7 @@
 mod binary;
 
 use binary::*;
-use kinformer::apiserver::Fault;
+use kinformer_apiserver::Fault;
 use serde_json::Value;
 
 const LABELS: [&str; 3] = ["pods", "deployments.apps", "replicasets.apps"];

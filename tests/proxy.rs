@@ -6,7 +6,7 @@
 //! injected through the fault endpoint (via the proxy) shows as the client's relist, and
 //! replaying the recording (`replay --stream`) ends with the server's objects in the cache.
 
-#[path = "apiserver_http/mod.rs"]
+#[path = "../crates/kinformer-apiserver/tests/server/support.rs"]
 mod apiserver_http;
 #[path = "common/binary.rs"]
 mod binary;
@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use binary::{DEADLINE, kinformer, parse_jsonl};
-use kinformer::apiserver::{EmbeddedServer, ServerConfig};
+use kinformer_apiserver::{EmbeddedServer, ServerConfig};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{Child, Command};

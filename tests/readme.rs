@@ -53,7 +53,10 @@ fn the_test_script_installs_what_is_missing_and_ci_runs_it() {
         script.contains("import kubernetes") && script.contains("pip install -q kubernetes"),
         "scripts/test installs the Python kubernetes client (tests/proxy.rs) when missing"
     );
-    assert!(script.contains("exec cargo test --locked"), "{script}");
+    assert!(
+        script.contains("exec cargo test --workspace --locked"),
+        "{script}"
+    );
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(root.join("scripts/test"))
         .unwrap()

@@ -1159,13 +1159,13 @@ async fn r12_in_1_36_the_ladder_restarts_every_2_minutes_even_during_an_outage()
 /// classifies it (Rules R8, R10).
 mod real_sockets {
     use super::*;
-    use kinformer::apiserver::{EmbeddedServer, ServerConfig};
     use kinformer::informer::shared_informer::SharedIndexInformer;
     use kinformer::informer::source::{
         KubeSource, KubeTarget, ListOptions, ListerWatcher, WatchOptions,
     };
     use kinformer::informer::testing::MemorySink;
     use kinformer::informer::trace::{StageSet, Tracer};
+    use kinformer_apiserver::{EmbeddedServer, ServerConfig};
     use kube::core::{ApiResource, GroupVersionKind};
     use tokio_util::sync::CancellationToken;
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use kinformer::apiserver::{EmbeddedServer, ServerConfig};
+use kinformer_apiserver::{EmbeddedServer, ServerConfig};
 use serde_json::Value;
 
 use crate::Settings;

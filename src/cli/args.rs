@@ -13,13 +13,13 @@ use std::time::Duration;
 use clap::builder::PossibleValue;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use crate::apiserver::Seed;
 use crate::informer::profile::{NEWEST, Profile};
 use crate::informer::queue::QueueKind;
 pub use crate::informer::source::replay::Speed;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::{Hidden, OutputFormat};
+use kinformer_apiserver::Seed;
 
 use crate::duration::parse_duration;
 

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
-use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
+use kinformer_apiserver::{EmbeddedServer, Seed, ServerConfig};
 
 use super::stream::Signals;
 

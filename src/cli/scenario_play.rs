@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use crate::apiserver::{EmbeddedServer, Seed, ServerConfig};
 use crate::scenario::{self, InspectorAction, Scenario};
+use kinformer_apiserver::{EmbeddedServer, Seed, ServerConfig};
 
 use super::args::PipelineArgs;
 use super::exit::CliError;

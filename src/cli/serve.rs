@@ -8,8 +8,8 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::apiserver::{EmbeddedServer, Seed, ServerConfig, ServerError};
 use crate::scenario::{self, Scenario};
+use kinformer_apiserver::{EmbeddedServer, Seed, ServerConfig, ServerError};
 
 use super::args::ServeArgs;
 use super::exit::CliError;

@@ -15,9 +15,9 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use tokio::time::Instant;
 
-use crate::apiserver::ApiError;
 use crate::informer::source::SourceError;
 use crate::informer::trace::Event;
+use kinformer_apiserver::ApiError;
 
 use super::classify::{Call, classify};
 use super::decode::Encoding;

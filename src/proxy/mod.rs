@@ -2,7 +2,7 @@
 //! server, that shows what the client's informers did.
 //!
 //! Clients connect over TLS (HTTP/2 or HTTP/1.1) with the proxy's own CA, serving certificate
-//! and bearer token (`apiserver::ServingTls` and `apiserver::Endpoint`, shared with the
+//! and bearer token (`kinformer_apiserver::ServingTls` and `kinformer_apiserver::Endpoint`, shared with the
 //! embedded server); every request is relayed upstream through a `kube::Client` with the
 //! user's credentials, and every answer streams back byte for byte (`forward.rs`, `tap.rs`).
 //! Each LIST/WATCH stream is attributed to one client-side informer and traced in the

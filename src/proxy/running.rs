@@ -10,8 +10,8 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::apiserver::{Endpoint, ServingTls, random_token};
 use crate::informer::trace::{ProxySummary, Tracer};
+use kinformer_apiserver::{Endpoint, ServingTls, random_token};
 
 use super::record::Recorded;
 use super::{forward, record, serve, streams};
@@ -37,7 +37,7 @@ pub enum ProxyError {
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: io::Error },
     #[error(transparent)]
-    Tls(#[from] crate::apiserver::TlsError),
+    Tls(#[from] kinformer_apiserver::TlsError),
     #[error("cannot create the record file {path}: {source}")]
     Record { path: PathBuf, source: io::Error },
 }

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use crate::apiserver::Fault;
 use crate::informer::processor::HandlerSpec;
 use crate::informer::queue::QueueKind;
+use kinformer_apiserver::Fault;
 
 /// A parsed scenario file.
 #[derive(Debug, Clone, PartialEq)]

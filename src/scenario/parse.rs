@@ -8,10 +8,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::model::{Action, Scenario, Step, WriteKind, Writes};
-use crate::apiserver::Fault;
 use crate::duration::parse_duration;
 use crate::informer::processor::HandlerSpec;
 use crate::informer::queue::QueueKind;
+use kinformer_apiserver::Fault;
 
 /// Largest number of steps and of writes per step (a scenario is a demo, not a load test).
 const MAX_STEPS: usize = 10_000;

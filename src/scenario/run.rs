@@ -10,8 +10,8 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::model::{Action, Scenario, WriteKind, Writes};
-use crate::apiserver::EmbeddedServer;
 use crate::informer::processor::HandlerSpec;
+use kinformer_apiserver::EmbeddedServer;
 
 /// What the running inspector must do for a step.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,7 +189,7 @@ impl Player<'_> {
         names
     }
 
-    fn create(&mut self, writes: &Writes) -> Result<(), crate::apiserver::ServerError> {
+    fn create(&mut self, writes: &Writes) -> Result<(), kinformer_apiserver::ServerError> {
         self.created += 1;
         let name = format!("{}-{}", writes.prefix, self.created);
         let pod = json!({
@@ -208,7 +208,7 @@ impl Player<'_> {
         writes: &Writes,
         name: &str,
         n: usize,
-    ) -> Result<(), crate::apiserver::ServerError> {
+    ) -> Result<(), kinformer_apiserver::ServerError> {
         let current = self
             .server
             .objects(&writes.resource, Some(&writes.namespace))?

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kinformer::apiserver::{EmbeddedServer, Seed, ServerConfig};
+use kinformer_apiserver::{EmbeddedServer, Seed, ServerConfig};
 use serde_json::Value;
 use tokio::process::Command;
 

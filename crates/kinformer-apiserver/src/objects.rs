@@ -1,0 +1,307 @@
+//! Stored objects ([`StoredObject`]: an object's JSON bytes plus the parsed bits selectors
+//! need) and the current objects of one resource ([`Objects`]), by store key (`namespace/name`
+//! or `name`): found through a hash index, listed through an ordered one. An update replaces an
+//! object in its slot and touches neither index (a lookup in an ordered map of thousands of keys
+//! costs a cache miss per key compared); only creates and deletes change the key order.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::RangeBounds;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use bytes::Bytes;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::json::canonical::Layout;
+use super::json::type_meta::{self, TypeMetaSpans};
+use super::resources::ResourceType;
+use super::selectable::Selectable;
+use super::status::ApiError;
+
+/// One stored object: its JSON bytes plus the parsed bits selectors need.
+#[derive(Debug)]
+pub struct StoredObject {
+    /// The whole object, serialised once.
+    pub bytes: Bytes,
+    /// The object's resourceVersion.
+    pub rv: u64,
+    selectable: Selectable,
+    metadata_only: OnceLock<Bytes>,
+    /// Where `kind` and `apiVersion` are, for LIST items without them.
+    type_meta: TypeMetaSpans,
+    /// Where the members of the top two levels of `bytes` are, when known; kept for the next
+    /// spliced update of this object, which takes it.
+    layout: Mutex<Option<Layout>>,
+}
+
+/// The fields of an object's metadata the store indexes.
+#[derive(Deserialize, Default)]
+struct IndexedMetadata {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    namespace: String,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+}
+
+/// Just the raw metadata of an object.
+#[derive(Deserialize)]
+struct RawMetadata<'a> {
+    #[serde(borrow)]
+    metadata: Option<&'a RawValue>,
+}
+
+impl StoredObject {
+    /// Indexes a serialised object.
+    pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
+        let (bytes, type_meta) = type_meta::serialise(value)
+            .map_err(|e| ApiError::bad_request(format!("cannot serialise object: {e}")))?;
+        let metadata = value
+            .get("metadata")
+            .cloned()
+            .map(serde_json::from_value::<IndexedMetadata>)
+            .transpose()
+            .map_err(|e| ApiError::bad_request(format!("invalid metadata: {e}")))?
+            .unwrap_or_default();
+        let labels = metadata
+            .labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()));
+        let selectable = Selectable::new(
+            &metadata.name,
+            &metadata.namespace,
+            labels,
+            resource,
+            |field| {
+                let pointer = format!("/{}", field.replace('.', "/"));
+                value.pointer(&pointer)?.as_str()
+            },
+        )
+        .ok_or_else(|| ApiError::bad_request("invalid metadata: too large"))?;
+        Ok(StoredObject {
+            bytes: Bytes::from(bytes),
+            rv,
+            selectable,
+            metadata_only: OnceLock::new(),
+            type_meta,
+            layout: Mutex::new(None),
+        })
+    }
+
+    /// An object its writer serialised as canonical JSON, with its layout.
+    pub fn rendered(bytes: Bytes, selectable: Selectable, rv: u64, layout: Layout) -> Self {
+        StoredObject {
+            type_meta: TypeMetaSpans::from_layout(&bytes, &layout),
+            bytes,
+            rv,
+            selectable,
+            metadata_only: OnceLock::new(),
+            layout: Mutex::new(Some(layout)),
+        }
+    }
+
+    /// The layout of `bytes` if it is known, leaving none behind (only the current version of
+    /// an object is worth one).
+    pub fn take_layout(&self) -> Option<Layout> {
+        self.layout
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// Whether the layout of `bytes` is known (the object was spliced).
+    #[cfg(test)]
+    pub fn has_layout(&self) -> bool {
+        self.layout
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// Gives back a layout taken with [`Self::take_layout`].
+    pub fn keep_layout(&self, layout: Layout) {
+        *self.layout.lock().unwrap_or_else(PoisonError::into_inner) = Some(layout);
+    }
+
+    /// Appends the object as a LIST item of a built-in type: without `kind` and `apiVersion`.
+    pub fn write_list_item(&self, out: &mut Vec<u8>) {
+        self.type_meta.write_without(&self.bytes, out);
+    }
+
+    /// The store key: `namespace/name` or `name`.
+    pub fn key(&self) -> String {
+        object_key(self.namespace(), self.name())
+    }
+
+    /// `metadata.name`.
+    pub fn name(&self) -> &str {
+        self.selectable.name()
+    }
+
+    /// `metadata.namespace`, empty for cluster-scoped objects.
+    pub fn namespace(&self) -> &str {
+        self.selectable.namespace()
+    }
+
+    /// The value of label `key`.
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.selectable.label(key)
+    }
+
+    /// The value of a selectable field.
+    pub fn field(&self, field: &str) -> Option<&str> {
+        self.selectable.field(field)
+    }
+
+    /// The object parsed back into a JSON value.
+    pub fn to_value(&self) -> Result<Value, ApiError> {
+        serde_json::from_slice(&self.bytes)
+            .map_err(|e| ApiError::new(500, "InternalError", format!("corrupt stored object: {e}")))
+    }
+
+    /// The object as a `PartialObjectMetadata` (serialised once, on first use).
+    pub fn metadata_only(&self) -> &Bytes {
+        self.metadata_only.get_or_init(|| {
+            let metadata = serde_json::from_slice::<RawMetadata>(&self.bytes)
+                .ok()
+                .and_then(|raw| raw.metadata)
+                .map_or("{}", RawValue::get);
+            let mut out = Vec::with_capacity(metadata.len() + 64);
+            out.extend_from_slice(
+                br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#,
+            );
+            out.extend_from_slice(metadata.as_bytes());
+            out.push(b'}');
+            Bytes::from(out)
+        })
+    }
+}
+
+/// The store key of an object.
+pub fn object_key(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        return name.to_owned();
+    }
+    let mut key = String::with_capacity(namespace.len() + 1 + name.len());
+    key.push_str(namespace);
+    key.push('/');
+    key.push_str(name);
+    key
+}
+
+/// The objects of one resource.
+#[derive(Debug, Default)]
+pub struct Objects {
+    /// Key → slot, in key order.
+    order: BTreeMap<String, usize>,
+    /// Key → slot.
+    index: HashMap<String, usize>,
+    /// The objects; None in a slot freed by a delete.
+    slots: Vec<Option<Arc<StoredObject>>>,
+    /// Freed slots, reused first.
+    free: Vec<usize>,
+}
+
+impl Objects {
+    /// The object at `key`.
+    pub fn get(&self, key: &str) -> Option<&Arc<StoredObject>> {
+        let slot = *self.index.get(key)?;
+        self.slots.get(slot)?.as_ref()
+    }
+
+    /// The object at `key`, to replace it in place (same key).
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Arc<StoredObject>> {
+        let slot = *self.index.get(key)?;
+        self.slots.get_mut(slot)?.as_mut()
+    }
+
+    /// Stores `object` at `key`; returns the object it replaces.
+    pub fn insert(&mut self, key: String, object: Arc<StoredObject>) -> Option<Arc<StoredObject>> {
+        if let Some(current) = self.get_mut(&key) {
+            return Some(std::mem::replace(current, object));
+        }
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.slots.push(None);
+                self.slots.len() - 1
+            }
+        };
+        if let Some(free) = self.slots.get_mut(slot) {
+            *free = Some(object);
+        }
+        self.index.insert(key.clone(), slot);
+        self.order.insert(key, slot);
+        None
+    }
+
+    /// Removes the object at `key`.
+    pub fn remove(&mut self, key: &str) -> Option<Arc<StoredObject>> {
+        let slot = self.index.remove(key)?;
+        self.order.remove(key);
+        self.free.push(slot);
+        self.slots.get_mut(slot)?.take()
+    }
+
+    /// The objects with keys in `range`, in key order.
+    pub fn range(
+        &self,
+        range: impl RangeBounds<String>,
+    ) -> impl Iterator<Item = (&String, &Arc<StoredObject>)> {
+        self.order
+            .range(range)
+            .filter_map(|(key, slot)| Some((key, self.slots.get(*slot)?.as_ref()?)))
+    }
+
+    /// Every object, in key order.
+    pub fn values(&self) -> impl Iterator<Item = &Arc<StoredObject>> {
+        self.range(..).map(|(_, object)| object)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::Registry;
+    use serde_json::json;
+
+    fn object(name: &str) -> Arc<StoredObject> {
+        let registry = Registry::with_builtins();
+        let Some(resource) = registry.find("", "v1", "configmaps") else {
+            unreachable!("configmaps are built in")
+        };
+        let value = json!({"metadata": {"name": name, "namespace": "default"}});
+        let Ok(object) = StoredObject::new(&value, &resource, 1) else {
+            unreachable!("a valid object")
+        };
+        Arc::new(object)
+    }
+
+    fn keys(objects: &Objects) -> Vec<String> {
+        objects.values().map(|o| o.name().to_owned()).collect()
+    }
+
+    #[test]
+    fn keys_stay_ordered_and_slots_are_reused() {
+        let mut objects = Objects::default();
+        for name in ["c", "a", "b"] {
+            assert!(objects.insert(name.into(), object(name)).is_none());
+        }
+        assert!(objects.insert("a".into(), object("a")).is_some());
+        assert_eq!(keys(&objects), ["a", "b", "c"]);
+        assert!(objects.remove("b").is_some());
+        assert!(objects.remove("b").is_none());
+        assert!(objects.get("b").is_none());
+        objects.insert("d".into(), object("d"));
+        assert_eq!(objects.slots.len(), 3);
+        assert_eq!(keys(&objects), ["a", "c", "d"]);
+        let after_a: Vec<&String> = objects
+            .range("a".to_owned()..)
+            .map(|(k, _)| k)
+            .skip(1)
+            .collect();
+        assert_eq!(after_a, ["c", "d"]);
+    }
+}

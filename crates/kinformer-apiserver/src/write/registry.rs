@@ -1,0 +1,200 @@
+//! The generic registry's writes inside one store transaction (kube-apiserver's
+//! `registry/generic/registry/store.go`): create, update with the resourceVersion
+//! precondition, and delete with finalizers, where a namespace takes its objects with it.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::crd;
+use super::meta::{metadata_mut, now, parse_object, str_at};
+use super::splice;
+use super::strategy::{
+    keep_server_metadata, merge_string_data, prepare_create, set_type_meta, with_status_of,
+};
+use super::target::Target;
+use crate::objects::StoredObject;
+use crate::resources::ResourceType;
+use crate::status::ApiError;
+use crate::store::Txn;
+
+/// The conflict message kube-apiserver uses for a stale resourceVersion.
+const STALE: &str =
+    "the object has been modified; please apply your changes to the latest version and try again";
+
+/// Creates an object in `txn`: prepared by the strategy, a CRD established.
+pub fn create_in(
+    txn: &mut Txn<'_>,
+    resource: &Arc<ResourceType>,
+    path_namespace: Option<&str>,
+    value: Value,
+) -> Result<Arc<StoredObject>, ApiError> {
+    let mut prepared = prepare_create(txn, resource, path_namespace, value)?;
+    crd::establish(txn, resource, &mut prepared)?;
+    txn.put(resource, prepared)
+}
+
+/// Replaces the object `target` names with a PUT body: spliced when it can be (see
+/// [`splice`]), else parsed and updated.
+pub fn replace_in(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    body: &[u8],
+) -> Result<Arc<StoredObject>, ApiError> {
+    if !target.status_only
+        && let Some(object) =
+            splice::replace(txn, target.resource, target.namespace, target.name, body)
+    {
+        return Ok(object);
+    }
+    let value = named_object(body, target.name)?;
+    replace_value(txn, target, value)
+}
+
+/// The general path of a replace: the body's uid checked, then [`update_in`].
+pub fn replace_value(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    value: Value,
+) -> Result<Arc<StoredObject>, ApiError> {
+    check_uid(txn, target, &value)?;
+    update_in(txn, target, value)
+}
+
+/// A PUT body's `metadata.uid` is a precondition (kube-apiserver's `DefaultUpdatedObjectInfo`
+/// hands it to the storage, whose `Preconditions.Check` fails, answered `409 Conflict`:
+/// `apiserver/pkg/storage/interfaces.go`, `apiserver/pkg/registry/rest/update.go`).
+fn check_uid(txn: &Txn<'_>, target: &Target, value: &Value) -> Result<(), ApiError> {
+    let given = str_at(value, "/metadata/uid");
+    let current = match txn.get(&target.resource.key(), &target.key()) {
+        Some(current) if !given.is_empty() => current.to_value()?,
+        _ => return Ok(()),
+    };
+    let stored = str_at(&current, "/metadata/uid");
+    if given == stored {
+        return Ok(());
+    }
+    let why =
+        format!("Precondition failed: UID in precondition: {given}, UID in object meta: {stored}");
+    Err(ApiError::conflict(target.resource, target.name, &why))
+}
+
+/// A PUT body as an object named `name`: its `metadata.name` is filled in when missing and must
+/// not differ.
+pub fn named_object(body: &[u8], name: &str) -> Result<Value, ApiError> {
+    let mut value = parse_object(body)?;
+    match value.pointer("/metadata/name").and_then(Value::as_str) {
+        Some(given) if given != name => {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({given}) does not match the name on the URL ({name})"
+            )));
+        }
+        Some(_) => {}
+        None => {
+            metadata_mut(&mut value)?.insert("name".into(), name.into());
+        }
+    }
+    Ok(value)
+}
+
+/// Replaces an object, keeping server-owned metadata; removes it when its deletion was pending
+/// and its last finalizer is gone.
+pub fn update_in(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    new: Value,
+) -> Result<Arc<StoredObject>, ApiError> {
+    let resource = target.resource;
+    let current = txn
+        .get(&resource.key(), &target.key())
+        .ok_or_else(|| ApiError::not_found(resource, target.name))?;
+    let requested_rv = str_at(&new, "/metadata/resourceVersion");
+    if !requested_rv.is_empty() && requested_rv != current.rv.to_string() {
+        return Err(ApiError::conflict(resource, target.name, STALE));
+    }
+    let old = current.to_value()?;
+    let mut value = if target.status_only {
+        with_status_of(old.clone(), &new)
+    } else {
+        new
+    };
+    set_type_meta(&mut value, resource)?;
+    keep_server_metadata(&mut value, &old, target)?;
+    merge_string_data(&mut value, resource);
+    crd::establish(txn, resource, &mut value)?;
+    if is_deleting(&value) && finalizers(&value).is_empty() {
+        return finish_delete(txn, resource, &target.key());
+    }
+    txn.put(resource, value)
+}
+
+/// Whether the object's deletion is pending (it has a `deletionTimestamp`).
+fn is_deleting(value: &Value) -> bool {
+    value
+        .pointer("/metadata/deletionTimestamp")
+        .is_some_and(|v| !v.is_null())
+}
+
+/// The object's `metadata.finalizers`.
+fn finalizers(value: &Value) -> Vec<Value> {
+    value
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Deletes an object now, or marks it for deletion while finalizers remain.
+pub fn delete_in(
+    txn: &mut Txn<'_>,
+    resource: &ResourceType,
+    current: &StoredObject,
+) -> Result<Arc<StoredObject>, ApiError> {
+    let mut value = current.to_value()?;
+    if finalizers(&value).is_empty() {
+        return finish_delete(txn, resource, &current.key());
+    }
+    if is_deleting(&value) {
+        return txn
+            .get(&resource.key(), &current.key())
+            .ok_or_else(|| ApiError::not_found(resource, current.name()));
+    }
+    let metadata = metadata_mut(&mut value)?;
+    metadata.insert("deletionTimestamp".into(), now().into());
+    metadata.insert("deletionGracePeriodSeconds".into(), 0.into());
+    txn.put(resource, value)
+}
+
+/// Removes an object (and, for a CRD, the resource it defines with all its objects).
+fn finish_delete(
+    txn: &mut Txn<'_>,
+    resource: &ResourceType,
+    key: &str,
+) -> Result<Arc<StoredObject>, ApiError> {
+    let removed = txn
+        .remove(resource, key)?
+        .ok_or_else(|| ApiError::not_found(resource, key))?;
+    crd::withdraw(txn, resource, &removed)?;
+    if resource.group.is_empty() && resource.plural == "namespaces" {
+        delete_namespace_contents(txn, removed.name())?;
+    }
+    Ok(removed)
+}
+
+/// Removes every object in a deleted namespace.
+fn delete_namespace_contents(txn: &mut Txn<'_>, namespace: &str) -> Result<(), ApiError> {
+    let namespaced: Vec<Arc<ResourceType>> = txn
+        .registry()
+        .all()
+        .into_iter()
+        .filter(|r| r.namespaced)
+        .collect();
+    for resource in namespaced {
+        for object in txn.objects(&resource.key()) {
+            if object.namespace() == namespace {
+                txn.remove(&resource, &object.key())?;
+            }
+        }
+    }
+    Ok(())
+}

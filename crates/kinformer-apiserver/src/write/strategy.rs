@@ -1,0 +1,255 @@
+//! What the server sets and checks on an object before it is stored (kube-apiserver's
+//! `rest.BeforeCreate`/`BeforeUpdate` and the resources' strategies): type meta, namespace,
+//! name and generateName, uid, timestamps, generation, defaults, a Secret's `stringData`.
+
+use base64::Engine;
+use base64::prelude::BASE64_STANDARD;
+use rand::Rng;
+use serde_json::{Value, json};
+
+use super::meta::{metadata_mut, now, str_at};
+use super::target::Target;
+use crate::objects::object_key;
+use crate::resources::ResourceType;
+use crate::status::ApiError;
+use crate::store::Txn;
+use crate::validation::validate_names;
+
+/// Validates a new object and fills in the server-set metadata.
+pub fn prepare_create(
+    txn: &Txn<'_>,
+    resource: &ResourceType,
+    path_namespace: Option<&str>,
+    mut value: Value,
+) -> Result<Value, ApiError> {
+    set_type_meta(&mut value, resource)?;
+    let namespace = resolve_namespace(&value, resource, path_namespace)?;
+    let name = resolve_name(txn, &value, resource, &namespace)?;
+    validate_names(resource, &name, &namespace)?;
+    if txn
+        .get(&resource.key(), &object_key(&namespace, &name))
+        .is_some()
+    {
+        return Err(ApiError::already_exists(resource, &name));
+    }
+    let metadata = metadata_mut(&mut value)?;
+    metadata.insert("name".into(), name.into());
+    if resource.namespaced {
+        metadata.insert("namespace".into(), namespace.into());
+    } else {
+        metadata.remove("namespace");
+    }
+    metadata.insert("uid".into(), new_uid().into());
+    metadata.insert("creationTimestamp".into(), now().into());
+    if resource.tracks_generation() {
+        metadata.insert("generation".into(), 1.into());
+    } else {
+        metadata.remove("generation");
+    }
+    for server_set in [
+        "resourceVersion",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
+        metadata.remove(server_set);
+    }
+    apply_defaults(&mut value, resource);
+    merge_string_data(&mut value, resource);
+    Ok(value)
+}
+
+/// A random UUID (version 4 layout).
+fn new_uid() -> String {
+    let bytes: [u8; 16] = rand::rng().random();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+/// A 5-character suffix from Kubernetes' generateName alphabet.
+fn random_suffix() -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut rng = rand::rng();
+    (0..5)
+        .map(|_| char::from(ALPHABET[rng.random_range(0..ALPHABET.len())]))
+        .collect()
+}
+
+/// A Secret's `stringData` written into `data` (base64, overriding keys of the same name) and
+/// dropped, as kube-apiserver's Secret strategy does on create and update.
+pub fn merge_string_data(value: &mut Value, resource: &ResourceType) {
+    if !resource.is_core("secrets") {
+        return;
+    }
+    let Some(object) = value.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Object(strings)) = object.remove("stringData") else {
+        return;
+    };
+    let data = object.entry("data").or_insert_with(|| json!({}));
+    if !data.is_object() {
+        *data = json!({});
+    }
+    if let Some(data) = data.as_object_mut() {
+        for (key, text) in strings {
+            let text = text.as_str().unwrap_or_default();
+            data.insert(key, BASE64_STANDARD.encode(text).into());
+        }
+    }
+}
+
+/// Checks `kind`/`apiVersion` against the resource and fills them in when missing.
+pub fn set_type_meta(value: &mut Value, resource: &ResourceType) -> Result<(), ApiError> {
+    let kind = str_at(value, "/kind");
+    if !kind.is_empty() && kind != resource.kind {
+        return Err(ApiError::bad_request(format!(
+            "the kind {kind:?} of the object does not match the resource {:?} (kind {:?})",
+            resource.plural, resource.kind
+        )));
+    }
+    let api_version = str_at(value, "/apiVersion");
+    let api_version = if resource.serves_api_version(api_version) {
+        api_version.to_owned()
+    } else {
+        resource.api_version()
+    };
+    if let Some(object) = value.as_object_mut() {
+        object.insert("kind".into(), resource.kind.clone().into());
+        object.insert("apiVersion".into(), api_version.into());
+    }
+    Ok(())
+}
+
+/// The namespace of a new object: the request path's, which the body may repeat but not
+/// contradict; else the body's; else `default`; empty for cluster-scoped resources.
+pub fn resolve_namespace(
+    value: &Value,
+    resource: &ResourceType,
+    path: Option<&str>,
+) -> Result<String, ApiError> {
+    if !resource.namespaced {
+        return Ok(String::new());
+    }
+    let body = str_at(value, "/metadata/namespace");
+    match path {
+        Some(path) if !body.is_empty() && body != path => Err(ApiError::invalid(
+            resource,
+            str_at(value, "/metadata/name"),
+            &format!(
+                "metadata.namespace: Invalid value: {body:?}: the namespace of the provided object does not match the namespace sent on the request ({path:?})"
+            ),
+        )),
+        Some(path) => Ok(path.to_owned()),
+        None if body.is_empty() => Ok("default".to_owned()),
+        None => Ok(body.to_owned()),
+    }
+}
+
+/// The name of a new object: `metadata.name`, else `metadata.generateName` with a random
+/// suffix no object of the namespace has.
+fn resolve_name(
+    txn: &Txn<'_>,
+    value: &Value,
+    resource: &ResourceType,
+    namespace: &str,
+) -> Result<String, ApiError> {
+    let name = str_at(value, "/metadata/name");
+    if !name.is_empty() {
+        return Ok(name.to_owned());
+    }
+    let prefix = str_at(value, "/metadata/generateName");
+    if prefix.is_empty() {
+        return Err(ApiError::invalid(
+            resource,
+            "",
+            "metadata.name: Required value: name or generateName is required",
+        ));
+    }
+    let taken = |name: &str| {
+        txn.get(&resource.key(), &object_key(namespace, name))
+            .is_some()
+    };
+    (0..16)
+        .map(|_| format!("{prefix}{}", random_suffix()))
+        .find(|candidate| !taken(candidate))
+        .ok_or_else(|| ApiError::already_exists(resource, prefix))
+}
+
+/// Server-side defaults: pod and namespace phases.
+fn apply_defaults(value: &mut Value, resource: &ResourceType) {
+    let phase = match (resource.group.as_str(), resource.plural.as_str()) {
+        ("", "pods") => "Pending",
+        ("", "namespaces") => "Active",
+        _ => return,
+    };
+    if value.pointer("/status/phase").is_some() {
+        return;
+    }
+    if let Some(object) = value.as_object_mut() {
+        let status = object.entry("status").or_insert_with(|| json!({}));
+        if let Some(status) = status.as_object_mut() {
+            status.insert("phase".into(), phase.into());
+        }
+    }
+}
+
+/// `old` with the `status` of `new`.
+pub fn with_status_of(mut old: Value, new: &Value) -> Value {
+    if let Some(object) = old.as_object_mut() {
+        let status = new.get("status").cloned().unwrap_or_else(|| json!({}));
+        object.insert("status".into(), status);
+    }
+    old
+}
+
+/// Restores fields clients cannot change and bumps `generation` on a spec change.
+pub fn keep_server_metadata(
+    value: &mut Value,
+    old: &Value,
+    target: &Target,
+) -> Result<(), ApiError> {
+    let spec_changed = value.get("spec") != old.get("spec");
+    let old_generation = old
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    let metadata = metadata_mut(value)?;
+    if metadata.get("name").and_then(Value::as_str) != Some(target.name) {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object does not match the name on the URL ({})",
+            target.name
+        )));
+    }
+    if target.resource.namespaced {
+        metadata.insert("namespace".into(), target.namespace.into());
+    }
+    for kept in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
+        match old.pointer(&format!("/metadata/{kept}")) {
+            Some(v) => metadata.insert(kept.into(), v.clone()),
+            None => metadata.remove(kept),
+        };
+    }
+    if !target.resource.tracks_generation() {
+        metadata.remove("generation");
+        return Ok(());
+    }
+    let generation = if spec_changed {
+        old_generation.saturating_add(1)
+    } else {
+        old_generation
+    };
+    metadata.insert("generation".into(), generation.into());
+    Ok(())
+}

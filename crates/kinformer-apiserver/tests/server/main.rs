@@ -1,0 +1,15 @@
+//! The embedded API server's integration tests, one test binary (one link) with a module per
+//! area: kube-rs clients (`kube_clients`, `runtime_clients`, a kube-runtime `controller`), kubectl, the resourceVersion
+//! contract, request semantics, writes, faults and bad input. `support` holds the raw-HTTP
+//! helpers, shared with the kinformer package's tests that drive a server.
+
+mod bad_input;
+mod controller;
+mod faults;
+mod kube_clients;
+mod kubectl;
+mod resource_versions;
+mod runtime_clients;
+mod semantics;
+mod support;
+mod writes;
