@@ -16,13 +16,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use kinformer::informer::notification::Notification;
-use kinformer::informer::processor::FnHandler;
-use kinformer::informer::queue::QueueKind;
-use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
+use kinformer::informer::FnHandler;
+use kinformer::informer::Notification;
+use kinformer::informer::QueueKind;
 use kinformer::informer::source::WatchFrame;
 use kinformer::informer::testing::MemorySource;
 use kinformer::informer::trace::Tracer;
+use kinformer::informer::{InformerConfig, SharedIndexInformer};
 use tokio_util::sync::CancellationToken;
 
 struct Counting;

@@ -16,15 +16,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{AnyFifo, DEADLINE, Harness, Recorder, count};
-use kinformer::informer::ingest::{Ingest, Transform};
-use kinformer::informer::object::{CachedObject, ObjectRef};
-use kinformer::informer::queue::{Delta, DeltaType as T, ProcessError, QueueKind};
-use kinformer::informer::shared_informer::{
-    InformerConfig, InformerError, Registration, SharedIndexInformer,
-};
 use kinformer::informer::source::SourceError;
-use kinformer::informer::store::{IndexFunc, Indexers, Store};
 use kinformer::informer::trace::{Event, TraceEvent, Tracer};
+use kinformer::informer::{CachedObject, ObjectRef};
+use kinformer::informer::{Delta, DeltaType as T, ProcessError, QueueKind};
+use kinformer::informer::{IndexFunc, Indexers, Store};
+use kinformer::informer::{InformerConfig, InformerError, Registration, SharedIndexInformer};
+use kinformer::informer::{Ingest, Transform};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------

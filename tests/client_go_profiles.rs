@@ -8,15 +8,15 @@ mod common;
 use std::sync::Arc;
 
 use common::{Harness, Recorder, count, pod};
-use kinformer::informer::ingest::Ingest;
-use kinformer::informer::object::ObjectRef;
-use kinformer::informer::profile::{NEWEST, PROFILES, Profile};
-use kinformer::informer::queue::{Delta, DeltaType, ProcessError, Queue, QueueKind, ReplacedAll};
-use kinformer::informer::real_fifo::{BATCH_SIZE, RealFifo, RealFifoOptions};
-use kinformer::informer::shared_informer::InformerConfig;
+use kinformer::informer::InformerConfig;
+use kinformer::informer::Ingest;
+use kinformer::informer::ObjectRef;
 use kinformer::informer::source::{ApiStatus, WatchFrame};
-use kinformer::informer::store::{Indexers, Store};
 use kinformer::informer::trace::{Event, Tracer};
+use kinformer::informer::{BATCH_SIZE, RealFifo, RealFifoOptions};
+use kinformer::informer::{Delta, DeltaType, ProcessError, Queue, QueueKind, ReplacedAll};
+use kinformer::informer::{Indexers, Store};
+use kinformer::informer::{NEWEST, PROFILES, Profile};
 
 #[test]
 fn every_profile_has_its_releases_gate_defaults() {
@@ -87,7 +87,7 @@ fn real_fifo(options: RealFifoOptions) -> RealFifo {
 #[derive(Default)]
 struct Seen(Vec<String>);
 
-impl kinformer::informer::queue::PopProcess for Seen {
+impl kinformer::informer::PopProcess for Seen {
     fn deltas(&mut self, deltas: &[Delta], _: bool) -> Result<(), ProcessError> {
         let keys: Vec<&str> = deltas.iter().map(|d| d.object.key()).collect();
         self.0.push(format!("deltas {}", keys.join(",")));

@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kinformer::informer::notification::Notification;
-use kinformer::informer::processor::{EventHandler, HandlerFuture};
-use kinformer::informer::queue::QueueKind;
-use kinformer::informer::reflector::ReflectorConfig;
-use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
+use kinformer::informer::Notification;
+use kinformer::informer::QueueKind;
+use kinformer::informer::ReflectorConfig;
 use kinformer::informer::source::{KubeSource, KubeTarget};
 use kinformer::informer::trace::Tracer;
+use kinformer::informer::{EventHandler, HandlerFuture};
+use kinformer::informer::{InformerConfig, SharedIndexInformer};
 use kinformer_apiserver::{EmbeddedServer, ServerConfig};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube::core::ApiResource;

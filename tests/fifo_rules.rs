@@ -7,11 +7,11 @@ use common::AnyFifo;
 
 use std::sync::Arc;
 
-use kinformer::informer::ingest::Ingest;
-use kinformer::informer::object::ObjectRef;
-use kinformer::informer::queue::{Delta, DeltaType, ProcessError, QueueKind};
-use kinformer::informer::store::{Indexers, Store};
+use kinformer::informer::Ingest;
+use kinformer::informer::ObjectRef;
 use kinformer::informer::trace::Tracer;
+use kinformer::informer::{Delta, DeltaType, ProcessError, QueueKind};
+use kinformer::informer::{Indexers, Store};
 
 fn obj(key: &str, rv: u32) -> ObjectRef {
     let (ns, name) = key.split_once('/').unwrap_or(("", key));
@@ -62,7 +62,7 @@ fn d(t: DeltaType, key: &str, rv: u32, tombstone: bool) -> (DeltaType, String, S
     (t, key.to_owned(), rv.to_string(), tombstone)
 }
 
-fn delta_fifo(q: &AnyFifo) -> &kinformer::informer::delta_fifo::DeltaFifo {
+fn delta_fifo(q: &AnyFifo) -> &kinformer::informer::DeltaFifo {
     match q {
         AnyFifo::Delta(f) => f,
         AnyFifo::Real(_) => panic!("not a DeltaFIFO"),

@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{Harness, Recorder, count, pod};
-use kinformer::informer::ingest::Transform;
-use kinformer::informer::processor::{FnHandler, PANIC_PAUSE, PanicPolicy, SimulatedHandler};
-use kinformer::informer::shared_informer::{InformerConfig, InformerError};
+use kinformer::informer::IndexFunc;
+use kinformer::informer::Transform;
 use kinformer::informer::source::{ApiStatus, WatchFrame};
-use kinformer::informer::store::IndexFunc;
 use kinformer::informer::trace::{Event, NotifyKind, TraceEvent};
+use kinformer::informer::{FnHandler, PANIC_PAUSE, PanicPolicy, SimulatedHandler};
+use kinformer::informer::{InformerConfig, InformerError};
 
 fn resync_config(resync: Duration) -> InformerConfig {
     InformerConfig {
@@ -221,19 +221,17 @@ async fn h4_handlers_are_notified_after_the_indexer_write() {
     h.informer
         .add_event_handler(
             "reader",
-            Arc::new(FnHandler(
-                move |n: &kinformer::informer::notification::Notification| {
-                    let cached = store.get(n.key());
-                    let ok = match n.kind() {
-                        NotifyKind::Delete => cached.is_none(),
-                        _ => cached
-                            .is_some_and(|c| c.resource_version() == n.object().resource_version()),
-                    };
-                    if !ok {
-                        stale_seen.fetch_add(1, Ordering::SeqCst);
-                    }
-                },
-            )),
+            Arc::new(FnHandler(move |n: &kinformer::informer::Notification| {
+                let cached = store.get(n.key());
+                let ok = match n.kind() {
+                    NotifyKind::Delete => cached.is_none(),
+                    _ => cached
+                        .is_some_and(|c| c.resource_version() == n.object().resource_version()),
+                };
+                if !ok {
+                    stale_seen.fetch_add(1, Ordering::SeqCst);
+                }
+            })),
         )
         .unwrap();
     h.synced().await;
@@ -799,7 +797,7 @@ async fn f7_the_transform_runs_once_per_object_before_it_is_queued() {
 
 /// Runs the same burst of writes through an informer with `queue` and returns what the
 /// handler saw and the final cache (`key rv` lines).
-async fn burst(queue: kinformer::informer::queue::QueueKind) -> (Vec<String>, Vec<String>) {
+async fn burst(queue: kinformer::informer::QueueKind) -> (Vec<String>, Vec<String>) {
     let mut h = Harness::new(InformerConfig {
         queue,
         ..InformerConfig::default()
@@ -833,7 +831,7 @@ async fn burst(queue: kinformer::informer::queue::QueueKind) -> (Vec<String>, Ve
 
 #[tokio::test(start_paused = true)]
 async fn q1_delta_fifo_and_real_fifo_converge_but_only_delta_fifo_groups_deltas_by_key() {
-    use kinformer::informer::queue::QueueKind;
+    use kinformer::informer::QueueKind;
     let (delta, delta_cache) = burst(QueueKind::DeltaFifo).await;
     let (real, real_cache) = burst(QueueKind::RealFifo).await;
     assert_eq!(delta_cache, real_cache, "same writes, same cache");
@@ -864,7 +862,7 @@ async fn q1_delta_fifo_and_real_fifo_converge_but_only_delta_fifo_groups_deltas_
 /// Checks, at the moment `handler-added` is emitted, that the informer already lists the
 /// handler: the line is written after registration, never before.
 struct RegisteredCheck {
-    informer: std::sync::OnceLock<kinformer::informer::shared_informer::SharedIndexInformer>,
+    informer: std::sync::OnceLock<kinformer::informer::SharedIndexInformer>,
     seen: std::sync::Mutex<Vec<bool>>,
 }
 
@@ -893,7 +891,7 @@ async fn p3_handler_added_is_traced_once_the_handler_is_registered() {
     });
     let source = Arc::new(MemorySource::new());
     source.apply(pod("ns", "a", "web"));
-    let informer = kinformer::informer::shared_informer::SharedIndexInformer::new(
+    let informer = kinformer::informer::SharedIndexInformer::new(
         source,
         InformerConfig::default(),
         Tracer::new(CheckSink(check.clone()), StageSet::ALL),
@@ -921,7 +919,7 @@ async fn p3_handler_added_is_traced_once_the_handler_is_registered() {
 /// The cache sizes a reader polling the informer's cache saw while `n` pods were synced
 /// under `release`, and the Pop batches the process loop took.
 async fn cache_sizes_during_sync(release: &str, n: usize) -> (Vec<usize>, Vec<usize>) {
-    use kinformer::informer::profile::Profile;
+    use kinformer::informer::Profile;
     let mut cfg = InformerConfig::for_profile(Profile::of(release).unwrap());
     cfg.reflector.watch_list = false;
     let mut h = Harness::new(cfg);
@@ -993,7 +991,7 @@ async fn i5_under_pop_batch_a_reader_sees_whole_batches_only() {
 /// the bookmark's (:447-458); without AtomicFIFO it answers "" (:436-444).
 #[tokio::test(start_paused = true)]
 async fn i6_the_store_resource_version_follows_every_write_under_atomic_fifo_only() {
-    use kinformer::informer::profile::Profile;
+    use kinformer::informer::Profile;
     for release in ["1.35", "1.36"] {
         let atomic = release == "1.36";
         let mut h = Harness::new(InformerConfig::for_profile(Profile::of(release).unwrap()));
@@ -1096,7 +1094,7 @@ async fn r13_a_watch_event_the_transform_rejects_is_lost_and_the_watch_goes_on()
 /// call took over 100 ms.
 #[tokio::test(start_paused = true)]
 async fn p9_a_slow_call_with_more_than_1024_pending_is_traced() {
-    use kinformer::informer::processor::SLOW_HANDLER_PENDING;
+    use kinformer::informer::SLOW_HANDLER_PENDING;
     for (pods, delay, traced) in [(1200, 150, true), (1200, 50, false), (300, 150, false)] {
         let mut h = Harness::new(InformerConfig::default());
         h.informer

@@ -7,9 +7,9 @@
 use bytes::Bytes;
 use kinformer::cli::{parse_field_selector, parse_handler, parse_index, parse_label_selector};
 use kinformer::duration::{format_duration, parse_duration};
-use kinformer::informer::object::CachedObject;
+use kinformer::informer::CachedObject;
+use kinformer::informer::IndexFunc;
 use kinformer::informer::source::{WatchFrame, parse_watch_frame};
-use kinformer::informer::store::IndexFunc;
 use kinformer::json_scan::{skip_whitespace, valid_value_end, value_end};
 use proptest::prelude::*;
 

@@ -5,13 +5,13 @@ mod common;
 use std::time::Duration;
 
 use common::{Harness, count, pod};
-use kinformer::informer::processor::SimulatedHandler;
-use kinformer::informer::queue::DeltaType;
-use kinformer::informer::reflector::{BackoffConfig, ReflectorConfig, ReflectorError};
-use kinformer::informer::shared_informer::InformerConfig;
+use kinformer::informer::DeltaType;
+use kinformer::informer::InformerConfig;
+use kinformer::informer::SimulatedHandler;
 use kinformer::informer::source::{ApiStatus, SourceError, WatchFrame};
 use kinformer::informer::trace::Event;
 use kinformer::informer::trace::RequestVerb;
+use kinformer::informer::{BackoffConfig, ReflectorConfig, ReflectorError};
 use std::sync::Arc;
 
 fn config(page_size: Option<u32>) -> InformerConfig {
@@ -449,7 +449,7 @@ async fn r5_failures_back_off_exponentially_with_jitter_and_every_attempt_is_tra
 
 #[tokio::test(start_paused = true)]
 async fn r5_backoff_is_capped_at_30s_and_resets_after_a_healthy_period() {
-    use kinformer::informer::reflector::Backoff;
+    use kinformer::informer::Backoff;
     use tokio::time::Instant;
     let mut b = Backoff::new(BackoffConfig::default(), Instant::now());
     let now = Instant::now();
@@ -1069,8 +1069,8 @@ async fn r11_a_watch_open_that_keeps_ending_is_retried_then_becomes_an_empty_ver
 }
 
 fn backoff_of(release: &str) -> BackoffConfig {
-    use kinformer::informer::profile::Profile;
-    use kinformer::informer::shared_informer::InformerConfig;
+    use kinformer::informer::InformerConfig;
+    use kinformer::informer::Profile;
     InformerConfig::for_profile(Profile::of(release).unwrap())
         .reflector
         .backoff
@@ -1079,7 +1079,7 @@ fn backoff_of(release: &str) -> BackoffConfig {
 /// Steps `backoff` through a continuous outage lasting `outage` (each failure right after the
 /// previous delay): the delays, in order, with when each was taken.
 fn outage_delays(release: &str, outage: Duration) -> Vec<(Duration, Duration)> {
-    use kinformer::informer::reflector::Backoff;
+    use kinformer::informer::Backoff;
     use tokio::time::Instant;
     let start = Instant::now();
     let mut b = Backoff::new(backoff_of(release), start);
@@ -1113,7 +1113,7 @@ async fn r12_up_to_1_35_a_continuous_outage_never_resets_the_backoff() {
         );
     }
     // After a quiet period of more than 2 minutes it starts again.
-    use kinformer::informer::reflector::Backoff;
+    use kinformer::informer::Backoff;
     use tokio::time::Instant;
     let start = Instant::now();
     let mut b = Backoff::new(backoff_of("1.35"), start);
@@ -1159,7 +1159,7 @@ async fn r12_in_1_36_the_ladder_restarts_every_2_minutes_even_during_an_outage()
 /// classifies it (Rules R8, R10).
 mod real_sockets {
     use super::*;
-    use kinformer::informer::shared_informer::SharedIndexInformer;
+    use kinformer::informer::SharedIndexInformer;
     use kinformer::informer::source::{
         KubeSource, KubeTarget, ListOptions, ListerWatcher, WatchOptions,
     };

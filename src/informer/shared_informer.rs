@@ -147,7 +147,84 @@ pub fn new_queue(
     }
 }
 
-/// client-go's sharedIndexInformer.
+/// client-go's sharedIndexInformer: it lists and watches one resource through a
+/// [`ListerWatcher`], keeps the Indexer (the local cache, [`Self::indexer`]) and notifies
+/// every handler added with [`Self::add_event_handler`], each behind its own buffer, with
+/// periodic resyncs replaying the cache.
+///
+/// # The contract
+///
+/// What client-go promises on its `SharedInformer` interface, and what this one keeps (Rules
+/// C1–C3 in `docs/DESIGN.md`; `tests/contract.rs` and the seeded chaos test check them):
+///
+/// - **The cache converges**: once the server's collection stops changing, the cache
+///   eventually holds exactly its objects at their latest resourceVersions, whatever was lost
+///   on the way (closed watches, 410 Gone, relists).
+/// - **Per object, each handler sees an ordered subsequence of its states**: notifications
+///   about one object reach a handler in the order the server wrote them; states may be
+///   skipped (written while the watch was down, or coalesced), never reordered. Nothing is
+///   promised between objects, or between handlers.
+/// - **Deletes arrive**, carrying the last state the informer knew — or, when the delete itself
+///   was missed and a relist found the object gone, as a tombstone
+///   ([`Notification::is_tombstone`], client-go's `DeletedFinalStateUnknown`).
+/// - A handler added late first gets an add for every cached object, then the same stream as
+///   the others; a resync replays the cache to a handler as updates with equal
+///   resourceVersions. Each handler runs one notification at a time on its own task, so a slow
+///   handler delays only itself (its buffer grows).
+///
+/// # Example
+///
+/// An informer over the in-memory ListerWatcher, with one handler:
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use std::time::Duration;
+///
+/// use kinformer::informer::testing::{MemorySink, MemorySource};
+/// use kinformer::informer::trace::{StageSet, Tracer};
+/// use kinformer::informer::{FnHandler, InformerConfig, Notification, SharedIndexInformer};
+/// use serde_json::json;
+/// use tokio_util::sync::CancellationToken;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let pod = |rv_note: &str| json!({"apiVersion": "v1", "kind": "Pod",
+///     "metadata": {"name": "web", "namespace": "default", "labels": {"v": rv_note}}});
+/// let server = Arc::new(MemorySource::new());
+/// server.apply(pod("1"));
+///
+/// let sink = MemorySink::new();
+/// let tracer = Tracer::new(sink.clone(), StageSet::ALL);
+/// let informer = SharedIndexInformer::new(server.clone(), InformerConfig::default(), tracer);
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let log = Arc::clone(&seen);
+/// informer.add_event_handler(
+///     "log",
+///     Arc::new(FnHandler(move |n: &Notification| {
+///         log.lock().unwrap().push(format!("{} {}", n.kind().as_str(), n.key()));
+///     })),
+/// )?;
+/// let stop = CancellationToken::new();
+/// let running = tokio::spawn({
+///     let (informer, stop) = (informer.clone(), stop.clone());
+///     async move { informer.run(stop).await }
+/// });
+/// assert!(informer.wait_for_sync(&stop).await);
+///
+/// server.apply(pod("2"));
+/// server.delete("default/web");
+/// // Wait (with a deadline) until the handler has seen the delete; the cache is then empty.
+/// let deleted = || seen.lock().unwrap().iter().any(|s| s.starts_with("delete"));
+/// sink.wait_until(Duration::from_secs(10), |_| deleted()).await?;
+/// assert!(informer.indexer().is_empty());
+/// let seen = seen.lock().unwrap().clone();
+/// assert_eq!(seen, ["add default/web", "update default/web", "delete default/web"]);
+///
+/// stop.cancel();
+/// running.await??;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct SharedIndexInformer {
     inner: Arc<Inner>,

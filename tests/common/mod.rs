@@ -6,11 +6,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kinformer::informer::notification::Notification;
-use kinformer::informer::processor::{EventHandler, HandlerFuture};
-use kinformer::informer::shared_informer::{InformerConfig, InformerError, SharedIndexInformer};
+use kinformer::informer::Notification;
 use kinformer::informer::testing::{MemorySink, MemorySource};
 use kinformer::informer::trace::{Event, StageSet, TraceEvent, Tracer};
+use kinformer::informer::{EventHandler, HandlerFuture};
+use kinformer::informer::{InformerConfig, InformerError, SharedIndexInformer};
 use tokio_util::sync::CancellationToken;
 
 /// Virtual time on the paused clock, wall time otherwise.
@@ -196,30 +196,28 @@ impl EventHandler for Recorder {
 /// Either FIFO, concrete: tests reach the queue through [`Queue`] (by deref) and a FIFO's own
 /// inspection methods (`queued_keys`, `deltas_of`, `queued`) through the variant.
 pub enum AnyFifo {
-    Delta(kinformer::informer::delta_fifo::DeltaFifo),
-    Real(kinformer::informer::real_fifo::RealFifo),
+    Delta(kinformer::informer::DeltaFifo),
+    Real(kinformer::informer::RealFifo),
 }
 
 impl AnyFifo {
     pub fn new(
-        kind: kinformer::informer::queue::QueueKind,
-        known: Arc<kinformer::informer::store::Store>,
+        kind: kinformer::informer::QueueKind,
+        known: Arc<kinformer::informer::Store>,
         tracer: Tracer,
     ) -> Self {
-        use kinformer::informer::queue::QueueKind;
+        use kinformer::informer::QueueKind;
         match kind {
-            QueueKind::DeltaFifo => AnyFifo::Delta(
-                kinformer::informer::delta_fifo::DeltaFifo::new(known, tracer),
-            ),
-            QueueKind::RealFifo => {
-                AnyFifo::Real(kinformer::informer::real_fifo::RealFifo::new(known, tracer))
+            QueueKind::DeltaFifo => {
+                AnyFifo::Delta(kinformer::informer::DeltaFifo::new(known, tracer))
             }
+            QueueKind::RealFifo => AnyFifo::Real(kinformer::informer::RealFifo::new(known, tracer)),
         }
     }
 }
 
 impl std::ops::Deref for AnyFifo {
-    type Target = dyn kinformer::informer::queue::Queue;
+    type Target = dyn kinformer::informer::Queue;
 
     fn deref(&self) -> &Self::Target {
         match self {

@@ -9,11 +9,11 @@
 
 mod kube;
 mod lister_watcher;
-pub mod record;
-pub mod record_file;
-pub mod replay;
+pub(crate) mod record;
+pub(crate) mod record_file;
+pub(crate) mod replay;
 mod transport;
-pub mod wire;
+pub(crate) mod wire;
 
 pub use kube::{KubeSource, KubeTarget};
 pub use lister_watcher::{

@@ -213,11 +213,6 @@ impl SecretData {
     }
 }
 
-/// Appends one entry as one line (newline included) to `out`, Secret values redacted.
-pub fn write_entry(out: &mut Vec<u8>, t: u64, resource: &str, kind: &EntryKind) {
-    write_entry_with(out, t, resource, kind, SecretData::Redact);
-}
-
 /// Appends one entry as one line (newline included) to `out`, Secret values as `secrets` says.
 pub fn write_entry_with(
     out: &mut Vec<u8>,
@@ -605,6 +600,11 @@ fn parse_header(text: &[u8]) -> Result<Header, RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Appends one entry as one line to `out`, Secret values redacted (the default).
+    fn write_entry(out: &mut Vec<u8>, t: u64, resource: &str, kind: &EntryKind) {
+        write_entry_with(out, t, resource, kind, SecretData::Redact);
+    }
 
     fn header() -> String {
         r#"{"kinformer-record":1,"created":"2026-11-22T10:00:00Z","server_version":null,"client_go":"1.36","resources":["pods"]}"#.to_owned()
