@@ -24,6 +24,7 @@ mod serve;
 mod session;
 mod stream;
 mod top;
+mod tui;
 mod watch;
 
 /// The parsers of user input, public for the fuzz and property tests.

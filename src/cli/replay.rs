@@ -26,7 +26,7 @@ use super::exit::CliError;
 use super::inspect::{informer_config, list_progress, render_options};
 use super::session::{ResourcePlan, Session, SessionPlan};
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
-use super::top;
+use super::tui;
 
 /// How long the pipeline may settle after the last entry before the replay stops.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -139,7 +139,7 @@ async fn view(
     let (synced, _) = watch::channel(false);
     let mut end = None;
     let (recording, ended_as) = (&mut *replay, &mut end);
-    let ending = top::view(
+    let ending = tui::view(
         session,
         scopes,
         args.pipeline.resync,

@@ -7,8 +7,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use super::{ViewState, render};
-use crate::cli::top::fixtures::{added, at, handled, started};
-use crate::cli::top::model::{IndexCount, IndexerSnapshot, Model};
+use crate::cli::tui::fixtures::{added, at, handled, started};
+use crate::cli::tui::model::{IndexCount, IndexerSnapshot, Model};
 use crate::informer::trace::{Event, WatchEventType};
 
 /// The screen as text, one string per row.

@@ -540,7 +540,7 @@ pub fn short_duration(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::top::fixtures::{added, at, handled, started};
+    use crate::cli::tui::fixtures::{added, at, handled, started};
     use crate::informer::notification::Notification;
     use crate::informer::object::CachedObject;
     use crate::informer::store::{IndexFunc, Indexers, Store};

@@ -1,32 +1,24 @@
-//! The `top` command itself: connects, takes the terminal, and runs the redraw loop — trace
-//! events into the model, the clock's ticks, the keys — until the user quits or a signal ends
-//! it.
+//! The terminal view `top` and `replay --top` draw: takes the terminal and runs the redraw
+//! loop — trace events into the model, the clock's ticks, the keys — until the user quits or a
+//! signal ends it, while a driver (a scenario, a replay) runs beside it.
 
 use std::future::Future;
-use std::io::{self, IsTerminal};
+use std::io;
 use std::time::Duration;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tokio::sync::{mpsc, watch};
 
-use crate::informer::processor::HandlerSpec;
-use crate::informer::trace::{Event, StageSet};
-use crate::scenario::{InspectorAction, Scenario};
+use crate::informer::HandlerSpec;
+use crate::informer::trace::Event;
+use crate::scenario::InspectorAction;
 
 use super::model::{IndexerSnapshot, Model};
 use super::render::ViewState;
 use super::screen::Screen;
-use crate::cli::args::{OutputArgs, PipelineArgs, TopArgs, parse_show, resource_names};
-use crate::cli::connect::{ClusterChoice, unless_interrupted};
 use crate::cli::exit::CliError;
-use crate::cli::inspect::{Inspection, Selection};
-use crate::cli::resolve::ResolvedResource;
-use crate::cli::scenario_play::{
-    Given, load_scenario, play_after_sync, scenario_server, scenario_settings,
-};
 use crate::cli::session::{self, Session};
 use crate::cli::stream::{Ending, Signals};
-use crate::output::OutputFormat;
 
 /// How often the view is redrawn.
 const REDRAW: Duration = Duration::from_millis(100);
@@ -34,112 +26,6 @@ const REDRAW: Duration = Duration::from_millis(100);
 const BATCH: usize = 1024;
 /// Processing time of a handler added with `a`: slow enough that its catch-up backlog shows.
 const SIMULATED_DELAY: Duration = Duration::from_millis(100);
-
-/// The one line printed when stdout is not a terminal.
-pub const NOT_A_TERMINAL: &str =
-    "kinformer top draws on a terminal; use 'kinformer watch' for a stream";
-
-pub async fn run(args: TopArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    if !io::stdout().is_terminal() {
-        return Err(CliError::Usage(NOT_A_TERMINAL.into()));
-    }
-    let scenario = load_scenario(args.scenario.as_deref())?;
-    let mut pipeline = args.pipeline;
-    let mut cluster = ClusterChoice::from_args(&args.connection);
-    if let Some(scenario) = &scenario {
-        let given = Given {
-            handlers: !pipeline.handlers.is_empty(),
-            resync: !pipeline.resync.is_zero(),
-        };
-        scenario_settings(scenario, given, &mut pipeline);
-        cluster.server = Some(scenario_server(scenario));
-    }
-    let selection = Selection::from_args(&resource_names(&args.resources), None, &args.connection);
-    let output = unused_output()?;
-    let preparing = Inspection::prepare(
-        &cluster,
-        &selection,
-        Some(&output),
-        &pipeline,
-        StageSet::ALL,
-    );
-    let inspection = match unless_interrupted(preparing, signals, None).await {
-        Ok(prepared) => prepared?,
-        Err(crate::cli::connect::Interrupted::Signal(code)) => return Ok(code),
-        Err(crate::cli::connect::Interrupted::TimedOut) => return Ok(0),
-    };
-    let scopes = inspection
-        .resources
-        .iter()
-        .map(|resource| scope(resource, &inspection, &selection))
-        .collect();
-    show(inspection, &pipeline, scenario.as_ref(), scopes, signals).await
-}
-
-/// `top` prints no events; the inspection's render options only need some output flags.
-fn unused_output() -> Result<OutputArgs, CliError> {
-    Ok(OutputArgs {
-        output: OutputFormat::Table,
-        no_headers: false,
-        show: parse_show("all").map_err(CliError::Usage)?,
-        diff: false,
-        show_secret_data: false,
-    })
-}
-
-/// What the header says is informed on: `pods · all namespaces`, `nodes · cluster-scoped`.
-fn scope(resource: &ResolvedResource, inspection: &Inspection, selection: &Selection) -> String {
-    let scope = if !resource.namespaced {
-        "cluster-scoped".to_owned()
-    } else if selection.all_namespaces {
-        "all namespaces".to_owned()
-    } else {
-        let ns = selection
-            .namespace
-            .as_deref()
-            .unwrap_or(&inspection.connection.default_namespace);
-        format!("namespace {ns}")
-    };
-    let mut text = format!("{} · {scope}", resource.plural);
-    if let Some(selector) = &selection.label_selector {
-        text.push_str(&format!(" · -l {selector}"));
-    }
-    text
-}
-
-/// Runs the view over the inspection's informers (and the scenario, if any), then stops the
-/// informers and closes the connection.
-async fn show(
-    inspection: Inspection,
-    pipeline: &PipelineArgs,
-    scenario: Option<&Scenario>,
-    scopes: Vec<String>,
-    signals: &mut Signals,
-) -> Result<i32, CliError> {
-    let session = Session::start(inspection.plan).map_err(|e| CliError::Usage(e.to_string()))?;
-    let connection = inspection.connection;
-    let (synced_tx, synced) = watch::channel(false);
-    let server = connection.server.as_ref();
-    let ending = view(
-        session,
-        scopes,
-        pipeline.resync,
-        synced_tx,
-        signals,
-        |steps| async move {
-            match (scenario, server) {
-                (Some(s), Some(server)) => {
-                    let report = |line: String| drop(steps.reports.send(line));
-                    play_after_sync(s, server, synced, &steps.actions, &report).await;
-                }
-                _ => std::future::pending().await,
-            }
-        },
-    )
-    .await;
-    connection.close().await;
-    ending?.into_exit()
-}
 
 /// Where a driver of the view (a scenario, a replay) sends its handler steps and its lines.
 pub(in crate::cli) struct Steps {

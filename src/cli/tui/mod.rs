@@ -1,4 +1,5 @@
-//! `kinformer top RESOURCE`: a live view of the informer's pipeline on the terminal.
+//! The terminal view of `kinformer top` and `replay --top`: a live picture of the informer's
+//! pipeline.
 //!
 //! The informer's trace events (every stage) feed a [`model::Model`]; every 100 ms the clock
 //! ticks the model (with the Indexer's contents read from the informer's cache) and
@@ -7,19 +8,17 @@
 //! running informer (client-go's AddEventHandler after start), `r` removes the most recently
 //! added one (RemoveEventHandler), `e` shows the last events, ↑/↓ scroll collapsed lanes.
 //!
-//! Connecting happens before the terminal is taken, so its errors and retries print as for
-//! `watch`. Raw mode and the alternate screen are left on every way out: quit, error, signal
+//! Raw mode and the alternate screen are left on every way out: quit, error, signal
 //! and panic (a [`screen::Screen`] guard restores them when dropped, its panic hook before a
 //! panic message prints).
 
-mod app;
 mod fit;
 #[cfg(test)]
 mod fixtures;
 mod model;
 mod render;
 mod screen;
+mod view;
 mod window;
 
-pub use app::run;
-pub(in crate::cli) use app::view;
+pub(in crate::cli) use view::view;
