@@ -14,7 +14,12 @@ use super::object::{CachedObject, DecodeError, ObjectRef, Text};
 use super::store::Indexers;
 
 /// A transform run once on every object before it is queued (Rule F7), on its raw JSON.
-pub type Transform = Arc<dyn Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync>;
+pub type Transform = Arc<dyn Fn(&[u8]) -> Result<Vec<u8>, TransformError> + Send + Sync>;
+
+/// Why a transform refused an object: any error, as client-go's `TransformFunc` returns an
+/// `error`. The object is dropped (a listed one fails the LIST; a watched one is traced and
+/// the watch goes on).
+pub type TransformError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The built-in `--transform strip-managed-fields`.
 pub fn strip_managed_fields() -> Transform {
@@ -40,7 +45,10 @@ impl Ingest {
     pub fn decode(&self, raw: impl Into<Bytes>) -> Result<ObjectRef, DecodeError> {
         let raw = raw.into();
         let obj = match &self.transform {
-            Some(t) => CachedObject::from_json(t(&raw).map_err(DecodeError::Transform)?)?,
+            Some(t) => {
+                let transformed = t(&raw).map_err(|e| DecodeError::Transform(e.to_string()))?;
+                CachedObject::from_json(transformed)?
+            }
             // The reflector's bytes were delimited by a JSON parser: valid, so read only the head.
             None => CachedObject::from_valid_json(raw)?,
         };
@@ -50,8 +58,8 @@ impl Ingest {
 }
 
 /// Rewrites `raw` without `metadata.<field>`, keeping every other byte's order and text.
-fn remove_metadata_field(raw: &[u8], field: &str) -> Result<Vec<u8>, String> {
-    let top: OrderedObject<'_> = serde_json::from_slice(raw).map_err(|e| e.to_string())?;
+fn remove_metadata_field(raw: &[u8], field: &str) -> Result<Vec<u8>, TransformError> {
+    let top: OrderedObject<'_> = serde_json::from_slice(raw)?;
     let mut out = Vec::with_capacity(raw.len());
     write_object(
         &mut out,
@@ -59,8 +67,7 @@ fn remove_metadata_field(raw: &[u8], field: &str) -> Result<Vec<u8>, String> {
             if k != "metadata" {
                 return Ok((k, v.get().to_owned()));
             }
-            let meta: OrderedObject<'_> =
-                serde_json::from_str(v.get()).map_err(|e| e.to_string())?;
+            let meta: OrderedObject<'_> = serde_json::from_str(v.get())?;
             let mut inner = Vec::new();
             write_object(
                 &mut inner,
@@ -77,15 +84,15 @@ fn remove_metadata_field(raw: &[u8], field: &str) -> Result<Vec<u8>, String> {
 
 fn write_object<'k>(
     out: &mut Vec<u8>,
-    fields: impl Iterator<Item = Result<(&'k Cow<'k, str>, String), String>>,
-) -> Result<(), String> {
+    fields: impl Iterator<Item = Result<(&'k Cow<'k, str>, String), serde_json::Error>>,
+) -> Result<(), serde_json::Error> {
     out.push(b'{');
     for (i, field) in fields.enumerate() {
         let (k, v) = field?;
         if i > 0 {
             out.push(b',');
         }
-        serde_json::to_writer(&mut *out, k.as_ref()).map_err(|e| e.to_string())?;
+        serde_json::to_writer(&mut *out, k.as_ref())?;
         out.push(b':');
         out.extend_from_slice(v.as_bytes());
     }

@@ -29,7 +29,7 @@ pub mod trace;
 
 pub use self::delta_fifo::DeltaFifo;
 pub use self::factory::{InformerFactory, OnInformerError};
-pub use self::ingest::{Ingest, Transform, strip_managed_fields};
+pub use self::ingest::{Ingest, Transform, TransformError, strip_managed_fields};
 pub use self::notification::{Notification, NotifyKind};
 pub use self::object::{CachedObject, DecodeError, ObjectMeta, ObjectRef, OwnerReference};
 pub use self::processor::{

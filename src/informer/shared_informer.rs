@@ -155,7 +155,7 @@ pub fn new_queue(
 /// # The contract
 ///
 /// What client-go promises on its `SharedInformer` interface, and what this one keeps (Rules
-/// C1–C3 in `docs/DESIGN.md`; `tests/contract.rs` and the seeded chaos test check them):
+/// C1–C3 in `docs/DESIGN.md`; `tests/pipeline/contract.rs` and the seeded chaos test check them):
 ///
 /// - **The cache converges**: once the server's collection stops changing, the cache
 ///   eventually holds exactly its objects at their latest resourceVersions, whatever was lost

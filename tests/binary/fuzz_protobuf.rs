@@ -5,9 +5,8 @@
 //!
 //! `KINFORMER_SEED=N` replays a run; `KINFORMER_FUZZ_ITERATIONS=N` (default 2 000) runs longer.
 
-#[path = "../crates/kinformer-apiserver/tests/server/support.rs"]
-mod apiserver_http;
-mod common;
+use crate::apiserver_http;
+use crate::common;
 
 use std::collections::BTreeMap;
 

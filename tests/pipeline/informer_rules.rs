@@ -2,7 +2,7 @@
 //! (P1–P8, and how the processor stops), the indexer's I3/I4 and the transform's F7, against
 //! the in-memory ListerWatcher.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -760,9 +760,9 @@ async fn f7_the_transform_runs_once_per_object_before_it_is_queued() {
     let seen = calls.clone();
     let transform: Transform = Arc::new(move |raw: &[u8]| {
         seen.fetch_add(1, Ordering::SeqCst);
-        let mut v: serde_json::Value = serde_json::from_slice(raw).map_err(|e| e.to_string())?;
+        let mut v: serde_json::Value = serde_json::from_slice(raw)?;
         v["metadata"]["labels"]["transformed"] = "yes".into();
-        serde_json::to_vec(&v).map_err(|e| e.to_string())
+        Ok(serde_json::to_vec(&v)?)
     });
     let mut h = Harness::new(InformerConfig {
         resync: Duration::from_secs(1),

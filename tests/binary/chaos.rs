@@ -10,7 +10,7 @@
 //! The seed is printed; `KINFORMER_SEED=N` replays it; a failure names the seed and
 //! the first divergence.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::process::Stdio;

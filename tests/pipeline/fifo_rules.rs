@@ -1,7 +1,7 @@
 //! DeltaFIFO (F1–F6, F8) and RealFIFO (Q1) rules, driven through the public queue API with
 //! the indexer as KnownObjects.
 
-mod common;
+use crate::common;
 
 use common::AnyFifo;
 

@@ -9,7 +9,7 @@
 //! (a Replace queues `Replaced`, never `Sync`), and the transform runs when an object is decoded,
 //! before any queue sees it (Rule F7).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -523,13 +523,13 @@ async fn close_unblocks_ten_pops(kind: QueueKind) {
 /// transform bumps an `xfrm` label. Returns the queue after the operations.
 fn transformer_scenario(kind: QueueKind) -> AnyFifo {
     let transform: Transform = Arc::new(|raw: &[u8]| {
-        let mut v: Value = serde_json::from_slice(raw).map_err(|e| e.to_string())?;
+        let mut v: Value = serde_json::from_slice(raw)?;
         let n: u32 = v["metadata"]["labels"]["xfrm"]
             .as_str()
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
         v["metadata"]["labels"]["xfrm"] = (n + 1).to_string().into();
-        serde_json::to_vec(&v).map_err(|e| e.to_string())
+        Ok(serde_json::to_vec(&v)?)
     });
     let ingest = Ingest::new(Indexers::default(), Some(transform));
     let mk = |name: &str, rv: u32| {
@@ -1332,10 +1332,10 @@ async fn test_shared_informer_error_handling() {
 #[tokio::test(start_paused = true)]
 async fn test_shared_informer_transformer() {
     let upper: Transform = Arc::new(|raw: &[u8]| {
-        let mut pod: Value = serde_json::from_slice(raw).map_err(|e| e.to_string())?;
+        let mut pod: Value = serde_json::from_slice(raw)?;
         let name = pod["metadata"]["name"].as_str().unwrap_or_default();
         pod["metadata"]["name"] = name.to_uppercase().into();
-        serde_json::to_vec(&pod).map_err(|e| e.to_string())
+        Ok(serde_json::to_vec(&pod)?)
     });
     let mut h = Harness::new(InformerConfig {
         resync: Duration::from_secs(1),

@@ -12,8 +12,7 @@ use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-#[path = "../crates/kinformer-apiserver/tests/server/support.rs"]
-mod apiserver_http;
+use crate::apiserver_http;
 
 use apiserver_http::{TestResult, call_with, client, kubectl_binary};
 

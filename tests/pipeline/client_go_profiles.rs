@@ -3,7 +3,7 @@
 //! 1.35 (PopBatch) and 1.36 (AtomicFIFO) work as client-go's, and the handler rules hold
 //! under every profile.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

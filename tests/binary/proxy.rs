@@ -6,10 +6,8 @@
 //! injected through the fault endpoint (via the proxy) shows as the client's relist, and
 //! replaying the recording (`replay --stream`) ends with the server's objects in the cache.
 
-#[path = "../crates/kinformer-apiserver/tests/server/support.rs"]
-mod apiserver_http;
-#[path = "common/binary.rs"]
-mod binary;
+use crate::apiserver_http;
+use crate::binary;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -543,7 +541,7 @@ async fn the_python_client_behind_the_proxy_relists_after_a_410() {
     let stop_file = bed.dir.path().join("stop");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/proxy_clients/python_informer.py"
+        "/tests/binary/proxy_clients/python_informer.py"
     );
     let mut client = Command::new("python3")
         .arg(script)

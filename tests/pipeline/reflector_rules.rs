@@ -1,6 +1,6 @@
 //! Reflector rules R1–R9 against the in-memory ListerWatcher, on tokio's paused clock.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

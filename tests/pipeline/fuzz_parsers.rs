@@ -8,7 +8,7 @@
 //! `KINFORMER_SEED=N` replays a run; `KINFORMER_FUZZ_ITERATIONS=N` (default 2 000 per parser)
 //! runs longer: `KINFORMER_FUZZ_ITERATIONS=1000000 cargo test --release --test fuzz_parsers`.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use futures_util::StreamExt;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-const README: &str = include_str!("../README.md");
+const README: &str = include_str!("../../README.md");
 
 /// The text of the README section titled `title` (up to the next `## ` heading).
 fn section(title: &str) -> &'static str {

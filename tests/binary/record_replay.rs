@@ -5,8 +5,7 @@
 //! make the replay ask for a request the recording does not hold; Secret values redacted and
 //! files private (0600); the recording's quiet tail kept; no left-over warning after Ctrl-C.
 
-#[path = "common/binary.rs"]
-mod binary;
+use crate::binary;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

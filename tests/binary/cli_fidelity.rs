@@ -10,8 +10,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{ChildStdout, Command};
 
-#[path = "common/binary.rs"]
-mod binary;
+use crate::binary;
 use binary::*;
 
 /// Every request for pods fails with `status` (`count` times, or until cleared).

@@ -3,7 +3,7 @@
 //!
 //! Set `KINFORMER_SEED` to replay a run; the seed is printed on every run.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

@@ -16,7 +16,7 @@ fn committed_completions_and_man_pages_are_up_to_date() {
         stale.is_empty(),
         "completions/ or man/ are stale: run `cargo run -- man --out-dir man` and \
          `cargo run -- completions SHELL > completions/FILE` for each shell, or simply \
-         `KINFORMER_REGENERATE=1 cargo test --test cli_generated_docs`, then commit. \
+         `KINFORMER_REGENERATE=1 cargo test --test binary cli_generated_docs`, then commit. \
          Stale: {stale:?}"
     );
 }

@@ -4,8 +4,7 @@
 //! resource×handler, the RESOURCE table column only for several, and any one informer's
 //! failure ending the run as it would alone.
 
-#[path = "common/binary.rs"]
-mod binary;
+use crate::binary;
 
 use binary::*;
 use kinformer_apiserver::Fault;

@@ -10,8 +10,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
-#[path = "common/binary.rs"]
-mod binary;
+use crate::binary;
 use binary::*;
 
 #[tokio::test]

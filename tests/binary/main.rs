@@ -1,0 +1,25 @@
+//! The tests that drive the `kinformer` binary, one test binary (one link) with a module per
+//! area: the commands and their flags (`cli`, `multi_resource`, `bad_input`), fidelity through
+//! real sockets (`cli_fidelity`), record and replay, scenarios, the proxy with real clients,
+//! `serve`, `top` in tmux, the seeded chaos run, the generated docs and the README itself.
+//! Servers are started in-process on 127.0.0.1:0 or by the binary (`serve`).
+
+#[path = "../../crates/kinformer-apiserver/tests/server/support.rs"]
+mod apiserver_http;
+mod apiserver_serve;
+mod bad_input;
+#[path = "../common/binary.rs"]
+mod binary;
+mod chaos;
+mod cli;
+mod cli_fidelity;
+mod cli_generated_docs;
+#[path = "../common/mod.rs"]
+mod common;
+mod fuzz_protobuf;
+mod multi_resource;
+mod proxy;
+mod readme;
+mod record_replay;
+mod scenarios;
+mod top_tmux;
