@@ -145,7 +145,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --timeout --churn --scenario --record --output --no-headers --diff --show-secret-data --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --show --resync --handler --v --help --version"
+            opts="-o -v -h -V --duration --timeout --churn --scenario --record --output --no-headers --show --diff --show-secret-data --columns --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --resync --handler --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -177,6 +177,14 @@ _kinformer() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table wide jsonl json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --show)
+                    COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --index)
@@ -215,10 +223,6 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --show)
-                    COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
-                    return 0
-                    ;;
                 --resync)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -243,7 +247,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,6 +299,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --handler)
@@ -785,7 +793,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__replay)
-            opts="-o -v -h -V --speed --clock --duration --timeout --top --stream --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-o -v -h -V --speed --clock --duration --timeout --top --stream --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -821,6 +829,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --handler)
@@ -883,7 +895,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -943,6 +955,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --handler)
@@ -1169,7 +1185,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1233,6 +1249,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --handler)

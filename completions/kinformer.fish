@@ -54,7 +54,7 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)' -r -f -a "reflector\t''
 lifecycle\t''
 deltas\t''
 fifo\t''
@@ -65,6 +65,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
@@ -106,7 +107,7 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)' -r -f -a "reflector\t''
 lifecycle\t''
 deltas\t''
 fifo\t''
@@ -117,6 +118,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
@@ -157,7 +159,7 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)' -r -f -a "reflector\t''
 lifecycle\t''
 deltas\t''
 fifo\t''
@@ -168,6 +170,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
@@ -236,6 +239,18 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)' -r -f -a "reflector\t''
+lifecycle\t''
+deltas\t''
+fifo\t''
+indexer\t''
+notifications\t''
+handled\t''
+handlers\t''
+handler\t''
+resync\t''
+all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
 1.33\t''
@@ -252,17 +267,6 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l on-panic -d
 skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
-lifecycle\t''
-deltas\t''
-fifo\t''
-indexer\t''
-notifications\t''
-handled\t''
-handlers\t''
-handler\t''
-resync\t''
-all\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; replaces the demo\'s fast and slow)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
@@ -316,7 +320,7 @@ wide\t''
 jsonl\t''
 json\t''
 yaml\t''"
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all' -r -f -a "reflector\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l show -d 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)' -r -f -a "reflector\t''
 lifecycle\t''
 deltas\t''
 fifo\t''
@@ -327,6 +331,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r

@@ -18,6 +18,7 @@ use crate::informer::queue::QueueKind;
 pub use crate::informer::source::replay::Speed;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
+use crate::output::object_columns::ObjectColumns;
 use crate::output::{Hidden, OutputFormat};
 use kinformer_apiserver::Seed;
 
@@ -202,11 +203,10 @@ pub struct TopArgs {
     pub pipeline: PipelineArgs,
 }
 
-/// `kinformer demo`: the shared output and pipeline flags, with the demo's own defaults (every
-/// stage, a 30s resync check period, a fast and a slow handler), so `--help` shows what runs.
+/// `kinformer demo`: the shared output and pipeline flags, with the demo's own defaults (the
+/// story view, a 30s resync check period, a fast and a slow handler), so `--help` shows what runs.
 #[derive(Debug, Args)]
 #[command(
-    mut_arg("show", |a| a.default_value("all")),
     mut_arg("resync", |a| a.default_value("30s")),
     mut_arg("handlers", |a| a
         .default_values(DEMO_HANDLERS)
@@ -516,6 +516,9 @@ pub struct ConnectionArgs {
     pub retry_timeout: Duration,
 }
 
+/// `--show`'s default: the story view (bursts of notifications fold into one table row).
+pub const DEFAULT_SHOW: &str = "lifecycle,notifications,resync";
+
 /// What to show and how.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Output")]
@@ -528,11 +531,12 @@ pub struct OutputArgs {
     pub no_headers: bool,
     /// What to show, comma-separated: reflector (every reflector event), lifecycle (its
     /// list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications,
-    /// handled, handlers (notifications and handled), resync, all
+    /// handled, handlers (notifications and handled), resync, all. Left at its default, a table
+    /// folds a burst of notifications into one row (`demo -o jsonl` defaults to all)
     #[arg(
         long,
         value_name = "STAGES",
-        default_value = "lifecycle,notifications,resync",
+        default_value = DEFAULT_SHOW,
         value_parser = Offering::new(parse_show, show_names),
         hide_possible_values = true
     )]
@@ -543,6 +547,11 @@ pub struct OutputArgs {
     /// Show Secret data and stringData values (redacted by default)
     #[arg(long)]
     pub show_secret_data: bool,
+    /// The object's fields on notification rows (tables), kubectl's custom-columns syntax:
+    /// NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource's
+    /// default columns
+    #[arg(long, value_name = "SPEC", value_parser = ObjectColumns::parse)]
+    pub columns: Option<ObjectColumns>,
 }
 
 /// How the informer is built.
@@ -717,6 +726,11 @@ pub struct ShowSet {
 }
 
 impl ShowSet {
+    /// Whether this is `--show`'s default, the table's story view.
+    pub fn is_default(self) -> bool {
+        parse_show(DEFAULT_SHOW).is_ok_and(|default| default == self)
+    }
+
     /// The stages whose events the informer delivers (hidden events included).
     pub fn stages(self) -> StageSet {
         self.stages

@@ -1,10 +1,14 @@
 //! `kinformer demo`: the cluster-free tour. An embedded API server with the builtin seed and
 //! pod churn; an informer on pods in all namespaces with a fast handler (short resync) and a
 //! slow one (processing delay), every stage shown live until Ctrl-C or `--duration`.
-//! `--scenario FILE` replaces the churn with a scenario's timed writes, faults and handler
-//! changes, played from the informer's first sync; the scenario's `end` step stops the demo.
+//! In table output the demo narrates its phases on stderr ([`super::tour`]) and forces a
+//! relist 20 s after the first sync. `--scenario FILE` replaces the churn with a scenario's
+//! timed writes, faults and handler changes, played from the informer's first sync; the
+//! scenario's `end` step stops the demo.
 
+use std::future::Future;
 use std::io::{self, BufWriter, IsTerminal};
+use std::pin::Pin;
 
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
@@ -13,8 +17,9 @@ use crate::informer::source::record_file::SecretData;
 use crate::informer::trace::Event;
 use crate::output::{EventRenderer, Hidden};
 use crate::scenario::Scenario;
+use kinformer_apiserver::{EmbeddedServer, Fault};
 
-use super::args::DemoArgs;
+use super::args::{DemoArgs, parse_show};
 use super::connect::ClusterChoice;
 use super::connect::{deadline_after, unless_interrupted};
 use super::exit::CliError;
@@ -26,9 +31,14 @@ use super::scenario_play::{
 };
 use super::session::Session;
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
+use super::tour::{Narrator, RELIST_AFTER};
 
 pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let scenario = load_scenario(args.scenario.as_deref())?;
+    if !args.output.output.is_table() && !args.was_given("show") {
+        // A table tells the story; JSONL and the documents keep every stage's events.
+        args.output.show = parse_show("all").map_err(CliError::Usage)?;
+    }
     if let Some(scenario) = &scenario {
         let keep = Given {
             handlers: args.was_given("handlers"),
@@ -78,8 +88,14 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         }
         None => None,
     };
-    let code = match scenario {
-        Some(scenario) => play(inspection, &scenario, hidden, stop_when, signals).await,
+    let code = match &scenario {
+        Some(scenario) => {
+            let driver = Driver::Scenario(scenario);
+            play(inspection, driver, hidden, stop_when, signals).await
+        }
+        None if args.output.output.is_table() => {
+            play(inspection, Driver::Tour, hidden, stop_when, signals).await
+        }
         None => live(inspection, hidden, stop_when, signals).await,
     };
     if let Some((recorder, path, labels)) = recording {
@@ -88,10 +104,18 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     code
 }
 
-/// Streams the session while the scenario plays; inspector steps reach the stream loop.
+/// What runs beside the demo's stream once the informer synced.
+enum Driver<'a> {
+    /// A scenario's steps (`--scenario`).
+    Scenario(&'a Scenario),
+    /// The narrated tour (table output): a line per phase on stderr, and a forced relist.
+    Tour,
+}
+
+/// Streams the session while the driver runs; inspector steps reach the stream loop.
 async fn play(
     inspection: Inspection,
-    scenario: &Scenario,
+    driver: Driver<'_>,
     hidden: Hidden,
     stop_when: StopWhen,
     signals: &mut Signals,
@@ -105,7 +129,9 @@ async fn play(
     let Some(server) = connection.server.as_ref() else {
         return Err(CliError::Runtime("the demo has no embedded server".into()));
     };
-    if !scenario.description.is_empty() {
+    if let Driver::Scenario(scenario) = &driver
+        && !scenario.description.is_empty()
+    {
         eprintln!("scenario: {}", scenario.description);
     }
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
@@ -116,10 +142,14 @@ async fn play(
     let mut stderr = progress.writer(io::stderr(), true);
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);
+    let mut narrator = matches!(driver, Driver::Tour).then(Narrator::default);
     let mut observe = |e: &Event| {
         progress.observe(e);
         if matches!(e, Event::Synced { .. }) {
             synced_tx.send_replace(true);
+        }
+        if let Some(line) = narrator.as_mut().and_then(|n| n.observe(e)) {
+            eprintln!("{line}");
         }
     };
     let (ending, _) = {
@@ -133,7 +163,12 @@ async fn play(
             &mut actions,
         );
         let report = |line| eprintln!("{line}");
-        let player = play_after_sync(scenario, server, synced, &actions_tx, &report);
+        let player: Pin<Box<dyn Future<Output = ()> + '_>> = match driver {
+            Driver::Scenario(s) => {
+                Box::pin(play_after_sync(s, server, synced, &actions_tx, &report))
+            }
+            Driver::Tour => Box::pin(force_relist(server, synced)),
+        };
         tokio::pin!(streaming, player);
         let mut playing = true;
         loop {
@@ -145,4 +180,20 @@ async fn play(
     };
     progress.finish();
     ending.into_exit()
+}
+
+/// The tour's 410: [`RELIST_AFTER`] after the first sync, the server expires every
+/// resourceVersion and ends the watches, so the informer's next watch gets 410 and relists.
+async fn force_relist(server: &EmbeddedServer, mut synced: watch::Receiver<bool>) {
+    if synced.wait_for(|s| *s).await.is_err() {
+        return;
+    }
+    tokio::time::sleep(RELIST_AFTER).await;
+    eprintln!(
+        "── the server now expires every resourceVersion and ends the watches (a 410 is next)"
+    );
+    for fault in [Fault::ExpireAll, Fault::CloseWatches] {
+        // Both faults are valid by construction.
+        let _ = server.inject(&fault);
+    }
 }

@@ -11,6 +11,7 @@ use crate::informer::shared_informer::InformerConfig;
 use crate::informer::source::{KubeSource, KubeTarget, error_chain};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::RenderOptions;
+use crate::output::object_columns::{ColumnsByResource, ObjectColumns};
 use crate::output::progress::ListProgress;
 use crate::output::table::color_enabled;
 use crate::redact::{LAST_APPLIED, SECRET_FIELDS};
@@ -303,8 +304,24 @@ pub fn render_options(
         show_secret_data: output.show_secret_data,
         several_resources: resources.len() > 1,
         secrets_resource: secrets.cloned(),
+        object_columns: object_columns(output, resources),
+        story: output.show.is_default(),
         secret_indices: secret_indices(pipeline),
     }
+}
+
+/// Each resource's notification-row columns: `--columns` for all, else its defaults.
+fn object_columns(output: &OutputArgs, resources: &[String]) -> ColumnsByResource {
+    resources
+        .iter()
+        .filter_map(|resource| {
+            let columns = match &output.columns {
+                Some(given) => Some(given.clone()),
+                None => ObjectColumns::defaults_for(resource),
+            };
+            columns.map(|c| (resource.clone(), Arc::new(c)))
+        })
+        .collect()
 }
 
 /// The `--index` names whose values are a Secret's data: `field:data…`, `field:stringData…`,

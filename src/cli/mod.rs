@@ -24,6 +24,7 @@ mod serve;
 mod session;
 mod stream;
 mod top;
+mod tour;
 mod tui;
 mod watch;
 

@@ -190,10 +190,11 @@ pub async fn run_with_actions<W: Write>(
         let now = Instant::now();
         let due = *flush_at.get_or_insert(now + LINGER);
         if now >= due {
-            flush_at = None;
-            if closed_pipe(renderer.flush())? {
+            if closed_pipe(renderer.flush_idle())? {
                 break ended(Ending::PipeClosed);
             }
+            // The table's story view may hold a burst a moment longer.
+            flush_at = renderer.held_until().map(Instant::from_std);
         }
     };
     watchdog.abort();

@@ -70,6 +70,7 @@ fn unused_output() -> Result<OutputArgs, CliError> {
         show: parse_show("all").map_err(CliError::Usage)?,
         diff: false,
         show_secret_data: false,
+        columns: None,
     })
 }
 

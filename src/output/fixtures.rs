@@ -322,3 +322,23 @@ pub fn tombstone_delete() -> Notification {
         }),
     }
 }
+
+/// A `notify` of an add of pod `default/NAME` to `handler_name`, stamped `seq`.
+pub fn notify_add(seq: u64, handler_name: &str, name: &str, initial: bool) -> TraceEvent {
+    let obj = pod(name, "7", "web");
+    stamp(
+        seq,
+        notify(handler_name, Notification::Add { obj, initial }, 0),
+    )
+}
+
+/// A `notify` of a resync's update of pod `default/NAME` to `handler_name`, stamped `seq`.
+pub fn notify_sync_update(seq: u64, handler_name: &str, name: &str) -> TraceEvent {
+    let obj = pod(name, "7", "web");
+    let update = Notification::Update {
+        old: obj.clone(),
+        new: obj,
+        sync: true,
+    };
+    stamp(seq, notify(handler_name, update, 0))
+}

@@ -4,11 +4,13 @@
 //! Everything here depends only on [`crate::informer::trace`] and the types it carries; the
 //! caller decides where output goes (any [`std::io::Write`]) and whether colour is on.
 
+mod bursts;
 mod columns;
 pub mod diff;
 mod document;
 pub mod dump;
 pub mod jsonl;
+pub mod object_columns;
 mod options;
 pub mod ordered;
 pub mod progress;

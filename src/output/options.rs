@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use crate::informer::trace::{Event, Notification, Summary};
 use crate::redact::REDACTED;
 
+use super::object_columns::{ColumnsByResource, ObjectColumns};
 use super::{diff, redact};
 
 /// `-o/--output`.
@@ -69,12 +70,22 @@ pub struct RenderOptions {
     pub several_resources: bool,
     /// With `several_resources`: the trace label of core/v1 secrets, when it is one of them.
     pub secrets_resource: Option<String>,
+    /// The `NAME=value` pairs of each resource's notification rows (tables), by trace label.
+    pub object_columns: ColumnsByResource,
+    /// The table's story view: a burst of notifications of one kind to one handler is one
+    /// row (`--show` left at its default).
+    pub story: bool,
     /// The `--index` names whose values are a Secret's data (`field:data…`,
     /// `field:stringData…`, the last-applied annotation): shown `REDACTED` when redacting.
     pub secret_indices: Vec<String>,
 }
 
 impl RenderOptions {
+    /// The object columns of `resource`'s notification rows, if it has some.
+    pub(crate) fn columns_of(&self, resource: Option<&str>) -> Option<&ObjectColumns> {
+        self.object_columns.get(resource?).map(|c| &**c)
+    }
+
     /// Options for `format` with everything else off.
     pub fn new(format: OutputFormat) -> Self {
         Self {

@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use crate::informer::trace::{Event, TraceEvent};
 
+use super::bursts::{Bursts, Row};
 use super::document::{self, write_document};
 use super::options::{ExtraLine, Hidden, OutputFormat, RenderOptions};
 use super::{jsonl, status, summary, table};
@@ -28,6 +29,8 @@ pub struct EventRenderer<W: Write> {
     hidden: Hidden,
     /// Handler backlogs for the table's periodic status rows.
     backlog: status::Backlog,
+    /// The story view's notifications held back (tables with [`RenderOptions::story`]).
+    bursts: Bursts,
 }
 
 impl<W: Write> EventRenderer<W> {
@@ -42,6 +45,7 @@ impl<W: Write> EventRenderer<W> {
             before_summary: None,
             hidden: Hidden::default(),
             backlog: status::Backlog::default(),
+            bursts: Bursts::default(),
         }
     }
 
@@ -94,6 +98,12 @@ impl<W: Write> EventRenderer<W> {
         if !self.shows(&event.event) {
             return Ok(());
         }
+        if self.tells_a_story() {
+            if self.bursts.hold(event) {
+                return Ok(());
+            }
+            self.write_held()?;
+        }
         if self.opts.several_resources {
             self.opts.redact_secrets = event.resource.is_some()
                 && event.resource.as_deref() == self.opts.secrets_resource.as_deref();
@@ -136,6 +146,7 @@ impl<W: Write> EventRenderer<W> {
         if rows.is_empty() {
             return Ok(());
         }
+        self.write_held()?;
         self.buf.clear();
         for row in &rows {
             self.table
@@ -150,8 +161,58 @@ impl<W: Write> EventRenderer<W> {
         write_document(&mut self.buf, &value, self.opts.format)
     }
 
+    /// Writes what the story view held back, then flushes the writer.
     pub fn flush(&mut self) -> io::Result<()> {
+        self.write_held()?;
         self.out.flush()
+    }
+
+    /// [`Self::flush`] for a live stream that is idle now: the story view's held
+    /// notifications stay held until they have been quiet for a moment (their burst may go on);
+    /// [`Self::held_until`] says when to call again.
+    pub fn flush_idle(&mut self) -> io::Result<()> {
+        if self
+            .bursts
+            .quiet_at()
+            .is_none_or(|at| at <= std::time::Instant::now())
+        {
+            self.write_held()?;
+        }
+        self.out.flush()
+    }
+
+    /// When the notifications held back will have been quiet long enough to write (None:
+    /// nothing held).
+    pub fn held_until(&self) -> Option<std::time::Instant> {
+        self.bursts.quiet_at()
+    }
+
+    /// Whether bursts of notifications fold into one row (tables, the story view).
+    fn tells_a_story(&self) -> bool {
+        self.opts.story && self.opts.format.is_table()
+    }
+
+    /// The held notifications: bursts as one row each, the rest one row per notification.
+    fn write_held(&mut self) -> io::Result<()> {
+        if self.bursts.is_empty() {
+            return Ok(());
+        }
+        for row in self.bursts.take() {
+            match row {
+                Row::Change(events) if events.len() == 1 => self.write_event(&events[0])?,
+                Row::Change(events) => {
+                    self.buf.clear();
+                    self.table.write_change(&mut self.buf, &events, &self.opts);
+                    self.out.write_all(&self.buf)?;
+                }
+                Row::Burst(burst) => {
+                    self.buf.clear();
+                    self.table.write_burst(&mut self.buf, &burst, &self.opts);
+                    self.out.write_all(&self.buf)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Gives the writer back.

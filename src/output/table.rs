@@ -15,7 +15,9 @@ use crate::informer::trace::{DeltaType, FieldVisitor, Notification, Summary};
 use crate::informer::trace::{Event, NotifyKind, Stage, TraceEvent, WatchEventType};
 use crate::informer::trace::{duration_as_written, duration_name};
 
+use super::bursts::Burst;
 use super::diff::Change;
+use super::object_columns::ObjectColumns;
 use super::options::{OutputFormat, RenderOptions};
 use super::status::StatusRow;
 use crate::duration::format_duration;
@@ -130,7 +132,7 @@ impl TableRenderer {
         let layout = Layout::of(opts);
         self.write_header(out, layout);
         let color = opts.color.then(|| row_color(&event.event)).flatten();
-        let mut fields = RowFields::of(&event.event, layout.shape == Shape::Wide, opts);
+        let mut fields = RowFields::of(event, layout.shape == Shape::Wide, opts);
         let changes = fields.changes.take();
         let resource = layout
             .resource
@@ -174,6 +176,114 @@ impl TableRenderer {
             detail: d.0,
         };
         let color = opts.color.then_some(Color::Magenta);
+        for line in layout.lines(&row) {
+            push_colored(out, &line, color);
+        }
+    }
+
+    /// Appends a story view's burst row: `notify ×100 … handler=fast kind=add initial …`.
+    pub fn write_burst(&mut self, out: &mut Vec<u8>, burst: &Burst, opts: &RenderOptions) {
+        let layout = Layout::of(opts);
+        self.write_header(out, layout);
+        let mut d = Detail::default();
+        if layout.shape != Shape::Wide {
+            d.text("handler", &burst.handler);
+        }
+        d.text("kind", burst.kind.as_str());
+        d.flag("initial", burst.initial);
+        d.flag("sync", burst.sync);
+        d.kv("count", burst.count);
+        d.text("last", &burst.last_key);
+        if layout.shape != Shape::Wide {
+            d.kv("pending", burst.pending);
+        }
+        d.sep();
+        d.0.push_str(&format!("({}; --show all lists each)", burst.sentence()));
+        let extra = if layout.shape == Shape::Wide {
+            vec![
+                burst.handler.to_string(),
+                burst.pending.to_string(),
+                String::new(),
+            ]
+        } else {
+            Vec::new()
+        };
+        let event = format!("notify ×{}", burst.count);
+        let row = RowText {
+            seq: burst.seq.to_string(),
+            ts: burst.ts,
+            resource: layout
+                .resource
+                .then(|| burst.resource.as_deref().unwrap_or("")),
+            stage: "handler",
+            event: &event,
+            key: burst.first_key.clone(),
+            rv: String::new(),
+            extra,
+            detail: d.0,
+        };
+        let color = opts.color.then(|| kind_color(burst.kind));
+        for line in layout.lines(&row) {
+            push_colored(out, &line, color);
+        }
+    }
+
+    /// Appends one row for one change notified to several handlers at once (the story view):
+    /// `handlers=fast,slow kind=add pending=1,101`.
+    pub fn write_change(&mut self, out: &mut Vec<u8>, events: &[TraceEvent], opts: &RenderOptions) {
+        let Some((first, notification)) = events.first().and_then(|e| match &e.event {
+            Event::Notify { notification, .. } => Some((e, notification)),
+            _ => None,
+        }) else {
+            return;
+        };
+        let layout = Layout::of(opts);
+        self.write_header(out, layout);
+        let (mut handlers, mut pending) = (Vec::new(), Vec::new());
+        for event in events {
+            if let Event::Notify {
+                handler,
+                pending: p,
+                ..
+            } = &event.event
+            {
+                handlers.push(handler.to_string());
+                pending.push(p.to_string());
+            }
+        }
+        let mut d = Detail::default();
+        d.text("handlers", &handlers.join(","));
+        d.text("kind", notification.kind().as_str());
+        d.flag("initial", notification.is_initial());
+        d.flag("sync", notification.is_sync());
+        d.kv("pending", pending.join(","));
+        d.flag("tombstone", notification.is_tombstone());
+        if let Some(columns) = opts.columns_of(first.resource.as_deref()) {
+            object_columns(&mut d, columns, notification, opts);
+        }
+        let extra = if layout.shape == Shape::Wide {
+            vec![
+                handlers.join(","),
+                pending.join(","),
+                notification.object().meta().uid().to_owned(),
+            ]
+        } else {
+            Vec::new()
+        };
+        let row = RowText {
+            seq: first.seq.to_string(),
+            ts: first.ts,
+            resource: layout
+                .resource
+                .then(|| first.resource.as_deref().unwrap_or("")),
+            stage: "handler",
+            event: "notify",
+            key: notification.key().to_owned(),
+            rv: notification.object().resource_version().to_owned(),
+            extra,
+            detail: d.0,
+        };
+        let color = opts.color.then(|| kind_color(notification.kind()));
         for line in layout.lines(&row) {
             push_colored(out, &line, color);
         }
@@ -462,10 +572,14 @@ struct RowFields<'o> {
     changes: Option<Vec<Change>>,
     wide: bool,
     opts: &'o RenderOptions,
+    /// The notification's object columns (`phase=Running node=node-a`).
+    columns: Option<&'o ObjectColumns>,
 }
 
 impl<'o> RowFields<'o> {
-    fn of(event: &Event, wide: bool, opts: &'o RenderOptions) -> Self {
+    fn of(event: &TraceEvent, wide: bool, opts: &'o RenderOptions) -> Self {
+        let columns = opts.columns_of(event.resource.as_deref());
+        let event = &event.event;
         let mut fields = RowFields {
             key: String::new(),
             rv: String::new(),
@@ -476,6 +590,7 @@ impl<'o> RowFields<'o> {
             changes: None,
             wide,
             opts,
+            columns,
         };
         if let Event::ListStart {
             resource_version, ..
@@ -534,6 +649,9 @@ impl FieldVisitor for RowFields<'_> {
 
     fn notification(&mut self, notification: &Notification) {
         notification.object().meta().uid().clone_into(&mut self.uid);
+        if let Some(columns) = self.columns {
+            object_columns(&mut self.detail, columns, notification, self.opts);
+        }
         if let Notification::Update { old, new, .. } = notification
             && self.opts.diff
         {
@@ -544,6 +662,25 @@ impl FieldVisitor for RowFields<'_> {
     fn summary(&mut self, summary: &Summary) {
         self.detail.kv("handlers", summary.handlers.len());
         self.duration("duration_ms", summary.duration);
+    }
+}
+
+/// The object columns of `notification`'s object, after its details (Secret values
+/// redacted unless `--show-secret-data`).
+fn object_columns(
+    detail: &mut Detail,
+    columns: &ObjectColumns,
+    notification: &Notification,
+    opts: &RenderOptions,
+) {
+    let raw = notification.object().raw();
+    let raw = if opts.redacts() {
+        crate::redact::redact_secret(raw)
+    } else {
+        std::borrow::Cow::Borrowed(raw)
+    };
+    for (name, value) in columns.values(&raw) {
+        detail.text(name, &value);
     }
 }
 

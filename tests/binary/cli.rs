@@ -1129,7 +1129,7 @@ async fn demo_honours_flags_given_with_the_watch_defaults_and_its_help_shows_its
     );
     let help = run(kinformer(&["demo", "--help"])).await;
     for default in [
-        "[default: all]",
+        "[default: lifecycle,notifications,resync]",
         "[default: 30s]",
         "[default: fast:resync=10s slow:delay=250ms]",
     ] {

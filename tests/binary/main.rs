@@ -22,4 +22,5 @@ mod proxy;
 mod readme;
 mod record_replay;
 mod scenarios;
+mod story;
 mod top_tmux;
