@@ -21,6 +21,7 @@ use super::exit::CliError;
 use super::inspect::{Inspection, Selection, list_progress};
 use super::live::{live, stopped_before_start};
 use super::recording;
+use super::reporting::{ReportAtExit, server_of, tap_of};
 use super::scenario_play::{
     Given, load_scenario, play_after_sync, scenario_server, scenario_settings,
 };
@@ -47,7 +48,12 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         all_namespaces: true,
         ..Selection::default()
     };
-    let (shown, hidden) = (args.output.show.stages(), args.output.show.hidden());
+    let report = ReportAtExit::asked(args.report.path.as_deref());
+    let (shown, hidden) = ReportAtExit::stages(
+        report.as_ref(),
+        args.output.show.stages(),
+        args.output.show.hidden(),
+    );
     let started = Instant::now();
     let deadline = deadline_after(args.timeout);
     let preparing = Inspection::prepare(
@@ -79,8 +85,8 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         None => None,
     };
     let code = match scenario {
-        Some(scenario) => play(inspection, &scenario, hidden, stop_when, signals).await,
-        None => live(inspection, hidden, stop_when, signals).await,
+        Some(scenario) => play(inspection, &scenario, hidden, stop_when, signals, report).await,
+        None => live(inspection, hidden, stop_when, signals, report).await,
     };
     if let Some((recorder, path, labels)) = recording {
         recording::finish(recorder, path, &labels).await?;
@@ -88,13 +94,15 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     code
 }
 
-/// Streams the session while the scenario plays; inspector steps reach the stream loop.
+/// Streams the session while the scenario plays; inspector steps reach the stream loop. The
+/// `report` page is written at the end.
 async fn play(
     inspection: Inspection,
     scenario: &Scenario,
     hidden: Hidden,
     stop_when: StopWhen,
     signals: &mut Signals,
+    report: Option<ReportAtExit>,
 ) -> Result<i32, CliError> {
     let Inspection {
         connection,
@@ -112,7 +120,8 @@ async fn play(
     let mut progress = list_progress();
     let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
     let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
-        .with_hidden(hidden);
+        .with_hidden(hidden)
+        .with_tap(tap_of(report.as_ref()));
     let mut stderr = progress.writer(io::stderr(), true);
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);
@@ -144,5 +153,8 @@ async fn play(
         }
     };
     progress.finish();
+    if let Some(report) = report {
+        report.write(server_of(&connection).await)?;
+    }
     ending.into_exit()
 }

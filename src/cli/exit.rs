@@ -34,7 +34,11 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     ),
     (
         7,
-        "a record file that cannot be replayed: missing, not a record file, an unknown version, a garbled or truncated line, or a request it does not hold (`error: FILE:LINE: …`)",
+        "a record file that cannot be replayed: missing, not a record file, an unknown version, a garbled or truncated line, or a request it does not hold (`error: FILE:LINE: …`); for `report` and `explain`, an INPUT that is neither a record file nor a JSONL trace",
+    ),
+    (
+        8,
+        "`explain`: no object with that KEY in the trace (the nearest keys are suggested)",
     ),
     (130, "interrupted (SIGINT, Ctrl-C), after the summary"),
     (143, "terminated (SIGTERM), after the summary"),
@@ -80,6 +84,9 @@ pub enum CliError {
     /// A record file that cannot be replayed (`FILE:LINE: what is wrong`).
     #[error("{0}")]
     BadRecord(String),
+    /// `explain KEY`: no object with that key in the trace.
+    #[error("{0}")]
+    UnknownKey(String),
     /// An I/O error (other than a broken pipe, which is success).
     #[error("{0}")]
     Io(#[from] io::Error),
@@ -116,6 +123,7 @@ impl CliError {
             CliError::Unreachable(_) => 5,
             CliError::HandlerPanicked(_) => 6,
             CliError::BadRecord(_) => 7,
+            CliError::UnknownKey(_) => 8,
             CliError::Runtime(_) => 1,
             CliError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
             CliError::Io(_) => 1,

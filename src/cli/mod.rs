@@ -9,6 +9,7 @@ pub mod docs;
 mod dump;
 mod entry;
 mod exit;
+mod explain;
 mod inspect;
 mod live;
 mod memory;
@@ -17,6 +18,9 @@ mod proxy;
 mod record;
 mod recording;
 mod replay;
+mod replaying;
+mod report;
+mod reporting;
 mod resolve;
 mod resync;
 mod scenario_play;
@@ -24,6 +28,7 @@ mod serve;
 mod session;
 mod stream;
 mod top;
+mod trace_input;
 mod watch;
 
 /// The parsers of user input, public for the fuzz and property tests.

@@ -28,7 +28,12 @@ pub struct EventRenderer<W: Write> {
     hidden: Hidden,
     /// Handler backlogs for the table's periodic status rows.
     backlog: status::Backlog,
+    /// Sees every event rendered, shown or hidden (`--report`'s capture).
+    tap: Option<Tap>,
 }
+
+/// A function that sees every event a renderer is given.
+pub type Tap = Box<dyn FnMut(&TraceEvent)>;
 
 impl<W: Write> EventRenderer<W> {
     pub fn new(out: W, opts: RenderOptions) -> Self {
@@ -42,6 +47,20 @@ impl<W: Write> EventRenderer<W> {
             before_summary: None,
             hidden: Hidden::default(),
             backlog: status::Backlog::default(),
+            tap: None,
+        }
+    }
+
+    /// Hands every event to `tap` as well, hidden ones included.
+    pub fn with_tap(mut self, tap: Option<Tap>) -> Self {
+        self.tap = tap;
+        self
+    }
+
+    /// Hands `event` to the tap only (an event written elsewhere, e.g. the summary tables).
+    pub fn tap(&mut self, event: &TraceEvent) {
+        if let Some(tap) = &mut self.tap {
+            tap(event);
         }
     }
 
@@ -88,6 +107,7 @@ impl<W: Write> EventRenderer<W> {
     /// summary tables; callers that want the summary elsewhere (stderr) handle
     /// [`Event::Summary`] themselves with [`summary::render`].
     pub fn render(&mut self, event: &TraceEvent) -> io::Result<()> {
+        self.tap(event);
         if self.opts.format.is_table() && !self.hidden.notify {
             self.write_status_rows(event)?;
         }
