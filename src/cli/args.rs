@@ -316,7 +316,7 @@ pub struct ReplayFlags {
 pub struct ReportFile {
     /// Also write the run as a self-contained HTML page to FILE at exit (see kinformer
     /// report); the informer then traces every stage, --show still narrows what is printed
-    #[arg(long = "report", value_name = "FILE")]
+    #[arg(long = "report", id = "report", value_name = "FILE")]
     pub path: Option<PathBuf>,
 }
 

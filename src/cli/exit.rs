@@ -238,6 +238,7 @@ mod tests {
         assert_eq!(CliError::HandlerPanicked("x".into()).code(), 6);
         assert_eq!(CliError::Unreachable("x".into()).code(), 5);
         assert_eq!(CliError::BadRecord("x".into()).code(), 7);
+        assert_eq!(CliError::UnknownKey("x".into()).code(), 8);
         assert_eq!(
             CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).code(),
             0
@@ -245,7 +246,7 @@ mod tests {
         assert!(CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).is_quiet());
         assert_eq!(CliError::from(io::Error::other("disk")).code(), 1);
         let documented: Vec<i32> = EXIT_CODES.iter().map(|(c, _)| *c).collect();
-        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 6, 7, 130, 143]);
+        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 6, 7, 8, 130, 143]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
    header and summary tables, the timeline (one lane per stage and per handler; wheel zooms,
    drag pans), the plots, the markers, and the key search, which only looks up the stories
    Rust told (the words of `kinformer explain`). When everything is drawn it sets
-   <html data-ready="1">. */
+   <html data-ready="1" data-drawn-ms="…">. */
 'use strict';
 (function () {
   var data = JSON.parse(document.getElementById('data').textContent);
@@ -457,5 +457,7 @@
   wireTimeline();
   wireSearch();
   redraw();
+  /* How long the page took from navigation to drawn (scripts/bench-report reads it). */
+  document.documentElement.setAttribute('data-drawn-ms', String(Math.round(performance.now())));
   document.documentElement.setAttribute('data-ready', '1');
 })();
