@@ -493,3 +493,93 @@ async fn bad_input_is_one_line_and_a_documented_exit_code() {
         assert!(!out.stderr.contains("panic"), "{}", out.stderr);
     }
 }
+
+#[tokio::test]
+async fn watch_report_traces_every_stage_for_the_page_and_prints_what_show_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("watch.html");
+    let args = [
+        "watch",
+        "pods",
+        "-A",
+        "--embedded",
+        "--churn",
+        "0",
+        "--until-synced",
+        "-o",
+        "jsonl",
+        "--report",
+        page.to_str().unwrap(),
+    ];
+    let out = output(kinformer(&args), "watch --report").await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let stages: std::collections::BTreeSet<String> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|l| text(&l, "stage").to_owned())
+        .collect();
+    assert!(
+        !stages.contains("fifo") && !stages.contains("indexer"),
+        "the default --show prints no queue or indexer line: {stages:?}"
+    );
+    let dom = dom(&page, "").await;
+    for stage in ["queue", "indexer"] {
+        let lane = tags(&dom, &format!("<li data-lane=\"{stage}\""));
+        let ticks: u64 = attr(lane[0], "data-ticks").parse().unwrap();
+        assert!(ticks > 0, "the page's {stage} lane is drawn: {lane:?}");
+    }
+    assert!(
+        dom.contains("the embedded API server, v1."),
+        "the header names the server"
+    );
+}
+
+#[tokio::test]
+async fn replay_report_writes_the_page_of_the_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("backlog.jsonl");
+    let scenario = scenario_path("slow-handler-backlog");
+    let recorded = output(
+        kinformer(&[
+            "demo",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--show",
+            "lifecycle",
+            "-o",
+            "jsonl",
+            "--record",
+            record.to_str().unwrap(),
+        ]),
+        "demo --record",
+    )
+    .await;
+    assert_eq!(recorded.code, 0, "{}", recorded.stderr);
+    let page = dir.path().join("replay.html");
+    let replayed = output(
+        kinformer(&[
+            "replay",
+            record.to_str().unwrap(),
+            "--clock",
+            "virtual",
+            "--handler",
+            "fast",
+            "--handler",
+            "slow:delay=100ms",
+            "-o",
+            "jsonl",
+            "--report",
+            page.to_str().unwrap(),
+        ]),
+        "replay --report",
+    )
+    .await;
+    assert_eq!(replayed.code, 0, "{}", replayed.stderr);
+    let dom = dom(&page, "").await;
+    let slow = tags(&dom, "<figure class=\"plot\" data-what=\"pending\"")
+        .into_iter()
+        .find(|t| attr(t, "data-handler") == "slow")
+        .map(|t| attr(t, "data-max").parse::<u64>().unwrap());
+    assert!(slow.is_some_and(|peak| peak > 10), "{slow:?}");
+}

@@ -14,4 +14,4 @@ pub mod timeline;
 pub mod trace;
 
 pub use page::{RunInfo, render};
-pub use trace::{Trace, TraceReader, TraceWriter, parse_jsonl};
+pub use trace::{Trace, TraceWriter, parse_jsonl};

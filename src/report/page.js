@@ -192,6 +192,7 @@
       drawTicks(ctx, lane, y, c.width);
     });
     drawMarkers(ctx, c.width);
+    drawSelected(ctx, c.width, height);
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, AXIS_H, LABEL_W - 4, height - AXIS_H);
     ctx.font = '12px system-ui, sans-serif';
@@ -239,6 +240,15 @@
         ctx.fillText(text, x + 4, y + 13);
         lastLabel[m.lane] = x + 8 + ctx.measureText(text).width;
       }
+    });
+  }
+
+  /* The searched object's steps: a thin line across every lane at each. */
+  var selected = [];
+  function drawSelected(ctx, width, height) {
+    ctx.fillStyle = 'rgba(31,111,235,0.45)';
+    selected.forEach(function (t) {
+      if (t >= view.from && t <= view.to) { ctx.fillRect(Math.round(xOf(t, width)), AXIS_H, 1, height - AXIS_H); }
     });
   }
 
@@ -407,6 +417,7 @@
     box.textContent = '';
     hints.textContent = '';
     box.removeAttribute('data-key');
+    selected = [];
     if (!key) { return; }
     var found = byKey[key];
     if (!found) {
@@ -421,11 +432,18 @@
       return;
     }
     box.setAttribute('data-key', key);
+    box.appendChild(el('p', { 'class': 'note', text: 'Its steps are the blue lines on the timeline; a click on a step centres the view on it.' }));
     found.forEach(function (story) {
       box.appendChild(el('h3', { text: story.k + (story.r ? ' (' + story.r + ')' : '') }));
       var t = el('table', { 'class': 'story' });
       story.s.forEach(function (step) {
-        t.appendChild(el('tr', { 'class': step[1] }, [el('td', { text: step[0] }), el('td', { text: step[1] }), el('td', { text: step[2] })]));
+        selected.push(step[0]);
+        var row = el('tr', { 'class': step[2] }, [el('td', { text: step[1] }), el('td', { text: step[2] }), el('td', { text: step[3] })]);
+        row.addEventListener('click', function () {
+          var half = Math.max((view.to - view.from) / 8, 1000);
+          setView(step[0] - half, step[0] + half);
+        });
+        t.appendChild(row);
       });
       box.appendChild(t);
     });
@@ -441,9 +459,9 @@
     document.getElementById('search-form').addEventListener('submit', function (e) {
       e.preventDefault();
       var key = input.value.trim();
-      if (keyFromHash() === key) { showStory(key); } else { location.hash = 'key=' + encodeURIComponent(key); }
+      if (keyFromHash() === key) { showStory(key); redraw(); } else { location.hash = 'key=' + encodeURIComponent(key); }
     });
-    window.addEventListener('hashchange', function () { input.value = keyFromHash(); showStory(input.value); });
+    window.addEventListener('hashchange', function () { input.value = keyFromHash(); showStory(input.value); redraw(); });
     input.value = keyFromHash();
     showStory(input.value);
   }

@@ -64,12 +64,12 @@ struct HandlerFigures {
 }
 
 /// One object's story as the page's search shows it: key, resource, and each step as
-/// (time, kind, handler, words).
+/// (µs after the trace's first line, clock time, kind, words).
 #[derive(Debug, Serialize)]
 struct StoryData {
     k: String,
     r: String,
-    s: Vec<(String, &'static str, String)>,
+    s: Vec<(i64, String, &'static str, String)>,
 }
 
 /// The page for `trace`.
@@ -78,7 +78,10 @@ pub fn render(trace: &Trace, info: &RunInfo) -> String {
         header: header(trace, info),
         timeline: timeline(trace),
         handlers: handler_figures(trace),
-        stories: stories(trace).into_iter().map(story_data).collect(),
+        stories: stories(trace)
+            .into_iter()
+            .map(|story| story_data(story, trace.span().0))
+            .collect(),
     };
     let json = serde_json::to_string(&data)
         .unwrap_or_else(|_| "{}".into())
@@ -186,14 +189,15 @@ fn count(f: &mut HandlerFigures, line: &super::trace::TraceLine) {
     f.initial += u64::from(line.initial);
 }
 
-fn story_data(story: Story) -> StoryData {
+/// `story` for the page, its times also counted from `t0` (the timeline's origin).
+fn story_data(story: Story, t0: i64) -> StoryData {
     StoryData {
         k: story.key,
         r: story.resource,
         s: story
             .steps
             .into_iter()
-            .map(|s| (clock(s.ts), s.kind.as_str(), s.text))
+            .map(|s| (s.ts - t0, clock(s.ts), s.kind.as_str(), s.text))
             .collect(),
     }
 }

@@ -143,12 +143,14 @@ pub fn timeline(trace: &Trace) -> Timeline {
         plots: Vec::new(),
         informers: HashMap::new(),
     };
+    // A proxy's own requests (`client`) and the summaries belong to no lane.
     for line in &trace.lines {
-        if line.stage != "summary" {
+        if line.stage != "summary" && line.stage != "client" {
             b.read(line);
         }
     }
     b.end_storms();
+    b.drop_empty_lanes();
     Timeline {
         t0,
         span: t1 - t0,
@@ -376,6 +378,28 @@ impl Builder {
         self.markers.sort_by_key(|m| (m.t, m.lane));
     }
 
+    /// Leaves out the lanes nothing happened on (a proxy's informers have no queue or
+    /// indexer the proxy can see).
+    fn drop_empty_lanes(&mut self) {
+        let marked: Vec<bool> = (0..self.lanes.len())
+            .map(|i| self.markers.iter().any(|m| m.lane == i))
+            .collect();
+        let mut moved_to = Vec::with_capacity(self.lanes.len());
+        let mut kept = 0;
+        for (lane, marked) in self.lanes.iter().zip(&marked) {
+            moved_to.push(kept);
+            kept += usize::from(!lane.t.is_empty() || *marked);
+        }
+        let mut index = 0;
+        self.lanes.retain(|lane| {
+            index += 1;
+            !lane.t.is_empty() || marked[index - 1]
+        });
+        for marker in &mut self.markers {
+            marker.lane = moved_to[marker.lane];
+        }
+    }
+
     fn storm(&mut self, lane: usize, (first, _, n): (i64, i64, usize)) {
         if n >= STORM_SIZE {
             self.mark(
@@ -445,10 +469,11 @@ fn reflector_label(line: &TraceLine) -> String {
         ),
         "watch-start" => format!("WATCH from rv {:?}", line.rv()),
         "watch-end" => format!("watch ended: {reason}"),
-        "watch-error" | "list-error" => match line.code {
-            Some(code) => format!("{} {code} {reason}", line.event),
-            None => format!("{} {reason}", line.event),
-        },
+        "watch-error" | "list-error" => {
+            let code = line.code.map(|c| format!(" {c}")).unwrap_or_default();
+            let message = line.message.as_deref().unwrap_or("");
+            format!("{}{code} {reason}: {message}", line.event)
+        }
         "backoff" => format!(
             "backoff {}ms (attempt {}): {reason}",
             line.delay_ms.unwrap_or(0),
@@ -502,7 +527,13 @@ mod tests {
             ["handler-added", "watch-error-410", "relist", "sync-storm"]
         );
         let labels: Vec<&str> = tl.lanes.iter().map(|l| l.label.as_str()).collect();
-        assert_eq!(labels, ["reflector", "queue", "indexer", "handler fast"]);
+        assert_eq!(
+            labels,
+            ["reflector", "handler fast"],
+            "empty lanes left out"
+        );
+        let lanes: Vec<usize> = tl.markers.iter().map(|m| m.lane).collect();
+        assert_eq!(lanes, [1, 0, 0, 1], "markers follow their lanes");
         let pending = tl.plots.iter().find(|p| p.what == "pending").unwrap();
         assert_eq!((pending.max, pending.t[0]), (3, 20_000));
     }

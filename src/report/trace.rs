@@ -48,9 +48,6 @@ pub struct TraceLine {
     pub client_go: Option<String>,
     pub queue: Option<String>,
     pub due: Vec<String>,
-    pub initial_events_end: bool,
-    pub resync_ms: Option<u64>,
-    pub check_period_ms: Option<u64>,
 }
 
 impl TraceLine {
