@@ -4,6 +4,7 @@
 
 use std::io::{self, Write};
 
+use crate::report::Trace;
 use crate::report::explain::{find, nearest, write_jsonl, write_text};
 use crate::report::story::stories;
 
@@ -17,6 +18,7 @@ pub async fn run(args: ExplainArgs, signals: &mut Signals) -> Result<i32, CliErr
         Ok(input) => input,
         Err(interrupted) => return Ok(interrupted),
     };
+    warn_if_partial(&input.trace, &input.info.input);
     let all = stories(&input.trace);
     let found = find(&all, &args.key);
     if found.is_empty() {
@@ -34,6 +36,22 @@ pub async fn run(args: ExplainArgs, signals: &mut Signals) -> Result<i32, CliErr
     match io::stdout().lock().write_all(&out) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(0),
+    }
+}
+
+/// A trace printed with a narrower `--show` than `all` tells only part of each story: said
+/// once on stderr.
+fn warn_if_partial(trace: &Trace, input: &str) {
+    let stages: Vec<&str> = trace.lines.iter().map(|l| l.stage.as_str()).collect();
+    let missing: Vec<&str> = ["reflector", "fifo", "indexer", "handler"]
+        .into_iter()
+        .filter(|stage| !stages.contains(stage))
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "warning: {input} has no {} lines: the story lacks those steps (trace with -o jsonl --show all)",
+            missing.join(", ")
+        );
     }
 }
 

@@ -144,6 +144,10 @@ struct InformerState {
 
 #[derive(Debug, Default)]
 struct Teller {
+    /// Whether the trace has `handled` and `indexer` lines at all (a narrower `--show` than
+    /// `all` leaves them out, and then their absence says nothing).
+    saw_handled: bool,
+    saw_indexer: bool,
     ids: HashMap<(String, String), usize>,
     objects: Vec<((String, String), ObjectState)>,
     informers: HashMap<String, InformerState>,
@@ -151,6 +155,8 @@ struct Teller {
 
 impl Teller {
     fn read(&mut self, line: &TraceLine) {
+        self.saw_handled |= line.is("handler", "handled");
+        self.saw_indexer |= line.stage == "indexer";
         match (line.stage.as_str(), line.event.as_str()) {
             ("reflector", "watch-event") => self.watch_event(line),
             ("reflector", "relist") => self.informer(line).relist_at = Some(line.ts),
@@ -503,14 +509,14 @@ impl Teller {
             .values()
             .flat_map(|i| i.outstanding.values().flatten().copied())
             .collect();
-        for (id, step) in unhandled {
+        for (id, step) in unhandled.into_iter().filter(|_| self.saw_handled) {
             self.objects[id].1.steps[step]
                 .text
                 .push_str(", never handled: still pending when the trace ends");
         }
         let mut stories: BTreeMap<(String, String), Story> = BTreeMap::new();
         for ((resource, key), mut state) in self.objects {
-            state.steps.push(final_step(&state));
+            state.steps.push(final_step(&state, self.saw_indexer));
             stories.insert(
                 (key.clone(), resource.clone()),
                 Story {
@@ -583,9 +589,12 @@ fn not_delivered_text(
     }
 }
 
-fn final_step(state: &ObjectState) -> Step {
+fn final_step(state: &ObjectState, saw_indexer: bool) -> Step {
     let (seq, ts) = state.steps.last().map_or((0, 0), |s| (s.seq, s.ts));
     let text = match &state.last_write {
+        None if !saw_indexer => {
+            "final cached state: unknown (the trace has no indexer lines)".into()
+        }
         Some((_, rv, false, at)) => {
             format!(
                 "final cached state: in the cache at rv {rv} (written at {})",
@@ -698,6 +707,23 @@ mod tests {
         assert!(
             story.contains(&"not-delivered not delivered to `slow`: not due for resync at the tick at 12:00:02.000 (due: fast)".to_owned()),
             "{story:#?}"
+        );
+    }
+
+    #[test]
+    fn a_trace_without_handled_or_indexer_lines_claims_nothing_of_them() {
+        let trace = line(
+            1,
+            0,
+            r#""stage":"handler","event":"notify","handler":"fast","kind":"add","key":"default/a","rv":"6","initial":true,"pending":1"#,
+        );
+        let story = texts(&stories(&parse_jsonl(trace.as_bytes()).unwrap())[0]);
+        assert_eq!(
+            story,
+            [
+                "notify add at rv 6: in the initial list — queued for `fast` (pending 1)",
+                "final final cached state: unknown (the trace has no indexer lines)"
+            ]
         );
     }
 
