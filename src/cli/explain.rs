@@ -18,7 +18,6 @@ pub async fn run(args: ExplainArgs, signals: &mut Signals) -> Result<i32, CliErr
         Ok(input) => input,
         Err(interrupted) => return Ok(interrupted),
     };
-    warn_if_partial(&input.trace, &input.info.input);
     let all = stories(&input.trace);
     let found = find(&all, &args.key);
     if found.is_empty() {
@@ -28,6 +27,7 @@ pub async fn run(args: ExplainArgs, signals: &mut Signals) -> Result<i32, CliErr
             &input.info.input,
         ));
     }
+    warn_if_partial(&input.trace, &input.info.input);
     let mut out = Vec::new();
     match args.output {
         ExplainFormat::Text => write_text(&mut out, &found),
