@@ -201,6 +201,15 @@ async fn relist_after_410_draws_one_relist_and_a_sync_storm_on_every_handler() {
             "handler slow"
         ]
     );
+    for fact in [
+        "data-fact=\"client-go\">1.32<",
+        "data-fact=\"queue\">delta-fifo<",
+        "data-fact=\"resources\">pods<",
+        "data-fact=\"server\">the embedded API server, v1.",
+        "<table class=\"handlers-summary\">",
+    ] {
+        assert!(dom.contains(fact), "the header lacks {fact}");
+    }
     let markers = tags(&dom, "<tr data-kind=");
     let of_kind = |kind: &str| -> Vec<&str> {
         markers

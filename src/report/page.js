@@ -76,17 +76,20 @@
       dl.appendChild(el('dd', { text: f[1], 'data-fact': f[0] }));
     });
     var box = document.getElementById('header');
-    box.appendChild(el('h1', { text: 'kinformer report' + (h.resources.length ? ' · ' + h.resources.join(', ') : '') }));
-    box.appendChild(dl);
+    box.insertBefore(el('h1', { text: 'kinformer report' + (h.resources.length ? ' · ' + h.resources.join(', ') : '') }), box.firstChild);
+    document.getElementById('facts').appendChild(dl);
   }
 
   function drawSummary() {
     var h = data.header;
     var box = document.getElementById('summary');
     var s = h.summary;
-    if (s && s.stop_reason) { box.appendChild(el('p', { text: 'Stopped: ' + s.stop_reason })); }
+    box.appendChild(el('p', { 'class': 'note', text: s
+      ? 'Exit summary' + (s.stop_reason ? ' (stopped: ' + s.stop_reason + ')' : '')
+      : 'No exit summary in this trace; the counts are its lines.' }));
     var counts = (s && s.counts) || h.counts;
-    box.appendChild(table(['STAGE', 'EVENT', 'COUNT'], Object.keys(counts).map(function (k) {
+    var more = el('details', {}, [el('summary', { text: 'Events per stage' + (s && s.metrics ? ' and informer metrics' : '') })]);
+    more.appendChild(table(['STAGE', 'EVENT', 'COUNT'], Object.keys(counts).map(function (k) {
       var parts = k.split('/');
       return [parts[0], parts[1] || '', counts[k]];
     }), 'counts'));
@@ -101,7 +104,7 @@
     }
     if (s && s.metrics && s.metrics.length) {
       var keys = Object.keys(s.metrics[0]).filter(function (k) { return k !== 'resource' && k !== 'name'; });
-      box.appendChild(table(['INFORMER METRICS'].concat(s.metrics.map(function (m) { return m.name || m.resource || 'informer'; })),
+      more.appendChild(table(['INFORMER METRICS'].concat(s.metrics.map(function (m) { return m.name || m.resource || 'informer'; })),
         keys.map(function (k) { return [k].concat(s.metrics.map(function (m) { return m[k] === undefined ? '-' : m[k]; })); })));
     }
     if (h.proxy.length) {
@@ -110,6 +113,7 @@
         return [p.client, p.stream || '(all)'].concat(pk.map(function (k) { return p[k] || 0; }));
       })));
     }
+    box.appendChild(more);
   }
 
   /* Notifications by handler. */
