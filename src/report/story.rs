@@ -313,6 +313,7 @@ impl Teller {
             }
             _ => format!("deleted (rv {})", line.rv()),
         };
+        let text = text + &self.whole_list_note(id, line);
         self.push(id, line, StepKind::Indexer, text);
         let state = &mut self.objects[id].1;
         state.old_rv = line.old_rv.clone();
@@ -320,6 +321,19 @@ impl Teller {
         if line.event == "update" && line.old_rv.as_deref() == Some(line.rv()) {
             let cause = self.sync_cause(id, line);
             self.open_round(id, cause, line.seq);
+        }
+    }
+
+    /// For a write that comes from client-go 1.36's whole-list ReplacedAll (no delta of the
+    /// object's own since), where it came from.
+    fn whole_list_note(&mut self, id: usize, line: &TraceLine) -> String {
+        let own = self.objects[id].1.last_delta.as_ref().map_or(0, |d| d.1);
+        match &self.informer(line).queue_wide {
+            Some((kind, seq, at)) if kind == "ReplacedAll" && *seq > own => format!(
+                " (from the ReplacedAll delta queued at {}: the whole list as one queue entry)",
+                clock(*at)
+            ),
+            _ => String::new(),
         }
     }
 
