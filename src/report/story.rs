@@ -413,7 +413,6 @@ impl Teller {
             .find(|h| h.name == line.handler() && h.after_start && h.added_seq > written_at)
             .map(|h| h.added_at);
         match line.kind.as_deref().unwrap_or("") {
-            "add" if line.initial => format!("add at rv {}: in the initial list", line.rv()),
             "add" => match late {
                 Some(at) => format!(
                     "add at rv {}: `{}` was added after start (at {}) and is given the cache's contents",
@@ -421,6 +420,7 @@ impl Teller {
                     line.handler(),
                     clock(at)
                 ),
+                None if line.initial => format!("add at rv {}: in the initial list", line.rv()),
                 None => format!("add at rv {}: the key was not in the indexer", line.rv()),
             },
             "update" => format!("update rv {old_rv} → {}: the object changed", line.rv()),
@@ -738,6 +738,22 @@ mod tests {
                 "notify add at rv 6: in the initial list — queued for `fast` (pending 1)",
                 "final final cached state: unknown (the trace has no indexer lines)"
             ]
+        );
+    }
+
+    #[test]
+    fn a_handler_added_after_start_is_told_it_gets_the_cache() {
+        let trace = [
+            line(1, 0, r#""stage":"informer","event":"handler-added","handler":"early""#),
+            line(2, 0, r#""stage":"indexer","event":"add","key":"default/a","rv":"6""#),
+            line(3, 1, r#""stage":"informer","event":"handler-added","handler":"late","after_start":true"#),
+            line(4, 1, r#""stage":"handler","event":"notify","handler":"late","kind":"add","key":"default/a","rv":"6","initial":true,"pending":1"#),
+        ]
+        .concat();
+        let story = texts(&stories(&parse_jsonl(trace.as_bytes()).unwrap())[0]);
+        assert_eq!(
+            story[1],
+            "notify add at rv 6: `late` was added after start (at 12:00:01.000) and is given the cache's contents — queued for `late` (pending 1)"
         );
     }
 
