@@ -36,6 +36,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Feed a record file through the informer pipeline offline (deterministic)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)')
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Relay any client to the API server and show what its informers did (records them too)')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Tell one object''s story in a run: server states, deltas, cache writes, notifications')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write every page into a directory')
@@ -46,6 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer stopped line and the exit summary follow')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
@@ -210,6 +213,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Writes per second the embedded server makes (creates, updates, deletes)')
             [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario file (timed writes, faults, handler changes) instead of churning')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Also record the informer''s LIST pages and WATCH frames to FILE (see kinformer record)')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)')
@@ -278,9 +282,10 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
         'kinformer;replay' {
             [CompletionResult]::new('--speed', '--speed', [CompletionResultType]::ParameterName, 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)')
             [CompletionResult]::new('--clock', '--clock', [CompletionResultType]::ParameterName, 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)')
+            [CompletionResult]::new('--stream', '--stream', [CompletionResultType]::ParameterName, 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)')
-            [CompletionResult]::new('--stream', '--stream', [CompletionResultType]::ParameterName, 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)')
@@ -335,6 +340,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--kubeconfig-out', '--kubeconfig-out', [CompletionResultType]::ParameterName, 'Write the clients'' kubeconfig to PATH (default: a temporary file, removed at exit)')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token clients must send (default: a random one)')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Record every client-side informer stream to FILE (zstd-compressed when it ends in .zst)')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (e.g. 30s, 5m)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'The upstream''s kubeconfig (default: $KUBECONFIG or ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The upstream''s kubeconfig context')
@@ -348,6 +354,58 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Don''t print table headers')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinformer;report' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The HTML file to write (default: stdout)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The HTML file to write (default: stdout)')
+            [CompletionResult]::new('--speed', '--speed', [CompletionResultType]::ParameterName, 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)')
+            [CompletionResult]::new('--stream', '--stream', [CompletionResultType]::ParameterName, 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)')
+            [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)')
+            [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)')
+            [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy')
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'The queue between reflector and indexer (default: the --client-go release''s)')
+            [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'LIST page size (limit) for every LIST, as client-go''s WatchListPageSize. 0 sends no limit at all, a what-if: client-go''s 0 means its pager''s defaults, it has no unpaged setting. Default: client-go''s pager (limit=500; none on a relist at a resourceVersion)')
+            [CompletionResult]::new('--watch-list', '--watch-list', [CompletionResultType]::ParameterName, 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release''s)')
+            [CompletionResult]::new('--max-backoff', '--max-backoff', [CompletionResultType]::ParameterName, 'Cap on the reflector''s retry backoff, jitter included (client-go: 800ms doubling to 30s)')
+            [CompletionResult]::new('--on-panic', '--on-panic', [CompletionResultType]::ParameterName, 'What a panicking handler does: crash (client-go''s default) or skip the notification')
+            [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'Transform objects before they are queued')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The informer''s name, as client-go 1.36''s informer identity (cache.NewInformerName, the factory''s WithInformerName) names it: on the `informer started` line')
+            [CompletionResult]::new('--clock', '--clock', [CompletionResultType]::ParameterName, 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--metadata-only', '--metadata-only', [CompletionResultType]::ParameterName, 'Watch only metadata (PartialObjectMetadata)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinformer;explain' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text (one line per step) or jsonl (one object per step)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text (one line per step) or jsonl (one object per step)')
+            [CompletionResult]::new('--speed', '--speed', [CompletionResultType]::ParameterName, 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)')
+            [CompletionResult]::new('--stream', '--stream', [CompletionResultType]::ParameterName, 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)')
+            [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)')
+            [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
+            [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)')
+            [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy')
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'The queue between reflector and indexer (default: the --client-go release''s)')
+            [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'LIST page size (limit) for every LIST, as client-go''s WatchListPageSize. 0 sends no limit at all, a what-if: client-go''s 0 means its pager''s defaults, it has no unpaged setting. Default: client-go''s pager (limit=500; none on a relist at a resourceVersion)')
+            [CompletionResult]::new('--watch-list', '--watch-list', [CompletionResultType]::ParameterName, 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release''s)')
+            [CompletionResult]::new('--max-backoff', '--max-backoff', [CompletionResultType]::ParameterName, 'Cap on the reflector''s retry backoff, jitter included (client-go: 800ms doubling to 30s)')
+            [CompletionResult]::new('--on-panic', '--on-panic', [CompletionResultType]::ParameterName, 'What a panicking handler does: crash (client-go''s default) or skip the notification')
+            [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'Transform objects before they are queued')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The informer''s name, as client-go 1.36''s informer identity (cache.NewInformerName, the factory''s WithInformerName) names it: on the `informer started` line')
+            [CompletionResult]::new('--clock', '--clock', [CompletionResultType]::ParameterName, 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--metadata-only', '--metadata-only', [CompletionResultType]::ParameterName, 'Watch only metadata (PartialObjectMetadata)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -390,6 +448,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Feed a record file through the informer pipeline offline (deterministic)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)')
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Relay any client to the API server and show what its informers did (records them too)')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Tell one object''s story in a run: server states, deltas, cache writes, notifications')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write every page into a directory')
@@ -421,6 +481,12 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;help;proxy' {
+            break
+        }
+        'kinformer;help;report' {
+            break
+        }
+        'kinformer;help;explain' {
             break
         }
         'kinformer;help;profiles' {

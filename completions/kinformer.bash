@@ -25,6 +25,9 @@ _kinformer() {
             kinformer,dump)
                 cmd="kinformer__subcmd__dump"
                 ;;
+            kinformer,explain)
+                cmd="kinformer__subcmd__explain"
+                ;;
             kinformer,help)
                 cmd="kinformer__subcmd__help"
                 ;;
@@ -42,6 +45,9 @@ _kinformer() {
                 ;;
             kinformer,replay)
                 cmd="kinformer__subcmd__replay"
+                ;;
+            kinformer,report)
+                cmd="kinformer__subcmd__report"
                 ;;
             kinformer,resync)
                 cmd="kinformer__subcmd__resync"
@@ -64,6 +70,9 @@ _kinformer() {
             kinformer__subcmd__help,dump)
                 cmd="kinformer__subcmd__help__subcmd__dump"
                 ;;
+            kinformer__subcmd__help,explain)
+                cmd="kinformer__subcmd__help__subcmd__explain"
+                ;;
             kinformer__subcmd__help,help)
                 cmd="kinformer__subcmd__help__subcmd__help"
                 ;;
@@ -81,6 +90,9 @@ _kinformer() {
                 ;;
             kinformer__subcmd__help,replay)
                 cmd="kinformer__subcmd__help__subcmd__replay"
+                ;;
+            kinformer__subcmd__help,report)
+                cmd="kinformer__subcmd__help__subcmd__report"
                 ;;
             kinformer__subcmd__help,resync)
                 cmd="kinformer__subcmd__help__subcmd__resync"
@@ -101,7 +113,7 @@ _kinformer() {
 
     case "${cmd}" in
         kinformer)
-            opts="-v -h -V --v --help --version watch dump resync top demo record replay serve proxy profiles completions man help"
+            opts="-v -h -V --v --help --version watch dump resync top demo record replay serve proxy report explain profiles completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -145,7 +157,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --timeout --churn --scenario --record --output --no-headers --show --diff --show-secret-data --columns --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --resync --handler --v --help --version"
+            opts="-o -v -h -V --duration --timeout --churn --scenario --record --report --output --no-headers --show --diff --show-secret-data --columns --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --resync --handler --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -168,6 +180,10 @@ _kinformer() {
                     return 0
                     ;;
                 --record)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -364,8 +380,94 @@ _kinformer() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kinformer__subcmd__explain)
+            opts="-o -v -h -V --output --speed --stream --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --clock --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --speed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stream)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --handler)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resync)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-go)
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    return 0
+                    ;;
+                --queue)
+                    COMPREPLY=($(compgen -W "delta-fifo real-fifo" -- "${cur}"))
+                    return 0
+                    ;;
+                --page-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --watch-list)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-backoff)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-panic)
+                    COMPREPLY=($(compgen -W "crash skip" -- "${cur}"))
+                    return 0
+                    ;;
+                --transform)
+                    COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --clock)
+                    COMPREPLY=($(compgen -W "wall virtual" -- "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kinformer__subcmd__help)
-            opts="watch dump resync top demo record replay serve proxy profiles completions man help"
+            opts="watch dump resync top demo record replay serve proxy report explain profiles completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -407,6 +509,20 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help__subcmd__dump)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__help__subcmd__explain)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -491,6 +607,20 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__help__subcmd__report)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -609,7 +739,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__proxy)
-            opts="-o -v -h -V --listen --kubeconfig-out --token --record --timeout --kubeconfig --context --embedded --churn --output --no-headers --show --v --help --version"
+            opts="-o -v -h -V --listen --kubeconfig-out --token --record --report --timeout --kubeconfig --context --embedded --churn --output --no-headers --show --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -628,6 +758,10 @@ _kinformer() {
                     return 0
                     ;;
                 --record)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -793,7 +927,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__replay)
-            opts="-o -v -h -V --speed --clock --duration --timeout --top --stream --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-o -v -h -V --speed --clock --stream --duration --timeout --top --report --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -807,6 +941,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -W "wall virtual" -- "${cur}"))
                     return 0
                     ;;
+                --stream)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -815,7 +953,7 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --stream)
+                --report)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -877,6 +1015,92 @@ _kinformer() {
                     ;;
                 --name)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__report)
+            opts="-o -v -h -V --output --speed --stream --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --clock --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --speed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stream)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --handler)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resync)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-go)
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    return 0
+                    ;;
+                --queue)
+                    COMPREPLY=($(compgen -W "delta-fifo real-fifo" -- "${cur}"))
+                    return 0
+                    ;;
+                --page-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --watch-list)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-backoff)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-panic)
+                    COMPREPLY=($(compgen -W "crash skip" -- "${cur}"))
+                    return 0
+                    ;;
+                --transform)
+                    COMPREPLY=($(compgen -W "strip-managed-fields" -- "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --clock)
+                    COMPREPLY=($(compgen -W "wall virtual" -- "${cur}"))
                     return 0
                     ;;
                 --v)
@@ -1185,7 +1409,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --report --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1200,6 +1424,10 @@ _kinformer() {
                     return 0
                     ;;
                 --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

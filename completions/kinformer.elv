@@ -33,6 +33,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand replay 'Feed a record file through the informer pipeline offline (deterministic)'
             cand serve 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
             cand proxy 'Relay any client to the API server and show what its informers did (records them too)'
+            cand report 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
+            cand explain 'Tell one object''s story in a run: server states, deltas, cache writes, notifications'
             cand profiles 'Print what each client-go release profile (--client-go) switches'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
@@ -42,6 +44,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --count 'Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer stopped line and the exit summary follow'
             cand --timeout 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)'
             cand --duration 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)'
+            cand --report 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'
             cand -n 'The namespace scope (default: the context''s namespace)'
@@ -202,6 +205,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --churn 'Writes per second the embedded server makes (creates, updates, deletes)'
             cand --scenario 'Play a scenario file (timed writes, faults, handler changes) instead of churning'
             cand --record 'Also record the informer''s LIST pages and WATCH frames to FILE (see kinformer record)'
+            cand --report 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --show 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)'
@@ -268,9 +272,10 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;replay'= {
             cand --speed 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)'
             cand --clock 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)'
+            cand --stream 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)'
             cand --timeout 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)'
             cand --duration 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)'
-            cand --stream 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)'
+            cand --report 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --show 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)'
@@ -323,6 +328,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --kubeconfig-out 'Write the clients'' kubeconfig to PATH (default: a temporary file, removed at exit)'
             cand --token 'Bearer token clients must send (default: a random one)'
             cand --record 'Record every client-side informer stream to FILE (zstd-compressed when it ends in .zst)'
+            cand --report 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed'
             cand --timeout 'Stop after this long (e.g. 30s, 5m)'
             cand --kubeconfig 'The upstream''s kubeconfig (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The upstream''s kubeconfig context'
@@ -336,6 +342,56 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --no-headers 'Don''t print table headers'
             cand -h 'Print help'
             cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;report'= {
+            cand -o 'The HTML file to write (default: stdout)'
+            cand --output 'The HTML file to write (default: stdout)'
+            cand --speed 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)'
+            cand --stream 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)'
+            cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)'
+            cand --resync 'The informer''s default resync period (0 = never)'
+            cand --index 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)'
+            cand --client-go 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy'
+            cand --queue 'The queue between reflector and indexer (default: the --client-go release''s)'
+            cand --page-size 'LIST page size (limit) for every LIST, as client-go''s WatchListPageSize. 0 sends no limit at all, a what-if: client-go''s 0 means its pager''s defaults, it has no unpaged setting. Default: client-go''s pager (limit=500; none on a relist at a resourceVersion)'
+            cand --watch-list 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release''s)'
+            cand --max-backoff 'Cap on the reflector''s retry backoff, jitter included (client-go: 800ms doubling to 30s)'
+            cand --on-panic 'What a panicking handler does: crash (client-go''s default) or skip the notification'
+            cand --transform 'Transform objects before they are queued'
+            cand --name 'The informer''s name, as client-go 1.36''s informer identity (cache.NewInformerName, the factory''s WithInformerName) names it: on the `informer started` line'
+            cand --clock 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --metadata-only 'Watch only metadata (PartialObjectMetadata)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinformer;explain'= {
+            cand -o 'Output format: text (one line per step) or jsonl (one object per step)'
+            cand --output 'Output format: text (one line per step) or jsonl (one object per step)'
+            cand --speed 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)'
+            cand --stream 'Replay only this stream of a kinformer proxy recording (a client''s informer, as the header''s resources name it: CLIENT/RESOURCE…)'
+            cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)'
+            cand --resync 'The informer''s default resync period (0 = never)'
+            cand --index 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)'
+            cand --client-go 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy'
+            cand --queue 'The queue between reflector and indexer (default: the --client-go release''s)'
+            cand --page-size 'LIST page size (limit) for every LIST, as client-go''s WatchListPageSize. 0 sends no limit at all, a what-if: client-go''s 0 means its pager''s defaults, it has no unpaged setting. Default: client-go''s pager (limit=500; none on a relist at a resourceVersion)'
+            cand --watch-list 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release''s)'
+            cand --max-backoff 'Cap on the reflector''s retry backoff, jitter included (client-go: 800ms doubling to 30s)'
+            cand --on-panic 'What a panicking handler does: crash (client-go''s default) or skip the notification'
+            cand --transform 'Transform objects before they are queued'
+            cand --name 'The informer''s name, as client-go 1.36''s informer identity (cache.NewInformerName, the factory''s WithInformerName) names it: on the `informer started` line'
+            cand --clock 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)'
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --metadata-only 'Watch only metadata (PartialObjectMetadata)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -374,6 +430,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand replay 'Feed a record file through the informer pipeline offline (deterministic)'
             cand serve 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
             cand proxy 'Relay any client to the API server and show what its informers did (records them too)'
+            cand report 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
+            cand explain 'Tell one object''s story in a run: server states, deltas, cache writes, notifications'
             cand profiles 'Print what each client-go release profile (--client-go) switches'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
@@ -396,6 +454,10 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;help;serve'= {
         }
         &'kinformer;help;proxy'= {
+        }
+        &'kinformer;help;report'= {
+        }
+        &'kinformer;help;explain'= {
         }
         &'kinformer;help;profiles'= {
         }

@@ -36,12 +36,15 @@ complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "record" -d 'Rec
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "proxy" -d 'Relay any client to the API server and show what its informers did (records them too)'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "report" -d 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "explain" -d 'Tell one object\'s story in a run: server states, deltas, cache writes, notifications'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "man" -d 'Print the man page, or write every page into a directory'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l count -d 'Stop after N notifications (handler notify events, shown or not), N ≥ 1; the informer stopped line and the exit summary follow' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l timeout -l duration -d 'Stop after this long (e.g. 30s, 5m; 0 = no limit, as kubectl)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l report -d 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
@@ -234,6 +237,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l timeout -l 
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l churn -d 'Writes per second the embedded server makes (creates, updates, deletes)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l scenario -d 'Play a scenario file (timed writes, faults, handler changes) instead of churning' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l record -d 'Also record the informer\'s LIST pages and WATCH frames to FILE (see kinformer record)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l report -d 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -313,8 +317,9 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s V -l vers
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l speed -d 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l clock -d 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)' -r -f -a "wall\t'Timestamps are the time of the replay'
 virtual\t'tokio\'s paused clock: timestamps are the recording\'s, timers fire in virtual time'"
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l timeout -l duration -d 'Stop after this long (of the replay\'s clock; 0 = at the end of the recording)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l stream -d 'Replay only this stream of a kinformer proxy recording (a client\'s informer, as the header\'s resources name it: CLIENT/RESOURCE…)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l timeout -l duration -d 'Stop after this long (of the replay\'s clock; 0 = at the end of the recording)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l report -d 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -378,6 +383,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l listen -d 
 complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l kubeconfig-out -d 'Write the clients\' kubeconfig to PATH (default: a temporary file, removed at exit)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l token -d 'Bearer token clients must send (default: a random one)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l record -d 'Record every client-side informer stream to FILE (zstd-compressed when it ends in .zst)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l report -d 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l timeout -d 'Stop after this long (e.g. 30s, 5m)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l kubeconfig -d 'The upstream\'s kubeconfig (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l context -d 'The upstream\'s kubeconfig context' -r
@@ -393,6 +399,61 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l embedded -
 complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand proxy" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -s o -l output -d 'The HTML file to write (default: stdout)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l speed -d 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l stream -d 'Replay only this stream of a kinformer proxy recording (a client\'s informer, as the header\'s resources name it: CLIENT/RESOURCE…)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l resync -d 'The informer\'s default resync period (0 = never)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
+1.33\t''
+1.34\t''
+1.35\t''
+1.36\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
+false\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
+skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l clock -d 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)' -r -f -a "wall\t'Timestamps are the time of the replay'
+virtual\t'tokio\'s paused clock: timestamps are the recording\'s, timers fire in virtual time'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinformer -n "__fish_kinformer_using_subcommand report" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -s o -l output -d 'Output format: text (one line per step) or jsonl (one object per step)' -r -f -a "text\t'One line per step, for people'
+jsonl\t'One JSON object per step'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l speed -d 'How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l stream -d 'Replay only this stream of a kinformer proxy recording (a client\'s informer, as the header\'s resources name it: CLIENT/RESOURCE…)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l resync -d 'The informer\'s default resync period (0 = never)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
+1.33\t''
+1.34\t''
+1.35\t''
+1.36\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
+real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l watch-list -d 'Stream the initial list (sendInitialEvents) instead of LIST; --watch-list=false to LIST (default: the --client-go release\'s)' -r -f -a "true\t''
+false\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l max-backoff -d 'Cap on the reflector\'s retry backoff, jitter included (client-go: 800ms doubling to 30s)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l on-panic -d 'What a panicking handler does: crash (client-go\'s default) or skip the notification' -r -f -a "crash\t'client-go\'s default (ReallyCrash): print the panic and the summary, exit 6'
+skip\t'Skip the notification and pause that handler 1s (client-go with crashing off)'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l transform -d 'Transform objects before they are queued' -r -f -a "strip-managed-fields\t'Drop metadata.managedFields before caching'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l name -d 'The informer\'s name, as client-go 1.36\'s informer identity (cache.NewInformerName, the factory\'s WithInformerName) names it: on the `informer started` line' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l clock -d 'Trace timestamps: wall (now), or virtual (recorded time; output identical every run)' -r -f -a "wall\t'Timestamps are the time of the replay'
+virtual\t'tokio\'s paused clock: timestamps are the recording\'s, timers fire in virtual time'"
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s V -l version -d 'Print version'
@@ -403,16 +464,18 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand man" -l out-dir -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s V -l version -d 'Print version'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "top" -d 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "proxy" -d 'Relay any client to the API server and show what its informers did (records them too)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "man" -d 'Print the man page, or write every page into a directory'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy profiles completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "top" -d 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "proxy" -d 'Relay any client to the API server and show what its informers did (records them too)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "report" -d 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "explain" -d 'Tell one object\'s story in a run: server states, deltas, cache writes, notifications'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "man" -d 'Print the man page, or write every page into a directory'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -5,7 +5,8 @@
 //! API server of the workspace's `kinformer-apiserver` crate; [`scenario`] plays scripted
 //! writes and faults against that server; [`proxy`] sits between a user's own controller and
 //! its API server; [`duration`] parses and prints durations the way kubectl does, [`redact`]
-//! hides Secret values and [`private_file`] creates owner-only record files, for all of them.
+//! hides Secret values and [`private_file`] creates owner-only record files, for all of them. [`report`] draws a run as
+//! a self-contained HTML page and tells one object's story (`report`, `explain`).
 
 pub mod cli;
 pub mod duration;
@@ -15,4 +16,5 @@ pub mod output;
 pub mod private_file;
 pub mod proxy;
 pub mod redact;
+pub mod report;
 pub mod scenario;

@@ -102,6 +102,10 @@ pub enum Command {
     Serve(ServeArgs),
     /// Relay any client to the API server and show what its informers did (records them too)
     Proxy(ProxyArgs),
+    /// Draw a run as one self-contained HTML page: timeline, plots, markers, object stories
+    Report(ReportArgs),
+    /// Tell one object's story in a run: server states, deltas, cache writes, notifications
+    Explain(ExplainArgs),
     /// Print what each client-go release profile (--client-go) switches
     Profiles,
     /// Print a shell completion script to stdout
@@ -133,6 +137,8 @@ pub struct WatchArgs {
     /// Accepted for kubectl's `get -w` habit; watch always watches
     #[arg(short = 'w', long = "watch")]
     pub watch: bool,
+    #[command(flatten)]
+    pub report: ReportFile,
     #[command(flatten)]
     pub informer: InformerArgs,
 }
@@ -226,6 +232,8 @@ pub struct DemoArgs {
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     #[command(flatten)]
+    pub report: ReportFile,
+    #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
@@ -272,26 +280,89 @@ pub struct ReplayArgs {
     /// A file written by kinformer record (or demo --record), plain or zstd-compressed
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+    #[command(flatten)]
+    pub replay: ReplayFlags,
+    /// Stop after this long (of the replay's clock; 0 = at the end of the recording)
+    #[arg(long, visible_alias = "duration", value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    /// Draw the replay as kinformer top does (a terminal; q quits) instead of streaming it
+    #[arg(long, conflicts_with_all = ["clock", "output", "timeout", "report"])]
+    pub top: bool,
+    #[command(flatten)]
+    pub report: ReportFile,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// How a record file is replayed (`replay`, and `report`/`explain` given a record file).
+#[derive(Debug, Args)]
+pub struct ReplayFlags {
     /// How fast recorded time passes: 1x (as recorded), 10x, 0.5x, … or max (no waiting)
     #[arg(long, value_name = "SPEED", default_value = "1x", value_parser = parse_speed)]
     pub speed: Speed,
     /// Trace timestamps: wall (now), or virtual (recorded time; output identical every run)
     #[arg(long, value_name = "CLOCK", default_value = "wall")]
     pub clock: ClockArg,
-    /// Stop after this long (of the replay's clock; 0 = at the end of the recording)
-    #[arg(long, visible_alias = "duration", value_name = "DUR", value_parser = parse_duration)]
-    pub timeout: Option<Duration>,
-    /// Draw the replay as kinformer top does (a terminal; q quits) instead of streaming it
-    #[arg(long, conflicts_with_all = ["clock", "output", "timeout"])]
-    pub top: bool,
     /// Replay only this stream of a kinformer proxy recording (a client's informer, as the
     /// header's resources name it: CLIENT/RESOURCE…)
     #[arg(long, value_name = "NAME")]
     pub stream: Option<String>,
+}
+
+/// `--report FILE` of a run that streams its trace (`watch`, `demo`, `replay`, `proxy`).
+#[derive(Debug, Args)]
+pub struct ReportFile {
+    /// Also write the run as a self-contained HTML page to FILE at exit (see kinformer
+    /// report); the informer then traces every stage, --show still narrows what is printed
+    #[arg(long = "report", id = "report", value_name = "FILE")]
+    pub path: Option<PathBuf>,
+}
+
+/// `kinformer report`: INPUT is a trace or a record file; a record file is replayed (on the
+/// virtual clock by default: instant, and the page is the same every time).
+#[derive(Debug, Args)]
+#[command(mut_arg("clock", |a| a.default_value("virtual")))]
+pub struct ReportArgs {
+    /// A JSONL trace (kinformer watch|demo|replay -o jsonl --show all) or a record file
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+    /// The HTML file to write (default: stdout)
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub out: Option<PathBuf>,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub replay: ReplayFlags,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
+}
+
+/// `kinformer explain`: the same INPUTs as `report`.
+#[derive(Debug, Args)]
+#[command(mut_arg("clock", |a| a.default_value("virtual")))]
+pub struct ExplainArgs {
+    /// The object's key: namespace/name, or name for a cluster-scoped object
+    #[arg(value_name = "KEY")]
+    pub key: String,
+    /// A JSONL trace (kinformer watch|demo|replay -o jsonl --show all) or a record file
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+    /// Output format: text (one line per step) or jsonl (one object per step)
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text")]
+    pub output: ExplainFormat,
+    #[command(flatten)]
+    pub replay: ReplayFlags,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// `explain -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExplainFormat {
+    /// One line per step, for people
+    Text,
+    /// One JSON object per step
+    Jsonl,
 }
 
 /// `replay --clock`.
@@ -373,6 +444,8 @@ pub struct ProxyArgs {
     /// Record every client-side informer stream to FILE (zstd-compressed when it ends in .zst)
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportFile,
     /// Stop after this long (e.g. 30s, 5m)
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
@@ -445,6 +518,7 @@ pub fn parse_proxy_show(text: &str) -> Result<ShowSet, String> {
         bookmarks: !events,
         notify: true,
         handled: true,
+        only: None,
     };
     Ok(ShowSet { stages, hidden })
 }
@@ -852,6 +926,7 @@ pub fn parse_show(text: &str) -> Result<ShowSet, String> {
         bookmarks: !reflector,
         notify: !notify,
         handled: !handled,
+        only: None,
     };
     Ok(ShowSet { stages, hidden })
 }

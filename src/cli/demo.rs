@@ -26,6 +26,7 @@ use super::exit::CliError;
 use super::inspect::{Inspection, Selection, list_progress};
 use super::live::{live, stopped_before_start};
 use super::recording;
+use super::reporting::{ReportAtExit, server_of, tap_of};
 use super::scenario_play::{
     Given, load_scenario, play_after_sync, scenario_server, scenario_settings,
 };
@@ -57,7 +58,12 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         all_namespaces: true,
         ..Selection::default()
     };
-    let (shown, hidden) = (args.output.show.stages(), args.output.show.hidden());
+    let report = ReportAtExit::asked(args.report.path.as_deref());
+    let (shown, hidden) = ReportAtExit::stages(
+        report.as_ref(),
+        args.output.show.stages(),
+        args.output.show.hidden(),
+    );
     let started = Instant::now();
     let deadline = deadline_after(args.timeout);
     let preparing = Inspection::prepare(
@@ -91,12 +97,12 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     let code = match &scenario {
         Some(scenario) => {
             let driver = Driver::Scenario(scenario);
-            play(inspection, driver, hidden, stop_when, signals).await
+            play(inspection, driver, hidden, stop_when, signals, report).await
         }
         None if args.output.output.is_table() => {
-            play(inspection, Driver::Tour, hidden, stop_when, signals).await
+            play(inspection, Driver::Tour, hidden, stop_when, signals, report).await
         }
-        None => live(inspection, hidden, stop_when, signals).await,
+        None => live(inspection, hidden, stop_when, signals, report).await,
     };
     if let Some((recorder, path, labels)) = recording {
         recording::finish(recorder, path, &labels).await?;
@@ -112,13 +118,15 @@ enum Driver<'a> {
     Tour,
 }
 
-/// Streams the session while the driver runs; inspector steps reach the stream loop.
+/// Streams the session while the driver runs; inspector steps reach the stream loop. The
+/// `report` page is written at the end.
 async fn play(
     inspection: Inspection,
     driver: Driver<'_>,
     hidden: Hidden,
     stop_when: StopWhen,
     signals: &mut Signals,
+    report: Option<ReportAtExit>,
 ) -> Result<i32, CliError> {
     let Inspection {
         connection,
@@ -138,7 +146,8 @@ async fn play(
     let mut progress = list_progress();
     let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
     let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
-        .with_hidden(hidden);
+        .with_hidden(hidden)
+        .with_tap(tap_of(report.as_ref()));
     let mut stderr = progress.writer(io::stderr(), true);
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);
@@ -179,6 +188,9 @@ async fn play(
         }
     };
     progress.finish();
+    if let Some(report) = report {
+        report.write(server_of(&connection).await)?;
+    }
     ending.into_exit()
 }
 

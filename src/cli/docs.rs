@@ -182,6 +182,8 @@ mod tests {
                 "kinformer-replay.1",
                 "kinformer-serve.1",
                 "kinformer-proxy.1",
+                "kinformer-report.1",
+                "kinformer-explain.1",
                 "kinformer-profiles.1",
                 "kinformer-completions.1",
                 "kinformer-man.1"
@@ -222,7 +224,7 @@ mod tests {
     #[test]
     fn regenerate_then_nothing_is_stale() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(stale_files(dir.path()).unwrap().len(), 18);
+        assert_eq!(stale_files(dir.path()).unwrap().len(), 20);
         regenerate(dir.path()).unwrap();
         assert!(stale_files(dir.path()).unwrap().is_empty());
     }

@@ -6,7 +6,10 @@ use std::io;
 use super::args::{self, Cli, Command};
 use super::exit::CliError;
 use super::stream::Signals;
-use super::{demo, docs, dump, memory, profiles, proxy, record, replay, resync, serve, top, watch};
+use super::{
+    demo, docs, dump, explain, memory, profiles, proxy, record, replay, report, resync, serve, top,
+    watch,
+};
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> u8 {
@@ -31,13 +34,19 @@ pub fn main() -> u8 {
     exit_code(code)
 }
 
-/// Two worker threads; `replay` gets one thread (the same file gives the same trace), with
-/// tokio's clock paused under `--clock virtual`.
+/// Two worker threads; `replay` (and `report`/`explain`, which may replay) gets one thread
+/// (the same file gives the same trace), with tokio's clock paused under `--clock virtual`.
 fn runtime_for(command: &Command) -> io::Result<tokio::runtime::Runtime> {
-    match command {
-        Command::Replay(a) => tokio::runtime::Builder::new_current_thread()
+    let replay = match command {
+        Command::Replay(a) => Some(&a.replay),
+        Command::Report(a) => Some(&a.replay),
+        Command::Explain(a) => Some(&a.replay),
+        _ => None,
+    };
+    match replay {
+        Some(flags) => tokio::runtime::Builder::new_current_thread()
             .enable_all()
-            .start_paused(a.clock == args::ClockArg::Virtual)
+            .start_paused(flags.clock == args::ClockArg::Virtual)
             .build(),
         _ => tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -82,6 +91,8 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Replay(a) => replay::run(a, &mut signals).await,
         Command::Serve(a) => serve::run(a, &mut signals).await,
         Command::Proxy(a) => proxy::run(a, &mut signals).await,
+        Command::Report(a) => report::run(a, &mut signals).await,
+        Command::Explain(a) => explain::run(a, &mut signals).await,
         Command::Profiles => quiet_pipe(profiles::print(&mut io::stdout())),
         Command::Completions(a) => quiet_pipe(docs::print_completions(a.shell, &mut io::stdout())),
         Command::Man(a) => quiet_pipe(docs::run_man(a.out_dir.as_deref(), &mut io::stdout())),

@@ -34,7 +34,11 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     ),
     (
         7,
-        "a record file that cannot be replayed: missing, not a record file, an unknown version, a garbled or truncated line, or a request it does not hold (`error: FILE:LINE: …`)",
+        "a record file that cannot be replayed: missing, not a record file, an unknown version, a garbled or truncated line, or a request it does not hold (`error: FILE:LINE: …`); for `report` and `explain`, an INPUT that is neither a record file nor a JSONL trace",
+    ),
+    (
+        8,
+        "`explain`: no object with that KEY in the trace (the nearest keys are suggested)",
     ),
     (130, "interrupted (SIGINT, Ctrl-C), after the summary"),
     (143, "terminated (SIGTERM), after the summary"),
@@ -80,6 +84,9 @@ pub enum CliError {
     /// A record file that cannot be replayed (`FILE:LINE: what is wrong`).
     #[error("{0}")]
     BadRecord(String),
+    /// `explain KEY`: no object with that key in the trace.
+    #[error("{0}")]
+    UnknownKey(String),
     /// An I/O error (other than a broken pipe, which is success).
     #[error("{0}")]
     Io(#[from] io::Error),
@@ -116,6 +123,7 @@ impl CliError {
             CliError::Unreachable(_) => 5,
             CliError::HandlerPanicked(_) => 6,
             CliError::BadRecord(_) => 7,
+            CliError::UnknownKey(_) => 8,
             CliError::Runtime(_) => 1,
             CliError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
             CliError::Io(_) => 1,
@@ -230,6 +238,7 @@ mod tests {
         assert_eq!(CliError::HandlerPanicked("x".into()).code(), 6);
         assert_eq!(CliError::Unreachable("x".into()).code(), 5);
         assert_eq!(CliError::BadRecord("x".into()).code(), 7);
+        assert_eq!(CliError::UnknownKey("x".into()).code(), 8);
         assert_eq!(
             CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).code(),
             0
@@ -237,7 +246,7 @@ mod tests {
         assert!(CliError::from(io::Error::from(io::ErrorKind::BrokenPipe)).is_quiet());
         assert_eq!(CliError::from(io::Error::other("disk")).code(), 1);
         let documented: Vec<i32> = EXIT_CODES.iter().map(|(c, _)| *c).collect();
-        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 6, 7, 130, 143]);
+        assert_eq!(documented, [0, 1, 2, 3, 4, 5, 6, 7, 8, 130, 143]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! What `watch`, `demo`, `record` and `resync` share: streaming a session live to stdout, and
-//! the exit summary of a run cut short while still connecting.
+//! What `watch`, `demo`, `record` and `resync` share: streaming a session live to stdout (and
+//! its `--report` page at exit), and the exit summary of a run cut short while still connecting.
 
 use std::io::{self, BufWriter, IsTerminal};
 use std::time::Duration;
@@ -14,6 +14,7 @@ use super::args::HandlerSpec;
 use super::connect::Interrupted;
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
+use super::reporting::{ReportAtExit, server_of, tap_of};
 use super::session::Session;
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen, signal_reason};
 
@@ -73,12 +74,13 @@ pub fn stopped_before_start(
 }
 
 /// Starts the session and streams it to stdout (without the `hidden` events) until
-/// `stop_when`; the exit code.
+/// `stop_when`, then writes the `report` page if asked; the exit code.
 pub async fn live(
     inspection: Inspection,
     hidden: Hidden,
     stop_when: StopWhen,
     signals: &mut Signals,
+    report: Option<ReportAtExit>,
 ) -> Result<i32, CliError> {
     let Inspection {
         connection,
@@ -90,7 +92,8 @@ pub async fn live(
     let mut progress = list_progress();
     let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
     let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
-        .with_hidden(hidden);
+        .with_hidden(hidden)
+        .with_tap(tap_of(report.as_ref()));
     let (ending, _) = stream::run(
         session,
         &mut renderer,
@@ -101,6 +104,9 @@ pub async fn live(
     )
     .await?;
     progress.finish();
+    if let Some(report) = report {
+        report.write(server_of(&connection).await)?;
+    }
     connection.close().await;
     ending.into_exit()
 }

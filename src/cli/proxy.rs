@@ -9,12 +9,13 @@ use std::path::{Path, PathBuf};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::informer::trace::{Event, TraceEvent, Tracer};
-use crate::output::{EventRenderer, RenderOptions};
+use crate::output::{EventRenderer, Hidden, RenderOptions};
 use crate::proxy::{Proxy, ProxyConfig};
 
 use super::args::ProxyArgs;
 use super::connect::{ClusterChoice, ConnectError, Connection, deadline_after, unless_interrupted};
 use super::exit::CliError;
+use super::reporting::{ReportAtExit, server_of, tap_of};
 use super::stream::{STDOUT_BUFFER, Signals};
 
 pub async fn run(args: ProxyArgs, signals: &mut Signals) -> Result<i32, CliError> {
@@ -29,15 +30,22 @@ pub async fn run(args: ProxyArgs, signals: &mut Signals) -> Result<i32, CliError
         })?,
         Err(_) => return Ok(0),
     };
+    let report = ReportAtExit::asked(args.report.path.as_deref());
+    let (shown, hidden) =
+        ReportAtExit::stages(report.as_ref(), args.show.stages(), args.show.hidden());
     let (events, received) = mpsc::unbounded_channel();
-    let tracer = Tracer::new(events, args.show.stages());
+    let tracer = Tracer::new(events, shown);
     let (done, rendered) = oneshot::channel();
+    let out = renderer(&args, hidden).with_tap(tap_of(report.as_ref()));
     let serving = async {
         let served = serve(&args, &connection, tracer, signals, deadline).await;
         let _ = done.send(());
         served
     };
-    let (served, ()) = tokio::join!(serving, render(received, rendered, renderer(&args)));
+    let (served, ()) = tokio::join!(serving, render(received, rendered, out));
+    if let Some(report) = report {
+        report.write(server_of(&connection).await)?;
+    }
     connection.close().await;
     served
 }
@@ -139,8 +147,9 @@ fn default_kubeconfig(url: &str) -> PathBuf {
     std::env::temp_dir().join(format!("kinformer-proxy-{port}.kubeconfig"))
 }
 
-/// The renderer of stdout: the table gets a RESOURCE column, which names the stream.
-fn renderer(args: &ProxyArgs) -> EventRenderer<BufWriter<io::Stdout>> {
+/// The renderer of stdout, without the `hidden` events: the table gets a RESOURCE column,
+/// which names the stream.
+fn renderer(args: &ProxyArgs, hidden: Hidden) -> EventRenderer<BufWriter<io::Stdout>> {
     let tty = io::stdout().is_terminal();
     let no_color = std::env::var("NO_COLOR").ok();
     let options = RenderOptions {
@@ -154,7 +163,7 @@ fn renderer(args: &ProxyArgs) -> EventRenderer<BufWriter<io::Stdout>> {
         BufWriter::with_capacity(STDOUT_BUFFER, io::stdout()),
         options,
     )
-    .with_hidden(args.show.hidden())
+    .with_hidden(hidden)
 }
 
 /// Writes events as they come until `done`, then what is left; a closed stdout ends the

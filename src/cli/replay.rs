@@ -7,112 +7,59 @@
 //! The end of the file ends the run like `--timeout` does.
 
 use std::io::{self, BufWriter, IsTerminal};
-use std::sync::Arc;
-use std::time::Duration;
 
-use tokio::sync::{mpsc, watch};
-use tokio::time::Instant;
+use tokio::sync::watch;
 
-use crate::informer::shared_informer::InformerConfig;
-use crate::informer::source::record_file::{RecordError, RecordFile};
 use crate::informer::source::replay::{Replay, ReplayEnd};
-use crate::informer::trace::{StageSet, TraceClock};
+use crate::informer::trace::StageSet;
 use crate::output::EventRenderer;
-use crate::scenario::InspectorAction;
 
-use super::args::{ClockArg, PipelineArgs, ReplayArgs};
+use super::args::ReplayArgs;
 use super::connect::deadline_after;
 use super::exit::CliError;
-use super::inspect::{informer_config, list_progress, render_options};
-use super::session::{ResourcePlan, Session, SessionPlan};
-use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
+use super::inspect::{list_progress, render_options};
+use super::replaying::{self, time_left, warn_of_differences};
+use super::reporting::{ReportAtExit, tap_of};
+use super::session::Session;
+use super::stream::{STDOUT_BUFFER, Signals};
 use super::tui;
 
-/// How long the pipeline may settle after the last entry before the replay stops.
-const SETTLE: Duration = Duration::from_millis(100);
-
-/// At most this many `warning:` lines about calls that differ from the recording.
-const MAX_NOTES: usize = 5;
-
 pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let path = args.file.display().to_string();
-    let bad = |e: RecordError| CliError::BadRecord(format!("{path}:{e}"));
-    let bytes = std::fs::read(&args.file)
-        .map_err(|e| CliError::BadRecord(format!("{path}: cannot read: {e}")))?;
-    let mut file = RecordFile::parse(&bytes).map_err(bad)?;
-    if let Some(stream) = &args.stream {
-        file.select_stream(stream)
-            .map_err(|e| CliError::BadRecord(format!("{path}: {e}")))?;
-    }
-    let created: jiff::Timestamp = file.header.created.parse().map_err(|e| {
-        bad(RecordError {
-            line: 1,
-            message: format!("bad created time {:?}: {e}", file.header.created),
-        })
-    })?;
-    let resources = file.header.resources.clone();
-    let virtual_clock = args.clock == ClockArg::Virtual;
-    let mut replay = Replay::new(file, args.speed).map_err(bad)?;
-    let plan = SessionPlan {
-        resources: replay
-            .sources()
-            .into_iter()
-            .map(|(resource, source)| ResourcePlan { resource, source })
-            .collect(),
-        informer: replay_informer_config(&args.pipeline, virtual_clock),
-        indexers: args.pipeline.index_functions(),
-        handlers: args.pipeline.handler_specs(),
-        shown: shown_stages(&args),
-        clock: virtual_clock.then(|| recorded_time(created)),
-    };
-    let render = render_options(&args.output, &resources, &args.pipeline);
-    let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
+    let report = ReportAtExit::asked(args.report.path.as_deref());
+    let (shown, hidden) = ReportAtExit::stages(
+        report.as_ref(),
+        shown_stages(&args),
+        args.output.show.hidden(),
+    );
+    let replaying = replaying::start(&args.file, &args.replay, &args.pipeline, shown)?;
     if args.top {
+        let replaying::Replaying {
+            session,
+            mut replay,
+            path,
+            resources,
+            ..
+        } = replaying;
         return view(session, resources, &args, &mut replay, &path, signals).await;
     }
+    let render = render_options(&args.output, &replaying.resources, &args.pipeline);
+    let server = replaying.server_version.clone();
     let mut progress = list_progress();
     let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
     let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
-        .with_hidden(args.output.show.hidden());
-    let stop_when = StopWhen {
-        timeout: deadline_after(args.timeout).map(|d| d.saturating_duration_since(Instant::now())),
-        end_action: Some("end of the recording"),
-        ..StopWhen::default()
-    };
-    let (actions_tx, mut actions) = mpsc::unbounded_channel();
+        .with_hidden(hidden)
+        .with_tap(tap_of(report.as_ref()));
     let mut stderr = progress.writer(io::stderr(), true);
-    let mut end = None;
-    let (ending, _) = {
+    let timeout = time_left(deadline_after(args.timeout));
+    let ending = {
         let mut observe = |e: &_| progress.observe(e);
-        let streaming = stream::run_with_actions(
-            session,
-            &mut renderer,
-            &mut stderr,
-            stop_when,
-            &mut observe,
-            signals,
-            &mut actions,
-        );
-        let ended = async {
-            let end = replay.ended().await;
-            if end == ReplayEnd::Finished {
-                tokio::time::sleep(SETTLE).await;
-            }
-            let _ = actions_tx.send(InspectorAction::End);
-            end
-        };
-        tokio::pin!(streaming, ended);
-        loop {
-            tokio::select! {
-                result = &mut streaming => break result?,
-                e = &mut ended, if end.is_none() => end = Some(e),
-            }
-        }
+        replaying
+            .stream(&mut renderer, &mut stderr, timeout, &mut observe, signals)
+            .await?
     };
     progress.finish();
-    report(&replay, &path, end.as_ref());
-    if let Some(ReplayEnd::Mismatch(e)) = end {
-        return Err(bad(e));
+    if let Some(report) = report {
+        report.write(server.map(|v| format!("recorded from a server {v}")))?;
     }
     ending.into_exit()
 }
@@ -157,7 +104,7 @@ async fn view(
         },
     )
     .await;
-    report(replay, path, end.as_ref());
+    warn_of_differences(replay, path, end.as_ref());
     if let Some(ReplayEnd::Mismatch(e)) = end {
         return Err(CliError::BadRecord(format!("{path}:{e}")));
     }
@@ -172,45 +119,6 @@ fn shown_stages(args: &ReplayArgs) -> StageSet {
     } else {
         args.output.show.stages()
     }
-}
-
-/// The virtual clock's timestamps: the recording's start plus the paused clock's progress.
-fn recorded_time(created: jiff::Timestamp) -> TraceClock {
-    let start = Instant::now();
-    Arc::new(move || {
-        let elapsed = jiff::SignedDuration::try_from(start.elapsed()).unwrap_or_default();
-        created.checked_add(elapsed).unwrap_or(created)
-    })
-}
-
-/// Warnings on stderr: calls answered although they differ from the recording, and — when the
-/// replay reached the end of the file (not after Ctrl-C or `--timeout`) — entries it never
-/// asked for.
-fn report(replay: &Replay, path: &str, end: Option<&ReplayEnd>) {
-    let notes = replay.notes();
-    for note in notes.iter().take(MAX_NOTES) {
-        eprintln!("warning: {path}:{note}");
-    }
-    if notes.len() > MAX_NOTES {
-        eprintln!(
-            "warning: {path}: {} more calls differ from the recording",
-            notes.len() - MAX_NOTES
-        );
-    }
-    let left = replay.left_over();
-    if left > 0 && end == Some(&ReplayEnd::Finished) {
-        eprintln!("warning: {path}: {left} recorded entries were never asked for");
-    }
-}
-
-/// The informer's configuration; on a virtual clock its randomness (backoff jitter, watch
-/// timeouts) is seeded, so that a replay prints the same trace every time.
-fn replay_informer_config(pipeline: &PipelineArgs, virtual_clock: bool) -> InformerConfig {
-    let mut config = informer_config(pipeline);
-    if virtual_clock {
-        config.reflector.jitter_seed = Some(0);
-    }
-    config
 }
 
 #[cfg(test)]

@@ -290,6 +290,7 @@ fn write_summary<W: Write>(
     event: &TraceEvent,
 ) -> io::Result<()> {
     if renderer.options().format.is_table() {
+        renderer.tap(event);
         let Event::Summary(summary) = &event.event else {
             return Ok(());
         };

@@ -10,6 +10,7 @@ use super::connect::{deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::Inspection;
 use super::live::{live, stopped_before_start};
+use super::reporting::ReportAtExit;
 use super::stream::{Signals, StopWhen};
 
 pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError> {
@@ -18,6 +19,9 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
         // --count counts notifications, shown or not.
         shown = shown.with(Stage::Handler);
     }
+    let report = ReportAtExit::asked(args.report.path.as_deref());
+    let (shown, hidden) =
+        ReportAtExit::stages(report.as_ref(), shown, args.informer.output.show.hidden());
     let started = Instant::now();
     let deadline = deadline_after(args.timeout);
     let preparing = Inspection::for_command(
@@ -45,11 +49,5 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
         until_synced: args.until_synced,
         ..StopWhen::default()
     };
-    live(
-        inspection,
-        args.informer.output.show.hidden(),
-        stop_when,
-        signals,
-    )
-    .await
+    live(inspection, hidden, stop_when, signals, report).await
 }

@@ -22,7 +22,7 @@ pub mod summary;
 pub mod table;
 
 pub use options::{ExtraLine, Hidden, OutputFormat, RenderOptions};
-pub use renderer::{BeforeSummary, EventRenderer};
+pub use renderer::{BeforeSummary, EventRenderer, Tap};
 
 #[cfg(test)]
 pub(crate) mod fixtures;

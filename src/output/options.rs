@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::informer::trace::{Event, Notification, Summary};
+use crate::informer::trace::{Event, Notification, StageSet, Summary};
 use crate::redact::REDACTED;
 
 use super::object_columns::{ColumnsByResource, ObjectColumns};
@@ -173,10 +173,16 @@ pub struct Hidden {
     pub notify: bool,
     /// Handler `handled` lines.
     pub handled: bool,
+    /// The stages printed, when the tracer delivers more than `--show` asks (a `--report` run
+    /// delivers every stage to its page); None: every delivered stage.
+    pub only: Option<StageSet>,
 }
 
 impl Hidden {
     pub fn hides(&self, event: &Event) -> bool {
+        if self.only.is_some_and(|only| !only.contains(event.stage())) {
+            return true;
+        }
         match event {
             Event::WatchEvent { .. } => self.watch_events,
             Event::Bookmark { .. } => self.bookmarks,

@@ -31,7 +31,12 @@ pub struct EventRenderer<W: Write> {
     backlog: status::Backlog,
     /// The story view's notifications held back (tables with [`RenderOptions::story`]).
     bursts: Bursts,
+    /// Sees every event rendered, shown or hidden (`--report`'s capture).
+    tap: Option<Tap>,
 }
+
+/// A function that sees every event a renderer is given.
+pub type Tap = Box<dyn FnMut(&TraceEvent)>;
 
 impl<W: Write> EventRenderer<W> {
     pub fn new(out: W, opts: RenderOptions) -> Self {
@@ -46,6 +51,20 @@ impl<W: Write> EventRenderer<W> {
             hidden: Hidden::default(),
             backlog: status::Backlog::default(),
             bursts: Bursts::default(),
+            tap: None,
+        }
+    }
+
+    /// Hands every event to `tap` as well, hidden ones included.
+    pub fn with_tap(mut self, tap: Option<Tap>) -> Self {
+        self.tap = tap;
+        self
+    }
+
+    /// Hands `event` to the tap only (an event written elsewhere, e.g. the summary tables).
+    pub fn tap(&mut self, event: &TraceEvent) {
+        if let Some(tap) = &mut self.tap {
+            tap(event);
         }
     }
 
@@ -92,6 +111,7 @@ impl<W: Write> EventRenderer<W> {
     /// summary tables; callers that want the summary elsewhere (stderr) handle
     /// [`Event::Summary`] themselves with [`summary::render`].
     pub fn render(&mut self, event: &TraceEvent) -> io::Result<()> {
+        self.tap(event);
         if self.opts.format.is_table() && !self.hidden.notify {
             self.write_status_rows(event)?;
         }

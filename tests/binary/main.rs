@@ -21,6 +21,7 @@ mod multi_resource;
 mod proxy;
 mod readme;
 mod record_replay;
+mod report;
 mod scenarios;
 mod story;
 mod top_tmux;

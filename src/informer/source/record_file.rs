@@ -47,6 +47,14 @@ pub const HEADER_KEY: &str = "kinformer-record";
 /// zstd's frame magic number, as the file's first bytes.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// Whether `bytes` look like a record file (zstd-compressed, or a first line naming the
+/// format) rather than anything else, e.g. a JSONL trace.
+pub fn looks_like_record(bytes: &[u8]) -> bool {
+    let first_line = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
+    bytes.starts_with(&ZSTD_MAGIC)
+        || memchr::memmem::find(first_line, b"\"kinformer-record\"").is_some()
+}
+
 /// The first line of a record file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
