@@ -51,7 +51,9 @@ pub enum ConnectError {
     #[error("{0}")]
     Kubeconfig(String),
     #[error("cannot start the embedded API server: {0}")]
-    Embedded(String),
+    Embedded(#[source] kinformer_apiserver::ServerError),
+    #[error("cannot build a client for the embedded API server: {0}")]
+    EmbeddedClient(#[source] kube::Error),
 }
 
 impl ClusterChoice {
@@ -93,9 +95,8 @@ impl ClusterChoice {
         });
         let server = EmbeddedServer::start(config)
             .await
-            .map_err(|e| ConnectError::Embedded(e.to_string()))?;
-        let client = client_of(server.kube_config())
-            .map_err(|e| ConnectError::Embedded(format!("cannot build a client: {e}")))?;
+            .map_err(ConnectError::Embedded)?;
+        let client = client_of(server.kube_config()).map_err(ConnectError::EmbeddedClient)?;
         Ok(Connection {
             client,
             default_namespace: "default".into(),

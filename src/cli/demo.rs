@@ -135,7 +135,7 @@ async fn play(
         ..
     } = inspection;
     let Some(server) = connection.server.as_ref() else {
-        return Err(CliError::Runtime("the demo has no embedded server".into()));
+        return Err(CliError::Internal("the demo has no embedded server"));
     };
     if let Driver::Scenario(scenario) = &driver
         && !scenario.description.is_empty()

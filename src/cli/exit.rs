@@ -1,6 +1,14 @@
 //! Exit codes and the one-line errors printed as `error: <message>` on stderr.
 
 use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use kinformer_apiserver::ServerError;
+
+use crate::informer::{HandlerPanic, ReflectorError};
+use crate::proxy::ProxyError;
+use crate::report::trace::LineError;
 
 /// The documented exit codes: (code, meaning), for the README and the man page.
 pub const EXIT_CODES: &[(i32, &str)] = &[
@@ -73,14 +81,58 @@ pub enum CliError {
     #[error("the server rejected the request (BadRequest): {0}")]
     BadRequest(String),
     /// A handler panicked and `--on-panic crash` (the default) ended the informer.
-    #[error("{0}")]
-    HandlerPanicked(String),
+    #[error(
+        "handler {:?} panicked on {resource}: {} (--on-panic crash; --on-panic skip goes on)",
+        .panic.handler,
+        .panic.message
+    )]
+    HandlerPanicked {
+        resource: String,
+        panic: HandlerPanic,
+    },
     /// Connection refused, DNS failure, TLS handshake failure, timeout.
     #[error("unable to connect to the server: {0}")]
     Unreachable(String),
-    /// Any other failure while running.
+    /// The embedded API server did not start (a bad `--seed` file is a configuration error).
+    #[error("cannot start the embedded API server: {0}")]
+    Server(#[source] ServerError),
+    /// No client for the embedded server could be built.
+    #[error("cannot build a client for the embedded API server: {0}")]
+    EmbeddedClient(#[source] kube::Error),
+    /// `kinformer proxy` did not start.
     #[error("{0}")]
-    Runtime(String),
+    Proxy(#[from] ProxyError),
+    /// A file the run writes (a kubeconfig, a record file, a report) could not be written.
+    #[error("cannot write {}: {source}", .path.display())]
+    WriteFile { path: PathBuf, source: io::Error },
+    /// The record file to write could not be created (a configuration error, as a bad path).
+    #[error("cannot write record file {}: {source}", .path.display())]
+    CreateRecordFile { path: PathBuf, source: io::Error },
+    /// A LIST that failed in a way that is no refusal (after the informer gave up on it).
+    #[error("list {resource}: {source}")]
+    List {
+        resource: String,
+        source: ReflectorError,
+    },
+    /// First contact kept failing until `--retry-timeout` ran out.
+    #[error("{last} (gave up after {}s)", .after.as_secs_f64())]
+    GaveUp {
+        last: Box<CliError>,
+        after: Duration,
+    },
+    /// The replay behind `report`/`explain` printed a line its own reader refused (a bug).
+    #[error("the replay's trace: {0}")]
+    ReplayTrace(#[source] LineError),
+    /// Another HTTP status from the API server, where a refusal was not expected.
+    #[error("the server answered {code}: {message}")]
+    Status { code: u16, message: String },
+    /// A kube client failure of no kind above (its words: kube's error is not `Clone` and is
+    /// also read by the caller).
+    #[error("{0}")]
+    Client(String),
+    /// A state the program's own logic rules out (a bug, reported instead of a panic).
+    #[error("internal error: {0}")]
+    Internal(&'static str),
     /// A record file that cannot be replayed (`FILE:LINE: what is wrong`).
     #[error("{0}")]
     BadRecord(String),
@@ -121,10 +173,21 @@ impl CliError {
             | CliError::NotFound(_)
             | CliError::BadRequest(_) => 4,
             CliError::Unreachable(_) => 5,
-            CliError::HandlerPanicked(_) => 6,
+            CliError::HandlerPanicked { .. } => 6,
             CliError::BadRecord(_) => 7,
             CliError::UnknownKey(_) => 8,
-            CliError::Runtime(_) => 1,
+            CliError::Server(ServerError::SeedRead { .. } | ServerError::SeedFile { .. })
+            | CliError::CreateRecordFile { .. } => 3,
+            CliError::Server(_)
+            | CliError::EmbeddedClient(_)
+            | CliError::Proxy(_)
+            | CliError::WriteFile { .. }
+            | CliError::List { .. }
+            | CliError::GaveUp { .. }
+            | CliError::ReplayTrace(_)
+            | CliError::Status { .. }
+            | CliError::Client(_)
+            | CliError::Internal(_) => 1,
             CliError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
             CliError::Io(_) => 1,
         }
@@ -157,7 +220,10 @@ impl CliError {
             },
             404 => CliError::NotFound(message.to_owned()),
             400 => CliError::BadRequest(message.to_owned()),
-            _ => CliError::Runtime(format!("the server answered {code}: {message}")),
+            _ => CliError::Status {
+                code,
+                message: message.to_owned(),
+            },
         }
     }
 }
@@ -176,7 +242,7 @@ impl CliError {
             kube::Error::HyperError(e) => CliError::Unreachable(e.to_string()),
             kube::Error::Service(e) => CliError::Unreachable(e.to_string()),
             kube::Error::RustlsTls(e) => CliError::Unreachable(format!("TLS: {e}")),
-            other => CliError::Runtime(other.to_string()),
+            other => CliError::Client(other.to_string()),
         }
     }
 }
@@ -235,7 +301,38 @@ mod tests {
         assert_eq!(CliError::from_status(404, "get", "pods", "").code(), 4);
         assert_eq!(CliError::from_status(400, "list", "pods", "bad").code(), 4);
         assert_eq!(CliError::from_status(500, "list", "pods", "boom").code(), 1);
-        assert_eq!(CliError::HandlerPanicked("x".into()).code(), 6);
+        let panic = HandlerPanic {
+            handler: "slow".into(),
+            message: "boom".into(),
+        };
+        let panicked = CliError::HandlerPanicked {
+            resource: "pods".into(),
+            panic,
+        };
+        assert_eq!(panicked.code(), 6);
+        assert_eq!(
+            panicked.line(),
+            "error: handler \"slow\" panicked on pods: boom (--on-panic crash; --on-panic skip goes on)"
+        );
+        let seed = ServerError::SeedRead {
+            path: "x.yaml".into(),
+            source: io::Error::from(io::ErrorKind::NotFound),
+        };
+        assert_eq!(
+            CliError::Server(seed).code(),
+            3,
+            "a bad --seed file is configuration"
+        );
+        let write = CliError::WriteFile {
+            path: "/x/report.html".into(),
+            source: io::Error::from(io::ErrorKind::PermissionDenied),
+        };
+        assert_eq!(write.code(), 1);
+        assert!(
+            write
+                .line()
+                .starts_with("error: cannot write /x/report.html: ")
+        );
         assert_eq!(CliError::Unreachable("x".into()).code(), 5);
         assert_eq!(CliError::BadRecord("x".into()).code(), 7);
         assert_eq!(CliError::UnknownKey("x".into()).code(), 8);

@@ -123,7 +123,8 @@ impl Inspection {
     ) -> Result<Self, CliError> {
         let connection = cluster.connect().await.map_err(|e| match e {
             ConnectError::Kubeconfig(m) => CliError::Config(m),
-            ConnectError::Embedded(m) => CliError::Runtime(m),
+            ConnectError::Embedded(e) => CliError::Server(e),
+            ConnectError::EmbeddedClient(e) => CliError::EmbeddedClient(e),
         })?;
         let mut resources: Vec<ResolvedResource> = Vec::new();
         for name in &selection.resources {
@@ -194,10 +195,15 @@ async fn resolve_with_retry(
         let (delay, _) = backoff.step(now);
         let delay = delay.min(deadline.saturating_duration_since(now));
         if delay.is_zero() {
-            let gave_up = format!("(gave up after {}s)", give_up_after.as_secs_f64());
             return Err(match error {
-                CliError::Unreachable(_) => CliError::Unreachable(format!("{reason} {gave_up}")),
-                other => CliError::Runtime(format!("{other} {gave_up}")),
+                CliError::Unreachable(_) => CliError::Unreachable(format!(
+                    "{reason} (gave up after {}s)",
+                    give_up_after.as_secs_f64()
+                )),
+                other => CliError::GaveUp {
+                    last: Box::new(other),
+                    after: give_up_after,
+                },
             });
         }
         eprintln!("retrying in {:.1}s: {reason}", delay.as_secs_f64());

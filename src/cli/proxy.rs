@@ -26,7 +26,8 @@ pub async fn run(args: ProxyArgs, signals: &mut Signals) -> Result<i32, CliError
     let connection = match unless_interrupted(upstream(&args).connect(), signals, deadline).await {
         Ok(connected) => connected.map_err(|e| match e {
             ConnectError::Kubeconfig(m) => CliError::Config(m),
-            ConnectError::Embedded(m) => CliError::Runtime(m),
+            ConnectError::Embedded(e) => CliError::Server(e),
+            ConnectError::EmbeddedClient(e) => CliError::EmbeddedClient(e),
         })?,
         Err(_) => return Ok(0),
     };
@@ -76,8 +77,7 @@ async fn serve(
         tracer: tracer.clone(),
         record: args.record.clone(),
     })
-    .await
-    .map_err(|e| CliError::Runtime(e.to_string()))?;
+    .await?;
     let temporary = args.kubeconfig_out.is_none();
     let path = args
         .kubeconfig_out
@@ -85,7 +85,10 @@ async fn serve(
         .unwrap_or_else(|| default_kubeconfig(proxy.url()));
     proxy
         .write_kubeconfig(&path)
-        .map_err(|e| CliError::Runtime(format!("cannot write {}: {e}", path.display())))?;
+        .map_err(|source| CliError::WriteFile {
+            path: path.clone(),
+            source,
+        })?;
     eprintln!(
         "proxying {} to the API server; point a client at it: KUBECONFIG={} ./my-controller  (Ctrl-C stops)",
         proxy.url(),
@@ -127,17 +130,17 @@ async fn stopped(signals: &mut Signals, deadline: Option<tokio::time::Instant>) 
 
 fn report_recording(
     file: &Path,
-    recorded: Result<crate::proxy::Recorded, String>,
+    recorded: Result<crate::proxy::Recorded, io::Error>,
 ) -> Result<(), CliError> {
     match recorded {
         Ok(r) => {
             eprintln!("recorded {} entries to {}", r.entries, file.display());
             Ok(())
         }
-        Err(e) => Err(CliError::Runtime(format!(
-            "cannot write the record file {}: {e}",
-            file.display()
-        ))),
+        Err(source) => Err(CliError::WriteFile {
+            path: file.to_path_buf(),
+            source,
+        }),
     }
 }
 

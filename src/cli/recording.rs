@@ -33,7 +33,10 @@ pub async fn start(
         clients: Vec::new(),
     };
     let recorder = Recorder::create(path, &header)
-        .map_err(|e| CliError::Config(format!("cannot write record file {}: {e}", path.display())))?
+        .map_err(|source| CliError::CreateRecordFile {
+            path: path.to_path_buf(),
+            source,
+        })?
         .with_secret_data(secrets);
     for resource in &mut inspection.plan.resources {
         resource.source = recorder.wrap(&resource.resource, resource.source.clone());
@@ -43,9 +46,13 @@ pub async fn start(
 
 /// Closes the record file and says on stderr what it holds.
 pub async fn finish(recorder: Recorder, path: &Path, resources: &[String]) -> Result<(), CliError> {
-    let stats = recorder.finish().await.map_err(|e| {
-        CliError::Runtime(format!("cannot write record file {}: {e}", path.display()))
-    })?;
+    let stats = recorder
+        .finish()
+        .await
+        .map_err(|source| CliError::WriteFile {
+            path: path.to_path_buf(),
+            source,
+        })?;
     eprintln!(
         "recorded {} entries ({} bytes of JSONL) of {} to {}",
         stats.entries,

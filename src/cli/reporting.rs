@@ -95,8 +95,9 @@ pub fn write_page(path: Option<&Path>, trace: &Trace, info: &RunInfo) -> Result<
             _ => Ok(()),
         };
     };
-    std::fs::write(path, &page).map_err(|e| {
-        CliError::Runtime(format!("cannot write the report {}: {e}", path.display()))
+    std::fs::write(path, &page).map_err(|source| CliError::WriteFile {
+        path: path.to_path_buf(),
+        source,
     })?;
     eprintln!(
         "report: wrote {} ({} trace lines, {} KiB)",

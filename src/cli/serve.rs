@@ -51,7 +51,10 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
         .unwrap_or_else(|| default_kubeconfig(&server));
     server
         .write_kubeconfig(&path)
-        .map_err(|e| CliError::Runtime(format!("cannot write {}: {e}", path.display())))?;
+        .map_err(|source| CliError::WriteFile {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let served = serve_until_stopped(&server, scenario.as_ref(), signals, &path).await;
     if temporary {
         // Already gone (removed by hand) is fine.
@@ -62,14 +65,10 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
 }
 
 /// Why the server did not start: a `--seed` file that cannot be read or holds something that
-/// is no object is a configuration error (exit 3); anything else a runtime failure.
+/// is no object is a configuration error (exit 3, [`CliError::code`]); anything else a
+/// runtime failure.
 fn start_error(e: ServerError) -> CliError {
-    match e {
-        ServerError::SeedRead { .. } | ServerError::SeedFile { .. } => {
-            CliError::Config(e.to_string())
-        }
-        other => CliError::Runtime(other.to_string()),
-    }
+    CliError::Server(e)
 }
 
 /// Announces the server and serves until a signal or the scenario's end.

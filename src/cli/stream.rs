@@ -328,10 +328,7 @@ impl Ending {
             Ending::Done | Ending::PipeClosed => Ok(0),
             Ending::Signal(code) => Ok(code),
             Ending::Failed(SessionFailure::Panicked { resource, panic }) => {
-                Err(CliError::HandlerPanicked(format!(
-                    "handler {:?} panicked on {resource}: {} (--on-panic crash; --on-panic skip goes on)",
-                    panic.handler, panic.message
-                )))
+                Err(CliError::HandlerPanicked { resource, panic })
             }
             Ending::Failed(SessionFailure::InitialList { resource, error }) => {
                 Err(initial_list_error(&error, &resource))
@@ -349,8 +346,14 @@ fn initial_list_error(e: &ReflectorError, resource: &str) -> CliError {
         }
         Some(SourceError::Api(status)) => match status.code {
             Some(code) => CliError::from_status(code, "list", resource, &status.message),
-            None => CliError::Runtime(format!("list {resource}: {e}")),
+            None => CliError::List {
+                resource: resource.to_owned(),
+                source: e.clone(),
+            },
         },
-        _ => CliError::Runtime(format!("list {resource}: {e}")),
+        _ => CliError::List {
+            resource: resource.to_owned(),
+            source: e.clone(),
+        },
     }
 }

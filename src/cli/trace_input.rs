@@ -81,6 +81,6 @@ async fn replayed(
     let trace = renderer
         .into_inner()
         .finish()
-        .map_err(|e| CliError::Runtime(format!("the replay's trace: {e}")))?;
+        .map_err(CliError::ReplayTrace)?;
     Ok(Ok(TraceInput { trace, info }))
 }

@@ -1,5 +1,5 @@
 //! `--diff` changes of a Secret with their secret values redacted (the object bytes
-//! themselves are redacted by [`crate::redact`], shared with the record file writer).
+//! themselves are redacted by `crate::redact`, shared with the record file writer).
 
 use serde_json::Value;
 use serde_json::value::RawValue;

@@ -22,4 +22,4 @@ mod streams;
 mod tap;
 
 pub use record::Recorded;
-pub use running::{Proxy, ProxyConfig, Stopped};
+pub use running::{Proxy, ProxyConfig, ProxyError, Stopped};

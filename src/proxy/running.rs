@@ -143,7 +143,7 @@ impl Stopped {
     pub fn finish_recording(
         &self,
         server_version: Option<String>,
-    ) -> Option<Result<Recorded, String>> {
+    ) -> Option<Result<Recorded, std::io::Error>> {
         self.registry.finish_recording(server_version)
     }
 }

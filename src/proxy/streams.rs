@@ -52,7 +52,7 @@ struct State {
     streams: Vec<Stream>,
     recorder: Option<RecordWriter>,
     /// The first error writing the record file (the recording then stops).
-    record_error: Option<String>,
+    record_error: Option<std::io::Error>,
 }
 
 struct Client {
@@ -265,7 +265,7 @@ impl Registry {
     pub fn finish_recording(
         &self,
         server_version: Option<String>,
-    ) -> Option<Result<Recorded, String>> {
+    ) -> Option<Result<Recorded, std::io::Error>> {
         let mut state = self.state();
         let recorder = state.recorder.take()?;
         if let Some(e) = state.record_error.take() {
@@ -295,7 +295,7 @@ impl Registry {
             resources: recorded.iter().map(|s| s.name.clone()).collect(),
             clients,
         };
-        Some(recorder.finish(&header).map_err(|e| e.to_string()))
+        Some(recorder.finish(&header))
     }
 }
 
@@ -374,7 +374,7 @@ impl State {
         stream.recorded = true;
         let secrets = stream.collection.resource == crate::redact::SECRETS_RESOURCE;
         if let Err(e) = recorder.append(&stream.name, kind, secrets) {
-            self.record_error = Some(e.to_string());
+            self.record_error = Some(e);
         }
     }
 }
