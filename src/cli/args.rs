@@ -1161,7 +1161,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let args = custom_columns_output(args.into_iter().map(Into::into).collect());
     let argv0 = args
         .first()
         .map(|a| a.to_string_lossy().into_owned())
@@ -1183,6 +1183,38 @@ where
             target.error(clap::error::ErrorKind::ValueValidation, msg)
         })?;
     Ok(cli)
+}
+
+/// kubectl's `-o custom-columns=SPEC` (any spelling of `-o`/`--output`) as `-o table
+/// --columns SPEC`: the table with those object columns.
+fn custom_columns_output(args: Vec<OsString>) -> Vec<OsString> {
+    const FORM: &str = "custom-columns=";
+    let mut out = Vec::with_capacity(args.len() + 2);
+    let mut args = args.into_iter().peekable();
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy();
+        let inline = ["-o=", "-o", "--output="]
+            .iter()
+            .find_map(|flag| text.strip_prefix(flag))
+            .and_then(|value| value.strip_prefix(FORM));
+        let spec = match inline {
+            Some(spec) => Some(spec.to_owned()),
+            None if text == "-o" || text == "--output" => args
+                .next_if(|next| next.to_string_lossy().starts_with(FORM))
+                .map(|next| next.to_string_lossy()[FORM.len()..].to_owned()),
+            None => None,
+        };
+        match spec {
+            Some(spec) => out.extend(
+                ["-o", "table", "--columns"]
+                    .map(OsString::from)
+                    .into_iter()
+                    .chain([OsString::from(spec)]),
+            ),
+            None => out.push(arg),
+        }
+    }
+    out
 }
 
 /// Tells `demo` which of its flags came from the command line rather than its defaults.
@@ -1242,6 +1274,27 @@ mod tests {
             Command::Watch(w) => w,
             other => panic!("not watch: {other:?}"),
         }
+    }
+
+    #[test]
+    fn kubectls_custom_columns_output_is_a_table_with_those_columns() {
+        for form in [
+            &["-o", "custom-columns=NAME:.metadata.name"][..],
+            &["-ocustom-columns=NAME:.metadata.name"],
+            &["--output=custom-columns=NAME:.metadata.name"],
+            &["--output", "custom-columns=NAME:.metadata.name"],
+        ] {
+            let mut args = vec!["pods"];
+            args.extend_from_slice(form);
+            let w = watch(&args);
+            assert_eq!(w.informer.output.output, OutputFormat::Table, "{form:?}");
+            let columns = w.informer.output.columns.expect("columns");
+            assert_eq!(columns.spec(), "NAME:.metadata.name", "{form:?}");
+        }
+        assert_eq!(
+            watch(&["pods", "-o", "wide"]).informer.output.output,
+            OutputFormat::Wide
+        );
     }
 
     #[test]
