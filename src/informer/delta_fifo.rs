@@ -43,6 +43,7 @@ impl FifoState {
 }
 
 impl DeltaFifo {
+    /// A DeltaFIFO whose KnownObjects (for Replace's deletions and Resync) is `known`.
     pub fn new(known: Arc<Store>, tracer: Tracer) -> Self {
         Self {
             inner: Mutex::new(FifoState::default()),

@@ -34,6 +34,7 @@ pub struct Ingest {
 }
 
 impl Ingest {
+    /// Decodes with `indexers`' functions and, if given, `transform` first.
     pub fn new(indexers: Indexers, transform: Option<Transform>) -> Self {
         Self {
             indexers,

@@ -69,9 +69,13 @@ struct OwnerSpans {
 /// One entry of `metadata.ownerReferences`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OwnerReference<'a> {
+    /// The owner's kind.
     pub kind: &'a str,
+    /// The owner's name.
     pub name: &'a str,
+    /// The owner's uid.
     pub uid: &'a str,
+    /// Whether this owner is the managing controller.
     pub controller: bool,
 }
 
@@ -99,6 +103,7 @@ impl ObjectMeta {
         self.get(self.key)
     }
 
+    /// `metadata.name`.
     pub fn name(&self) -> &str {
         let key = self.key();
         match self.namespace_len as usize {
@@ -107,23 +112,28 @@ impl ObjectMeta {
         }
     }
 
+    /// `metadata.namespace`; None for cluster-scoped objects.
     pub fn namespace(&self) -> Option<&str> {
         let n = self.namespace_len as usize;
         (n > 0).then(|| self.key().get(..n).unwrap_or_default())
     }
 
+    /// `metadata.uid` (empty when absent).
     pub fn uid(&self) -> &str {
         self.get(self.uid)
     }
 
+    /// `metadata.resourceVersion` (empty when absent).
     pub fn resource_version(&self) -> &str {
         self.get(self.resource_version)
     }
 
+    /// `metadata.creationTimestamp`.
     pub fn creation_timestamp(&self) -> Option<&str> {
         self.creation_timestamp.map(|s| self.get(s))
     }
 
+    /// `metadata.deletionTimestamp`.
     pub fn deletion_timestamp(&self) -> Option<&str> {
         self.deletion_timestamp.map(|s| self.get(s))
     }
@@ -143,6 +153,7 @@ impl ObjectMeta {
             .map(|(k, v)| (self.get(*k), self.get(*v)))
     }
 
+    /// `metadata.ownerReferences`, in order.
     pub fn owner_references(&self) -> impl Iterator<Item = OwnerReference<'_>> {
         self.owner_references.iter().map(|o| OwnerReference {
             kind: self.get(o.kind),
@@ -219,10 +230,13 @@ impl<'a> SpanBuilder<'a> {
 /// Why raw bytes could not become a cached object.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
+    /// The bytes are not a JSON object (serde_json's words).
     #[error("object is not valid JSON: {0}")]
     Json(String),
+    /// The object has no `metadata.name`.
     #[error("object has no metadata.name")]
     MissingName,
+    /// The transform refused the object (its error's words).
     #[error("transform failed: {0}")]
     Transform(String),
 }
@@ -268,6 +282,7 @@ impl CachedObject {
         &self.meta.raw
     }
 
+    /// The parsed metadata.
     pub fn meta(&self) -> &ObjectMeta {
         &self.meta
     }
@@ -277,6 +292,7 @@ impl CachedObject {
         self.meta.key()
     }
 
+    /// `metadata.resourceVersion`.
     pub fn resource_version(&self) -> &str {
         self.meta.resource_version()
     }

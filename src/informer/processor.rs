@@ -33,6 +33,7 @@ pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 /// notified state (Rule H4). A slow future delays only this handler (Rule P1). A panic, while
 /// building the future or running it, follows the informer's [`PanicPolicy`] (Rule P8).
 pub trait EventHandler: Send + Sync + 'static {
+    /// Handles one notification (the listener awaits it before the next).
     fn handle<'a>(&'a self, notification: &'a Notification) -> HandlerFuture<'a>;
 }
 
@@ -50,6 +51,7 @@ impl<F: Fn(&Notification) + Send + Sync + 'static> EventHandler for FnHandler<F>
 /// [:panic-every=N]`, or a scenario's `handlers:` entry).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HandlerSpec {
+    /// The handler's name in the trace and the summary.
     pub name: String,
     /// The handler's own resync period; `None` = the informer's default.
     pub resync: Option<Duration>,
@@ -83,6 +85,7 @@ pub struct SimulatedHandler {
 }
 
 impl SimulatedHandler {
+    /// A handler that takes `delay` per notification.
     pub fn new(delay: Duration) -> Self {
         Self {
             delay,
@@ -152,7 +155,9 @@ pub const SLOW_HANDLER_CALL: Duration = Duration::from_millis(100);
 /// A handler's panic that ended the informer ([`PanicPolicy::Crash`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HandlerPanic {
+    /// The handler that panicked.
     pub handler: Arc<str>,
+    /// Its panic message.
     pub message: String,
 }
 

@@ -119,10 +119,12 @@ impl Profile {
             .ok_or_else(|| UnknownVersion(version.to_owned()))
     }
 
+    /// The newest modelled release.
     pub fn newest() -> &'static Profile {
         &PROFILES[PROFILES.len() - 1]
     }
 
+    /// The queue this release's informers use.
     pub fn queue(&self) -> QueueKind {
         if self.in_order_informers {
             QueueKind::RealFifo
@@ -131,6 +133,7 @@ impl Profile {
         }
     }
 
+    /// This release's RealFIFO behaviours.
     pub fn real_fifo(&self) -> RealFifoOptions {
         RealFifoOptions {
             pop_batch: self.batch_process,

@@ -29,8 +29,11 @@ pub const BATCH_SIZE: usize = 1000;
 /// Which of the later releases' RealFIFO behaviours are on (see the module doc).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RealFifoOptions {
+    /// PopBatch: pop every queued entry at once (client-go 1.35+).
     pub pop_batch: bool,
+    /// AtomicFIFO: a Replace is one ReplacedAll entry (client-go 1.36).
     pub atomic_events: bool,
+    /// Unlock the queue while the batch is processed (client-go 1.36).
     pub unlock_while_processing: bool,
 }
 
@@ -159,10 +162,12 @@ impl RealState {
 }
 
 impl RealFifo {
+    /// A RealFIFO with the default options, `known` its KnownObjects.
     pub fn new(known: Arc<Store>, tracer: Tracer) -> Self {
         Self::with_options(known, tracer, RealFifoOptions::default())
     }
 
+    /// A RealFIFO with `options`.
     pub fn with_options(known: Arc<Store>, tracer: Tracer, options: RealFifoOptions) -> Self {
         Self {
             inner: Mutex::new(RealState::default()),

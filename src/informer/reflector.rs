@@ -56,14 +56,19 @@ pub enum BackoffReset {
 /// full jitter (so a delay at the cap is 30–60 s), reset after 2 min as the release does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BackoffConfig {
+    /// The first delay.
     pub initial: Duration,
     /// The cap on the doubling base (client-go's `Cap`); jitter is added on top.
     pub max: Duration,
     /// A hard ceiling on every delay, jitter included (`--max-backoff`); client-go has none.
     pub ceiling: Option<Duration>,
+    /// Quiet time after which the delay starts over (≤1.35).
     pub reset_after: Duration,
+    /// How the delay starts over (per release).
     pub reset: BackoffReset,
+    /// Growth factor per failure.
     pub factor: f64,
+    /// Random jitter, as a fraction of the delay.
     pub jitter: f64,
 }
 
@@ -94,6 +99,7 @@ pub struct ReflectorConfig {
     /// Watch timeouts are drawn from [min, 2·min) in whole seconds (client-go: 5 min,
     /// reflector.go v0.36:588).
     pub min_watch_timeout: Duration,
+    /// The backoff between failed ListAndWatch attempts.
     pub backoff: BackoffConfig,
     /// Seeds the reflector's randomness (backoff jitter, watch timeouts) so that every run
     /// draws the same numbers (a virtual-clock replay); None draws from the thread's generator.
@@ -179,21 +185,26 @@ pub enum ReflectorError {
     /// The LIST failed; `initial` when nothing was ever listed (the informer has no data).
     #[error("failed to list: {source}")]
     List {
+        /// Why.
         #[source]
         source: SourceError,
+        /// Whether it was the informer's first LIST.
         initial: bool,
     },
     /// A listed object could not be decoded.
     #[error("unable to understand list result: {source}")]
     ListDecode {
+        /// Why.
         #[source]
         source: DecodeError,
+        /// Whether it was the informer's first LIST.
         initial: bool,
     },
     /// The WATCH request was refused or failed (not connection refused or 429, which are
     /// retried in place, Rule R8).
     #[error("failed to watch: {source}")]
     Watch {
+        /// Why.
         #[source]
         source: SourceError,
     },

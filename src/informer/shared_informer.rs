@@ -36,16 +36,20 @@ pub const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
 pub struct InformerConfig {
     /// The default handler resync period, and the initial resync check period.
     pub resync: Duration,
+    /// DeltaFIFO or RealFIFO.
     pub queue: QueueKind,
     /// The later releases' RealFIFO behaviours (PopBatch, atomic events, unlocking).
     pub real_fifo: RealFifoOptions,
+    /// The Reflector's settings (paging, watch-list, timeouts, backoff).
     pub reflector: ReflectorConfig,
+    /// A transform run once on every object before it is queued.
     pub transform: Option<Transform>,
     /// What a panicking handler does (Rule P8; client-go's default crashes).
     pub on_panic: PanicPolicy,
     /// The client-go release the queue and list settings come from, and which of them an
     /// explicit choice overrode (told in the `started` trace line).
     pub profile: Option<&'static str>,
+    /// The settings given explicitly over the profile's.
     pub overrides: Vec<&'static str>,
     /// Told why each failed ListAndWatch attempt failed (client-go's SetWatchErrorHandler).
     pub watch_error_handler: Option<WatchErrorHandler>,
@@ -289,10 +293,12 @@ pub struct Registration {
 }
 
 impl Registration {
+    /// The registration's handler name.
     pub fn name(&self) -> &str {
         self.listener.name()
     }
 
+    /// The registration's listener.
     pub fn listener(&self) -> &Arc<Listener> {
         &self.listener
     }
@@ -304,6 +310,7 @@ impl Registration {
 }
 
 impl SharedIndexInformer {
+    /// An informer listing and watching through `lw`, reporting to `tracer`.
     pub fn new(lw: Arc<dyn ListerWatcher>, config: InformerConfig, tracer: Tracer) -> Self {
         let check_period = config.resync;
         Self {
@@ -334,6 +341,7 @@ impl SharedIndexInformer {
         Cache::new(self.inner.store.clone())
     }
 
+    /// Where the informer's events go.
     pub fn tracer(&self) -> &Tracer {
         &self.inner.tracer
     }
@@ -472,6 +480,7 @@ impl SharedIndexInformer {
         removed
     }
 
+    /// Whether the initial list has been processed (client-go's HasSynced).
     pub fn has_synced(&self) -> bool {
         self.inner.has_synced()
     }
@@ -493,6 +502,7 @@ impl SharedIndexInformer {
         self.inner.store_resource_version().unwrap_or_default()
     }
 
+    /// The resourceVersion of the last LIST or watch event the Reflector saw.
     pub fn last_sync_resource_version(&self) -> String {
         self.inner
             .last_sync_rv

@@ -58,11 +58,15 @@ pub enum IndexError {
     #[error(
         "invalid index expression {0:?}: expected label:KEY, annotation:KEY, field:PATH or owner"
     )]
+    /// The expression does not parse.
     BadExpression(String),
+    /// The NAME=EXPR definition is malformed.
     #[error("invalid index {0:?}: expected NAME=EXPR, e.g. by-node=field:spec.nodeName")]
     BadDefinition(String),
+    /// An index of this name exists.
     #[error("indexer {0:?} already exists")]
     Duplicate(String),
+    /// No index of this name.
     #[error("index with name {0} does not exist")]
     Unknown(String),
 }
@@ -180,10 +184,12 @@ impl Indexers {
         self.add(name, IndexFunc::parse(expr)?)
     }
 
+    /// The index names, in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.defs.iter().map(|(n, _)| n.as_str())
     }
 
+    /// Where the index `name` is among them.
     pub fn position(&self, name: &str) -> Option<usize> {
         self.defs.iter().position(|(n, _)| n == name)
     }
@@ -266,6 +272,7 @@ impl Default for Store {
 }
 
 impl Store {
+    /// An empty store with `indexers`.
     pub fn new(indexers: Indexers) -> Self {
         let indices = indexers.defs.iter().map(|_| HashMap::new()).collect();
         Self {
@@ -328,10 +335,12 @@ impl Store {
         self.read().resource_version.clone()
     }
 
+    /// The object stored under `key`.
     pub fn get(&self, key: &str) -> Option<ObjectRef> {
         self.read().items.get(key).map(|k| k.0.clone())
     }
 
+    /// Every stored object.
     pub fn list(&self) -> Vec<ObjectRef> {
         self.read().items.iter().map(|k| k.0.clone()).collect()
     }
@@ -343,6 +352,7 @@ impl Store {
         objects
     }
 
+    /// Every key, in no particular order.
     pub fn list_keys(&self) -> Vec<String> {
         self.read()
             .items
@@ -351,10 +361,12 @@ impl Store {
             .collect()
     }
 
+    /// How many objects are stored.
     pub fn len(&self) -> usize {
         self.read().items.len()
     }
 
+    /// Whether nothing is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -470,6 +482,7 @@ impl Transaction<'_> {
         Some(old)
     }
 
+    /// The object stored under `key`, as this transaction sees it.
     pub fn get(&self, key: &str) -> Option<ObjectRef> {
         self.inner.items.get(key).map(|k| k.0.clone())
     }
@@ -487,6 +500,7 @@ impl Transaction<'_> {
         objects
     }
 
+    /// Sets the store's resourceVersion (client-go 1.36's, Rule I6).
     pub fn set_resource_version(&mut self, rv: &str) {
         let current = &mut self.inner.resource_version;
         current.clear();
@@ -500,6 +514,7 @@ impl Transaction<'_> {
 pub struct Cache(Arc<Store>);
 
 impl Cache {
+    /// A read-only view of `store`.
     pub fn new(store: Arc<Store>) -> Self {
         Self(store)
     }
@@ -509,10 +524,12 @@ impl Cache {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// The cached object under `key`.
     pub fn get(&self, key: &str) -> Option<ObjectRef> {
         self.0.get(key)
     }
 
+    /// Every cached object.
     pub fn list(&self) -> Vec<ObjectRef> {
         self.0.list()
     }
@@ -522,14 +539,17 @@ impl Cache {
         self.0.list_sorted()
     }
 
+    /// Every cached key, in no particular order.
     pub fn list_keys(&self) -> Vec<String> {
         self.0.list_keys()
     }
 
+    /// How many objects are cached.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// Whether the cache is empty.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

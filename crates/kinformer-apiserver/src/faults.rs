@@ -119,12 +119,18 @@ impl Fault {
 /// A fault that cannot be caused as asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FaultError {
+    /// `fail-requests` with a `fraction` outside 0..=1.
     #[error("fail-requests: fraction must be between 0 and 1")]
     Fraction,
+    /// `fail-requests` with a status the server does not fake.
     #[error("fail-requests: status must be 401, 403, 404, 429, 500 or 503")]
     Status,
+    /// A `delay` longer than the server allows.
     #[error("delay: at most {max}ms")]
-    Delay { max: u128 },
+    Delay {
+        /// The longest delay, in milliseconds.
+        max: u128,
+    },
 }
 
 /// Failing requests while armed.

@@ -53,6 +53,8 @@
 //! The crate's README compares it with envtest and `tower_test` mocks and lists what differs
 //! from kube-apiserver.
 
+#![warn(missing_docs)]
+
 mod app;
 mod churn;
 mod controllers;
