@@ -13,10 +13,15 @@ use super::object::ObjectRef;
 /// Why a delta was queued (client-go's `DeltaType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeltaType {
+    /// An object the watch or a late handler's replay added.
     Added,
+    /// An object that changed.
     Updated,
+    /// An object that was deleted (or found gone by a relist).
     Deleted,
+    /// An object a relist listed again (Replace).
     Replaced,
+    /// An object a resync queued again.
     Sync,
     /// AtomicFIFO (client-go ≥ 1.36): one entry for a whole LIST.
     ReplacedAll,
@@ -27,6 +32,7 @@ pub enum DeltaType {
 }
 
 impl DeltaType {
+    /// client-go's name (`Added`, `Updated`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             DeltaType::Added => "Added",
@@ -45,18 +51,23 @@ impl DeltaType {
 /// `obj` is the last state we knew.
 #[derive(Debug, Clone)]
 pub struct Tombstone {
+    /// The deleted object's key.
     pub key: String,
+    /// The last state the informer knew.
     pub obj: ObjectRef,
 }
 
 /// The payload of a delta: an object, or a tombstone for a deletion we only inferred.
 #[derive(Debug, Clone)]
 pub enum DeltaObject {
+    /// The object itself.
     Object(ObjectRef),
+    /// client-go's DeletedFinalStateUnknown: the delete was missed.
     Tombstone(Tombstone),
 }
 
 impl DeltaObject {
+    /// The object's key.
     pub fn key(&self) -> &str {
         match self {
             DeltaObject::Object(o) => o.key(),
@@ -72,6 +83,7 @@ impl DeltaObject {
         }
     }
 
+    /// Whether this is a tombstone.
     pub fn is_tombstone(&self) -> bool {
         matches!(self, DeltaObject::Tombstone(_))
     }
@@ -80,11 +92,14 @@ impl DeltaObject {
 /// One change to one object.
 #[derive(Debug, Clone)]
 pub struct Delta {
+    /// What happened.
     pub delta_type: DeltaType,
+    /// To what.
     pub object: DeltaObject,
 }
 
 impl Delta {
+    /// A delta of `delta_type` about `obj`.
     pub fn new(delta_type: DeltaType, obj: ObjectRef) -> Self {
         Self {
             delta_type,
@@ -92,6 +107,7 @@ impl Delta {
         }
     }
 
+    /// A Deleted delta carrying a tombstone of `obj` under `key`.
     pub fn tombstone(key: String, obj: ObjectRef) -> Self {
         Self {
             delta_type: DeltaType::Deleted,
@@ -114,7 +130,9 @@ pub struct QueueClosed;
 /// one entry by an atomic RealFIFO.
 #[derive(Debug, Clone)]
 pub struct ReplacedAll {
+    /// The LIST's resourceVersion.
     pub resource_version: String,
+    /// Every listed object.
     pub objects: Vec<ObjectRef>,
 }
 
@@ -153,8 +171,10 @@ pub type ProcessFn<'a> = dyn PopProcess + Send + 'a;
 /// Which queue an informer uses (`--queue`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum QueueKind {
+    /// client-go ≤1.32's DeltaFIFO (deltas per key, compressed).
     #[default]
     DeltaFifo,
+    /// client-go ≥1.33's RealFIFO (one entry per event, in order).
     RealFifo,
 }
 
@@ -188,18 +208,22 @@ pub trait Queue: Send + Sync {
     /// Queues one watch event's delta (`Added`, `Updated` or `Deleted`).
     fn queue_event(&self, delta_type: DeltaType, obj: ObjectRef);
 
+    /// Queues an Added delta.
     fn add(&self, obj: ObjectRef) {
         self.queue_event(DeltaType::Added, obj);
     }
 
+    /// Queues an Updated delta.
     fn update(&self, obj: ObjectRef) {
         self.queue_event(DeltaType::Updated, obj);
     }
 
+    /// Queues a Deleted delta.
     fn delete(&self, obj: ObjectRef) {
         self.queue_event(DeltaType::Deleted, obj);
     }
 
+    /// A relist's objects: Replaced deltas, and deletions for known objects missing from it.
     fn replace(&self, list: Vec<ObjectRef>);
 
     /// [`Queue::replace`] with the LIST's resourceVersion, which an atomic RealFIFO carries in
@@ -207,16 +231,20 @@ pub trait Queue: Send + Sync {
     fn replace_at(&self, list: Vec<ObjectRef>, _resource_version: &str) {
         self.replace(list);
     }
+    /// Queues a Sync delta per known object (DeltaFIFO skips keys already queued); how many.
     fn resync(&self) -> usize;
 
     /// A watch bookmark's resourceVersion: queued as a `Bookmark` entry by an atomic RealFIFO,
     /// ignored otherwise.
     fn bookmark(&self, _resource_version: &str) {}
+    /// Waits for the next entry (or batch) and runs `process` on it.
     fn pop<'a, 'p: 'a>(&'a self, process: &'a mut ProcessFn<'p>) -> PopFuture<'a>;
+    /// Whether the first Replace's entries have all been popped.
     fn has_synced(&self) -> bool;
     /// client-go's `informer_queued_items` gauge (fifo_metrics.go v0.36): DeltaFIFO's queued
     /// keys, RealFIFO's queued entries.
     fn queued_items(&self) -> usize;
+    /// Closes the queue: a waiting pop returns.
     fn close(&self);
 }
 

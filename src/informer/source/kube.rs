@@ -19,10 +19,13 @@ use super::wire::{frames, parse_list, status_from_body};
 /// What a [`KubeSource`] lists and watches.
 #[derive(Debug, Clone)]
 pub struct KubeTarget {
+    /// The resource's group, version, kind and plural.
     pub resource: ApiResource,
     /// None: all namespaces (or a cluster-scoped resource).
     pub namespace: Option<String>,
+    /// `labelSelector`, as kubectl's `-l`.
     pub label_selector: Option<String>,
+    /// `fieldSelector`, as kubectl's `--field-selector`.
     pub field_selector: Option<String>,
     /// Ask for PartialObjectMetadata only.
     pub metadata_only: bool,
@@ -36,6 +39,7 @@ pub struct KubeSource {
 }
 
 impl KubeSource {
+    /// A ListerWatcher of `target` through `client`.
     pub fn new(client: kube::Client, target: KubeTarget) -> Self {
         let url = DynamicObject::url_path(&target.resource, target.namespace.as_deref());
         Self {

@@ -20,14 +20,18 @@ pub struct ListOptions {
     /// `""`: a consistent read; `"0"`: any state (a watch cache may ignore `limit`); `"N"`:
     /// not older than N.
     pub resource_version: String,
+    /// Page size (`limit`).
     pub limit: Option<u32>,
+    /// The previous page's `continue` token.
     pub continue_token: Option<String>,
 }
 
 /// Options of one WATCH request (bookmarks are always allowed).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WatchOptions {
+    /// Watch from this resourceVersion.
     pub resource_version: String,
+    /// `timeoutSeconds`: the server ends the watch then.
     pub timeout_seconds: u64,
     /// Watch-list: initial ADDED events, then a bookmark marking their end.
     pub send_initial_events: bool,
@@ -36,16 +40,22 @@ pub struct WatchOptions {
 /// One page of a LIST: the items' raw JSON.
 #[derive(Debug, Clone, Default)]
 pub struct ListPage {
+    /// The items' raw JSON.
     pub items: Vec<Bytes>,
+    /// The list's resourceVersion.
     pub resource_version: String,
+    /// The token for the next page, if any.
     pub continue_token: Option<String>,
 }
 
 /// A metav1.Status the server answered with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ApiStatus {
+    /// HTTP status code.
     pub code: Option<u16>,
+    /// Machine-readable reason (`Expired`, `Gone`, …).
     pub reason: String,
+    /// Human-readable message.
     pub message: String,
     /// The `Retry-After` the server asked for (429, 503).
     pub retry_after: Option<Duration>,
@@ -64,13 +74,20 @@ impl ApiStatus {
 /// One frame of a watch stream.
 #[derive(Debug, Clone)]
 pub enum WatchFrame {
+    /// ADDED, with the object's raw JSON.
     Added(Bytes),
+    /// MODIFIED, with the object's raw JSON.
     Modified(Bytes),
+    /// DELETED, with the object's last state.
     Deleted(Bytes),
+    /// BOOKMARK.
     Bookmark {
+        /// The bookmark's resourceVersion.
         resource_version: String,
+        /// It ends a watch-list's initial events.
         initial_events_end: bool,
     },
+    /// ERROR: a Status in the stream (410 Expired, …).
     Error(ApiStatus),
 }
 
@@ -104,6 +121,7 @@ pub enum SourceError {
 }
 
 impl SourceError {
+    /// Whether it is a 410 Expired/Gone (the Reflector relists).
     pub fn is_expired(&self) -> bool {
         matches!(self, SourceError::Api(s) if s.is_expired())
     }
@@ -145,6 +163,7 @@ impl SourceError {
         }
     }
 
+    /// The HTTP status of an API error.
     pub fn status_code(&self) -> Option<u16> {
         match self {
             SourceError::Api(s) => s.code,
@@ -152,6 +171,7 @@ impl SourceError {
         }
     }
 
+    /// A short machine-readable reason (the Status reason, or the transport kind).
     pub fn reason(&self) -> String {
         match self {
             SourceError::Api(s) => s.reason.clone(),
@@ -173,6 +193,8 @@ impl SourceError {
 /// a consistent snapshot first); the stream ends cleanly when the server closes it, and
 /// yields an `Err` for a broken stream or a frame that cannot be decoded.
 pub trait ListerWatcher: Send + Sync + 'static {
+    /// One LIST page.
     fn list<'a>(&'a self, opts: &'a ListOptions) -> SourceFuture<'a, ListPage>;
+    /// A WATCH stream.
     fn watch<'a>(&'a self, opts: &'a WatchOptions) -> SourceFuture<'a, WatchStream>;
 }

@@ -79,6 +79,7 @@ fn memory_key(obj: &serde_json::Value) -> String {
 }
 
 impl MemorySource {
+    /// An empty source.
     pub fn new() -> Self {
         Self::default()
     }
@@ -165,6 +166,7 @@ impl MemorySource {
         self.lock().calls.clone()
     }
 
+    /// The source's current resourceVersion.
     pub fn resource_version(&self) -> u64 {
         self.lock().rv
     }
