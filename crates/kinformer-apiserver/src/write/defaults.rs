@@ -6,8 +6,12 @@
 //!   `metadata.creationTimestamp: null`…), which every object decoded into it carries — and
 //!   which field managers compare a created object against;
 //! - [`apply_defaults`]: the defaulting functions, as tables of `(field, default)` per struct,
-//!   each citing the Go file it follows. Admission plugins (service account, priority,
-//!   tolerations) are not defaulting and are not run.
+//!   each citing the Go file it follows;
+//! - [`prepare_for_create`]: what the strategies and storages set on a new object after the
+//!   field manager recorded its creator (so no manager owns it): a namespace's finalizer and
+//!   phase, a pod's phase and QoS class, a Service's cluster IP and IP families.
+//!
+//! Admission plugins (service account, priority, tolerations) are neither and are not run.
 
 use rand::Rng;
 use serde_json::{Map, Value, json};
@@ -89,21 +93,14 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
         return;
     };
     match (resource.group.as_str(), resource.kind.as_str()) {
-        ("", "Pod") => {
-            with_map(object, "spec", |spec| {
-                pod_spec(spec);
-                // SetDefaults_Pod: only pods, not templates.
-                set(spec, "enableServiceLinks", json!(true));
-            });
-            let qos = qos_class(object);
-            with_map(object, "status", |status| {
-                set(status, "phase", json!("Pending"));
-                set(status, "qosClass", json!(qos));
-            });
-        }
+        ("", "Pod") => with_map(object, "spec", |spec| {
+            pod_spec(spec);
+            // SetDefaults_Pod: only pods, not templates.
+            set(spec, "enableServiceLinks", json!(true));
+        }),
         ("", "Service") => with_map(object, "spec", service_spec),
         ("", "Secret") => set(object, "type", json!("Opaque")),
-        ("", "Namespace") => namespace(object),
+        ("", "Namespace") => namespace_label(object),
         ("apps", "Deployment") => with_map(object, "spec", deployment_spec),
         ("apps", "ReplicaSet") => with_map(object, "spec", |spec| {
             set(spec, "replicas", json!(1));
@@ -111,6 +108,35 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
         }),
         ("apps", "StatefulSet") => with_map(object, "spec", stateful_set_spec),
         ("apps", "DaemonSet") => with_map(object, "spec", daemon_set_spec),
+        _ => {}
+    }
+}
+
+/// What the strategies (`PrepareForCreate`) and the Service storage set on a new object of
+/// `resource`: a pod's `Pending` phase and QoS class (`registry/core/pod/strategy.go`), a
+/// namespace's `kubernetes` finalizer and `Active` phase (`registry/core/namespace/strategy.go`),
+/// a Service's cluster IP and single-stack IPv4 families (`registry/core/service/storage`).
+pub fn prepare_for_create(value: &mut Value, resource: &ResourceType) {
+    let Some(object) = value.as_object_mut() else {
+        return;
+    };
+    match (resource.group.as_str(), resource.kind.as_str()) {
+        ("", "Pod") if !resource.custom => {
+            let qos = qos_class(object);
+            with_map(object, "status", |status| {
+                set(status, "phase", json!("Pending"));
+                set(status, "qosClass", json!(qos));
+            });
+        }
+        ("", "Namespace") if !resource.custom => {
+            with_map(object, "spec", |spec| {
+                set(spec, "finalizers", json!(["kubernetes"]));
+            });
+            with_map(object, "status", |status| {
+                set(status, "phase", json!("Active"))
+            });
+        }
+        ("", "Service") if !resource.custom => with_map(object, "spec", allocate_cluster_ip),
         _ => {}
     }
 }
@@ -329,8 +355,7 @@ fn daemon_set_spec(spec: &mut Map<String, Value>) {
     template(spec);
 }
 
-/// `core/v1/defaults.go` `SetDefaults_Service`, plus what the Service registry sets on
-/// create (`registry/core/service/storage`: a cluster IP, single-stack IPv4).
+/// `core/v1/defaults.go` `SetDefaults_Service`.
 fn service_spec(spec: &mut Map<String, Value>) {
     set(spec, "sessionAffinity", json!("None"));
     set(spec, "type", json!("ClusterIP"));
@@ -357,10 +382,16 @@ fn service_spec(spec: &mut Map<String, Value>) {
     if kind == "LoadBalancer" {
         set(spec, "allocateLoadBalancerNodePorts", json!(true));
     }
-    if kind == "ExternalName" {
+    if kind != "ExternalName" {
+        set(spec, "internalTrafficPolicy", json!("Cluster"));
+    }
+}
+
+/// A new Service's cluster IP (unless it is headless or an ExternalName) and IP families.
+fn allocate_cluster_ip(spec: &mut Map<String, Value>) {
+    if spec.get("type").and_then(Value::as_str) == Some("ExternalName") {
         return;
     }
-    set(spec, "internalTrafficPolicy", json!("Cluster"));
     set(spec, "clusterIP", json!(random_cluster_ip()));
     if let Some(ip) = spec.get("clusterIP").cloned() {
         set(spec, "clusterIPs", json!([ip]));
@@ -381,9 +412,8 @@ fn random_cluster_ip() -> String {
     )
 }
 
-/// `SetDefaults_Namespace` (the `kubernetes.io/metadata.name` label) and the namespace
-/// strategy's `PrepareForCreate` (the `kubernetes` finalizer) and status (`Active`).
-fn namespace(object: &mut Map<String, Value>) {
+/// `SetDefaults_Namespace`: the `kubernetes.io/metadata.name` label.
+fn namespace_label(object: &mut Map<String, Value>) {
     let name = object
         .get("metadata")
         .and_then(|m| m.get("name"))
@@ -393,12 +423,6 @@ fn namespace(object: &mut Map<String, Value>) {
         with_map(metadata, "labels", |labels| {
             set(labels, "kubernetes.io/metadata.name", name);
         });
-    });
-    with_map(object, "spec", |spec| {
-        set(spec, "finalizers", json!(["kubernetes"]));
-    });
-    with_map(object, "status", |status| {
-        set(status, "phase", json!("Active"))
     });
 }
 

@@ -7,11 +7,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::defaults::zero_value;
-use super::managed::record_update;
 use super::meta::str_at;
-use super::registry::{Ownership, create_in, delete_in, replace_in, update_in};
-use super::strategy::prepare_create;
+use super::registry::{Ownership, create_in, delete_in, new_object, replace_in, update_in};
 use super::target::{DIRECT_WRITER, Target};
 use crate::objects::{StoredObject, object_key};
 use crate::resources::ResourceType;
@@ -100,13 +97,13 @@ pub fn seed_unrecorded(
         let mut count = 0;
         for value in values {
             let resource = resource_of(txn, &value)?;
-            let mut prepared = prepare_create(txn, &resource, None, value)?;
-            record_update(
+            let prepared = new_object(
+                txn,
                 &resource,
-                &zero_value(&resource),
-                &mut prepared,
-                DIRECT_WRITER,
-            );
+                None,
+                value,
+                Ownership::Update(DIRECT_WRITER),
+            )?;
             txn.put_unrecorded(&resource, prepared)?;
             count += 1;
         }

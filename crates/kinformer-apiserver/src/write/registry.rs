@@ -43,12 +43,26 @@ pub fn create_in(
     value: Value,
     ownership: Ownership<'_>,
 ) -> Result<Arc<StoredObject>, ApiError> {
+    let mut prepared = new_object(txn, resource, path_namespace, value, ownership)?;
+    crd::establish(txn, resource, &mut prepared)?;
+    txn.put(resource, prepared)
+}
+
+/// A new object as it is stored: checked and defaulted by the strategy, its creator recorded
+/// (before what the strategy sets on a new object, which no manager owns).
+pub fn new_object(
+    txn: &Txn<'_>,
+    resource: &ResourceType,
+    path_namespace: Option<&str>,
+    value: Value,
+    ownership: Ownership<'_>,
+) -> Result<Value, ApiError> {
     let mut prepared = prepare_create(txn, resource, path_namespace, value)?;
     if let Ownership::Update(writer) = ownership {
         managed::record_update(resource, &zero_value(resource), &mut prepared, writer);
     }
-    crd::establish(txn, resource, &mut prepared)?;
-    txn.put(resource, prepared)
+    defaults::prepare_for_create(&mut prepared, resource);
+    Ok(prepared)
 }
 
 /// Replaces the object `target` names with a PUT body.

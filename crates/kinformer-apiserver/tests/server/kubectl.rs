@@ -18,6 +18,8 @@ use tokio::process::Command;
 
 use crate::support::{TestResult, kubectl_binary};
 
+mod golden;
+
 /// A running server plus a kubeconfig and a private kubectl cache directory.
 struct Fixture {
     server: EmbeddedServer,
