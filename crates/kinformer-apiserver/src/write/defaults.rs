@@ -13,6 +13,8 @@
 //!
 //! Admission plugins (service account, priority, tolerations) are neither and are not run.
 
+use std::sync::LazyLock;
+
 use rand::Rng;
 use serde_json::{Map, Value, json};
 
@@ -23,47 +25,75 @@ fn template_zero() -> Value {
     json!({"metadata": {"creationTimestamp": null}, "spec": {"containers": null}})
 }
 
-/// The zero value of `resource`'s Go type, as its JSON encoding (`omitempty` fields left out).
-pub fn zero_value(resource: &ResourceType) -> Value {
+/// A zero value: ObjectMeta's (`creationTimestamp: null`) with `rest`.
+fn zero(rest: Value) -> Value {
     let mut zero = json!({"metadata": {"creationTimestamp": null}});
-    if resource.custom {
-        return zero;
-    }
-    let rest = match (resource.group.as_str(), resource.kind.as_str()) {
-        ("", "Pod") => json!({"spec": {"containers": null}, "status": {}}),
-        ("", "Service") => json!({"spec": {}, "status": {"loadBalancer": {}}}),
-        ("", "Namespace") => json!({"spec": {}, "status": {}}),
-        ("", "Event") => json!({
-            "involvedObject": {}, "source": {}, "firstTimestamp": null, "lastTimestamp": null,
-            "eventTime": null, "reportingComponent": "", "reportingInstance": "",
-        }),
-        ("apps", "Deployment") => json!({
-            "spec": {"selector": null, "template": template_zero(), "strategy": {}},
-            "status": {},
-        }),
-        ("apps", "ReplicaSet") => json!({
-            "spec": {"selector": null, "template": template_zero()},
-            "status": {"replicas": 0},
-        }),
-        ("apps", "StatefulSet") => json!({
-            "spec": {
-                "selector": null, "template": template_zero(), "serviceName": "",
-                "updateStrategy": {},
-            },
-            "status": {"replicas": 0, "availableReplicas": 0},
-        }),
-        ("apps", "DaemonSet") => json!({
-            "spec": {"selector": null, "template": template_zero(), "updateStrategy": {}},
-            "status": {
-                "currentNumberScheduled": 0, "numberMisscheduled": 0,
-                "desiredNumberScheduled": 0, "numberReady": 0,
-            },
-        }),
-        ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
-        _ => return zero,
-    };
     fill(&mut zero, &rest);
     zero
+}
+
+static METADATA_ONLY: LazyLock<Value> = LazyLock::new(|| zero(json!({})));
+static POD: LazyLock<Value> =
+    LazyLock::new(|| zero(json!({"spec": {"containers": null}, "status": {}})));
+static SERVICE: LazyLock<Value> =
+    LazyLock::new(|| zero(json!({"spec": {}, "status": {"loadBalancer": {}}})));
+static NAMESPACE: LazyLock<Value> = LazyLock::new(|| zero(json!({"spec": {}, "status": {}})));
+static EVENT: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "involvedObject": {}, "source": {}, "firstTimestamp": null, "lastTimestamp": null,
+        "eventTime": null, "reportingComponent": "", "reportingInstance": "",
+    }))
+});
+static DEPLOYMENT: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {"selector": null, "template": template_zero(), "strategy": {}},
+        "status": {},
+    }))
+});
+static REPLICA_SET: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {"selector": null, "template": template_zero()},
+        "status": {"replicas": 0},
+    }))
+});
+static STATEFUL_SET: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {
+            "selector": null, "template": template_zero(), "serviceName": "",
+            "updateStrategy": {},
+        },
+        "status": {"replicas": 0, "availableReplicas": 0},
+    }))
+});
+static DAEMON_SET: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {"selector": null, "template": template_zero(), "updateStrategy": {}},
+        "status": {
+            "currentNumberScheduled": 0, "numberMisscheduled": 0,
+            "desiredNumberScheduled": 0, "numberReady": 0,
+        },
+    }))
+});
+static LEASE: LazyLock<Value> = LazyLock::new(|| zero(json!({"spec": {}})));
+
+/// The zero value of `resource`'s Go type, as its JSON encoding (`omitempty` fields left out;
+/// built once per kind).
+pub fn zero_value(resource: &ResourceType) -> &'static Value {
+    if resource.custom {
+        return &METADATA_ONLY;
+    }
+    match (resource.group.as_str(), resource.kind.as_str()) {
+        ("", "Pod") => &POD,
+        ("", "Service") => &SERVICE,
+        ("", "Namespace") => &NAMESPACE,
+        ("", "Event") => &EVENT,
+        ("apps", "Deployment") => &DEPLOYMENT,
+        ("apps", "ReplicaSet") => &REPLICA_SET,
+        ("apps", "StatefulSet") => &STATEFUL_SET,
+        ("apps", "DaemonSet") => &DAEMON_SET,
+        ("coordination.k8s.io", "Lease") => &LEASE,
+        _ => &METADATA_ONLY,
+    }
 }
 
 /// Adds to `value` the fields of `zero` it lacks, map by map (what decoding into the Go type
@@ -88,7 +118,7 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
     if resource.custom {
         return;
     }
-    fill(value, &zero_value(resource));
+    fill(value, zero_value(resource));
     let Some(object) = value.as_object_mut() else {
         return;
     };

@@ -65,7 +65,7 @@ impl Atom {
 
 impl PathElement {
     /// The fieldsV1 key of the element (`f:name`, `k:{…}`, `v:…`, `i:0`).
-    fn encode(&self) -> String {
+    pub fn encode(&self) -> String {
         match self {
             PathElement::Field(name) => format!("f:{name}"),
             PathElement::Key(fields) => {

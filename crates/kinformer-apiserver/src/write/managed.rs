@@ -188,59 +188,180 @@ fn encode(object: &mut Value, mut entries: Vec<Entry>) {
 
 /// Records in `new`'s managedFields an Update by `writer` of the object `old` (on a create, the
 /// type's zero value). Valid managedFields the client sent in `new` replace the stored ones
-/// first, as kube-apiserver lets clients rewrite them.
+/// first, as kube-apiserver lets clients rewrite them (`[{}]` resets them).
+///
+/// The hot path of every write: it works on the `fieldsV1` JSON itself, and touches an entry
+/// only where the write added, changed or removed fields.
 pub fn record_update(resource: &ResourceType, old: &Value, new: &mut Value, writer: Writer<'_>) {
     let sent = new
         .pointer_mut("/metadata")
         .and_then(Value::as_object_mut)
         .and_then(|m| m.remove("managedFields"));
-    let mut entries = decode(sent.as_ref())
-        .filter(|e| !e.is_empty())
-        .unwrap_or_else(|| stored(old));
-    let schema = Schema::of(resource);
-    let mut comparison = schema.compare(&mut Vec::new(), Some(old), Some(new));
-    comparison.ignore(writer.subresource);
-    let changed = comparison.changed();
+    let mut entries = match sent {
+        Some(sent) if is_reset(&sent) => Vec::new(),
+        Some(Value::Array(sent)) if !sent.is_empty() && sent.iter().all(valid_entry) => sent,
+        _ => old
+            .pointer("/metadata/managedFields")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default(),
+    };
+    let schema = Schema::new(resource, writer.subresource);
+    let changed = schema.changed_fields(&mut Vec::new(), Some(old), new);
+    let removed = match entries.is_empty() {
+        true => None,
+        false => schema.removed_fields(&mut Vec::new(), old, Some(new)),
+    };
     let api_version = str_at(new, "/apiVersion").to_owned();
+    let is_writer = |entry: &Value| {
+        str_at(entry, "/manager") == writer.manager
+            && str_at(entry, "/operation") == "Update"
+            && str_at(entry, "/apiVersion") == api_version
+            && str_at(entry, "/subresource") == writer.subresource
+    };
     for entry in &mut entries {
-        entry.fields.subtract(&comparison.removed);
-        if !entry.is(
-            writer.manager,
-            Operation::Update,
-            &api_version,
-            writer.subresource,
-        ) {
-            entry.fields.subtract(&changed);
+        let writes = is_writer(entry);
+        let Some(fields) = entry.get_mut("fieldsV1").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if let Some(Value::Object(removed)) = &removed {
+            subtract_v1(fields, removed);
+        }
+        if let Some(Value::Object(changed)) = &changed
+            && !writes
+        {
+            subtract_v1(fields, changed);
         }
     }
-    if !changed.is_empty() {
-        let position = entries.iter().position(|e| {
-            e.is(
-                writer.manager,
-                Operation::Update,
-                &api_version,
-                writer.subresource,
-            )
-        });
-        let entry = match position {
-            Some(index) => &mut entries[index],
-            None => {
-                entries.push(Entry {
-                    manager: writer.manager.to_owned(),
-                    operation: Operation::Update,
-                    api_version,
-                    subresource: writer.subresource.to_owned(),
-                    time: None,
-                    fields: FieldSet::default(),
-                });
-                let last = entries.len() - 1;
-                &mut entries[last]
+    if let Some(Value::Object(changed)) = changed {
+        match entries.iter_mut().find(|e| is_writer(e)) {
+            Some(entry) => {
+                match entry.get_mut("fieldsV1").and_then(Value::as_object_mut) {
+                    // An emptied entry is no set at all (its `{}` would read as a member).
+                    Some(fields) if !fields.is_empty() => union_v1(fields, changed),
+                    _ => entry["fieldsV1"] = Value::Object(changed),
+                }
+                entry["time"] = now().into();
             }
-        };
-        entry.fields.union_with(changed);
-        entry.time = Some(now());
+            None => {
+                let mut entry = json!({
+                    "apiVersion": api_version,
+                    "fieldsType": "FieldsV1",
+                    "fieldsV1": changed,
+                    "manager": writer.manager,
+                    "operation": "Update",
+                    "time": now(),
+                });
+                if !writer.subresource.is_empty() {
+                    entry["subresource"] = writer.subresource.into();
+                }
+                entries.push(entry);
+            }
+        }
     }
-    encode(new, entries);
+    write_entries(new, entries);
+}
+
+/// Whether sent managedFields ask for a reset: one empty entry (`[{}]`, kube-apiserver's
+/// `isResetManagedFields`).
+fn is_reset(sent: &Value) -> bool {
+    matches!(sent.as_array().map(Vec::as_slice), Some([Value::Object(entry)]) if entry.is_empty())
+}
+
+/// Whether a sent entry is one kube-apiserver decodes: an operation, a manager, `FieldsV1`.
+fn valid_entry(entry: &Value) -> bool {
+    let fields_ok = match entry.get("fieldsV1") {
+        None | Some(Value::Null) => true,
+        Some(fields) => valid_fields_v1(fields),
+    };
+    matches!(str_at(entry, "/operation"), "Apply" | "Update")
+        && entry.get("manager").is_some_and(Value::is_string)
+        && matches!(str_at(entry, "/fieldsType"), "" | "FieldsV1")
+        && fields_ok
+}
+
+/// Whether `fields` is a `fieldsV1` tree (every key `.` or a path element).
+fn valid_fields_v1(fields: &Value) -> bool {
+    fields.as_object().is_some_and(|node| {
+        node.iter().all(|(key, child)| {
+            (key == "." || ["f:", "k:", "v:", "i:"].iter().any(|p| key.starts_with(p)))
+                && valid_fields_v1(child)
+        })
+    })
+}
+
+/// Whether a `fieldsV1` node holds its own path (`{}`, or a `.` among children).
+fn is_member_v1(node: &Map<String, Value>) -> bool {
+    node.is_empty() || node.contains_key(".")
+}
+
+/// Removes `other`'s paths from the `fieldsV1` node `node` (paths below a removed member stay
+/// unless `other` has them too); false when `node` is left holding no path.
+fn subtract_v1(node: &mut Map<String, Value>, other: &Map<String, Value>) -> bool {
+    let member = is_member_v1(node) && !is_member_v1(other);
+    node.remove(".");
+    for (key, theirs) in other {
+        let (Some(Value::Object(mine)), Value::Object(theirs)) = (node.get_mut(key), theirs) else {
+            continue;
+        };
+        if key != "." && !subtract_v1(mine, theirs) {
+            node.remove(key);
+        }
+    }
+    if node.is_empty() {
+        return member;
+    }
+    if member {
+        node.insert(".".into(), json!({}));
+    }
+    true
+}
+
+/// Adds `other`'s paths to the `fieldsV1` node `node`.
+fn union_v1(node: &mut Map<String, Value>, other: Map<String, Value>) {
+    let member = is_member_v1(node) || is_member_v1(&other);
+    node.remove(".");
+    for (key, theirs) in other {
+        if key == "." {
+            continue;
+        }
+        match (node.get_mut(&key), theirs) {
+            (Some(Value::Object(mine)), Value::Object(theirs)) => union_v1(mine, theirs),
+            (_, theirs) => {
+                node.insert(key, theirs);
+            }
+        }
+    }
+    if member && !node.is_empty() {
+        node.insert(".".into(), json!({}));
+    }
+}
+
+/// Writes raw `entries` (without empty ones, in kube-apiserver's order: operation, time,
+/// manager, apiVersion, subresource) into `object`'s metadata.
+fn write_entries(object: &mut Value, mut entries: Vec<Value>) {
+    entries.retain(|e| e["fieldsV1"].as_object().is_some_and(|f| !f.is_empty()));
+    entries.sort_by(|a, b| {
+        let key = |e: &Value| {
+            [
+                "/operation",
+                "/time",
+                "/manager",
+                "/apiVersion",
+                "/subresource",
+            ]
+            .map(|p| str_at(e, p).to_owned())
+        };
+        key(a).cmp(&key(b))
+    });
+    let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if entries.is_empty() {
+        metadata.remove("managedFields");
+    } else {
+        metadata.insert("managedFields".into(), Value::Array(entries));
+    }
 }
 
 /// The object a server-side apply of `config` by `writer` makes of `live` (the type's zero
@@ -259,7 +380,7 @@ pub fn apply(
     {
         return Err(ApiError::bad_request("metadata.managedFields must be nil"));
     }
-    let schema = Schema::of(resource);
+    let schema = Schema::new(resource, writer.subresource);
     let mut base = live.clone();
     if let Some(metadata) = base.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.remove("managedFields");
@@ -375,10 +496,20 @@ struct Comparison {
 }
 
 impl Comparison {
+    fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.modified.is_empty() && self.removed.is_empty()
+    }
+
     fn insert_child(&mut self, element: &PathElement, child: Comparison) {
-        self.added.insert_child(element.clone(), child.added);
-        self.modified.insert_child(element.clone(), child.modified);
-        self.removed.insert_child(element.clone(), child.removed);
+        for (mine, theirs) in [
+            (&mut self.added, child.added),
+            (&mut self.modified, child.modified),
+            (&mut self.removed, child.removed),
+        ] {
+            if !theirs.is_empty() {
+                mine.insert_child(element.clone(), theirs);
+            }
+        }
     }
 
     /// Added or modified.
@@ -406,16 +537,27 @@ enum Shape {
     Leaf,
 }
 
-/// The schema facts of one kind the walks need.
+/// The schema facts of one kind the walks need, and the subresource written.
 struct Schema<'k> {
     kind: &'k str,
+    subresource: &'k str,
 }
 
 impl<'k> Schema<'k> {
-    fn of(resource: &'k ResourceType) -> Self {
+    fn new(resource: &'k ResourceType, subresource: &'k str) -> Self {
         Schema {
             kind: &resource.kind,
+            subresource,
         }
+    }
+
+    /// Whether the field `key` of the map at `path` is one the write's manager may own (see
+    /// [`Self::skipped`] and [`ignore_in`]).
+    fn tracked(&self, path: &[&str], key: &str) -> bool {
+        if Self::skipped(path, key) {
+            return false;
+        }
+        !path.is_empty() || (key == "status") == (self.subresource == "status")
     }
 
     /// The shape of the non-null `values` at `path` (a leaf when they disagree).
@@ -500,7 +642,9 @@ impl<'k> Schema<'k> {
                 new.and_then(|m| m.get(key)),
             );
             path.pop();
-            out.insert_child(&PathElement::Field(key.clone()), child);
+            if !child.is_empty() {
+                out.insert_child(&PathElement::Field(key.clone()), child);
+            }
         }
     }
 
@@ -531,6 +675,108 @@ impl<'k> Schema<'k> {
             }
         }
         true
+    }
+
+    /// The fields `new` adds to or changes in `old` (a main-resource write), straight as
+    /// `fieldsV1` (None when none): what [`Self::compare`] finds added or modified, without the
+    /// sets in between.
+    fn changed_fields<'v>(
+        &self,
+        path: &mut Vec<&'v str>,
+        old: Option<&'v Value>,
+        new: &'v Value,
+    ) -> Option<Value> {
+        let mut fields = Map::new();
+        match self.shape(path, [old, Some(new)]) {
+            Shape::Map => {
+                let old = old.and_then(Value::as_object);
+                for (key, child) in new.as_object().into_iter().flatten() {
+                    if !self.tracked(path, key) {
+                        continue;
+                    }
+                    path.push(key);
+                    let changed = self.changed_fields(path, old.and_then(|m| m.get(key)), child);
+                    path.pop();
+                    if let Some(changed) = changed {
+                        fields.insert(format!("f:{key}"), changed);
+                    }
+                }
+            }
+            Shape::List(list) => {
+                let (Some(old_items), Some(new_items)) =
+                    (identify(list, old), identify(list, Some(new)))
+                else {
+                    return changed_leaf(old, new);
+                };
+                for (element, item) in new_items {
+                    let before = old_items
+                        .iter()
+                        .find(|(e, _)| *e == element)
+                        .map(|(_, v)| *v);
+                    if let Some(changed) = self.changed_fields(path, before, item) {
+                        fields.insert(element.encode(), changed);
+                    }
+                }
+            }
+            Shape::Leaf => return changed_leaf(old, new),
+        }
+        if old.is_none() {
+            if !fields.is_empty() {
+                fields.insert(".".into(), json!({}));
+            }
+            return Some(Value::Object(fields));
+        }
+        (!fields.is_empty()).then_some(Value::Object(fields))
+    }
+
+    /// The fields of `old` that `new` lacks, every path below a removed one included, as
+    /// `fieldsV1` (None when none): what [`Self::compare`] finds removed.
+    fn removed_fields<'v>(
+        &self,
+        path: &mut Vec<&'v str>,
+        old: &'v Value,
+        new: Option<&'v Value>,
+    ) -> Option<Value> {
+        let mut fields = Map::new();
+        match self.shape(path, [Some(old), new]) {
+            Shape::Map => {
+                let new = new.and_then(Value::as_object);
+                for (key, child) in old.as_object().into_iter().flatten() {
+                    if !self.tracked(path, key) {
+                        continue;
+                    }
+                    path.push(key);
+                    let removed = self.removed_fields(path, child, new.and_then(|m| m.get(key)));
+                    path.pop();
+                    if let Some(removed) = removed {
+                        fields.insert(format!("f:{key}"), removed);
+                    }
+                }
+            }
+            Shape::List(list) => {
+                if let (Some(old_items), Some(new_items)) =
+                    (identify(list, Some(old)), identify(list, new))
+                {
+                    for (element, item) in old_items {
+                        let after = new_items
+                            .iter()
+                            .find(|(e, _)| *e == element)
+                            .map(|(_, v)| *v);
+                        if let Some(removed) = self.removed_fields(path, item, after) {
+                            fields.insert(element.encode(), removed);
+                        }
+                    }
+                }
+            }
+            Shape::Leaf => {}
+        }
+        if new.is_none() {
+            if !fields.is_empty() {
+                fields.insert(".".into(), json!({}));
+            }
+            return Some(Value::Object(fields));
+        }
+        (!fields.is_empty()).then_some(Value::Object(fields))
     }
 
     /// The fields a configuration sets (structured-merge-diff's `ToFieldSet`): leaves, null
@@ -690,6 +936,11 @@ impl<'k> Schema<'k> {
     }
 }
 
+/// A leaf's `fieldsV1` when it is new or changed.
+fn changed_leaf(old: Option<&Value>, new: &Value) -> Option<Value> {
+    (old != Some(new)).then(|| json!({}))
+}
+
 /// The elements of a list value with their identities; None when one has none (or the value
 /// is not a list: an absent or null list has no elements).
 fn identify(list: ListType, value: Option<&Value>) -> Option<Vec<(PathElement, &Value)>> {
@@ -791,12 +1042,7 @@ mod tests {
     /// A created object, defaulted, its creator recorded.
     fn create(resource: &ResourceType, mut object: Value, manager: &str) -> Value {
         apply_defaults(&mut object, resource);
-        record_update(
-            resource,
-            &zero_value(resource),
-            &mut object,
-            writer(manager),
-        );
+        record_update(resource, zero_value(resource), &mut object, writer(manager));
         object
     }
 
@@ -840,6 +1086,31 @@ mod tests {
         assert!(entry["time"].is_string());
     }
 
+    /// The first writer's fields, written straight as `fieldsV1`, are the ones the comparison
+    /// finds (a pod with lists of every kind, and an update of it).
+    #[test]
+    fn the_first_writers_fields_are_the_comparisons() {
+        let pods = builtins()
+            .into_iter()
+            .find(|r| r.kind == "Pod")
+            .expect("served");
+        let mut pod = crate::seed::synthetic_pod("default", 3);
+        apply_defaults(&mut pod, &pods);
+        let schema = Schema::new(&pods, "");
+        let zero = zero_value(&pods);
+        for old in [zero.clone(), {
+            let mut old = pod.clone();
+            old["spec"]["containers"][0]["image"] = json!("other");
+            old["metadata"]["labels"] = json!({"gone": "x"});
+            old
+        }] {
+            let mut comparison = schema.compare(&mut Vec::new(), Some(&old), Some(&pod));
+            comparison.ignore("");
+            let direct = schema.changed_fields(&mut Vec::new(), Some(&old), &pod);
+            assert_eq!(direct, Some(comparison.changed().to_fields_v1()));
+        }
+    }
+
     /// An Update takes the fields it changes from their owners (SSA docs, "Conflicts": updates
     /// never conflict, they become the owner); an unchanged update records nothing.
     #[test]
@@ -879,7 +1150,7 @@ mod tests {
         };
         let first = apply(
             &resource,
-            &zero_value(&resource),
+            zero_value(&resource),
             &config(2),
             writer("alice"),
             false,
@@ -935,7 +1206,7 @@ mod tests {
         };
         let first = apply(
             &resource,
-            &zero_value(&resource),
+            zero_value(&resource),
             &config(json!({"a": "1", "b": "2", "c": "3"})),
             writer("alice"),
             false,
@@ -977,7 +1248,7 @@ mod tests {
                 .collect()
         };
         let zero = zero_value(&resource);
-        let one = apply(&resource, &zero, &config("a"), writer("alice"), false).expect("apply");
+        let one = apply(&resource, zero, &config("a"), writer("alice"), false).expect("apply");
         let two = apply(&resource, &one, &config("b"), writer("bob"), false).expect("apply");
         assert_eq!(names(&two), ["a", "b"]);
         let empty =
@@ -986,7 +1257,8 @@ mod tests {
         assert_eq!(names(&dropped), ["a"]);
     }
 
-    /// Client-sent managedFields replace the stored ones when valid, and are ignored when not.
+    /// Client-sent managedFields replace the stored ones when valid, are ignored when not, and
+    /// `[{}]` resets them (kube-apiserver's `isResetManagedFields`).
     #[test]
     fn valid_managed_fields_from_a_client_replace_the_stored_ones() {
         let resource = deployments();
@@ -1000,5 +1272,17 @@ mod tests {
         garbage["metadata"]["managedFields"] = json!([{"operation": "Sideways"}]);
         record_update(&resource, &old, &mut garbage, writer("kubectl-replace"));
         assert_eq!(managers(&garbage), managers(&old));
+        let mut reset = old.clone();
+        reset["metadata"]["managedFields"] = json!([{}]);
+        reset["spec"]["paused"] = json!(true);
+        record_update(&resource, &old, &mut reset, writer("kubectl-replace"));
+        assert_eq!(
+            managers(&reset),
+            [("kubectl-replace".into(), "Update".into())]
+        );
+        assert_eq!(
+            fields_of(&reset, "kubectl-replace"),
+            json!({"f:spec": {"f:paused": {}}})
+        );
     }
 }

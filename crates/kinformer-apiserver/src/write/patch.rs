@@ -101,7 +101,7 @@ fn apply_in(
         )));
     }
     let zero = zero_value(resource);
-    let mut value = managed::apply(resource, &zero, config, target.writer, force)?;
+    let mut value = managed::apply(resource, zero, config, target.writer, force)?;
     metadata_mut(&mut value)?.insert("name".into(), target.name.into());
     let namespace = Some(target.namespace).filter(|ns| !ns.is_empty());
     require_namespace(txn, resource, namespace, &value)?;

@@ -59,7 +59,7 @@ pub fn new_object(
 ) -> Result<Value, ApiError> {
     let mut prepared = prepare_create(txn, resource, path_namespace, value)?;
     if let Ownership::Update(writer) = ownership {
-        managed::record_update(resource, &zero_value(resource), &mut prepared, writer);
+        managed::record_update(resource, zero_value(resource), &mut prepared, writer);
     }
     defaults::prepare_for_create(&mut prepared, resource);
     Ok(prepared)
