@@ -54,10 +54,10 @@ impl StoredObject {
     pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
         let (bytes, type_meta) = type_meta::serialise(value)
             .map_err(|e| ApiError::bad_request(format!("cannot serialise object: {e}")))?;
+        // Read through a reference: metadata holds managedFields, most of an object's bytes.
         let metadata = value
             .get("metadata")
-            .cloned()
-            .map(serde_json::from_value::<IndexedMetadata>)
+            .map(IndexedMetadata::deserialize)
             .transpose()
             .map_err(|e| ApiError::bad_request(format!("invalid metadata: {e}")))?
             .unwrap_or_default();
