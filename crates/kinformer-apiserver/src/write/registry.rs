@@ -81,21 +81,16 @@ pub fn replace_value(
     target: &Target,
     value: Value,
 ) -> Result<Arc<StoredObject>, ApiError> {
-    check_uid(txn, target, &value)?;
-    update_in(txn, target, value)
+    update_with(txn, target, value, Ownership::Update(target.writer), true)
 }
 
 /// A PUT body's `metadata.uid` is a precondition (kube-apiserver's `DefaultUpdatedObjectInfo`
 /// hands it to the storage, whose `Preconditions.Check` fails, answered `409 Conflict`:
 /// `apiserver/pkg/storage/interfaces.go`, `apiserver/pkg/registry/rest/update.go`).
-fn check_uid(txn: &Txn<'_>, target: &Target, value: &Value) -> Result<(), ApiError> {
+fn check_uid(target: &Target, current: &Value, value: &Value) -> Result<(), ApiError> {
     let given = str_at(value, "/metadata/uid");
-    let current = match txn.get(&target.resource.key(), &target.key()) {
-        Some(current) if !given.is_empty() => current.to_value()?,
-        _ => return Ok(()),
-    };
-    let stored = str_at(&current, "/metadata/uid");
-    if given == stored {
+    let stored = str_at(current, "/metadata/uid");
+    if given.is_empty() || given == stored {
         return Ok(());
     }
     let why =
@@ -138,15 +133,29 @@ pub fn update_owned(
     new: Value,
     ownership: Ownership<'_>,
 ) -> Result<Arc<StoredObject>, ApiError> {
+    update_with(txn, target, new, ownership, false)
+}
+
+/// [`update_owned`], `new`'s uid a precondition when `uid_precondition` (a PUT body's).
+fn update_with(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    new: Value,
+    ownership: Ownership<'_>,
+    uid_precondition: bool,
+) -> Result<Arc<StoredObject>, ApiError> {
     let resource = target.resource;
     let current = txn
         .get(&resource.key(), &target.key())
         .ok_or_else(|| ApiError::not_found(resource, target.name))?;
+    let old = current.to_value()?;
+    if uid_precondition {
+        check_uid(target, &old, &new)?;
+    }
     let requested_rv = str_at(&new, "/metadata/resourceVersion");
     if !requested_rv.is_empty() && requested_rv != current.rv.to_string() {
         return Err(ApiError::conflict(resource, target.name, STALE));
     }
-    let old = current.to_value()?;
     let mut value = if target.status_only {
         with_status_of(old.clone(), &new)
     } else {
