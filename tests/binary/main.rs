@@ -25,3 +25,4 @@ mod report;
 mod scenarios;
 mod story;
 mod top_tmux;
+mod watch_diff;

@@ -158,6 +158,14 @@ fn shape(line: &str) -> String {
             words.push("KEY".to_owned());
             continue;
         }
+        // `last=NAMESPACE/NAME` on a burst row: an object name too.
+        if let Some((name, value)) = word.split_once('=')
+            && value.contains('/')
+            && !value.starts_with('"')
+        {
+            words.push(format!("{name}=KEY"));
+            continue;
+        }
         let mut shaped = String::new();
         for c in word.chars() {
             if c.is_ascii_digit() {

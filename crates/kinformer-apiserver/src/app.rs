@@ -96,6 +96,37 @@ pub struct ResourceRequest {
     pub representation: Representation,
     /// The request's `Content-Type`.
     pub content_type: String,
+    /// The field manager its writes are recorded under: `fieldManager`, else derived from the
+    /// `User-Agent` (see [`field_manager`]).
+    pub field_manager: String,
+}
+
+/// The longest field manager name kube-apiserver accepts.
+const FIELD_MANAGER_MAX_LENGTH: usize = 128;
+
+/// A write's field manager as kube-apiserver picks it (`handlers/rest.go`,
+/// `managerOrUserAgent`): the `fieldManager` parameter, else the `User-Agent` up to its first
+/// `/` (`kubectl/v1.32.4 (linux/amd64) …` is `kubectl`), printable characters only, at most
+/// 128 bytes.
+pub fn field_manager(params: &HashMap<String, String>, headers: &HeaderMap) -> String {
+    if let Some(manager) = params.get("fieldManager").filter(|m| !m.is_empty()) {
+        return manager.clone();
+    }
+    let agent = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let mut out = String::new();
+    for c in agent.split('/').next().unwrap_or("").chars() {
+        if c.is_control() {
+            continue;
+        }
+        if out.len() + c.len_utf8() > FIELD_MANAGER_MAX_LENGTH {
+            break;
+        }
+        out.push(c);
+    }
+    out
 }
 
 impl ResourceRequest {

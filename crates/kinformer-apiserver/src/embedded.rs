@@ -383,9 +383,8 @@ impl EmbeddedServer {
     /// Replaces existing objects of resource `plural`, each given as namespace (empty for
     /// cluster-scoped objects), name and JSON body, exactly as a PUT of each would (the body's
     /// `metadata.name` must be the name; a stale `metadata.resourceVersion` is a conflict): one
-    /// watch event each, written in batches (benchmarks). A body written the way serde_json
-    /// writes a `serde_json::Value` is spliced into the store without being parsed into one.
-    /// Returns how many were written.
+    /// watch event each, written in batches (benchmarks), defaulted and recorded in
+    /// `managedFields` as every write is. Returns how many were written.
     pub fn replace_objects<N, B>(
         &self,
         plural: &str,

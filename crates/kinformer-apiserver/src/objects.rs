@@ -6,14 +6,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::RangeBounds;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::json::canonical::Layout;
 use super::json::type_meta::{self, TypeMetaSpans};
 use super::resources::ResourceType;
 use super::selectable::Selectable;
@@ -30,9 +29,6 @@ pub struct StoredObject {
     metadata_only: OnceLock<Bytes>,
     /// Where `kind` and `apiVersion` are, for LIST items without them.
     type_meta: TypeMetaSpans,
-    /// Where the members of the top two levels of `bytes` are, when known; kept for the next
-    /// spliced update of this object, which takes it.
-    layout: Mutex<Option<Layout>>,
 }
 
 /// The fields of an object's metadata the store indexes.
@@ -58,10 +54,10 @@ impl StoredObject {
     pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
         let (bytes, type_meta) = type_meta::serialise(value)
             .map_err(|e| ApiError::bad_request(format!("cannot serialise object: {e}")))?;
+        // Read through a reference: metadata holds managedFields, most of an object's bytes.
         let metadata = value
             .get("metadata")
-            .cloned()
-            .map(serde_json::from_value::<IndexedMetadata>)
+            .map(IndexedMetadata::deserialize)
             .transpose()
             .map_err(|e| ApiError::bad_request(format!("invalid metadata: {e}")))?
             .unwrap_or_default();
@@ -86,43 +82,7 @@ impl StoredObject {
             selectable,
             metadata_only: OnceLock::new(),
             type_meta,
-            layout: Mutex::new(None),
         })
-    }
-
-    /// An object its writer serialised as canonical JSON, with its layout.
-    pub fn rendered(bytes: Bytes, selectable: Selectable, rv: u64, layout: Layout) -> Self {
-        StoredObject {
-            type_meta: TypeMetaSpans::from_layout(&bytes, &layout),
-            bytes,
-            rv,
-            selectable,
-            metadata_only: OnceLock::new(),
-            layout: Mutex::new(Some(layout)),
-        }
-    }
-
-    /// The layout of `bytes` if it is known, leaving none behind (only the current version of
-    /// an object is worth one).
-    pub fn take_layout(&self) -> Option<Layout> {
-        self.layout
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-    }
-
-    /// Whether the layout of `bytes` is known (the object was spliced).
-    #[cfg(test)]
-    pub fn has_layout(&self) -> bool {
-        self.layout
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
-    }
-
-    /// Gives back a layout taken with [`Self::take_layout`].
-    pub fn keep_layout(&self, layout: Layout) {
-        *self.layout.lock().unwrap_or_else(PoisonError::into_inner) = Some(layout);
     }
 
     /// Appends the object as a LIST item of a built-in type: without `kind` and `apiVersion`.

@@ -68,10 +68,13 @@ pub fn decode(body: &[u8]) -> Result<Value, DecodeError> {
     Ok(Value::Object(object))
 }
 
-/// Inserts `value` under `key` unless it is null or an empty object, array or map.
+/// Inserts `value` under `key` unless it is null, an empty string or an empty object, array or
+/// map: protobuf carries a Go struct's unset strings as `""`, which its JSON leaves out
+/// (`omitempty`), and defaulting then fills in.
 fn put(object: &mut Map<String, Value>, key: &str, value: Value) {
     let empty = match &value {
         Value::Null => true,
+        Value::String(text) => text.is_empty(),
         Value::Object(map) => map.is_empty(),
         Value::Array(items) => items.is_empty(),
         _ => false,
@@ -170,7 +173,11 @@ fn service(message: core::Service) -> Map<String, Value> {
             put(&mut out, "protocol", json!(port.protocol));
             put(&mut out, "port", json!(port.port));
             put(&mut out, "targetPort", int_or_string(port.target_port));
-            put(&mut out, "nodePort", json!(port.node_port));
+            put(
+                &mut out,
+                "nodePort",
+                json!(port.node_port.filter(|p| *p != 0)),
+            );
             Value::Object(out)
         })
         .collect();
@@ -263,8 +270,12 @@ fn deployment(message: apps::Deployment) -> Map<String, Value> {
         json!(spec.strategy.and_then(|s| s.r#type)),
     );
     put(&mut out, "strategy", Value::Object(strategy));
-    put(&mut out, "minReadySeconds", json!(spec.min_ready_seconds));
-    put(&mut out, "paused", json!(spec.paused));
+    put(
+        &mut out,
+        "minReadySeconds",
+        json!(spec.min_ready_seconds.filter(|s| *s != 0)),
+    );
+    put(&mut out, "paused", json!(spec.paused.filter(|p| *p)));
     put(&mut object, "spec", Value::Object(out));
     object
 }

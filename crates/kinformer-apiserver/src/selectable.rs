@@ -3,7 +3,6 @@
 //! many labels it has, which matters when the store writes and drops objects by the hundred
 //! thousand.
 
-use super::json::canonical::JsonString;
 use super::resources::ResourceType;
 
 /// The field selectors a resource supports.
@@ -42,7 +41,7 @@ pub fn selectable_fields(resource: &ResourceType) -> &'static [&'static str] {
     }
 }
 
-/// A text to pack: a `&str`, or a JSON string of a canonical document (unescaped when packed).
+/// A text to pack.
 pub trait Text {
     /// Appends the text's UTF-8 bytes; false when it cannot.
     fn append_to(&self, out: &mut Vec<u8>) -> bool;
@@ -52,12 +51,6 @@ impl Text for &str {
     fn append_to(&self, out: &mut Vec<u8>) -> bool {
         out.extend_from_slice(self.as_bytes());
         true
-    }
-}
-
-impl Text for JsonString<'_> {
-    fn append_to(&self, out: &mut Vec<u8>) -> bool {
-        self.append_text(out)
     }
 }
 

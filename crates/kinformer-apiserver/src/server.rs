@@ -13,7 +13,7 @@ use http::request::Parts;
 use http::{Method, header};
 use http_body_util::BodyExt;
 
-use super::app::{App, Representation, ResourceRequest, accept};
+use super::app::{App, Representation, ResourceRequest, accept, field_manager};
 use super::faults::{FAULTS_PATH, Fault};
 use super::listener::ConnectionId;
 use super::status::{ApiError, json_response};
@@ -247,7 +247,6 @@ async fn resource(
         namespace: path.namespace.map(str::to_owned),
         name: path.name.map(str::to_owned),
         subresource: path.subresource.map(str::to_owned),
-        params,
         representation: Representation::from_headers(&parts.headers),
         content_type: parts
             .headers
@@ -255,6 +254,8 @@ async fn resource(
             .and_then(|v| v.to_str().ok())
             .unwrap_or("application/json")
             .to_owned(),
+        field_manager: field_manager(&params, &parts.headers),
+        params,
         resource,
     };
     route_method(app, &parts.method, &request, body).await

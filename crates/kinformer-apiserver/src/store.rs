@@ -495,35 +495,6 @@ impl Txn<'_> {
         Ok(object)
     }
 
-    /// Replaces object `key` of `resource` with what `render` makes of it at the next
-    /// resourceVersion (None: nothing is written, nor when there is no such object); `render`
-    /// also returns the object's MODIFIED watch line, which the event uses as is.
-    pub fn replace_rendered(
-        &mut self,
-        resource: &ResourceType,
-        key: &str,
-        render: impl FnOnce(&Arc<StoredObject>, u64) -> Option<(StoredObject, Bytes)>,
-    ) -> Option<Arc<StoredObject>> {
-        if self.dry_run {
-            return None;
-        }
-        let rv = self.state.rv + 1;
-        let resource_key = self.resource_key(resource);
-        let current = self.state.objects.get_mut(&resource_key)?.get_mut(key)?;
-        let (object, line) = render(current, rv)?;
-        let object = Arc::new(object);
-        let prev = std::mem::replace(current, Arc::clone(&object));
-        self.state.rv = rv;
-        self.record(
-            resource,
-            EventType::Modified,
-            Arc::clone(&object),
-            Some(prev),
-            OnceLock::from(line),
-        );
-        Some(object)
-    }
-
     /// Stores an object without recording a watch event (bulk seeding). Older resourceVersions
     /// become unreachable: lists and watches from before it get 410.
     pub fn put_unrecorded(

@@ -1,11 +1,34 @@
 //! LIST items as kube-apiserver writes them for built-in types: without `kind` and
 //! `apiVersion` (the list's own kind names them). Each stored object remembers where its two
-//! top-level TypeMeta members are, found while it is serialised (or from a spliced object's
-//! layout), so a list writes the bytes around them instead of rewriting the object.
+//! top-level TypeMeta members are, found while it is serialised, so a list writes the bytes
+//! around them instead of rewriting the object.
 
 use serde_json::Value;
 
-use super::canonical::{Document, Layout, Span};
+/// A byte range of a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    /// `start..end`; None past 4 GiB.
+    fn new(start: usize, end: usize) -> Option<Span> {
+        Some(Span {
+            start: u32::try_from(start).ok()?,
+            end: u32::try_from(end).ok()?,
+        })
+    }
+
+    fn start(self) -> usize {
+        self.start as usize
+    }
+
+    fn end(self) -> usize {
+        self.end as usize
+    }
+}
 
 /// Where an object's top-level `apiVersion` and `kind` members are (each from its key's opening
 /// quote to the end of its value, commas excluded), in document order.
@@ -15,16 +38,6 @@ pub struct TypeMetaSpans {
 }
 
 impl TypeMetaSpans {
-    /// The spans of a canonical object with layout `layout`.
-    pub fn from_layout(bytes: &[u8], layout: &Layout) -> Self {
-        let document = Document { bytes, layout };
-        let span = |key: &str| {
-            let member = document.member(key)?;
-            Span::new(member.key.start().checked_sub(1)?, member.value.end())
-        };
-        TypeMetaSpans::sorted(span("apiVersion"), span("kind"))
-    }
-
     fn sorted(first: Option<Span>, second: Option<Span>) -> Self {
         let mut members = [first, second];
         members.sort_by_key(|m| m.map(Span::start));
@@ -101,8 +114,6 @@ mod tests {
         assert_eq!(serde_json::to_vec(value).ok(), Some(bytes.clone()));
         let mut out = Vec::new();
         spans.write_without(&bytes, &mut out);
-        let from_layout = Layout::scan(&bytes).map(|l| TypeMetaSpans::from_layout(&bytes, &l));
-        assert_eq!(from_layout, Some(spans), "{value}");
         serde_json::from_slice(&out).unwrap_or(Value::Null)
     }
 

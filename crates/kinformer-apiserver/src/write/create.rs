@@ -7,9 +7,10 @@ use http::StatusCode;
 use serde_json::Value;
 
 use super::get::respond;
+use super::managed::Writer;
 use super::meta::{parse_object, str_at};
 use super::options::{WriteKind, WriteOptions};
-use super::registry::create_in;
+use super::registry::{Ownership, create_in};
 use super::strategy::resolve_namespace;
 use crate::app::{App, ResourceRequest};
 use crate::resources::ResourceType;
@@ -26,7 +27,16 @@ pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Respo
         if !options.dry_run {
             refuse_resource_version(&value)?;
         }
-        create_in(txn, &request.resource, namespace, value)
+        create_in(
+            txn,
+            &request.resource,
+            namespace,
+            value,
+            Ownership::Update(Writer {
+                manager: &request.field_manager,
+                subresource: "",
+            }),
+        )
     })?;
     Ok(respond(StatusCode::CREATED, request, &object))
 }

@@ -8,9 +8,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::meta::str_at;
-use super::registry::{create_in, delete_in, replace_in, update_in};
-use super::strategy::prepare_create;
-use super::target::Target;
+use super::registry::{Ownership, create_in, delete_in, new_object, replace_in, update_in};
+use super::target::{DIRECT_WRITER, Target};
 use crate::objects::{StoredObject, object_key};
 use crate::resources::ResourceType;
 use crate::status::ApiError;
@@ -21,7 +20,13 @@ use crate::store::{Store, Txn};
 pub fn create_object(store: &Store, value: Value) -> Result<Arc<StoredObject>, ApiError> {
     store.write(|txn| {
         let resource = resource_of(txn, &value)?;
-        create_in(txn, &resource, None, value)
+        create_in(
+            txn,
+            &resource,
+            None,
+            value,
+            Ownership::Update(DIRECT_WRITER),
+        )
     })
 }
 
@@ -92,7 +97,13 @@ pub fn seed_unrecorded(
         let mut count = 0;
         for value in values {
             let resource = resource_of(txn, &value)?;
-            let prepared = prepare_create(txn, &resource, None, value)?;
+            let prepared = new_object(
+                txn,
+                &resource,
+                None,
+                value,
+                Ownership::Update(DIRECT_WRITER),
+            )?;
             txn.put_unrecorded(&resource, prepared)?;
             count += 1;
         }

@@ -2,20 +2,23 @@
 //! registry: the handlers (`get`, `create`, `update`, `patch`, `delete`) parse a request and
 //! answer it, [`registry`] writes inside a store transaction, [`strategy`] sets and checks what
 //! the server owns, [`crd`] starts and stops serving custom resources, [`direct`] writes
-//! objects addressed by their own metadata (seeding, churn, controllers), and [`splice`] is
-//! the registry's fast path of a replace (stored bytes spliced, no `serde_json::Value`).
+//! objects addressed by their own metadata (seeding, churn, controllers), [`defaults`] fills in
+//! what kube-apiserver's decoding and defaulting add, and [`managed`] keeps `managedFields`
+//! (over [`fieldset`]) and serves server-side apply.
 
 mod crd;
 mod create;
+mod defaults;
 mod delete;
 mod direct;
+mod fieldset;
 mod get;
+mod managed;
 mod meta;
 mod options;
 mod patch;
 mod patch_meta;
 pub(super) mod registry;
-mod splice;
 mod strategic;
 mod strategy;
 mod target;

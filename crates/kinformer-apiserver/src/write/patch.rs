@@ -1,7 +1,7 @@
 //! PATCH (kube-apiserver's `handlers/patch.go`): JSON merge patch, strategic merge patch (see
 //! [`super::strategic`]; refused for custom resources, as kube-apiserver refuses it), RFC 6902
-//! JSON patch, and server-side apply approximated as create-or-merge; with PatchOptions
-//! (`dryRun=All`, `force` and `fieldManager` validated).
+//! JSON patch, and server-side apply with field ownership (see [`super::managed`]); with
+//! PatchOptions (`dryRun=All`, `force` and `fieldManager` validated).
 
 use std::sync::Arc;
 
@@ -10,10 +10,12 @@ use http::StatusCode;
 use serde_json::Value;
 
 use super::create::require_namespace;
+use super::defaults::zero_value;
 use super::get::respond;
+use super::managed;
 use super::meta::{metadata_mut, str_at};
 use super::options::{WriteKind, WriteOptions};
-use super::registry::{create_in, update_in};
+use super::registry::{Ownership, create_in, update_in, update_owned};
 use super::strategic;
 use super::target::Target;
 use crate::app::{App, ResourceRequest};
@@ -36,9 +38,14 @@ pub fn patch(
     let options = WriteOptions::of(request, kind.write_kind(), &[])?;
     let patch = kind.parse(body)?;
     let target = Target::of(request, name);
+    let force = request.flag("force");
     let (object, created) = app.store.transaction(options.dry_run, |txn| {
-        let Some(current) = txn.get(&target.resource.key(), &target.key()) else {
-            return apply_create(txn, &kind, &target, &patch).map(|o| (o, true));
+        let current = txn.get(&target.resource.key(), &target.key());
+        if matches!(kind, PatchKind::Apply) {
+            return apply_in(txn, &target, current.as_deref(), &patch, force);
+        }
+        let Some(current) = current else {
+            return Err(ApiError::not_found(target.resource, name));
         };
         let mut value = current.to_value()?;
         kind.apply(&mut value, &patch, target.resource, name)?;
@@ -63,28 +70,42 @@ fn custom_resource_media_types() -> ApiError {
     )
 }
 
-/// A server-side apply of an absent object creates it; other patches of it are 404.
-fn apply_create(
+/// A server-side apply of `config` to the object `target` names (`current`, None when absent:
+/// the apply creates it); true when it created it.
+fn apply_in(
     txn: &mut Txn<'_>,
-    kind: &PatchKind,
     target: &Target,
-    patch: &Value,
-) -> Result<Arc<StoredObject>, ApiError> {
-    if !matches!(kind, PatchKind::Apply) || target.status_only {
-        return Err(ApiError::not_found(target.resource, target.name));
+    current: Option<&StoredObject>,
+    config: &Value,
+    force: bool,
+) -> Result<(Arc<StoredObject>, bool), ApiError> {
+    if !config.is_object() {
+        return Err(ApiError::bad_request(
+            "an apply patch must be a YAML or JSON object",
+        ));
     }
-    let mut value = patch.clone();
-    let given = str_at(&value, "/metadata/name");
+    let resource = target.resource;
+    if let Some(current) = current {
+        let live = current.to_value()?;
+        let applied = managed::apply(resource, &live, config, target.writer, force)?;
+        return update_owned(txn, target, applied, Ownership::Applied).map(|o| (o, false));
+    }
+    if target.status_only {
+        return Err(ApiError::not_found(resource, target.name));
+    }
+    let given = str_at(config, "/metadata/name");
     if !given.is_empty() && given != target.name {
         return Err(ApiError::bad_request(format!(
             "the name of the object ({given}) does not match the name on the URL ({})",
             target.name
         )));
     }
+    let zero = zero_value(resource);
+    let mut value = managed::apply(resource, zero, config, target.writer, force)?;
     metadata_mut(&mut value)?.insert("name".into(), target.name.into());
     let namespace = Some(target.namespace).filter(|ns| !ns.is_empty());
-    require_namespace(txn, target.resource, namespace, &value)?;
-    create_in(txn, target.resource, namespace, value)
+    require_namespace(txn, resource, namespace, &value)?;
+    create_in(txn, resource, namespace, value, Ownership::Applied).map(|o| (o, true))
 }
 
 /// Which patch format a PATCH uses.
@@ -95,8 +116,8 @@ pub enum PatchKind {
     Strategic,
     /// RFC 6902 JSON patch.
     Json,
-    /// Server-side apply, approximated: creates absent objects, merges into present ones (no
-    /// field ownership, so fields dropped from the applied configuration are not removed).
+    /// Server-side apply: creates absent objects, merges into present ones with field
+    /// ownership.
     Apply,
 }
 

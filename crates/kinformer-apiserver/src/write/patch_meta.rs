@@ -2,7 +2,9 @@
 //! `patchStrategy`/`patchMergeKey` struct tags of `k8s.io/api` (published in the OpenAPI as
 //! `x-kubernetes-patch-strategy`/`x-kubernetes-patch-merge-key`), as a small table over field
 //! paths. A list the table does not name is replaced whole, as kube-apiserver replaces a list
-//! without a patch strategy.
+//! without a patch strategy. The same table gives server-side apply its list semantics
+//! ([`list_type`], `x-kubernetes-list-type`/`x-kubernetes-list-map-keys`): the keyed lists are
+//! the associative lists, the merged scalar lists are sets, every other list is atomic.
 
 /// How the list at a field path merges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +15,55 @@ pub enum ListStrategy {
     MergeKey(&'static str),
     /// `patchStrategy:"merge"` on a list of scalars: the union, in order.
     MergeScalars,
+}
+
+/// How server-side apply treats the list at a field path (`x-kubernetes-list-type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListType {
+    /// `atomic`: owned and replaced whole.
+    Atomic,
+    /// `set`: scalars, each owned on its own.
+    Set,
+    /// `map` keyed by these `x-kubernetes-list-map-keys` (one or two).
+    Map(&'static str, Option<&'static str>),
+}
+
+/// The list type of the list at `path` of an object of `kind`: the strategic-merge table,
+/// where the OpenAPI names more than the merge key as map keys (container and Service ports
+/// are keyed by port and protocol, topology spread constraints by key and
+/// `whenUnsatisfiable`).
+pub fn list_type(kind: &str, path: &[&str]) -> ListType {
+    match list_strategy(kind, path) {
+        ListStrategy::Replace => ListType::Atomic,
+        ListStrategy::MergeScalars => ListType::Set,
+        ListStrategy::MergeKey(key @ ("containerPort" | "port")) => {
+            ListType::Map(key, Some("protocol"))
+        }
+        ListStrategy::MergeKey("topologyKey") => {
+            ListType::Map("topologyKey", Some("whenUnsatisfiable"))
+        }
+        ListStrategy::MergeKey(key) => ListType::Map(key, None),
+    }
+}
+
+/// Whether the map at `path` is `x-kubernetes-map-type: atomic` (label selectors and the
+/// selector maps of pods and services), owned and replaced whole by server-side apply.
+pub fn is_atomic_map(kind: &str, path: &[&str]) -> bool {
+    is_builtin(kind)
+        && matches!(
+            path.last(),
+            Some(&("selector" | "labelSelector" | "namespaceSelector" | "nodeSelector"))
+        )
+}
+
+/// Whether `kind` is one of the served built-in kinds (whose schema this table describes).
+fn is_builtin(kind: &str) -> bool {
+    POD_TEMPLATE_KINDS.contains(&kind)
+        || CONDITION_KINDS.contains(&kind)
+        || matches!(
+            kind,
+            "ConfigMap" | "Secret" | "Service" | "ServiceAccount" | "Namespace" | "Event" | "Lease"
+        )
 }
 
 /// The kinds whose `spec.template.spec` is a PodSpec.

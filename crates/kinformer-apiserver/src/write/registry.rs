@@ -1,14 +1,17 @@
 //! The generic registry's writes inside one store transaction (kube-apiserver's
 //! `registry/generic/registry/store.go`): create, update with the resourceVersion
 //! precondition, and delete with finalizers, where a namespace takes its objects with it.
+//! Creates and updates are defaulted ([`defaults`]) and record their writer in
+//! `managedFields` ([`managed`]).
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::crd;
+use super::defaults::{self, zero_value};
+use super::managed::{self, Writer};
 use super::meta::{metadata_mut, now, parse_object, str_at};
-use super::splice;
 use super::strategy::{
     keep_server_metadata, merge_string_data, prepare_create, set_type_meta, with_status_of,
 };
@@ -22,31 +25,52 @@ use crate::store::Txn;
 const STALE: &str =
     "the object has been modified; please apply your changes to the latest version and try again";
 
-/// Creates an object in `txn`: prepared by the strategy, a CRD established.
+/// How a write's managedFields are made.
+#[derive(Debug, Clone, Copy)]
+pub enum Ownership<'a> {
+    /// An Update by this writer, recorded from the change.
+    Update(Writer<'a>),
+    /// A server-side apply, whose managedFields [`managed::apply`] already made.
+    Applied,
+}
+
+/// Creates an object in `txn`: prepared by the strategy, its creator recorded, a CRD
+/// established.
 pub fn create_in(
     txn: &mut Txn<'_>,
     resource: &Arc<ResourceType>,
     path_namespace: Option<&str>,
     value: Value,
+    ownership: Ownership<'_>,
 ) -> Result<Arc<StoredObject>, ApiError> {
-    let mut prepared = prepare_create(txn, resource, path_namespace, value)?;
+    let mut prepared = new_object(txn, resource, path_namespace, value, ownership)?;
     crd::establish(txn, resource, &mut prepared)?;
     txn.put(resource, prepared)
 }
 
-/// Replaces the object `target` names with a PUT body: spliced when it can be (see
-/// [`splice`]), else parsed and updated.
+/// A new object as it is stored: checked and defaulted by the strategy, its creator recorded
+/// (before what the strategy sets on a new object, which no manager owns).
+pub fn new_object(
+    txn: &Txn<'_>,
+    resource: &ResourceType,
+    path_namespace: Option<&str>,
+    value: Value,
+    ownership: Ownership<'_>,
+) -> Result<Value, ApiError> {
+    let mut prepared = prepare_create(txn, resource, path_namespace, value)?;
+    if let Ownership::Update(writer) = ownership {
+        managed::record_update(resource, zero_value(resource), &mut prepared, writer);
+    }
+    defaults::prepare_for_create(&mut prepared, resource);
+    Ok(prepared)
+}
+
+/// Replaces the object `target` names with a PUT body.
 pub fn replace_in(
     txn: &mut Txn<'_>,
     target: &Target,
     body: &[u8],
 ) -> Result<Arc<StoredObject>, ApiError> {
-    if !target.status_only
-        && let Some(object) =
-            splice::replace(txn, target.resource, target.namespace, target.name, body)
-    {
-        return Ok(object);
-    }
     let value = named_object(body, target.name)?;
     replace_value(txn, target, value)
 }
@@ -57,21 +81,16 @@ pub fn replace_value(
     target: &Target,
     value: Value,
 ) -> Result<Arc<StoredObject>, ApiError> {
-    check_uid(txn, target, &value)?;
-    update_in(txn, target, value)
+    update_with(txn, target, value, Ownership::Update(target.writer), true)
 }
 
 /// A PUT body's `metadata.uid` is a precondition (kube-apiserver's `DefaultUpdatedObjectInfo`
 /// hands it to the storage, whose `Preconditions.Check` fails, answered `409 Conflict`:
 /// `apiserver/pkg/storage/interfaces.go`, `apiserver/pkg/registry/rest/update.go`).
-fn check_uid(txn: &Txn<'_>, target: &Target, value: &Value) -> Result<(), ApiError> {
+fn check_uid(target: &Target, current: &Value, value: &Value) -> Result<(), ApiError> {
     let given = str_at(value, "/metadata/uid");
-    let current = match txn.get(&target.resource.key(), &target.key()) {
-        Some(current) if !given.is_empty() => current.to_value()?,
-        _ => return Ok(()),
-    };
-    let stored = str_at(&current, "/metadata/uid");
-    if given == stored {
+    let stored = str_at(current, "/metadata/uid");
+    if given.is_empty() || given == stored {
         return Ok(());
     }
     let why =
@@ -97,30 +116,58 @@ pub fn named_object(body: &[u8], name: &str) -> Result<Value, ApiError> {
     Ok(value)
 }
 
-/// Replaces an object, keeping server-owned metadata; removes it when its deletion was pending
-/// and its last finalizer is gone.
+/// Replaces an object, keeping server-owned metadata, recording the target's writer; removes it
+/// when its deletion was pending and its last finalizer is gone.
 pub fn update_in(
     txn: &mut Txn<'_>,
     target: &Target,
     new: Value,
 ) -> Result<Arc<StoredObject>, ApiError> {
+    update_owned(txn, target, new, Ownership::Update(target.writer))
+}
+
+/// [`update_in`] with the managedFields made by `ownership`.
+pub fn update_owned(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    new: Value,
+    ownership: Ownership<'_>,
+) -> Result<Arc<StoredObject>, ApiError> {
+    update_with(txn, target, new, ownership, false)
+}
+
+/// [`update_owned`], `new`'s uid a precondition when `uid_precondition` (a PUT body's).
+fn update_with(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    new: Value,
+    ownership: Ownership<'_>,
+    uid_precondition: bool,
+) -> Result<Arc<StoredObject>, ApiError> {
     let resource = target.resource;
     let current = txn
         .get(&resource.key(), &target.key())
         .ok_or_else(|| ApiError::not_found(resource, target.name))?;
+    let old = current.to_value()?;
+    if uid_precondition {
+        check_uid(target, &old, &new)?;
+    }
     let requested_rv = str_at(&new, "/metadata/resourceVersion");
     if !requested_rv.is_empty() && requested_rv != current.rv.to_string() {
         return Err(ApiError::conflict(resource, target.name, STALE));
     }
-    let old = current.to_value()?;
     let mut value = if target.status_only {
         with_status_of(old.clone(), &new)
     } else {
         new
     };
     set_type_meta(&mut value, resource)?;
-    keep_server_metadata(&mut value, &old, target)?;
     merge_string_data(&mut value, resource);
+    defaults::apply_defaults(&mut value, resource);
+    keep_server_metadata(&mut value, &old, target)?;
+    if let Ownership::Update(writer) = ownership {
+        managed::record_update(resource, &old, &mut value, writer);
+    }
     crd::establish(txn, resource, &mut value)?;
     if is_deleting(&value) && finalizers(&value).is_empty() {
         return finish_delete(txn, resource, &target.key());

@@ -1,12 +1,14 @@
 //! What the server sets and checks on an object before it is stored (kube-apiserver's
 //! `rest.BeforeCreate`/`BeforeUpdate` and the resources' strategies): type meta, namespace,
-//! name and generateName, uid, timestamps, generation, defaults, a Secret's `stringData`.
+//! name and generateName, uid, timestamps, generation, defaults (see [`super::defaults`]), a
+//! Secret's `stringData`.
 
 use base64::Engine;
 use base64::prelude::BASE64_STANDARD;
 use rand::Rng;
 use serde_json::{Value, json};
 
+use super::defaults::apply_defaults;
 use super::meta::{metadata_mut, now, str_at};
 use super::target::Target;
 use crate::objects::object_key;
@@ -53,8 +55,8 @@ pub fn prepare_create(
     ] {
         metadata.remove(server_set);
     }
-    apply_defaults(&mut value, resource);
     merge_string_data(&mut value, resource);
+    apply_defaults(&mut value, resource);
     Ok(value)
 }
 
@@ -180,24 +182,6 @@ fn resolve_name(
         .map(|_| format!("{prefix}{}", random_suffix()))
         .find(|candidate| !taken(candidate))
         .ok_or_else(|| ApiError::already_exists(resource, prefix))
-}
-
-/// Server-side defaults: pod and namespace phases.
-fn apply_defaults(value: &mut Value, resource: &ResourceType) {
-    let phase = match (resource.group.as_str(), resource.plural.as_str()) {
-        ("", "pods") => "Pending",
-        ("", "namespaces") => "Active",
-        _ => return,
-    };
-    if value.pointer("/status/phase").is_some() {
-        return;
-    }
-    if let Some(object) = value.as_object_mut() {
-        let status = object.entry("status").or_insert_with(|| json!({}));
-        if let Some(status) = status.as_object_mut() {
-            status.insert("phase".into(), phase.into());
-        }
-    }
 }
 
 /// `old` with the `status` of `new`.

@@ -1,11 +1,19 @@
 //! The object a PUT, PATCH or DELETE addresses: resource, namespace, name, and whether the
-//! `status` subresource is written.
+//! `status` subresource is written, and who writes it.
 
 use std::sync::Arc;
 
+use super::managed::Writer;
 use crate::app::ResourceRequest;
 use crate::objects::object_key;
 use crate::resources::ResourceType;
+
+/// The field manager of the writes the library makes without a request (seeding, churn, the
+/// controllers, [`crate::EmbeddedServer`]'s write methods).
+pub const DIRECT_WRITER: Writer<'static> = Writer {
+    manager: "kinformer-apiserver",
+    subresource: "",
+};
 
 /// The object a PUT, PATCH or DELETE addresses.
 pub struct Target<'a> {
@@ -17,6 +25,8 @@ pub struct Target<'a> {
     pub name: &'a str,
     /// Whether only its `status` is written (the `status` subresource).
     pub status_only: bool,
+    /// Who writes it, for its managedFields.
+    pub writer: Writer<'a>,
 }
 
 impl<'a> Target<'a> {
@@ -27,6 +37,10 @@ impl<'a> Target<'a> {
             namespace: request.namespace.as_deref().unwrap_or_default(),
             name,
             status_only: request.subresource.as_deref() == Some("status"),
+            writer: Writer {
+                manager: &request.field_manager,
+                subresource: request.subresource.as_deref().unwrap_or_default(),
+            },
         }
     }
 
@@ -37,6 +51,7 @@ impl<'a> Target<'a> {
             namespace,
             name,
             status_only: false,
+            writer: DIRECT_WRITER,
         }
     }
 

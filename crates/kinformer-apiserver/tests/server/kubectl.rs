@@ -18,6 +18,8 @@ use tokio::process::Command;
 
 use crate::support::{TestResult, kubectl_binary};
 
+mod golden;
+
 /// A running server plus a kubeconfig and a private kubectl cache directory.
 struct Fixture {
     server: EmbeddedServer,
@@ -696,7 +698,9 @@ async fn kubectl_diff_and_server_dry_runs_store_nothing() -> TestResult {
 
     let dry_runs: Vec<Vec<&str>> = vec![
         vec!["apply", "-f", changed],
-        vec!["apply", "--server-side", "-f", changed],
+        // `data.a` is kubectl-client-side-apply's: without `--force-conflicts` a cluster
+        // answers 409 (tested in golden.rs).
+        vec!["apply", "--server-side", "--force-conflicts", "-f", changed],
         vec!["patch", "configmap", "dry", "-p", r#"{"data":{"a":"3"}}"#],
         vec![
             "patch",
@@ -822,8 +826,11 @@ async fn golden_kubectl_patch_defaults_to_a_strategic_merge() -> TestResult {
     assert_no_directives(&after);
     let mut expected = before.clone();
     let containers = &mut expected["spec"]["template"]["spec"]["containers"];
-    containers[0]["ports"] =
-        json!([{"containerPort": 80, "name": "http"}, {"containerPort": 443, "name": "https"}]);
+    // The new port is defaulted (`SetDefaults_ContainerPort`, `protocol: TCP`).
+    containers[0]["ports"] = json!([
+        {"containerPort": 80, "name": "http", "protocol": "TCP"},
+        {"containerPort": 443, "name": "https", "protocol": "TCP"}
+    ]);
     containers[1]["env"] = json!([{"name": "LEVEL", "value": "debug"}]);
     assert_eq!(masked(after), masked(expected));
     fixture
@@ -865,10 +872,16 @@ async fn golden_kubectl_apply_of_a_changed_manifest() -> TestResult {
         containers,
         &json!([
             {"name": "nginx", "image": "nginx:1.27",
-             "ports": [{"containerPort": 80, "name": "http"}],
-             "volumeMounts": [{"name": "cache", "mountPath": "/cache"}]},
+             "ports": [{"containerPort": 80, "name": "http", "protocol": "TCP"}],
+             "volumeMounts": [{"name": "cache", "mountPath": "/cache"}],
+             "imagePullPolicy": "IfNotPresent", "resources": {},
+             "terminationMessagePath": "/dev/termination-log",
+             "terminationMessagePolicy": "File"},
             {"name": "sidecar", "image": "busybox:1.37", "args": ["sleep", "infinity"],
-             "env": [{"name": "LEVEL", "value": "debug"}]}
+             "env": [{"name": "LEVEL", "value": "debug"}],
+             "imagePullPolicy": "IfNotPresent", "resources": {},
+             "terminationMessagePath": "/dev/termination-log",
+             "terminationMessagePolicy": "File"}
         ])
     );
     assert_eq!(

@@ -1,0 +1,485 @@
+//! What kube-apiserver's decoding and defaulting make of a written object of a served built-in
+//! kind, on every create and update path (JSON, YAML, protobuf, every patch, apply):
+//!
+//! - [`zero_value`]: the fields the Go type always serializes (non-`omitempty` fields of its
+//!   empty struct: `status: {}`, `spec.strategy: {}`, a template's
+//!   `metadata.creationTimestamp: null`…), which every object decoded into it carries — and
+//!   which field managers compare a created object against;
+//! - [`apply_defaults`]: the defaulting functions, as tables of `(field, default)` per struct,
+//!   each citing the Go file it follows;
+//! - [`prepare_for_create`]: what the strategies and storages set on a new object after the
+//!   field manager recorded its creator (so no manager owns it): a namespace's finalizer and
+//!   phase, a pod's phase and QoS class, a Service's cluster IP and IP families.
+//!
+//! Admission plugins (service account, priority, tolerations) are neither and are not run.
+
+use std::sync::LazyLock;
+
+use rand::Rng;
+use serde_json::{Map, Value, json};
+
+use crate::resources::ResourceType;
+
+/// A pod template's zero value (`core/v1` `PodTemplateSpec`).
+fn template_zero() -> Value {
+    json!({"metadata": {"creationTimestamp": null}, "spec": {"containers": null}})
+}
+
+/// A zero value: ObjectMeta's (`creationTimestamp: null`) with `rest`.
+fn zero(rest: Value) -> Value {
+    let mut zero = json!({"metadata": {"creationTimestamp": null}});
+    fill(&mut zero, &rest);
+    zero
+}
+
+static METADATA_ONLY: LazyLock<Value> = LazyLock::new(|| zero(json!({})));
+static POD: LazyLock<Value> =
+    LazyLock::new(|| zero(json!({"spec": {"containers": null}, "status": {}})));
+static SERVICE: LazyLock<Value> =
+    LazyLock::new(|| zero(json!({"spec": {}, "status": {"loadBalancer": {}}})));
+static NAMESPACE: LazyLock<Value> = LazyLock::new(|| zero(json!({"spec": {}, "status": {}})));
+static EVENT: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "involvedObject": {}, "source": {}, "firstTimestamp": null, "lastTimestamp": null,
+        "eventTime": null, "reportingComponent": "", "reportingInstance": "",
+    }))
+});
+static DEPLOYMENT: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {"selector": null, "template": template_zero(), "strategy": {}},
+        "status": {},
+    }))
+});
+static REPLICA_SET: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {"selector": null, "template": template_zero()},
+        "status": {"replicas": 0},
+    }))
+});
+static STATEFUL_SET: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {
+            "selector": null, "template": template_zero(), "serviceName": "",
+            "updateStrategy": {},
+        },
+        "status": {"replicas": 0, "availableReplicas": 0},
+    }))
+});
+static DAEMON_SET: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {"selector": null, "template": template_zero(), "updateStrategy": {}},
+        "status": {
+            "currentNumberScheduled": 0, "numberMisscheduled": 0,
+            "desiredNumberScheduled": 0, "numberReady": 0,
+        },
+    }))
+});
+static LEASE: LazyLock<Value> = LazyLock::new(|| zero(json!({"spec": {}})));
+
+/// The zero value of `resource`'s Go type, as its JSON encoding (`omitempty` fields left out;
+/// built once per kind).
+pub fn zero_value(resource: &ResourceType) -> &'static Value {
+    if resource.custom {
+        return &METADATA_ONLY;
+    }
+    match (resource.group.as_str(), resource.kind.as_str()) {
+        ("", "Pod") => &POD,
+        ("", "Service") => &SERVICE,
+        ("", "Namespace") => &NAMESPACE,
+        ("", "Event") => &EVENT,
+        ("apps", "Deployment") => &DEPLOYMENT,
+        ("apps", "ReplicaSet") => &REPLICA_SET,
+        ("apps", "StatefulSet") => &STATEFUL_SET,
+        ("apps", "DaemonSet") => &DAEMON_SET,
+        ("coordination.k8s.io", "Lease") => &LEASE,
+        _ => &METADATA_ONLY,
+    }
+}
+
+/// Adds to `value` the fields of `zero` it lacks, map by map (what decoding into the Go type
+/// does).
+pub fn fill(value: &mut Value, zero: &Value) {
+    let (Some(object), Some(zero)) = (value.as_object_mut(), zero.as_object()) else {
+        return;
+    };
+    for (key, default) in zero {
+        match object.get_mut(key) {
+            Some(present) => fill(present, default),
+            None => {
+                object.insert(key.clone(), default.clone());
+            }
+        }
+    }
+}
+
+/// Fills in `value`'s zero value and defaults, as kube-apiserver decodes and defaults an object
+/// of `resource`.
+pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
+    if resource.custom {
+        return;
+    }
+    fill(value, zero_value(resource));
+    let Some(object) = value.as_object_mut() else {
+        return;
+    };
+    match (resource.group.as_str(), resource.kind.as_str()) {
+        ("", "Pod") => with_map(object, "spec", |spec| {
+            pod_spec(spec);
+            // SetDefaults_Pod: only pods, not templates.
+            set(spec, "enableServiceLinks", json!(true));
+        }),
+        ("", "Service") => with_map(object, "spec", service_spec),
+        ("", "Secret") => set(object, "type", json!("Opaque")),
+        ("", "Namespace") => namespace_label(object),
+        ("apps", "Deployment") => with_map(object, "spec", deployment_spec),
+        ("apps", "ReplicaSet") => with_map(object, "spec", |spec| {
+            set(spec, "replicas", json!(1));
+            template(spec);
+        }),
+        ("apps", "StatefulSet") => with_map(object, "spec", stateful_set_spec),
+        ("apps", "DaemonSet") => with_map(object, "spec", daemon_set_spec),
+        _ => {}
+    }
+}
+
+/// What the strategies (`PrepareForCreate`) and the Service storage set on a new object of
+/// `resource`: a pod's `Pending` phase and QoS class (`registry/core/pod/strategy.go`), a
+/// namespace's `kubernetes` finalizer and `Active` phase (`registry/core/namespace/strategy.go`),
+/// a Service's cluster IP and single-stack IPv4 families (`registry/core/service/storage`).
+pub fn prepare_for_create(value: &mut Value, resource: &ResourceType) {
+    let Some(object) = value.as_object_mut() else {
+        return;
+    };
+    match (resource.group.as_str(), resource.kind.as_str()) {
+        ("", "Pod") if !resource.custom => {
+            let qos = qos_class(object);
+            with_map(object, "status", |status| {
+                set(status, "phase", json!("Pending"));
+                set(status, "qosClass", json!(qos));
+            });
+        }
+        ("", "Namespace") if !resource.custom => {
+            with_map(object, "spec", |spec| {
+                set(spec, "finalizers", json!(["kubernetes"]));
+            });
+            with_map(object, "status", |status| {
+                set(status, "phase", json!("Active"))
+            });
+        }
+        ("", "Service") if !resource.custom => with_map(object, "spec", allocate_cluster_ip),
+        _ => {}
+    }
+}
+
+/// Sets `key` to `default` unless it has a value (`if obj.X == nil/"" { obj.X = default }`).
+fn set(object: &mut Map<String, Value>, key: &str, default: Value) {
+    let unset = match object.get(key) {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        Some(_) => false,
+    };
+    if unset {
+        object.insert(key.to_owned(), default);
+    }
+}
+
+/// Runs `f` on the map at `key` (created when absent or null).
+fn with_map(object: &mut Map<String, Value>, key: &str, f: impl FnOnce(&mut Map<String, Value>)) {
+    let entry = object.entry(key).or_insert_with(|| json!({}));
+    if entry.is_null() {
+        *entry = json!({});
+    }
+    if let Some(map) = entry.as_object_mut() {
+        f(map);
+    }
+}
+
+/// Runs `f` on every map element of the list at `key`, if there is one.
+fn each(object: &mut Map<String, Value>, key: &str, mut f: impl FnMut(&mut Map<String, Value>)) {
+    if let Some(items) = object.get_mut(key).and_then(Value::as_array_mut) {
+        items
+            .iter_mut()
+            .filter_map(Value::as_object_mut)
+            .for_each(&mut f);
+    }
+}
+
+/// Runs `f` on the map at `key` if it is there.
+fn within(object: &mut Map<String, Value>, key: &str, f: impl FnOnce(&mut Map<String, Value>)) {
+    if let Some(map) = object.get_mut(key).and_then(Value::as_object_mut) {
+        f(map);
+    }
+}
+
+/// A workload's pod template (`spec.template.spec`).
+fn template(spec: &mut Map<String, Value>) {
+    within(spec, "template", |template| {
+        within(template, "spec", pod_spec)
+    });
+}
+
+/// `core/v1/defaults.go` `SetDefaults_PodSpec` and, through the generated defaulters, the
+/// containers, volumes and probes inside.
+fn pod_spec(spec: &mut Map<String, Value>) {
+    set(spec, "dnsPolicy", json!("ClusterFirst"));
+    set(spec, "restartPolicy", json!("Always"));
+    set(spec, "securityContext", json!({}));
+    set(spec, "terminationGracePeriodSeconds", json!(30));
+    set(spec, "schedulerName", json!("default-scheduler"));
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        each(spec, list, container);
+    }
+    each(spec, "volumes", volume);
+}
+
+/// `SetDefaults_Container`, `SetDefaults_ContainerPort`, `SetDefaults_EnvVar` (field refs),
+/// `SetDefaults_Probe` and `SetDefaults_HTTPGetAction`.
+fn container(container: &mut Map<String, Value>) {
+    let image = container.get("image").and_then(Value::as_str).unwrap_or("");
+    let policy = if image_is_latest(image) {
+        "Always"
+    } else {
+        "IfNotPresent"
+    };
+    set(container, "imagePullPolicy", json!(policy));
+    set(
+        container,
+        "terminationMessagePath",
+        json!("/dev/termination-log"),
+    );
+    set(container, "terminationMessagePolicy", json!("File"));
+    set(container, "resources", json!({}));
+    each(container, "ports", |port| {
+        set(port, "protocol", json!("TCP"))
+    });
+    each(container, "env", |env| {
+        within(env, "valueFrom", |from| {
+            within(from, "fieldRef", |field| {
+                set(field, "apiVersion", json!("v1"))
+            });
+        });
+    });
+    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+        within(container, probe, |probe| {
+            set(probe, "timeoutSeconds", json!(1));
+            set(probe, "periodSeconds", json!(10));
+            set(probe, "successThreshold", json!(1));
+            set(probe, "failureThreshold", json!(3));
+            within(probe, "httpGet", |get| {
+                set(get, "path", json!("/"));
+                set(get, "scheme", json!("HTTP"));
+            });
+        });
+    }
+}
+
+/// The pod's QoS class (`pkg/apis/core/helper/qos`, set by the pod strategy on create):
+/// `BestEffort` without requests or limits, `Guaranteed` when every container's limits for
+/// cpu and memory are set and its requests equal them, else `Burstable`.
+fn qos_class(pod: &Map<String, Value>) -> &'static str {
+    let containers: Vec<&Value> = ["initContainers", "containers"]
+        .iter()
+        .filter_map(|list| pod.get("spec")?.get(*list)?.as_array())
+        .flatten()
+        .collect();
+    let resources = |c: &Value, kind: &str| c.pointer(&format!("/resources/{kind}")).cloned();
+    let empty = |v: Option<Value>| {
+        v.and_then(|v| v.as_object().map(Map::is_empty))
+            .unwrap_or(true)
+    };
+    if containers
+        .iter()
+        .all(|c| empty(resources(c, "requests")) && empty(resources(c, "limits")))
+    {
+        return "BestEffort";
+    }
+    let guaranteed = containers.iter().all(|c| {
+        let limits = resources(c, "limits").unwrap_or(Value::Null);
+        let requests = resources(c, "requests").unwrap_or_else(|| limits.clone());
+        ["cpu", "memory"]
+            .iter()
+            .all(|r| limits.get(*r).is_some() && limits.get(*r) == requests.get(*r))
+    });
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+/// Whether an image pulls `Always` by default: tagged `:latest` or not tagged (and not pinned
+/// by digest).
+fn image_is_latest(image: &str) -> bool {
+    if image.contains('@') {
+        return false;
+    }
+    let last = image.rsplit('/').next().unwrap_or(image);
+    match last.rsplit_once(':') {
+        Some((_, tag)) => tag == "latest",
+        None => true,
+    }
+}
+
+/// `SetDefaults_Volume` (no source is an `emptyDir`) and the `defaultMode: 420` of
+/// `SetDefaults_ConfigMapVolumeSource`, `…SecretVolumeSource`, `…ProjectedVolumeSource`.
+fn volume(volume: &mut Map<String, Value>) {
+    if volume.keys().all(|k| k == "name") {
+        volume.insert("emptyDir".into(), json!({}));
+    }
+    for source in ["configMap", "secret", "projected", "downwardAPI"] {
+        within(volume, source, |source| {
+            set(source, "defaultMode", json!(420))
+        });
+    }
+}
+
+/// `apps/v1/defaults.go` `SetDefaults_Deployment`.
+fn deployment_spec(spec: &mut Map<String, Value>) {
+    set(spec, "replicas", json!(1));
+    with_map(spec, "strategy", |strategy| {
+        set(strategy, "type", json!("RollingUpdate"));
+        if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+            with_map(strategy, "rollingUpdate", |rolling| {
+                set(rolling, "maxUnavailable", json!("25%"));
+                set(rolling, "maxSurge", json!("25%"));
+            });
+        }
+    });
+    set(spec, "revisionHistoryLimit", json!(10));
+    set(spec, "progressDeadlineSeconds", json!(600));
+    template(spec);
+}
+
+/// `apps/v1/defaults.go` `SetDefaults_StatefulSet`.
+fn stateful_set_spec(spec: &mut Map<String, Value>) {
+    set(spec, "podManagementPolicy", json!("OrderedReady"));
+    with_map(spec, "updateStrategy", |strategy| {
+        set(strategy, "type", json!("RollingUpdate"));
+        if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+            with_map(strategy, "rollingUpdate", |rolling| {
+                set(rolling, "partition", json!(0));
+            });
+        }
+    });
+    with_map(spec, "persistentVolumeClaimRetentionPolicy", |policy| {
+        set(policy, "whenDeleted", json!("Retain"));
+        set(policy, "whenScaled", json!("Retain"));
+    });
+    set(spec, "replicas", json!(1));
+    set(spec, "revisionHistoryLimit", json!(10));
+    template(spec);
+}
+
+/// `apps/v1/defaults.go` `SetDefaults_DaemonSet`.
+fn daemon_set_spec(spec: &mut Map<String, Value>) {
+    with_map(spec, "updateStrategy", |strategy| {
+        set(strategy, "type", json!("RollingUpdate"));
+        if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+            with_map(strategy, "rollingUpdate", |rolling| {
+                set(rolling, "maxUnavailable", json!(1));
+                set(rolling, "maxSurge", json!(0));
+            });
+        }
+    });
+    set(spec, "revisionHistoryLimit", json!(10));
+    template(spec);
+}
+
+/// `core/v1/defaults.go` `SetDefaults_Service`.
+fn service_spec(spec: &mut Map<String, Value>) {
+    set(spec, "sessionAffinity", json!("None"));
+    set(spec, "type", json!("ClusterIP"));
+    each(spec, "ports", |port| {
+        set(port, "protocol", json!("TCP"));
+        let target_unset = match port.get("targetPort") {
+            None | Some(Value::Null) => true,
+            Some(Value::Number(n)) => n.as_i64() == Some(0),
+            Some(Value::String(s)) => s.is_empty(),
+            Some(_) => false,
+        };
+        if target_unset && let Some(number) = port.get("port").cloned() {
+            port.insert("targetPort".into(), number);
+        }
+    });
+    let kind = spec
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    if kind == "NodePort" || kind == "LoadBalancer" {
+        set(spec, "externalTrafficPolicy", json!("Cluster"));
+    }
+    if kind == "LoadBalancer" {
+        set(spec, "allocateLoadBalancerNodePorts", json!(true));
+    }
+    if kind != "ExternalName" {
+        set(spec, "internalTrafficPolicy", json!("Cluster"));
+    }
+}
+
+/// A new Service's cluster IP (unless it is headless or an ExternalName) and IP families.
+fn allocate_cluster_ip(spec: &mut Map<String, Value>) {
+    if spec.get("type").and_then(Value::as_str) == Some("ExternalName") {
+        return;
+    }
+    set(spec, "clusterIP", json!(random_cluster_ip()));
+    if let Some(ip) = spec.get("clusterIP").cloned() {
+        set(spec, "clusterIPs", json!([ip]));
+    }
+    set(spec, "ipFamilies", json!(["IPv4"]));
+    set(spec, "ipFamilyPolicy", json!("SingleStack"));
+}
+
+/// A cluster IP in kube-apiserver's default service range, 10.96.0.0/12 (the first addresses
+/// left to `kubernetes` and DNS).
+fn random_cluster_ip() -> String {
+    let mut rng = rand::rng();
+    format!(
+        "10.{}.{}.{}",
+        rng.random_range(96..112),
+        rng.random_range(0..=255),
+        rng.random_range(11..=254)
+    )
+}
+
+/// `SetDefaults_Namespace`: the `kubernetes.io/metadata.name` label.
+fn namespace_label(object: &mut Map<String, Value>) {
+    let name = object
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    with_map(object, "metadata", |metadata| {
+        with_map(metadata, "labels", |labels| {
+            set(labels, "kubernetes.io/metadata.name", name);
+        });
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_pull_always_only_when_latest_or_untagged() {
+        assert!(image_is_latest("nginx"));
+        assert!(image_is_latest("nginx:latest"));
+        assert!(image_is_latest("localhost:5000/nginx"));
+        assert!(!image_is_latest("localhost:5000/nginx:1.27"));
+        assert!(!image_is_latest("nginx:1.27"));
+        assert!(!image_is_latest("nginx@sha256:abc"));
+    }
+
+    #[test]
+    fn fill_adds_only_what_is_missing() {
+        let mut value = json!({"spec": {"strategy": {"type": "Recreate"}}});
+        fill(
+            &mut value,
+            &json!({"spec": {"strategy": {}, "selector": null}, "status": {}}),
+        );
+        assert_eq!(
+            value,
+            json!({"spec": {"strategy": {"type": "Recreate"}, "selector": null}, "status": {}})
+        );
+    }
+}

@@ -1,0 +1,295 @@
+//! Sets of field paths, as structured-merge-diff keeps them (`fieldpath.Set`) and
+//! `managedFields[].fieldsV1` serializes them: a tree whose edges are path elements — a field
+//! (`f:name`), a list element by its key fields (`k:{"name":"web"}`), a set element by its value
+//! (`v:"kubernetes"`) or an element by index (`i:0`) — and whose nodes may themselves be
+//! members (`.` when the node also has children, `{}` when it has none).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+
+/// One step of a field path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PathElement {
+    /// A field of a map or struct.
+    Field(String),
+    /// An element of an associative list, by its key fields (name and value, sorted by name).
+    Key(Vec<(String, Atom)>),
+    /// An element of a set, by its value.
+    Value(Atom),
+    /// An element of an atomic list addressed by index (only ever read from a client).
+    Index(u64),
+}
+
+/// A scalar inside a path element, ordered as structured-merge-diff orders values.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Atom {
+    /// `null`.
+    Null,
+    /// `true`/`false`.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A string.
+    Text(String),
+    /// Any other JSON (floats, objects), by its JSON text.
+    Json(String),
+}
+
+impl Atom {
+    /// The atom of a JSON value.
+    pub fn of(value: &Value) -> Atom {
+        match value {
+            Value::Null => Atom::Null,
+            Value::Bool(b) => Atom::Bool(*b),
+            Value::String(s) => Atom::Text(s.clone()),
+            Value::Number(n) => n
+                .as_i64()
+                .map_or_else(|| Atom::Json(n.to_string()), Atom::Int),
+            other => Atom::Json(other.to_string()),
+        }
+    }
+
+    /// The JSON value back.
+    fn to_value(&self) -> Value {
+        match self {
+            Atom::Null => Value::Null,
+            Atom::Bool(b) => Value::Bool(*b),
+            Atom::Int(i) => Value::from(*i),
+            Atom::Text(s) => Value::String(s.clone()),
+            Atom::Json(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+        }
+    }
+}
+
+impl PathElement {
+    /// The fieldsV1 key of the element (`f:name`, `k:{…}`, `v:…`, `i:0`).
+    pub fn encode(&self) -> String {
+        match self {
+            PathElement::Field(name) => format!("f:{name}"),
+            PathElement::Key(fields) => {
+                let object: Map<String, Value> = fields
+                    .iter()
+                    .map(|(name, atom)| (name.clone(), atom.to_value()))
+                    .collect();
+                format!("k:{}", Value::Object(object))
+            }
+            PathElement::Value(atom) => format!("v:{}", atom.to_value()),
+            PathElement::Index(index) => format!("i:{index}"),
+        }
+    }
+
+    /// The element a fieldsV1 key names; None for a malformed key.
+    fn decode(key: &str) -> Option<PathElement> {
+        let (kind, rest) = key.split_once(':')?;
+        match kind {
+            "f" => Some(PathElement::Field(rest.to_owned())),
+            "k" => match serde_json::from_str::<Value>(rest).ok()? {
+                Value::Object(object) => Some(PathElement::Key(
+                    object
+                        .iter()
+                        .map(|(k, v)| (k.clone(), Atom::of(v)))
+                        .collect(),
+                )),
+                _ => None,
+            },
+            "v" => Some(PathElement::Value(Atom::of(
+                &serde_json::from_str::<Value>(rest).ok()?,
+            ))),
+            "i" => rest.parse().ok().map(PathElement::Index),
+            _ => None,
+        }
+    }
+
+    /// The element as structured-merge-diff prints it in a path (`.name`, `[name="web"]`,
+    /// `[="kubernetes"]`, `[0]`).
+    fn print(&self, out: &mut String) {
+        let _ = match self {
+            PathElement::Field(name) => write!(out, ".{name}"),
+            PathElement::Key(fields) => {
+                let parts: Vec<String> = fields
+                    .iter()
+                    .map(|(name, atom)| format!("{name}={}", atom.to_value()))
+                    .collect();
+                write!(out, "[{}]", parts.join(","))
+            }
+            PathElement::Value(atom) => write!(out, "[={}]", atom.to_value()),
+            PathElement::Index(index) => write!(out, "[{index}]"),
+        };
+    }
+}
+
+/// A set of field paths.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldSet {
+    /// Whether the path leading here is itself in the set.
+    member: bool,
+    /// The paths below, by their next element.
+    children: BTreeMap<PathElement, FieldSet>,
+}
+
+impl FieldSet {
+    /// Whether it holds no path.
+    pub fn is_empty(&self) -> bool {
+        !self.member && self.children.is_empty()
+    }
+
+    /// Whether the path leading here is in the set.
+    pub fn is_member(&self) -> bool {
+        self.member
+    }
+
+    /// Marks the path leading here as a member.
+    pub fn insert_self(&mut self) {
+        self.member = true;
+    }
+
+    /// Puts `child` under `element` (nothing when it is empty).
+    pub fn insert_child(&mut self, element: PathElement, child: FieldSet) {
+        if !child.is_empty() {
+            self.children.entry(element).or_default().union_with(child);
+        }
+    }
+
+    /// The set below `element`, if any.
+    pub fn child(&self, element: &PathElement) -> Option<&FieldSet> {
+        self.children.get(element)
+    }
+
+    /// Removes and returns the set below `element`.
+    pub fn take_child(&mut self, element: &PathElement) -> Option<FieldSet> {
+        self.children.remove(element)
+    }
+
+    /// Adds every path of `other`.
+    pub fn union_with(&mut self, other: FieldSet) {
+        self.member |= other.member;
+        for (element, child) in other.children {
+            self.insert_child(element, child);
+        }
+    }
+
+    /// Removes every path of `other` (paths below a removed member stay unless `other` has them
+    /// too, as `fieldpath.Set.Difference`).
+    pub fn subtract(&mut self, other: &FieldSet) {
+        if other.member {
+            self.member = false;
+        }
+        for (element, theirs) in &other.children {
+            if let Some(mine) = self.children.get_mut(element) {
+                mine.subtract(theirs);
+                if mine.is_empty() {
+                    self.children.remove(element);
+                }
+            }
+        }
+    }
+
+    /// The paths in both.
+    pub fn intersection(&self, other: &FieldSet) -> FieldSet {
+        let mut out = FieldSet {
+            member: self.member && other.member,
+            children: BTreeMap::new(),
+        };
+        for (element, mine) in &self.children {
+            if let Some(theirs) = other.children.get(element) {
+                out.insert_child(element.clone(), mine.intersection(theirs));
+            }
+        }
+        out
+    }
+
+    /// Every member path, printed as structured-merge-diff prints paths, in order.
+    pub fn paths(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.collect_paths(&mut String::new(), &mut out);
+        out
+    }
+
+    fn collect_paths(&self, prefix: &mut String, out: &mut Vec<String>) {
+        if self.member {
+            out.push(prefix.clone());
+        }
+        for (element, child) in &self.children {
+            let length = prefix.len();
+            element.print(prefix);
+            child.collect_paths(prefix, out);
+            prefix.truncate(length);
+        }
+    }
+
+    /// The set as `fieldsV1`.
+    pub fn to_fields_v1(&self) -> Value {
+        let mut object = Map::new();
+        if self.member && !self.children.is_empty() {
+            object.insert(".".into(), Value::Object(Map::new()));
+        }
+        for (element, child) in &self.children {
+            object.insert(element.encode(), child.to_fields_v1());
+        }
+        Value::Object(object)
+    }
+
+    /// The set a `fieldsV1` object describes; None when it is malformed.
+    pub fn from_fields_v1(value: &Value) -> Option<FieldSet> {
+        let object = value.as_object()?;
+        let mut set = FieldSet {
+            member: object.is_empty(),
+            children: BTreeMap::new(),
+        };
+        for (key, child) in object {
+            if key == "." {
+                set.member = true;
+                continue;
+            }
+            let element = PathElement::decode(key)?;
+            let child = FieldSet::from_fields_v1(child)?;
+            set.children.insert(element, child);
+        }
+        Some(set)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn fields_v1_round_trips_and_prints_paths() {
+        let fields = json!({
+            "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+            "f:spec": {"f:template": {"f:spec": {"f:containers": {
+                "k:{\"name\":\"web\"}": {".": {}, "f:image": {}},
+            }}}},
+            "f:finalizers": {"v:\"kubernetes\"": {}},
+        });
+        let set = FieldSet::from_fields_v1(&fields).expect("valid fieldsV1");
+        assert_eq!(set.to_fields_v1(), fields);
+        assert_eq!(
+            set.paths(),
+            [
+                ".finalizers[=\"kubernetes\"]",
+                ".metadata.labels",
+                ".metadata.labels.app",
+                ".spec.template.spec.containers[name=\"web\"]",
+                ".spec.template.spec.containers[name=\"web\"].image",
+            ]
+        );
+    }
+
+    #[test]
+    fn set_operations_follow_fieldpath() {
+        let set = |v: Value| FieldSet::from_fields_v1(&v).expect("valid");
+        let mut a = set(json!({"f:spec": {"f:replicas": {}, "f:paused": {}}}));
+        let b = set(json!({"f:spec": {"f:replicas": {}}}));
+        assert_eq!(a.intersection(&b), b);
+        a.subtract(&b);
+        assert_eq!(a, set(json!({"f:spec": {"f:paused": {}}})));
+        a.subtract(&set(json!({"f:spec": {"f:paused": {}}})));
+        assert!(a.is_empty());
+        assert!(FieldSet::from_fields_v1(&json!({"x:bad": {}})).is_none());
+    }
+}
