@@ -10,13 +10,17 @@ use crate::informer::trace::Event;
 /// How long after the first sync the demo expires every resourceVersion (a 410, a relist).
 pub const RELIST_AFTER: Duration = Duration::from_secs(20);
 
-/// A handler this far behind has visibly fallen behind.
-const BEHIND: usize = 50;
+/// A handler this far behind beyond the initial list has visibly fallen behind: right after
+/// the sync every handler may still hold the whole initial list, so only a backlog that grows
+/// past it means the handler does not keep up with the churn.
+const BEHIND: usize = 10;
 
 /// The phases, each told once.
 #[derive(Debug, Default)]
 pub struct Narrator {
     synced: bool,
+    /// How many objects the initial list held.
+    listed: usize,
     churn: bool,
     behind: bool,
     resync: bool,
@@ -29,6 +33,7 @@ impl Narrator {
         match event {
             Event::Synced { objects, .. } if !self.synced => {
                 self.synced = true;
+                self.listed = *objects;
                 Some(format!(
                     "── initial sync: the Reflector listed {objects} pods into the Indexer; every \
                      handler got an add per pod (the ×{objects} rows: initial list)"
@@ -40,7 +45,7 @@ impl Narrator {
                 pending,
             } => {
                 let after_sync = self.synced && !notification.is_initial();
-                if after_sync && *pending >= BEHIND && !self.behind {
+                if after_sync && *pending >= self.listed + BEHIND && !self.behind {
                     self.behind = true;
                     return Some(format!(
                         "── {handler} falls behind: {pending} notifications pending in its own \
@@ -102,8 +107,8 @@ mod tests {
             },
             churn(2),
             churn(3),
-            churn(BEHIND),
-            churn(BEHIND + 1),
+            churn(1 + BEHIND - 1),
+            churn(1 + BEHIND),
             notify_sync_update(7, "fast", "web-1").event,
             Event::Relist {
                 reason: "410".into(),
@@ -112,6 +117,27 @@ mod tests {
                 reason: "410".into(),
             },
         ]
+    }
+
+    #[test]
+    fn a_handler_still_holding_the_initial_list_is_not_behind() {
+        let mut narrator = Narrator::default();
+        let synced = Event::Synced {
+            objects: 100,
+            store_rv: None,
+        };
+        assert!(narrator.observe(&synced).is_some());
+        let obj = pod("churn-1", "200", "churn");
+        let churn = notify(
+            "fast",
+            Notification::Add {
+                obj,
+                initial: false,
+            },
+            101,
+        );
+        let told = narrator.observe(&churn).unwrap_or_default();
+        assert!(told.starts_with("── churn"), "{told}");
     }
 
     #[test]
