@@ -11,6 +11,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
 use kinformer_apiserver::{EmbeddedServer, Seed, ServerConfig};
 
+use super::exit::CliError;
 use super::stream::Signals;
 
 /// Which cluster to talk to.
@@ -54,6 +55,18 @@ pub enum ConnectError {
     Embedded(#[source] kinformer_apiserver::ServerError),
     #[error("cannot build a client for the embedded API server: {0}")]
     EmbeddedClient(#[source] kube::Error),
+}
+
+impl From<ConnectError> for CliError {
+    /// A bad kubeconfig is a configuration error (exit 3); an embedded server that did not
+    /// start says why.
+    fn from(e: ConnectError) -> Self {
+        match e {
+            ConnectError::Kubeconfig(m) => CliError::Config(m),
+            ConnectError::Embedded(e) => CliError::Server(e),
+            ConnectError::EmbeddedClient(e) => CliError::EmbeddedClient(e),
+        }
+    }
 }
 
 impl ClusterChoice {

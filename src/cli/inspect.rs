@@ -18,7 +18,7 @@ use crate::redact::{LAST_APPLIED, SECRET_FIELDS};
 
 use super::args::{ConnectionArgs, InformerArgs, OutputArgs, PipelineArgs, TransformArg};
 use super::client::{DialError, TlsVerifyError};
-use super::connect::{ClusterChoice, ConnectError, Connection};
+use super::connect::{ClusterChoice, Connection};
 use super::exit::CliError;
 use super::resolve::{ResolveError, ResolvedResource, resolve};
 use super::session::{ResourcePlan, SessionPlan};
@@ -121,11 +121,7 @@ impl Inspection {
         pipeline: &PipelineArgs,
         shown: StageSet,
     ) -> Result<Self, CliError> {
-        let connection = cluster.connect().await.map_err(|e| match e {
-            ConnectError::Kubeconfig(m) => CliError::Config(m),
-            ConnectError::Embedded(e) => CliError::Server(e),
-            ConnectError::EmbeddedClient(e) => CliError::EmbeddedClient(e),
-        })?;
+        let connection = cluster.connect().await?;
         let mut resources: Vec<ResolvedResource> = Vec::new();
         for name in &selection.resources {
             let resource =

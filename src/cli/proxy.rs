@@ -13,7 +13,7 @@ use crate::output::{EventRenderer, Hidden, RenderOptions};
 use crate::proxy::{Proxy, ProxyConfig};
 
 use super::args::ProxyArgs;
-use super::connect::{ClusterChoice, ConnectError, Connection, deadline_after, unless_interrupted};
+use super::connect::{ClusterChoice, Connection, deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::reporting::{ReportAtExit, server_of, tap_of};
 use super::stream::{STDOUT_BUFFER, Signals};
@@ -24,11 +24,7 @@ pub async fn run(args: ProxyArgs, signals: &mut Signals) -> Result<i32, CliError
     }
     let deadline = deadline_after(args.timeout);
     let connection = match unless_interrupted(upstream(&args).connect(), signals, deadline).await {
-        Ok(connected) => connected.map_err(|e| match e {
-            ConnectError::Kubeconfig(m) => CliError::Config(m),
-            ConnectError::Embedded(e) => CliError::Server(e),
-            ConnectError::EmbeddedClient(e) => CliError::EmbeddedClient(e),
-        })?,
+        Ok(connected) => connected?,
         Err(_) => return Ok(0),
     };
     let report = ReportAtExit::asked(args.report.path.as_deref());

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use crate::scenario::{self, Scenario};
-use kinformer_apiserver::{EmbeddedServer, Seed, ServerConfig, ServerError};
+use kinformer_apiserver::{EmbeddedServer, Seed, ServerConfig};
 
 use super::args::ServeArgs;
 use super::exit::CliError;
@@ -43,7 +43,10 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
         controllers: args.controllers,
         ..defaults
     };
-    let server = EmbeddedServer::start(config).await.map_err(start_error)?;
+    // A bad --seed file is a configuration error: CliError::Server exits 3 for it.
+    let server = EmbeddedServer::start(config)
+        .await
+        .map_err(CliError::Server)?;
     let temporary = args.kubeconfig_out.is_none();
     let path = args
         .kubeconfig_out
@@ -62,13 +65,6 @@ pub async fn run(args: ServeArgs, signals: &mut Signals) -> Result<i32, CliError
     }
     server.shutdown().await;
     served
-}
-
-/// Why the server did not start: a `--seed` file that cannot be read or holds something that
-/// is no object is a configuration error (exit 3, [`CliError::code`]); anything else a
-/// runtime failure.
-fn start_error(e: ServerError) -> CliError {
-    CliError::Server(e)
 }
 
 /// Announces the server and serves until a signal or the scenario's end.
