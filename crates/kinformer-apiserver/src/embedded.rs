@@ -19,7 +19,8 @@ use super::error::ServerError;
 use super::faults::{Fault, FaultError};
 use super::store::Store;
 use super::{
-    churn, controllers, faults, kubeconfig, listener, resources, seed, server, serving, tls, write,
+    churn, controllers, faults, kubeconfig, listener, objects, resources, seed, server, serving,
+    tls, write,
 };
 
 /// Where initial objects come from.
@@ -317,11 +318,12 @@ impl EmbeddedServer {
         namespace: &str,
         name: &str,
     ) -> Result<Option<serde_json::Value>, ServerError> {
-        let named = |o: &serde_json::Value| o["metadata"]["name"].as_str() == Some(name);
-        Ok(self
-            .objects(plural, Some(namespace))?
-            .into_iter()
-            .find(named))
+        let resource = self.resource_named(plural)?.key();
+        let stored = self
+            .app
+            .store
+            .get(&resource, &objects::object_key(namespace, name));
+        Ok(stored.and_then(|o| serde_json::from_slice(&o.bytes).ok()))
     }
 
     /// Waits until `condition` holds for every object of resource `plural` (all namespaces, as
