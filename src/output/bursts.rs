@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::informer::trace::{Event, NotifyKind, TraceEvent};
+use crate::informer::trace::{Event, Notification, NotifyKind, TraceEvent};
 
 /// The fewest notifications of one kind to one handler that make one summary row.
 pub const MIN_BURST: usize = 5;
@@ -30,22 +30,15 @@ struct GroupKey {
 }
 
 impl GroupKey {
-    fn of(event: &TraceEvent) -> Option<Self> {
-        let Event::Notify {
-            handler,
-            notification,
-            ..
-        } = &event.event
-        else {
-            return None;
-        };
-        Some(Self {
-            resource: event.resource.clone(),
+    /// The group of a notification to `handler` of `resource`.
+    fn of(resource: Option<&Arc<str>>, handler: &Arc<str>, notification: &Notification) -> Self {
+        Self {
+            resource: resource.cloned(),
             handler: Arc::clone(handler),
             kind: notification.kind(),
             initial: notification.is_initial(),
             sync: notification.is_sync(),
-        })
+        }
     }
 }
 
@@ -124,17 +117,15 @@ struct Group {
 impl Bursts {
     /// Takes `event` if it is a notification (true), to be written at the next flush.
     pub fn hold(&mut self, event: &TraceEvent) -> bool {
-        let Some(key) = GroupKey::of(event) else {
-            return false;
-        };
         let Event::Notify {
+            handler,
             notification,
             pending,
-            ..
         } = &event.event
         else {
             return false;
         };
+        let key = GroupKey::of(event.resource.as_ref(), handler, notification);
         self.last_held = Some(Instant::now());
         match self.groups.iter_mut().find(|g| g.key == key) {
             Some(group) => {
