@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::json::members::{self, Member};
 use super::json::type_meta::{self, TypeMetaSpans};
 use super::resources::ResourceType;
 use super::selectable::Selectable;
@@ -29,6 +30,9 @@ pub struct StoredObject {
     metadata_only: OnceLock<Bytes>,
     /// Where `kind` and `apiVersion` are, for LIST items without them.
     type_meta: TypeMetaSpans,
+    /// The members of `metadata` (found on first use: by the replace fast path, which makes
+    /// the next version's as it writes it).
+    metadata_members: OnceLock<Option<Box<[Member]>>>,
 }
 
 /// The fields of an object's metadata the store indexes.
@@ -82,7 +86,42 @@ impl StoredObject {
             selectable,
             metadata_only: OnceLock::new(),
             type_meta,
+            metadata_members: OnceLock::new(),
         })
+    }
+
+    /// An object made from its parts: its bytes, resourceVersion, selectable texts, where its
+    /// TypeMeta is in `bytes` and its metadata's members (the replace fast path, which builds
+    /// the bytes from a current object's).
+    pub fn from_parts(
+        bytes: Bytes,
+        rv: u64,
+        selectable: Selectable,
+        type_meta: TypeMetaSpans,
+        metadata_members: Box<[Member]>,
+    ) -> Self {
+        StoredObject {
+            bytes,
+            rv,
+            selectable,
+            metadata_only: OnceLock::new(),
+            type_meta,
+            metadata_members: OnceLock::from(Some(metadata_members)),
+        }
+    }
+
+    /// The members of the object's `metadata` (None: it has none that is a compact object).
+    pub fn metadata_members(&self) -> Option<&[Member]> {
+        let found = self.metadata_members.get_or_init(|| {
+            let metadata = self.type_meta.metadata()?;
+            members::members(&self.bytes, metadata).map(Vec::into_boxed_slice)
+        });
+        found.as_deref()
+    }
+
+    /// Where `kind` and `apiVersion` are in [`Self::bytes`].
+    pub fn type_meta(&self) -> TypeMetaSpans {
+        self.type_meta
     }
 
     /// Appends the object as a LIST item of a built-in type: without `kind` and `apiVersion`.

@@ -495,6 +495,37 @@ impl Txn<'_> {
         Ok(object)
     }
 
+    /// Replaces the object at `key` with the one `render` makes for a resourceVersion: the next
+    /// one, or in a dry run the current object's, storing nothing (see [`Self::put`]). None when
+    /// there is no object at `key`.
+    pub fn replace_rendered(
+        &mut self,
+        resource: &ResourceType,
+        key: &str,
+        render: impl FnOnce(u64) -> StoredObject,
+    ) -> Option<Arc<StoredObject>> {
+        let current = self.get(&resource.key(), key)?;
+        if self.dry_run {
+            return Some(Arc::new(render(current.rv)));
+        }
+        let rv = self.state.rv + 1;
+        let object = Arc::new(render(rv));
+        let prev = self
+            .state
+            .objects
+            .get_mut(&resource.key())?
+            .insert(key.to_owned(), Arc::clone(&object));
+        self.state.rv = rv;
+        self.record(
+            resource,
+            EventType::Modified,
+            Arc::clone(&object),
+            prev,
+            OnceLock::new(),
+        );
+        Some(object)
+    }
+
     /// Stores an object without recording a watch event (bulk seeding). Older resourceVersions
     /// become unreachable: lists and watches from before it get 410.
     pub fn put_unrecorded(

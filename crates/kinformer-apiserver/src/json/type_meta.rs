@@ -1,7 +1,8 @@
 //! LIST items as kube-apiserver writes them for built-in types: without `kind` and
 //! `apiVersion` (the list's own kind names them). Each stored object remembers where its two
 //! top-level TypeMeta members are, found while it is serialised, so a list writes the bytes
-//! around them instead of rewriting the object.
+//! around them instead of rewriting the object; and where its `metadata` is, so the replace
+//! fast path finds it without a scan.
 
 use serde_json::Value;
 
@@ -32,16 +33,50 @@ impl Span {
 
 /// Where an object's top-level `apiVersion` and `kind` members are (each from its key's opening
 /// quote to the end of its value, commas excluded), in document order.
+/// And where its `metadata` value is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TypeMetaSpans {
     members: [Option<Span>; 2],
+    metadata: Option<Span>,
 }
 
 impl TypeMetaSpans {
-    fn sorted(first: Option<Span>, second: Option<Span>) -> Self {
+    fn sorted(first: Option<Span>, second: Option<Span>, metadata: Option<Span>) -> Self {
         let mut members = [first, second];
         members.sort_by_key(|m| m.map(Span::start));
-        TypeMetaSpans { members }
+        TypeMetaSpans { members, metadata }
+    }
+
+    /// The object's `apiVersion` (None: it has none that is a string).
+    pub fn api_version(&self, object: &[u8]) -> Option<String> {
+        const KEY: &[u8] = b"\"apiVersion\":";
+        self.members.iter().flatten().find_map(|span| {
+            let member = object.get(span.start()..span.end())?;
+            serde_json::from_slice(member.strip_prefix(KEY)?).ok()
+        })
+    }
+
+    /// Where the object's `metadata` value is (None: it has none).
+    pub fn metadata(&self) -> Option<std::ops::Range<usize>> {
+        self.metadata.map(|span| span.start()..span.end())
+    }
+
+    /// These spans with the `metadata` value at `metadata` instead (a value rewritten where it
+    /// was, after both TypeMeta members); past 4 GiB, with no `metadata` span.
+    pub fn with_metadata(self, metadata: std::ops::Range<usize>) -> Self {
+        let metadata = Span::new(metadata.start, metadata.end);
+        TypeMetaSpans { metadata, ..self }
+    }
+
+    /// Where the last of the two members ends (0 when the object has neither): bytes from there
+    /// on can change without moving them.
+    pub fn end(&self) -> usize {
+        self.members
+            .iter()
+            .flatten()
+            .map(|span| span.end())
+            .max()
+            .unwrap_or(0)
     }
 
     /// Appends `object` (a JSON object whose members these spans describe) without its
@@ -83,6 +118,7 @@ pub fn serialise(value: &Value) -> serde_json::Result<(Vec<u8>, TypeMetaSpans)> 
     let mut out = Vec::with_capacity(256);
     let mut api_version = None;
     let mut kind = None;
+    let mut metadata = None;
     out.push(b'{');
     for (index, (key, member)) in members.iter().enumerate() {
         if index > 0 {
@@ -91,15 +127,17 @@ pub fn serialise(value: &Value) -> serde_json::Result<(Vec<u8>, TypeMetaSpans)> 
         let start = out.len();
         serde_json::to_writer(&mut out, key)?;
         out.push(b':');
+        let value_start = out.len();
         serde_json::to_writer(&mut out, member)?;
         match key.as_str() {
             "apiVersion" => api_version = Span::new(start, out.len()),
             "kind" => kind = Span::new(start, out.len()),
+            "metadata" => metadata = Span::new(value_start, out.len()),
             _ => {}
         }
     }
     out.push(b'}');
-    Ok((out, TypeMetaSpans::sorted(api_version, kind)))
+    Ok((out, TypeMetaSpans::sorted(api_version, kind, metadata)))
 }
 
 #[cfg(test)]
@@ -112,6 +150,13 @@ mod tests {
             panic!("serialisable");
         };
         assert_eq!(serde_json::to_vec(value).ok(), Some(bytes.clone()));
+        let metadata = spans.metadata().and_then(|at| bytes.get(at));
+        let expected = value
+            .get("metadata")
+            .and_then(|m| serde_json::to_vec(m).ok());
+        assert_eq!(metadata.map(<[u8]>::to_vec), expected);
+        let api_version = value.get("apiVersion").and_then(Value::as_str);
+        assert_eq!(spans.api_version(&bytes).as_deref(), api_version);
         let mut out = Vec::new();
         spans.write_without(&bytes, &mut out);
         serde_json::from_slice(&out).unwrap_or(Value::Null)

@@ -197,7 +197,7 @@ pub fn record_update(resource: &ResourceType, old: &Value, new: &mut Value, writ
         .pointer_mut("/metadata")
         .and_then(Value::as_object_mut)
         .and_then(|m| m.remove("managedFields"));
-    let mut entries = match sent {
+    let entries = match sent {
         Some(sent) if is_reset(&sent) => Vec::new(),
         Some(Value::Array(sent)) if !sent.is_empty() && sent.iter().all(valid_entry) => sent,
         _ => old
@@ -207,59 +207,88 @@ pub fn record_update(resource: &ResourceType, old: &Value, new: &mut Value, writ
             .unwrap_or_default(),
     };
     let schema = Schema::new(resource, writer.subresource);
-    let changed = schema.changed_fields(&mut Vec::new(), Some(old), new);
-    let removed = match entries.is_empty() {
-        true => None,
-        false => schema.removed_fields(&mut Vec::new(), old, Some(new)),
+    let change = Change {
+        changed: schema.changed_fields(&mut Vec::new(), Some(old), new),
+        removed: match entries.is_empty() {
+            true => None,
+            false => schema.removed_fields(&mut Vec::new(), old, Some(new)),
+        },
     };
     let api_version = str_at(new, "/apiVersion").to_owned();
-    let is_writer = |entry: &Value| {
-        str_at(entry, "/manager") == writer.manager
-            && str_at(entry, "/operation") == "Update"
-            && str_at(entry, "/apiVersion") == api_version
-            && str_at(entry, "/subresource") == writer.subresource
-    };
-    for entry in &mut entries {
-        let writes = is_writer(entry);
-        let Some(fields) = entry.get_mut("fieldsV1").and_then(Value::as_object_mut) else {
-            continue;
-        };
-        if let Some(Value::Object(removed)) = &removed {
-            subtract_v1(fields, removed);
-        }
-        if let Some(Value::Object(changed)) = &changed
-            && !writes
-        {
-            subtract_v1(fields, changed);
-        }
-    }
-    if let Some(Value::Object(changed)) = changed {
-        match entries.iter_mut().find(|e| is_writer(e)) {
-            Some(entry) => {
-                match entry.get_mut("fieldsV1").and_then(Value::as_object_mut) {
-                    // An emptied entry is no set at all (its `{}` would read as a member).
-                    Some(fields) if !fields.is_empty() => union_v1(fields, changed),
-                    _ => entry["fieldsV1"] = Value::Object(changed),
-                }
-                entry["time"] = now().into();
-            }
-            None => {
-                let mut entry = json!({
-                    "apiVersion": api_version,
-                    "fieldsType": "FieldsV1",
-                    "fieldsV1": changed,
-                    "manager": writer.manager,
-                    "operation": "Update",
-                    "time": now(),
-                });
-                if !writer.subresource.is_empty() {
-                    entry["subresource"] = writer.subresource.into();
-                }
-                entries.push(entry);
-            }
-        }
-    }
+    let entries = change.record(entries, writer, &api_version);
     write_entries(new, entries);
+}
+
+/// What an Update did, as `fieldsV1` trees: the fields it added or changed and the fields it
+/// removed (None: none).
+#[derive(Debug, Default)]
+pub struct Change {
+    /// The fields added or changed.
+    pub changed: Option<Value>,
+    /// The fields removed.
+    pub removed: Option<Value>,
+}
+
+impl Change {
+    /// The raw managedFields `entries` after this Update by `writer` at `api_version`: the
+    /// changed fields become the writer's (its Update entry's `time` moves, a new entry when it
+    /// has none), every other manager loses them, and removed fields leave every manager. In
+    /// kube-apiserver's order, without empty entries.
+    pub fn record(
+        self,
+        mut entries: Vec<Value>,
+        writer: Writer<'_>,
+        api_version: &str,
+    ) -> Vec<Value> {
+        let Change { changed, removed } = self;
+        let is_writer = |entry: &Value| {
+            str_at(entry, "/manager") == writer.manager
+                && str_at(entry, "/operation") == "Update"
+                && str_at(entry, "/apiVersion") == api_version
+                && str_at(entry, "/subresource") == writer.subresource
+        };
+        for entry in &mut entries {
+            let writes = is_writer(entry);
+            let Some(fields) = entry.get_mut("fieldsV1").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            if let Some(Value::Object(removed)) = &removed {
+                subtract_v1(fields, removed);
+            }
+            if let Some(Value::Object(changed)) = &changed
+                && !writes
+            {
+                subtract_v1(fields, changed);
+            }
+        }
+        if let Some(Value::Object(changed)) = changed {
+            match entries.iter_mut().find(|e| is_writer(e)) {
+                Some(entry) => {
+                    match entry.get_mut("fieldsV1").and_then(Value::as_object_mut) {
+                        // An emptied entry is no set at all (its `{}` would read as a member).
+                        Some(fields) if !fields.is_empty() => union_v1(fields, changed),
+                        _ => entry["fieldsV1"] = Value::Object(changed),
+                    }
+                    entry["time"] = now().into();
+                }
+                None => {
+                    let mut entry = json!({
+                        "apiVersion": api_version,
+                        "fieldsType": "FieldsV1",
+                        "fieldsV1": changed,
+                        "manager": writer.manager,
+                        "operation": "Update",
+                        "time": now(),
+                    });
+                    if !writer.subresource.is_empty() {
+                        entry["subresource"] = writer.subresource.into();
+                    }
+                    entries.push(entry);
+                }
+            }
+        }
+        in_stored_order(entries)
+    }
 }
 
 /// Whether sent managedFields ask for a reset: one empty entry (`[{}]`, kube-apiserver's
@@ -337,23 +366,28 @@ fn union_v1(node: &mut Map<String, Value>, other: Map<String, Value>) {
     }
 }
 
-/// Writes raw `entries` (without empty ones, in kube-apiserver's order: operation, time,
-/// manager, apiVersion, subresource) into `object`'s metadata.
-fn write_entries(object: &mut Value, mut entries: Vec<Value>) {
+/// Raw `entries` as they are stored: without empty ones, in kube-apiserver's order (operation,
+/// time, manager, apiVersion, subresource).
+fn in_stored_order(mut entries: Vec<Value>) -> Vec<Value> {
     entries.retain(|e| e["fieldsV1"].as_object().is_some_and(|f| !f.is_empty()));
-    entries.sort_by(|a, b| {
-        let key = |e: &Value| {
-            [
-                "/operation",
-                "/time",
-                "/manager",
-                "/apiVersion",
-                "/subresource",
-            ]
-            .map(|p| str_at(e, p).to_owned())
-        };
-        key(a).cmp(&key(b))
-    });
+    entries.sort_by(|a, b| stored_order_key(a).cmp(&stored_order_key(b)));
+    entries
+}
+
+/// What orders a raw entry: operation, time, manager, apiVersion, subresource.
+fn stored_order_key(entry: &Value) -> [&str; 5] {
+    [
+        "/operation",
+        "/time",
+        "/manager",
+        "/apiVersion",
+        "/subresource",
+    ]
+    .map(|p| str_at(entry, p))
+}
+
+/// Writes raw `entries` (already [`in_stored_order`]) into `object`'s metadata.
+fn write_entries(object: &mut Value, entries: Vec<Value>) {
     let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) else {
         return;
     };

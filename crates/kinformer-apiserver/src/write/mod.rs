@@ -4,7 +4,8 @@
 //! the server owns, [`crd`] starts and stops serving custom resources, [`direct`] writes
 //! objects addressed by their own metadata (seeding, churn, controllers), [`defaults`] fills in
 //! what kube-apiserver's decoding and defaulting add, and [`managed`] keeps `managedFields`
-//! (over [`fieldset`]) and serves server-side apply.
+//! (over [`fieldset`]) and serves server-side apply; [`splice`] is the fast path of a replace
+//! that changes only labels and annotations.
 
 mod crd;
 mod create;
@@ -14,11 +15,13 @@ mod direct;
 mod fieldset;
 mod get;
 mod managed;
+mod managed_raw;
 mod meta;
 mod options;
 mod patch;
 mod patch_meta;
 pub(super) mod registry;
+mod splice;
 mod strategic;
 mod strategy;
 mod target;

@@ -12,6 +12,7 @@ use super::crd;
 use super::defaults::{self, zero_value};
 use super::managed::{self, Writer};
 use super::meta::{metadata_mut, now, parse_object, str_at};
+use super::splice;
 use super::strategy::{
     keep_server_metadata, merge_string_data, prepare_create, set_type_meta, with_status_of,
 };
@@ -65,12 +66,15 @@ pub fn new_object(
     Ok(prepared)
 }
 
-/// Replaces the object `target` names with a PUT body.
+/// Replaces the object `target` names with a PUT body ([`splice`]'s fast path when it applies).
 pub fn replace_in(
     txn: &mut Txn<'_>,
     target: &Target,
     body: &[u8],
 ) -> Result<Arc<StoredObject>, ApiError> {
+    if let Some(object) = splice::replace(txn, target, body) {
+        return Ok(object);
+    }
     let value = named_object(body, target.name)?;
     replace_value(txn, target, value)
 }

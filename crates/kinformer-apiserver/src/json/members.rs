@@ -1,0 +1,400 @@
+//! The members of a JSON object in compact form (as serde_json writes a `Value`: no whitespace),
+//! found without parsing their values: each member's key and value as byte ranges, the value
+//! skipped over by bracket depth and string quotes (and an array's objects likewise). The replace fast path reads a stored object
+//! and a PUT body with it, and compares members as bytes.
+//!
+//! The scan is strict about the object's own syntax (`{`, quoted keys, `:`, `,`, `}`, nothing
+//! else) and lenient inside values: a value is only delimited, not validated. A caller that
+//! trusts a value must check it otherwise (by comparing it with a value it trusts, or by
+//! parsing it). Anything it cannot delimit, including whitespace between tokens, is None.
+
+use std::ops::Range;
+
+/// One member of an object: where its key (the text between the quotes) and its value are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    /// The key's bytes, without the quotes (escapes as written).
+    pub key: Range<usize>,
+    /// The value's bytes.
+    pub value: Range<usize>,
+}
+
+impl Member {
+    /// The key's bytes in `document`.
+    pub fn key_of<'a>(&self, document: &'a [u8]) -> &'a [u8] {
+        document.get(self.key.clone()).unwrap_or_default()
+    }
+
+    /// The value's bytes in `document`.
+    pub fn value_of<'a>(&self, document: &'a [u8]) -> &'a [u8] {
+        document.get(self.value.clone()).unwrap_or_default()
+    }
+}
+
+/// The members of the compact JSON object at `object` in `document` (from its `{` to the end of
+/// its `}`); None when it is not one.
+pub fn members(document: &[u8], object: Range<usize>) -> Option<Vec<Member>> {
+    let bytes = document.get(..object.end)?;
+    let mut at = object.start;
+    expect(bytes, &mut at, b'{')?;
+    let mut found = Vec::with_capacity(16);
+    if bytes.get(at) == Some(&b'}') {
+        return (at + 1 == object.end).then_some(found);
+    }
+    let end = members_from(bytes, at, None, &mut found)?;
+    (end + 1 == object.end).then_some(found)
+}
+
+/// The members of `edited`, an edit of `original` whose object has the members `known`:
+/// `edited` has the bytes of `original` up to `common.0` and its last `common.1` bytes, and the
+/// object is at `edited_object` in `edited`. The members standing wholly in the common bytes
+/// are `known`'s (those after the edit shifted); only the edited stretch is scanned. None when
+/// `edited`'s object is not one.
+pub fn edited_members(
+    original: &[u8],
+    known: &[Member],
+    edited: &[u8],
+    edited_object: Range<usize>,
+    common: (usize, usize),
+) -> Option<Vec<Member>> {
+    let (prefix, suffix) = common;
+    let (Some(first), Some(last)) = (known.first(), known.last()) else {
+        return members(edited, edited_object);
+    };
+    // Members whose separator (`,` or `}`) is still common, and the first whose opening quote is.
+    let before = known.iter().take_while(|m| m.value.end < prefix).count();
+    let tail_start = original.len().checked_sub(suffix)?;
+    let after = known
+        .iter()
+        .position(|m| m.key.start > tail_start)
+        .unwrap_or(known.len());
+    let mut found: Vec<Member> = known.get(..before)?.to_vec();
+    if before == known.len() {
+        return (last.value.end + 1 == edited_object.end).then_some(found);
+    }
+    let start = found
+        .last()
+        .map_or(first.key.start - 1, |m| m.value.end + 1);
+    let bytes = edited.get(..edited_object.end)?;
+    let delta = edited.len() as isize - original.len() as isize;
+    let stop = known
+        .get(after)
+        .map(|m| (m.key.start - 1).wrapping_add_signed(delta));
+    if found.is_empty() && bytes.get(start) == Some(&b'}') {
+        return (stop.is_none() && start + 1 == edited_object.end).then_some(found);
+    }
+    let end = members_from(bytes, start, stop, &mut found)?;
+    match stop {
+        Some(stop) if end == stop => {
+            let shift = |at: usize| at.wrapping_add_signed(delta);
+            found.extend(known.get(after..)?.iter().map(|m| Member {
+                key: shift(m.key.start)..shift(m.key.end),
+                value: shift(m.value.start)..shift(m.value.end),
+            }));
+            Some(found)
+        }
+        None if end + 1 == edited_object.end => Some(found),
+        _ => None,
+    }
+}
+
+/// The elements of the compact JSON array at `array` in `document` when each is an object,
+/// each with its members; None otherwise.
+pub fn object_elements(
+    document: &[u8],
+    array: Range<usize>,
+) -> Option<Vec<(Range<usize>, Vec<Member>)>> {
+    let bytes = document.get(..array.end)?;
+    let mut at = array.start;
+    expect(bytes, &mut at, b'[')?;
+    let mut found = Vec::with_capacity(8);
+    if bytes.get(at) == Some(&b']') {
+        return (at + 1 == array.end).then_some(found);
+    }
+    loop {
+        let start = at;
+        expect(bytes, &mut at, b'{')?;
+        let mut members = Vec::with_capacity(8);
+        if bytes.get(at) != Some(&b'}') {
+            at = members_from(bytes, at, None, &mut members)?;
+        }
+        at += 1;
+        found.push((start..at, members));
+        match bytes.get(at)? {
+            b',' => at += 1,
+            b']' if at + 1 == array.end => return Some(found),
+            _ => return None,
+        }
+    }
+}
+
+/// The value of member `key` of the compact JSON object at `object`, scanning its members only
+/// up to that one (the rest of the object is not checked).
+pub fn member_value(document: &[u8], object: Range<usize>, key: &[u8]) -> Option<Range<usize>> {
+    let bytes = document.get(..object.end)?;
+    let mut at = object.start;
+    expect(bytes, &mut at, b'{')?;
+    loop {
+        expect(bytes, &mut at, b'"')?;
+        let key_start = at;
+        at = string_end(bytes, at)?;
+        let found = bytes.get(key_start..at)? == key;
+        at += 1;
+        expect(bytes, &mut at, b':')?;
+        let value_start = at;
+        at = value_end(bytes, at)?;
+        if found {
+            return Some(value_start..at);
+        }
+        expect(bytes, &mut at, b',')?;
+    }
+}
+
+/// Scans members from `at` (a key's opening quote) into `found`, until the object's closing
+/// brace or, with `stop`, until the member starting at `stop`; returns where it stopped (the
+/// brace, or `stop`).
+fn members_from(
+    bytes: &[u8],
+    mut at: usize,
+    stop: Option<usize>,
+    found: &mut Vec<Member>,
+) -> Option<usize> {
+    loop {
+        if Some(at) == stop {
+            return Some(at);
+        }
+        expect(bytes, &mut at, b'"')?;
+        let key_start = at;
+        at = string_end(bytes, at)?;
+        let key = key_start..at;
+        at += 1;
+        expect(bytes, &mut at, b':')?;
+        let value_start = at;
+        at = value_end(bytes, at)?;
+        found.push(Member {
+            key,
+            value: value_start..at,
+        });
+        match bytes.get(at)? {
+            b',' => at += 1,
+            b'}' if stop.is_none() => return Some(at),
+            _ => return None,
+        }
+    }
+}
+
+/// Steps over `byte` at `at`.
+fn expect(bytes: &[u8], at: &mut usize, byte: u8) -> Option<()> {
+    (bytes.get(*at) == Some(&byte)).then(|| *at += 1)
+}
+
+/// Where the string whose text starts at `at` ends (the position of its closing quote).
+fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+        match bytes.get(at)? {
+            b'"' => return Some(at),
+            _ => at += 2,
+        }
+    }
+}
+
+/// Where the value starting at `at` ends (one past its last byte).
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => Some(string_end(bytes, at + 1)? + 1),
+        b'{' | b'[' => nested_end(bytes, at),
+        b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+            let rest = bytes.get(at..)?;
+            let length = rest
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']'))
+                .unwrap_or(rest.len());
+            let scalar = rest.get(..length)?;
+            (!scalar.iter().any(u8::is_ascii_whitespace)).then_some(at + length)
+        }
+        _ => None,
+    }
+}
+
+/// Where the object or array starting at `at` ends, by bracket depth outside strings: one
+/// pass over the bytes (a value's strings are mostly a few bytes long, too short for a
+/// vectorised search to pay).
+fn nested_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    for (offset, &byte) in bytes.get(at..)?.iter().enumerate() {
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(at + offset + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// The members of a whole document.
+    fn top_level(document: &[u8]) -> Option<Vec<Member>> {
+        members(document, 0..document.len())
+    }
+
+    fn common(a: &[u8], b: &[u8]) -> (usize, usize) {
+        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let suffix = a[prefix..]
+            .iter()
+            .rev()
+            .zip(b[prefix..].iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        (prefix, suffix)
+    }
+
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[a-c\"\\\\]{0,3}".prop_map(Value::from),
+            (0u8..3).prop_map(Value::from),
+            proptest::collection::btree_map("[a-c]{1,2}", "[a-c]{0,2}", 0..3)
+                .prop_map(|m| json!(m)),
+        ]
+    }
+
+    fn object() -> impl Strategy<Value = serde_json::Map<String, Value>> {
+        proptest::collection::btree_map("[a-e]{1,2}", any_value(), 0..6)
+            .prop_map(|m| m.into_iter().collect())
+    }
+
+    proptest! {
+        /// Scanning only the edited stretch finds what scanning the whole edited object finds.
+        #[test]
+        fn an_edit_is_scanned_where_it_differs(original in object(), edited in object()) {
+            let wrap = |members: &serde_json::Map<String, Value>| {
+                serde_json::to_vec(&json!({"a": 1, "m": members, "z": [1]})).unwrap_or_default()
+            };
+            let (before, after) = (wrap(&original), wrap(&edited));
+            let outer = |document: &[u8]| {
+                top_level(document)
+                    .and_then(|found| found.get(1).map(|m| m.value.clone()))
+                    .unwrap_or(0..0)
+            };
+            let known = members(&before, outer(&before)).unwrap_or_default();
+            let expected = members(&after, outer(&after));
+            let found = edited_members(&before, &known, &after, outer(&after), common(&before, &after));
+            prop_assert_eq!(found, expected);
+        }
+    }
+
+    fn keys_and_values(document: &str) -> Option<Vec<(String, String)>> {
+        let bytes = document.as_bytes();
+        let found = top_level(bytes)?;
+        Some(
+            found
+                .iter()
+                .map(|m| {
+                    (
+                        String::from_utf8_lossy(m.key_of(bytes)).into_owned(),
+                        String::from_utf8_lossy(m.value_of(bytes)).into_owned(),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn finds_each_member_of_a_compact_object() {
+        let found = keys_and_values(
+            r#"{"a":1,"b":"x\"}","c":{"d":[1,{"e":"]"}]},"e\\":null,"f":[],"g":-1.5e3}"#,
+        );
+        let expected = [
+            ("a", "1"),
+            ("b", r#""x\"}""#),
+            ("c", r#"{"d":[1,{"e":"]"}]}"#),
+            ("e\\\\", "null"),
+            ("f", "[]"),
+            ("g", "-1.5e3"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        assert_eq!(found, Some(expected));
+        assert_eq!(keys_and_values("{}"), Some(Vec::new()));
+    }
+
+    #[test]
+    fn refuses_what_is_not_one_compact_object() {
+        for document in [
+            "",
+            "[]",
+            r#"{"a":1"#,
+            r#"{"a":1}x"#,
+            r#"{"a": 1}"#,
+            r#"{ "a":1}"#,
+            r#"{"a":1,}"#,
+            r#"{"a"1}"#,
+            r#"{"a":}"#,
+            r#"{"a":"x}"#,
+            r#"{"a":{"b":1}"#,
+            r#"{a:1}"#,
+            "{}}",
+        ] {
+            assert_eq!(top_level(document.as_bytes()), None, "{document}");
+        }
+    }
+
+    #[test]
+    fn finds_each_object_of_a_compact_array() {
+        let document = br#"[{"a":"]"},{},{"b":[1],"c":2}]"#;
+        let found = object_elements(document, 0..document.len()).unwrap_or_default();
+        let values: Vec<(&[u8], usize)> = found
+            .iter()
+            .filter_map(|(r, m)| Some((document.get(r.clone())?, m.len())))
+            .collect();
+        let expected: [(&[u8], usize); 3] =
+            [(br#"{"a":"]"}"#, 1), (b"{}", 0), (br#"{"b":[1],"c":2}"#, 2)];
+        assert_eq!(values, expected);
+        assert_eq!(object_elements(b"[]", 0..2), Some(Vec::new()));
+        for bad in [&b"[{},]"[..], b"[{}", b"[{}] ", b"[1]", b"{}"] {
+            assert_eq!(object_elements(bad, 0..bad.len()), None);
+        }
+    }
+
+    #[test]
+    fn finds_one_member_without_reading_past_it() {
+        let document = br#"{"a":{"x":1},"b":"2","c":"#;
+        let value = member_value(document, 0..document.len(), b"b");
+        assert_eq!(value.and_then(|r| document.get(r)), Some(&br#""2""#[..]));
+        assert_eq!(member_value(br#"{"a":1}"#, 0..7, b"z"), None);
+    }
+
+    #[test]
+    fn reads_a_nested_object_by_its_range() {
+        let document = br#"{"m":{"x":"1","y":"2"},"z":3}"#;
+        let outer = top_level(document).unwrap_or_default();
+        let inner = outer.first().map(|m| m.value.clone()).unwrap_or(0..0);
+        let found = members(document, inner).unwrap_or_default();
+        let keys: Vec<&[u8]> = found.iter().map(|m| m.key_of(document)).collect();
+        assert_eq!(keys, [b"x".as_slice(), b"y".as_slice()]);
+    }
+}

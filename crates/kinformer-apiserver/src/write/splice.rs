@@ -1,0 +1,385 @@
+//! The fast path of a replace (PUT, and [`crate::EmbeddedServer::replace_objects`]) for the
+//! write controllers and benchmarks make most: the object as it was read, with labels or
+//! annotations changed.
+//!
+//! When the body is the current object in compact JSON (as serde_json writes a `Value`) except
+//! for `metadata.labels` and `metadata.annotations`, and has each of the server-owned members
+//! (`creationTimestamp`, `generation`, `managedFields`, `resourceVersion`, `uid`) as stored or
+//! not at all, the general path stores the current object with the two maps replaced, the
+//! writer owning the keys it changed in `managedFields` (other managers losing them, removed keys
+//! leaving every manager) and a new resourceVersion: defaulting and the strategies read neither
+//! map (a namespace's defaulted name label aside, so namespaces take the general path), and
+//! `generation` moves only with `spec`. This path builds those bytes from the current object's,
+//! parsing the two maps and `managedFields`, not the object.
+//!
+//! Anything else — another member changed, non-compact JSON, a status write, a pending
+//! deletion, a CRD — returns None and the general path decides, every error included. Both
+//! paths store the same object for the same request (`splice_tests`).
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::ops::Range;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::{Map, Value, json};
+
+use super::managed::Change;
+use super::managed_raw::{self, MapKeys};
+use super::target::Target;
+use crate::json::members::{self, Member};
+use crate::objects::StoredObject;
+use crate::selectable::Selectable;
+use crate::store::Txn;
+
+/// The metadata members a body may leave out: the server keeps its own.
+const SERVER_OWNED: [&[u8]; 5] = [
+    b"creationTimestamp",
+    b"generation",
+    b"managedFields",
+    b"resourceVersion",
+    b"uid",
+];
+
+/// The metadata maps a body may change, in key order.
+const STRING_MAPS: [&str; 2] = ["annotations", "labels"];
+
+/// Replaces the object `target` names with `body` when the fast path applies (see the module
+/// doc); None leaves the store untouched.
+pub fn replace(txn: &mut Txn<'_>, target: &Target<'_>, body: &[u8]) -> Option<Arc<StoredObject>> {
+    let resource = target.resource;
+    if target.status_only || resource.is_crd() || resource.is_core("namespaces") {
+        return None;
+    }
+    let key = target.key();
+    let current = txn.get(&resource.key(), &key)?;
+    let plan = Plan::check(target, &current, body)?;
+    txn.replace_rendered(resource, &key, |rv| plan.render(rv))
+}
+
+/// A checked replace, ready to render at a resourceVersion.
+struct Plan<'a> {
+    current: &'a StoredObject,
+    /// Where the current object's `metadata` value is.
+    metadata: Range<usize>,
+    /// Its members.
+    members: &'a [Member],
+    /// The body's value of each of [`STRING_MAPS`], where the current object has it.
+    maps: [Option<&'a [u8]>; 2],
+    /// The new `managedFields` value (None: unchanged; empty: no member).
+    managed_fields: Option<Vec<u8>>,
+    selectable: Selectable,
+}
+
+impl<'a> Plan<'a> {
+    /// Checks that the general path would store `current` with only its labels, annotations,
+    /// managedFields and resourceVersion changed by `body`; gathers what rendering needs.
+    fn check(target: &Target<'_>, current: &'a StoredObject, body: &'a [u8]) -> Option<Self> {
+        let stored = &current.bytes[..];
+        let metadata = current.type_meta().metadata()?;
+        if current.type_meta().end() > metadata.start {
+            return None;
+        }
+        let (given_metadata, common) = changed_within(stored, body, metadata.clone())?;
+        let api_version = current.type_meta().api_version(stored)?;
+        let members = current.metadata_members()?;
+        let has = |key: &str| members.iter().any(|m| m.key_of(stored) == key.as_bytes());
+        if !has("resourceVersion") || has("generation") != target.resource.tracks_generation() {
+            return None;
+        }
+        let given = members::edited_members(stored, members, body, given_metadata, common)?;
+        let maps = map_changes(stored, members, body, &given)?;
+        let managed_fields = managed_fields(stored, members, &maps, target, &api_version)?;
+        let labels = maps[1].as_ref().map(|m| &m.given_map);
+        let selectable = Selectable::new(
+            current.name(),
+            current.namespace(),
+            labels
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+            target.resource,
+            |field| current.field(field),
+        )?;
+        Some(Plan {
+            current,
+            metadata,
+            members,
+            maps: [0, 1].map(|i| maps[i].as_ref().map(|m| m.given)),
+            managed_fields,
+            selectable,
+        })
+    }
+
+    /// The object at `rv`.
+    fn render(self, rv: u64) -> StoredObject {
+        let stored = &self.current.bytes[..];
+        let mut out = Vec::with_capacity(stored.len() + 64);
+        out.extend_from_slice(&stored[..self.metadata.start]);
+        out.push(b'{');
+        let mut written = Vec::with_capacity(self.members.len());
+        for member in self.members {
+            let rendered = self.value_of(member);
+            if let Rendered::Omitted = rendered {
+                continue;
+            }
+            if !written.is_empty() {
+                out.push(b',');
+            }
+            out.push(b'"');
+            let key_start = out.len();
+            out.extend_from_slice(member.key_of(stored));
+            let key = key_start..out.len();
+            out.extend_from_slice(b"\":");
+            let value_start = out.len();
+            match rendered {
+                Rendered::Bytes(value) => out.extend_from_slice(value),
+                // Writing into a Vec cannot fail.
+                Rendered::ResourceVersion => drop(write!(out, "\"{rv}\"")),
+                Rendered::Omitted => {}
+            }
+            written.push(Member {
+                key,
+                value: value_start..out.len(),
+            });
+        }
+        out.push(b'}');
+        let metadata = self.metadata.start..out.len();
+        out.extend_from_slice(&stored[self.metadata.end..]);
+        let type_meta = self.current.type_meta().with_metadata(metadata);
+        let members = written.into_boxed_slice();
+        StoredObject::from_parts(Bytes::from(out), rv, self.selectable, type_meta, members)
+    }
+
+    /// What a current metadata member becomes.
+    fn value_of(&self, member: &Member) -> Rendered<'_> {
+        let stored = &self.current.bytes[..];
+        let key = member.key_of(stored);
+        let map = STRING_MAPS.iter().position(|name| name.as_bytes() == key);
+        match (key, map) {
+            (_, Some(index)) => {
+                Rendered::Bytes(self.maps[index].unwrap_or(member.value_of(stored)))
+            }
+            (b"resourceVersion", _) => Rendered::ResourceVersion,
+            (b"managedFields", _) => match &self.managed_fields {
+                Some(fields) if fields.is_empty() => Rendered::Omitted,
+                Some(fields) => Rendered::Bytes(fields),
+                None => Rendered::Bytes(member.value_of(stored)),
+            },
+            _ => Rendered::Bytes(member.value_of(stored)),
+        }
+    }
+}
+
+/// What a metadata member is rendered as.
+enum Rendered<'a> {
+    /// These bytes.
+    Bytes(&'a [u8]),
+    /// The new resourceVersion.
+    ResourceVersion,
+    /// Nothing: the member is dropped.
+    Omitted,
+}
+
+/// Where the body's `metadata` value is, when the body is the stored object with only the
+/// inside of its `metadata` value (at `metadata`) changed; and how many bytes the two start and
+/// end with in common.
+fn changed_within(
+    stored: &[u8],
+    body: &[u8],
+    metadata: Range<usize>,
+) -> Option<(Range<usize>, (usize, usize))> {
+    let after = stored.len().checked_sub(metadata.end)?;
+    let given = metadata.start..body.len().checked_sub(after)?;
+    let prefix = common_prefix(stored, body);
+    if prefix == stored.len() && prefix == body.len() {
+        return Some((given, (prefix, 0)));
+    }
+    let suffix = common_suffix(&stored[prefix..], &body[prefix..]);
+    (prefix > metadata.start && suffix > after).then_some((given, (prefix, suffix)))
+}
+
+/// How many bytes `a` and `b` start with in common.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 32;
+    let same = a
+        .chunks_exact(CHUNK)
+        .zip(b.chunks_exact(CHUNK))
+        .take_while(|(x, y)| x == y)
+        .count()
+        * CHUNK;
+    same + a[same..]
+        .iter()
+        .zip(&b[same..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many bytes `a` and `b` end with in common.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 32;
+    let same = a
+        .rchunks_exact(CHUNK)
+        .zip(b.rchunks_exact(CHUNK))
+        .take_while(|(x, y)| x == y)
+        .count()
+        * CHUNK;
+    let (a, b) = (&a[..a.len() - same], &b[..b.len() - same]);
+    same + a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// One of [`STRING_MAPS`] as the body gives it, and how it differs from the stored one.
+struct MapChange<'a> {
+    /// Which map: `annotations` or `labels`.
+    name: &'static str,
+    /// The body's bytes.
+    given: &'a [u8],
+    /// Them parsed.
+    given_map: BTreeMap<String, String>,
+    /// The keys the body adds or changes.
+    changed: Vec<String>,
+    /// The keys the body removes.
+    removed: Vec<String>,
+}
+
+impl<'a> MapChange<'a> {
+    /// The change from `stored` to `given`; None unless `given` is a string map written as
+    /// serde_json writes one.
+    fn of(name: &'static str, stored: &[u8], given: &'a [u8]) -> Option<Self> {
+        let given_map: BTreeMap<String, String> = serde_json::from_slice(given).ok()?;
+        if serde_json::to_vec(&given_map).ok()? != given {
+            return None;
+        }
+        let (mut changed, mut removed) = (Vec::new(), Vec::new());
+        if stored != given {
+            let stored_map: BTreeMap<String, String> = serde_json::from_slice(stored).ok()?;
+            for (key, value) in &given_map {
+                if stored_map.get(key) != Some(value) {
+                    changed.push(key.clone());
+                }
+            }
+            removed.extend(
+                stored_map
+                    .into_keys()
+                    .filter(|k| !given_map.contains_key(k)),
+            );
+        }
+        Some(MapChange {
+            name,
+            given,
+            given_map,
+            changed,
+            removed,
+        })
+    }
+
+    /// Adds this map's changed and removed keys to `change`.
+    fn add_to(&self, change: &mut Change) {
+        add_paths(&mut change.changed, self.name, &self.changed);
+        add_paths(&mut change.removed, self.name, &self.removed);
+    }
+}
+
+/// Adds `metadata.<map>.<key>` for each of `keys` to the `fieldsV1` tree `tree`.
+fn add_paths(tree: &mut Option<Value>, map: &str, keys: &[String]) {
+    if keys.is_empty() {
+        return;
+    }
+    let fields: Map<String, Value> = keys.iter().map(|k| (format!("f:{k}"), json!({}))).collect();
+    let tree = tree.get_or_insert_with(|| json!({"f:metadata": {}}));
+    tree["f:metadata"][format!("f:{map}")] = Value::Object(fields);
+}
+
+/// The body's labels and annotations, when every other member of the body's metadata (`given`)
+/// is the stored one's (`members`) or a server-owned one left out, and the object's deletion is
+/// not pending.
+fn map_changes<'a>(
+    stored: &[u8],
+    members: &[Member],
+    body: &'a [u8],
+    given: &[Member],
+) -> Option<[Option<MapChange<'a>>; 2]> {
+    let mut maps = [None, None];
+    let mut given = given.iter().peekable();
+    for member in members {
+        let key = member.key_of(stored);
+        if key == b"deletionTimestamp" {
+            return None;
+        }
+        match given.next_if(|theirs| theirs.key_of(body) == key) {
+            Some(theirs) => {
+                let map = STRING_MAPS.iter().position(|name| name.as_bytes() == key);
+                match map {
+                    Some(index) => {
+                        let change = MapChange::of(
+                            STRING_MAPS[index],
+                            member.value_of(stored),
+                            theirs.value_of(body),
+                        )?;
+                        maps[index] = Some(change);
+                    }
+                    None if member.value_of(stored) != theirs.value_of(body) => return None,
+                    None => {}
+                }
+            }
+            None if SERVER_OWNED.contains(&key) => {}
+            None => return None,
+        }
+    }
+    given.next().is_none().then_some(maps)
+}
+
+/// The stored value of metadata member `key`.
+fn stored_value<'s>(stored: &'s [u8], members: &[Member], key: &str) -> Option<&'s [u8]> {
+    members
+        .iter()
+        .find(|m| m.key_of(stored) == key.as_bytes())
+        .map(|m| m.value_of(stored))
+}
+
+/// The `managedFields` value after the `maps`' changes by the target's writer (None:
+/// unchanged; empty: none left); None when the stored object has none to change. Rewritten in
+/// place when [`managed_raw`] can, parsed otherwise.
+fn managed_fields(
+    stored: &[u8],
+    members: &[Member],
+    maps: &[Option<MapChange<'_>>; 2],
+    target: &Target<'_>,
+    api_version: &str,
+) -> Option<Option<Vec<u8>>> {
+    let mut change = Change::default();
+    for map in maps.iter().flatten() {
+        map.add_to(&mut change);
+    }
+    if change.changed.is_none() && change.removed.is_none() {
+        return Some(None);
+    }
+    let raw = stored_value(stored, members, "managedFields")?;
+    if change.removed.is_none() {
+        let changed: Vec<MapKeys<'_>> = maps
+            .iter()
+            .flatten()
+            .map(|map| (map.name, &map.changed[..]))
+            .collect();
+        if let Some(fields) =
+            managed_raw::record_map_keys(raw, &changed, target.writer, api_version)
+        {
+            return Some(Some(fields));
+        }
+    }
+    let entries: Vec<Value> = serde_json::from_slice(raw).ok()?;
+    let entries = change.record(entries, target.writer, api_version);
+    match entries.is_empty() {
+        true => Some(Some(Vec::new())),
+        false => serde_json::to_vec(&entries).ok().map(Some),
+    }
+}
+
+#[cfg(test)]
+#[path = "splice_tests.rs"]
+mod splice_tests;

@@ -1,0 +1,421 @@
+//! The fast path stores what the general path stores: each case replaces an object through
+//! the general path ([`replace_value`]) in a dry run, then through [`replace`] for real, and
+//! compares the two objects (resourceVersion and managedFields' times masked: the dry run
+//! answers the current resourceVersion, and both write the clock's second), their labels,
+//! selectable fields and LIST items. Bodies the fast path must not take are checked to fall
+//! through untouched.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::replace;
+use crate::json::members::{Member, members};
+use crate::objects::StoredObject;
+use crate::resources::ResourceType;
+use crate::seed::synthetic_pod;
+use crate::store::Store;
+use crate::write::direct::create_object;
+use crate::write::managed::Writer;
+use crate::write::registry::{named_object, replace_value};
+use crate::write::target::Target;
+
+/// A store holding `object`, created by the library's writer.
+fn store_with(object: &Value) -> Store {
+    let store = Store::new(100);
+    let created = create_object(&store, object.clone());
+    assert!(created.is_ok(), "seeded: {created:?}");
+    store
+}
+
+fn resource(store: &Store, plural: &str) -> std::sync::Arc<ResourceType> {
+    let registry = store.registry();
+    ["v1", "apps/v1"]
+        .iter()
+        .find_map(|gv| {
+            let (group, version) = gv.split_once('/').unwrap_or(("", gv));
+            registry.find(group, version, plural)
+        })
+        .unwrap_or_else(|| panic!("{plural} is served"))
+}
+
+/// The stored object as JSON.
+fn stored(store: &Store, plural: &str, name: &str) -> Value {
+    let resource = resource(store, plural);
+    let object = store
+        .get(&resource.key(), &format!("default/{name}"))
+        .unwrap_or_else(|| panic!("{name} is stored"));
+    serde_json::from_slice(&object.bytes).unwrap_or(Value::Null)
+}
+
+/// `object` with its resourceVersion and each managedFields entry's time masked.
+fn masked(bytes: &[u8]) -> Value {
+    let mut value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+    value["metadata"]["resourceVersion"] = json!("RV");
+    if let Some(entries) = value
+        .pointer_mut("/metadata/managedFields")
+        .and_then(Value::as_array_mut)
+    {
+        for entry in entries {
+            entry["time"] = json!("T");
+        }
+    }
+    value
+}
+
+/// What one path stored: the object, and every label and selectable field it answers.
+fn observed(object: &StoredObject, labels: &[&str], fields: &[&str]) -> (Value, Vec<String>) {
+    let mut texts: Vec<String> = labels
+        .iter()
+        .map(|k| format!("label {k}={:?}", object.label(k)))
+        .collect();
+    texts.extend(
+        fields
+            .iter()
+            .map(|f| format!("field {f}={:?}", object.field(f))),
+    );
+    let mut item = Vec::new();
+    object.write_list_item(&mut item);
+    texts.push(format!("item {:?}", masked(&item)));
+    (masked(&object.bytes), texts)
+}
+
+/// Replaces `object` (stored in a new store) with the stored object changed by `edit`, by
+/// `manager`, through both paths; asserts the fast path took it and both made the same object.
+fn same_through_both(object: &Value, plural: &str, edit: impl FnOnce(&mut Value), manager: &str) {
+    let store = store_with(object);
+    same_in(&store, object, plural, edit, manager);
+}
+
+/// [`same_through_both`] in `store`, which holds `object`.
+fn same_in(
+    store: &Store,
+    object: &Value,
+    plural: &str,
+    edit: impl FnOnce(&mut Value),
+    manager: &str,
+) {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let mut sent = stored(store, plural, name);
+    edit(&mut sent);
+    let body = serde_json::to_vec(&sent).unwrap_or_default();
+    let resource = resource(store, plural);
+    let target = Target {
+        writer: Writer {
+            manager,
+            subresource: "",
+        },
+        ..Target::object(&resource, "default", name)
+    };
+    let general = store.transaction(true, |txn| {
+        let value = named_object(&body, name)?;
+        replace_value(txn, &target, value)
+    });
+    let before = store.resource_version();
+    let fast = store.write(|txn| Ok(replace(txn, &target, &body)));
+    let (Ok(Some(fast)), Ok(general)) = (fast, general) else {
+        panic!("the fast path took the replace and the general path stored it");
+    };
+    assert_eq!(fast.rv, before + 1);
+    let layout = fast
+        .type_meta()
+        .metadata()
+        .and_then(|m| members(&fast.bytes, m));
+    assert_eq!(
+        fast.metadata_members().map(<[Member]>::to_vec),
+        layout,
+        "the layout it wrote"
+    );
+    let mut labels: Vec<String> = [object, &sent]
+        .iter()
+        .filter_map(|o| o.pointer("/metadata/labels").and_then(Value::as_object))
+        .flat_map(|m| m.keys().cloned())
+        .collect();
+    labels.push("absent".to_owned());
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let fields = [
+        "spec.nodeName",
+        "status.phase",
+        "status.podIP",
+        "metadata.name",
+    ];
+    assert_eq!(
+        observed(&fast, &labels, &fields),
+        observed(&general, &labels, &fields)
+    );
+}
+
+/// The stored `object` changed by `edit`, as a body.
+fn edited(store: &Store, object: &Value, plural: &str, edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let mut body = stored(store, plural, name);
+    edit(&mut body);
+    serde_json::to_vec(&body).unwrap_or_default()
+}
+
+fn pod() -> Value {
+    let mut pod = synthetic_pod("default", 3);
+    pod["metadata"]["name"] = json!("web-1");
+    pod
+}
+
+fn deployment() -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default", "labels": {"app": "web"}},
+        "spec": {"selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}})
+}
+
+fn configmap() -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "settings", "namespace": "default"}, "data": {"a": "1"}})
+}
+
+/// A named edit of a body.
+type Edit = (&'static str, Box<dyn Fn(&mut Value)>);
+
+#[test]
+fn label_and_annotation_edits_store_what_the_general_path_stores() {
+    let edits: Vec<Edit> = vec![
+        (
+            "label changed",
+            Box::new(|b| b["metadata"]["labels"]["app"] = json!("other")),
+        ),
+        (
+            "label added",
+            Box::new(|b| b["metadata"]["labels"]["step"] = json!("1")),
+        ),
+        (
+            "label removed",
+            Box::new(|b| {
+                drop(
+                    b["metadata"]["labels"]
+                        .as_object_mut()
+                        .map(|l| l.remove("tier")),
+                )
+            }),
+        ),
+        (
+            "annotation added",
+            Box::new(|b| b["metadata"]["annotations"]["x/y"] = json!("z")),
+        ),
+        (
+            "annotation removed",
+            Box::new(|b| {
+                drop(
+                    b["metadata"]["annotations"]
+                        .as_object_mut()
+                        .map(|a| a.remove("prometheus.io/scrape")),
+                )
+            }),
+        ),
+        (
+            "both maps",
+            Box::new(|b| {
+                b["metadata"]["labels"]["step"] = json!("2");
+                b["metadata"]["annotations"]["note"] = json!("\"quoted\" \u{e9}");
+            }),
+        ),
+        ("nothing", Box::new(|_| {})),
+        (
+            "server-owned members left out",
+            Box::new(|b| {
+                b["metadata"]["labels"]["step"] = json!("3");
+                for key in [
+                    "resourceVersion",
+                    "uid",
+                    "creationTimestamp",
+                    "managedFields",
+                ] {
+                    b["metadata"].as_object_mut().map(|m| m.remove(key));
+                }
+            }),
+        ),
+    ];
+    for (what, edit) in &edits {
+        for manager in [
+            "kinformer-apiserver",
+            "kube-controller-manager",
+            "someone-else",
+        ] {
+            eprintln!("pod: {what} by {manager}");
+            same_through_both(&pod(), "pods", |b| edit(b), manager);
+        }
+    }
+}
+
+#[test]
+fn consecutive_replaces_read_the_layout_the_last_one_wrote() {
+    let store = store_with(&pod());
+    for step in 0..4 {
+        let edit = |b: &mut Value| {
+            b["metadata"]["labels"]["step"] = json!(step.to_string());
+            if step == 2 {
+                b["metadata"]["annotations"]["long"] = json!("x".repeat(300));
+            }
+        };
+        same_in(&store, &pod(), "pods", edit, "kinformer-apiserver");
+    }
+}
+
+#[test]
+fn other_kinds_store_what_the_general_path_stores() {
+    let step = |b: &mut Value| b["metadata"]["labels"]["step"] = json!("1");
+    same_through_both(&deployment(), "deployments", step, "kubectl-label");
+    same_through_both(&configmap(), "configmaps", |_| {}, "kubectl-replace");
+}
+
+/// Whether the fast path takes `body` as a replace of the pod in `store` (`status` when a
+/// status write); asserts a refused body stored nothing.
+fn taken(store: &Store, body: &[u8], status_only: bool) -> bool {
+    let resource = resource(store, "pods");
+    let before = store.resource_version();
+    let target = Target {
+        status_only,
+        ..Target::object(&resource, "default", "web-1")
+    };
+    let taken = store
+        .write(|txn| Ok(replace(txn, &target, body)))
+        .ok()
+        .flatten()
+        .is_some();
+    if !taken {
+        assert_eq!(
+            store.resource_version(),
+            before,
+            "a refused body stores nothing"
+        );
+    }
+    taken
+}
+
+#[test]
+fn everything_else_takes_the_general_path() {
+    let pod = pod();
+    let store = store_with(&pod);
+    let body = |edit: &dyn Fn(&mut Value)| edited(&store, &pod, "pods", |b| edit(b));
+    let refused: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "spec changed",
+            body(&|b| b["spec"]["nodeName"] = json!("elsewhere")),
+        ),
+        (
+            "status changed",
+            body(&|b| b["status"]["phase"] = json!("Failed")),
+        ),
+        (
+            "label not a string",
+            body(&|b| b["metadata"]["labels"]["n"] = json!(1)),
+        ),
+        (
+            "stale resourceVersion",
+            body(&|b| b["metadata"]["resourceVersion"] = json!("1")),
+        ),
+        (
+            "another uid",
+            body(&|b| b["metadata"]["uid"] = json!("other")),
+        ),
+        (
+            "finalizer added",
+            body(&|b| b["metadata"]["finalizers"] = json!(["x"])),
+        ),
+        (
+            "labels left out",
+            body(&|b| drop(b["metadata"].as_object_mut().map(|m| m.remove("labels")))),
+        ),
+        (
+            "namespace left out",
+            body(&|b| drop(b["metadata"].as_object_mut().map(|m| m.remove("namespace")))),
+        ),
+        ("kind changed", body(&|b| b["kind"] = json!("Node"))),
+        (
+            "pretty-printed",
+            serde_json::to_vec_pretty(&stored(&store, "pods", "web-1")).unwrap_or_default(),
+        ),
+        ("not JSON", b"{\"apiVersion\":".to_vec()),
+    ];
+    for (what, body) in refused {
+        assert!(!taken(&store, &body, false), "{what}");
+    }
+    let unchanged = body(&|_| {});
+    assert!(!taken(&store, &unchanged, true), "a status write");
+    let text = String::from_utf8_lossy(&unchanged).into_owned();
+    let escaped = text.replacen("\"tier\"", "\"\\u0074ier\"", 1);
+    assert!(
+        !taken(&store, escaped.as_bytes(), false),
+        "a label key not as serde_json writes it"
+    );
+    let duplicated = text.replacen("\"tier\":", "\"tier\":\"x\",\"tier\":", 1);
+    assert!(
+        !taken(&store, duplicated.as_bytes(), false),
+        "a duplicated label"
+    );
+    assert!(taken(&store, &unchanged, false));
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}});
+    let store = store_with(&namespace);
+    let body =
+        serde_json::to_vec(&stored_cluster(&store, "namespaces", "team")).unwrap_or_default();
+    let resource = resource(&store, "namespaces");
+    let target = Target::object(&resource, "", "team");
+    let taken = store
+        .write(|txn| Ok(replace(txn, &target, &body)))
+        .ok()
+        .flatten();
+    assert!(taken.is_none(), "namespaces default a label");
+}
+
+fn stored_cluster(store: &Store, plural: &str, name: &str) -> Value {
+    let resource = resource(store, plural);
+    let object = store.get(&resource.key(), name);
+    object.map_or(Value::Null, |o| {
+        serde_json::from_slice(&o.bytes).unwrap_or(Value::Null)
+    })
+}
+
+#[test]
+fn a_dry_run_answers_the_object_and_stores_nothing() {
+    let pod = pod();
+    let store = store_with(&pod);
+    let resource = resource(&store, "pods");
+    let before = stored(&store, "pods", "web-1");
+    let rv = store.resource_version();
+    let body = edited(&store, &pod, "pods", |b| {
+        b["metadata"]["labels"]["step"] = json!("1");
+    });
+    let target = Target::object(&resource, "default", "web-1");
+    let answered = store.transaction(true, |txn| Ok(replace(txn, &target, &body)));
+    let Ok(Some(answered)) = answered else {
+        panic!("the fast path answers a dry run");
+    };
+    assert_eq!(answered.rv, rv);
+    assert_eq!(answered.label("step"), Some("1"));
+    assert_eq!(store.resource_version(), rv);
+    assert_eq!(stored(&store, "pods", "web-1"), before);
+}
+
+fn label_key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("app".to_owned()),
+        Just("tier".to_owned()),
+        Just("pod-template-hash".to_owned()),
+        "[a-z]{1,3}(/[a-z]{1,3})?",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Any labels and annotations a body sets, by any of three managers: the same object.
+    #[test]
+    fn any_map_edit_stores_what_the_general_path_stores(
+        labels in proptest::collection::btree_map(label_key(), "[a-z0-9\"é]{0,4}", 0..5),
+        annotations in proptest::collection::btree_map(label_key(), "[a-z ]{0,6}", 0..4),
+        manager in prop_oneof![Just("kinformer-apiserver"), Just("kube-controller-manager"), Just("x")],
+    ) {
+        let edit = |b: &mut Value| {
+            b["metadata"]["labels"] = json!(labels);
+            b["metadata"]["annotations"] = json!(annotations);
+        };
+        same_through_both(&pod(), "pods", edit, manager);
+    }
+}
