@@ -17,6 +17,7 @@
 use serde_json::{Map, Value, json};
 
 use super::fieldset::{Atom, FieldSet, PathElement};
+use super::managed_cap::cap_update_managers;
 use super::meta::{now, str_at};
 use super::patch_meta::{ListType, is_atomic_map, list_type};
 use crate::resources::ResourceType;
@@ -233,7 +234,8 @@ impl Change {
     /// The raw managedFields `entries` after this Update by `writer` at `api_version`: the
     /// changed fields become the writer's (its Update entry's `time` moves, a new entry when it
     /// has none), every other manager loses them, and removed fields leave every manager. In
-    /// kube-apiserver's order, without empty entries.
+    /// kube-apiserver's order, without empty entries, the oldest merged past ten
+    /// ([`cap_update_managers`]).
     pub fn record(
         self,
         mut entries: Vec<Value>,
@@ -287,7 +289,7 @@ impl Change {
                 }
             }
         }
-        in_stored_order(entries)
+        in_stored_order(cap_update_managers(entries))
     }
 }
 
@@ -347,7 +349,7 @@ fn subtract_v1(node: &mut Map<String, Value>, other: &Map<String, Value>) -> boo
 }
 
 /// Adds `other`'s paths to the `fieldsV1` node `node`.
-fn union_v1(node: &mut Map<String, Value>, other: Map<String, Value>) {
+pub fn union_v1(node: &mut Map<String, Value>, other: Map<String, Value>) {
     let member = is_member_v1(node) || is_member_v1(&other);
     node.remove(".");
     for (key, theirs) in other {

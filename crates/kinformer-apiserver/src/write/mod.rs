@@ -15,6 +15,7 @@ mod direct;
 mod fieldset;
 mod get;
 mod managed;
+mod managed_cap;
 mod managed_raw;
 mod meta;
 mod options;

@@ -380,3 +380,44 @@ async fn a_strategic_merge_patch_of_a_custom_resource_is_unsupported() -> TestRe
     server.shutdown().await;
     Ok(())
 }
+
+/// kube-apiserver keeps at most ten managedFields entries from updates: past that, the oldest
+/// are merged per apiVersion into `ancient-changes`
+/// (apimachinery `pkg/util/managedfields/internal/capmanagers.go`, `capmanagers_test.go`).
+/// Twelve managers each patch their own key after the creator: thirteen entries from updates,
+/// so the oldest four (the creator's and the first three patchers') become `ancient-changes`,
+/// owning all their keys.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn update_entries_past_ten_become_ancient_changes() -> TestResult {
+    let server = seeded(vec![Seed::Builtin]).await?;
+    let create = format!("{CMS}?fieldManager=creator");
+    let (code, stored) = call(&server, "POST", &create, Some((JSON, configmap("cm")))).await?;
+    assert_eq!(code, 201, "{stored}");
+    for i in 0..12 {
+        let path = format!("{CM}?fieldManager=manager-{i:02}");
+        let patch = json!({"data": {format!("k{i:02}"): "v"}});
+        let (code, answer) = call(&server, "PATCH", &path, Some((MERGE, patch))).await?;
+        assert_eq!(code, 200, "{answer}");
+    }
+    let (code, stored) = call(&server, "GET", CM, None).await?;
+    assert_eq!(code, 200, "{stored}");
+    let entries = stored["metadata"]["managedFields"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let managers: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| e["manager"].as_str())
+        .collect();
+    let expected: Vec<String> = ["ancient-changes".to_owned()]
+        .into_iter()
+        .chain((3..12).map(|i| format!("manager-{i:02}")))
+        .collect();
+    assert_eq!(managers, expected);
+    assert_eq!(
+        entries[0]["fieldsV1"],
+        json!({"f:data": {".": {}, "f:a": {}, "f:k00": {}, "f:k01": {}, "f:k02": {}},
+               "f:metadata": {"f:labels": {".": {}, "f:app": {}}}})
+    );
+    Ok(())
+}
