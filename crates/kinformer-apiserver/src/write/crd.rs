@@ -1,11 +1,13 @@
 //! CustomResourceDefinition writes (apiextensions-apiserver): creating or updating a CRD
-//! starts serving the resource it defines and reports it established; deleting one stops
-//! serving it and removes its objects.
+//! starts serving the resource it defines and reports it established (the status its naming
+//! and establishing controllers write, under their own managedFields entry: `kube-apiserver`,
+//! subresource `status`); deleting one stops serving it and removes its objects.
 
 use serde_json::{Value, json};
 
 use crate::objects::StoredObject;
 
+use super::managed::{self, Writer};
 use super::meta::{now, str_at};
 use crate::resources::{ResourceType, from_crd};
 use crate::status::ApiError;
@@ -23,11 +25,24 @@ pub fn establish(
     }
     register_crd(txn, value)?;
     let status = crd_status(value);
-    if let Some(object) = value.as_object_mut() {
-        object.insert("status".into(), status);
-    }
+    // The strategy sets `storedVersions` (owned by no one), the controllers the rest of what
+    // the zero value's `acceptedNames` leaves empty.
+    let mut before = value.clone();
+    before["status"] = json!({
+        "acceptedNames": {"plural": "", "kind": ""},
+        "storedVersions": status["storedVersions"],
+    });
+    value["status"] = status;
+    managed::record_update(resource, &before, value, STATUS_CONTROLLERS);
     Ok(())
 }
+
+/// Who writes a CRD's status: apiextensions-apiserver's naming and establishing controllers,
+/// which run in kube-apiserver.
+const STATUS_CONTROLLERS: Writer<'static> = Writer {
+    manager: "kube-apiserver",
+    subresource: "status",
+};
 
 /// When `resource` is CustomResourceDefinitions: stops serving the resource the deleted CRD
 /// `removed` defined, with all its objects.
@@ -66,7 +81,7 @@ fn register_crd(txn: &mut Txn<'_>, crd: &Value) -> Result<(), ApiError> {
 
 /// The CRD's status as kube-apiserver reports an established CRD.
 fn crd_status(crd: &Value) -> Value {
-    let condition = |kind: &str, reason: &str| json!({"type": kind, "status": "True", "lastTransitionTime": now(), "reason": reason, "message": ""});
+    let condition = |kind: &str, reason: &str, message: &str| json!({"type": kind, "status": "True", "lastTransitionTime": now(), "reason": reason, "message": message});
     let stored: Vec<Value> = crd
         .pointer("/spec/versions")
         .and_then(Value::as_array)
@@ -76,7 +91,10 @@ fn crd_status(crd: &Value) -> Value {
         .filter_map(|v| v.get("name").cloned())
         .collect();
     json!({
-        "conditions": [condition("NamesAccepted", "NoConflicts"), condition("Established", "InitialNamesAccepted")],
+        "conditions": [
+            condition("NamesAccepted", "NoConflicts", "no conflicts found"),
+            condition("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+        ],
         "acceptedNames": crd.pointer("/spec/names").cloned().unwrap_or(Value::Null),
         "storedVersions": stored,
     })

@@ -75,6 +75,27 @@ static DAEMON_SET: LazyLock<Value> = LazyLock::new(|| {
     }))
 });
 static LEASE: LazyLock<Value> = LazyLock::new(|| zero(json!({"spec": {}})));
+/// `core/v1` `Node`: the status' `daemonEndpoints` and `nodeInfo` structs always encode.
+static NODE: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {},
+        "status": {
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": 0}},
+            "nodeInfo": {
+                "machineID": "", "systemUUID": "", "bootID": "", "kernelVersion": "",
+                "osImage": "", "containerRuntimeVersion": "", "kubeletVersion": "",
+                "kubeProxyVersion": "", "operatingSystem": "", "architecture": "",
+            },
+        },
+    }))
+});
+/// `apiextensions/v1` `CustomResourceDefinition`.
+static CRD: LazyLock<Value> = LazyLock::new(|| {
+    zero(json!({
+        "spec": {"group": "", "names": {"plural": "", "kind": ""}, "scope": "", "versions": null},
+        "status": {"acceptedNames": {"plural": "", "kind": ""}, "storedVersions": null},
+    }))
+});
 
 /// The zero value of `resource`'s Go type, as its JSON encoding (`omitempty` fields left out;
 /// built once per kind).
@@ -92,6 +113,8 @@ pub fn zero_value(resource: &ResourceType) -> &'static Value {
         ("apps", "StatefulSet") => &STATEFUL_SET,
         ("apps", "DaemonSet") => &DAEMON_SET,
         ("coordination.k8s.io", "Lease") => &LEASE,
+        ("", "Node") => &NODE,
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => &CRD,
         _ => &METADATA_ONLY,
     }
 }
@@ -138,8 +161,39 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
         }),
         ("apps", "StatefulSet") => with_map(object, "spec", stateful_set_spec),
         ("apps", "DaemonSet") => with_map(object, "spec", daemon_set_spec),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+            with_map(object, "spec", crd_spec);
+        }
         _ => {}
     }
+}
+
+/// `SetDefaults_CustomResourceDefinitionSpec` (apiextensions `v1/defaults.go`): the singular
+/// name is the kind in lower case, the list kind the kind with `List`, conversion `None`.
+fn crd_spec(spec: &mut Map<String, Value>) {
+    with_map(spec, "names", |names| {
+        let kind = names
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if names
+            .get("singular")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .is_empty()
+        {
+            names.insert("singular".into(), kind.to_lowercase().into());
+        }
+        let list_kind = names
+            .get("listKind")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if list_kind.is_empty() && !kind.is_empty() {
+            names.insert("listKind".into(), format!("{kind}List").into());
+        }
+    });
+    set(spec, "conversion", json!({"strategy": "None"}));
 }
 
 /// What the strategies (`PrepareForCreate`) and the Service storage set on a new object of

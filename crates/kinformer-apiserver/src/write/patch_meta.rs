@@ -69,14 +69,16 @@ fn is_builtin(kind: &str) -> bool {
 /// The kinds whose `spec.template.spec` is a PodSpec.
 const POD_TEMPLATE_KINDS: [&str; 4] = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
 
-/// The kinds with `status.conditions` merged by `type`.
-const CONDITION_KINDS: [&str; 6] = [
+/// The kinds with `status.conditions` merged by `type` (a CRD's by its `+listType=map`,
+/// `+listMapKey=type`).
+const CONDITION_KINDS: [&str; 7] = [
     "Pod",
     "Node",
     "Deployment",
     "ReplicaSet",
     "StatefulSet",
     "DaemonSet",
+    "CustomResourceDefinition",
 ];
 
 /// How the list at `path` (field names from the object's root, list elements not counted)

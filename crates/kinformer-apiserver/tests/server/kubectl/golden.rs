@@ -3,11 +3,16 @@
 //! stores for the same command, kept as a file under `tests/server/golden/`. Masked on both
 //! sides: what no two runs share (`uid`, `creationTimestamp`, `resourceVersion`, the
 //! managedFields `time`s (and so their order, which follows time first), a `restartedAt`
-//! annotation's time, a Service's allocated cluster IP).
+//! annotation's time, conditions' `lastTransitionTime`, a Service's allocated cluster IP).
 //!
 //! Where the expectations come from, per file: kube-apiserver's defaulting functions
 //! (`pkg/apis/core/v1/defaults.go`, `pkg/apis/apps/v1/defaults.go`) and zero values (the Go
-//! types' non-`omitempty` fields, `k8s.io/api`); the field manager
+//! types' non-`omitempty` fields, `k8s.io/api`: a Node's `status.daemonEndpoints` and
+//! `nodeInfo`, an Event's timestamps and reporting fields); apiextensions-apiserver for a CRD
+//! (`SetDefaults_CustomResourceDefinitionSpec`: singular, listKind, conversion `None`; the
+//! strategy's `storedVersions`; the naming and establishing controllers' conditions and
+//! accepted names under a `kube-apiserver` status entry, conditions a `listType=map` keyed by
+//! `type`); the field manager
 //! (`apiserver/pkg/endpoints/handlers/fieldmanager`, structured-merge-diff's `Compare`,
 //! `ToFieldSet`, `Merge` and the `fieldsV1` encoding); kubectl's requests (its default field
 //! manager names, `cmd/apply`, `cmd/set`, `cmd/patch`, `cmd/scale`, `cmd/label`,
@@ -48,6 +53,14 @@ fn masked(mut object: Value) -> Value {
             });
         }
     }
+    if let Some(conditions) = object
+        .pointer_mut("/status/conditions")
+        .and_then(Value::as_array_mut)
+    {
+        for condition in conditions.iter_mut().filter_map(Value::as_object_mut) {
+            condition.insert("lastTransitionTime".into(), json!("MASKED"));
+        }
+    }
     let restarted = "/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt";
     if let Some(at) = object.pointer_mut(restarted) {
         *at = json!("MASKED");
@@ -66,7 +79,7 @@ fn masked(mut object: Value) -> Value {
 /// file `name.json`.
 fn assert_golden(fixture: &Fixture, plural: &str, name: &str, file: &str) -> TestResult {
     let namespace = match plural {
-        "namespaces" | "nodes" => "",
+        "namespaces" | "nodes" | "customresourcedefinitions" => "",
         _ => "default",
     };
     let stored = fixture
@@ -295,7 +308,8 @@ async fn golden_server_side_apply_by_two_managers() -> TestResult {
 
 /// `kubectl create` of each served kind: the imperative creates kubectl sends as protobuf
 /// (configmap, secret, namespace, deployment, service, serviceaccount; managers
-/// `kubectl-create`) and files of the other kinds: each stored zero-valued and defaulted as
+/// `kubectl-create`) and files of the other kinds (pod, replicaset, statefulset, daemonset,
+/// lease, node, event, CustomResourceDefinition): each stored zero-valued and defaulted as
 /// kube-apiserver stores it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn golden_create_of_each_served_kind() -> TestResult {
@@ -364,6 +378,28 @@ async fn golden_create_of_each_served_kind() -> TestResult {
         let file = fixture.write(&format!("{plural}.yaml"), text)?;
         fixture.run(&["create", "-f", path_arg(&file)?]).await?;
         assert_golden(&fixture, plural, "p1", &format!("21-create-{plural}"))?;
+    }
+    let named = [
+        (
+            "nodes",
+            "n1",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {zone: a}}\nspec: {podCIDR: 10.0.1.0/24}\n",
+        ),
+        (
+            "events",
+            "e1",
+            "apiVersion: v1\nkind: Event\nmetadata: {name: e1}\ninvolvedObject: {kind: Pod, name: p1, namespace: default}\nreason: Started\nmessage: started\ntype: Normal\n",
+        ),
+        (
+            "customresourcedefinitions",
+            "widgets.example.com",
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, kind: Widget}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n",
+        ),
+    ];
+    for (plural, name, text) in named {
+        let file = fixture.write(&format!("{plural}.yaml"), text)?;
+        fixture.run(&["create", "-f", path_arg(&file)?]).await?;
+        assert_golden(&fixture, plural, name, &format!("22-create-{plural}"))?;
     }
     Ok(())
 }
