@@ -463,7 +463,20 @@ pub fn apply(
         .filter(|(_, set)| !set.is_empty())
         .collect();
     if !force && !conflicts.is_empty() {
-        return Err(conflict_error(conflicts));
+        let allowed = allowed_by_last_applied(&schema, resource, live, writer);
+        let remaining: Vec<(String, FieldSet)> = conflicts
+            .into_iter()
+            .map(|(manager, mut fields)| {
+                if let Some(allowed) = &allowed {
+                    fields.subtract(allowed);
+                }
+                (manager, fields)
+            })
+            .filter(|(_, fields)| !fields.is_empty())
+            .collect();
+        if !remaining.is_empty() {
+            return Err(conflict_error(remaining));
+        }
     }
     for (i, entry) in entries.iter_mut().enumerate() {
         entry.fields.subtract(&comparison.removed);
@@ -480,6 +493,35 @@ pub fn apply(
 
 /// kube-apiserver's apply conflict (`internal.NewConflictError`): `409 Conflict`, a cause per
 /// field, the message listing them by manager.
+/// The conflicts kube-apiserver lets `kubectl`'s server-side apply take over, so an object
+/// managed by client-side apply upgrades without `--force-conflicts` (apimachinery
+/// `pkg/util/managedfields/internal/lastappliedmanager.go`): the fields of the
+/// `kubectl.kubernetes.io/last-applied-configuration` annotation that the live object still
+/// holds unchanged. None unless the writer is `kubectl` and the annotation is an object of the
+/// live object's apiVersion.
+fn allowed_by_last_applied(
+    schema: &Schema<'_>,
+    resource: &ResourceType,
+    live: &Value,
+    writer: Writer<'_>,
+) -> Option<FieldSet> {
+    const ANNOTATION: &str =
+        "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration";
+    if writer.manager != "kubectl" {
+        return None;
+    }
+    let last: Value = serde_json::from_str(live.pointer(ANNOTATION)?.as_str()?).ok()?;
+    if !last.is_object() || str_at(&last, "/apiVersion") != resource.api_version() {
+        return None;
+    }
+    let mut allowed = schema.field_set(&mut Vec::new(), &last);
+    let comparison = schema.compare(&mut Vec::new(), Some(&last), Some(live));
+    for differing in [&comparison.modified, &comparison.added, &comparison.removed] {
+        allowed.subtract(differing);
+    }
+    Some(allowed)
+}
+
 fn conflict_error(mut conflicts: Vec<(String, FieldSet)>) -> ApiError {
     conflicts.sort_by(|a, b| a.0.cmp(&b.0));
     let mut causes = Vec::new();

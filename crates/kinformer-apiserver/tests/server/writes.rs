@@ -421,3 +421,74 @@ async fn update_entries_past_ten_become_ancient_changes() -> TestResult {
     );
     Ok(())
 }
+
+/// kube-apiserver lets `kubectl`'s server-side apply take over the fields a client-side apply
+/// set, as long as the live object still holds what the last-applied annotation says
+/// (apimachinery `pkg/util/managedfields/internal/lastappliedmanager.go`): no `409` for them,
+/// the applier owns them after. Another manager name, or a field changed since by someone
+/// else, still conflicts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_server_side_apply_takes_over_client_side_applied_fields() -> TestResult {
+    let server = seeded(vec![Seed::Builtin]).await?;
+    let last_applied = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "cm", "namespace": "default"}, "data": {"a": "1", "b": "1"}});
+    let mut created = configmap("cm");
+    created["data"] = json!({"a": "1", "b": "1"});
+    created["metadata"]["annotations"] = json!({
+        "kubectl.kubernetes.io/last-applied-configuration": last_applied.to_string()});
+    let create = format!("{CMS}?fieldManager=kubectl-client-side-apply");
+    let (code, answer) = call(&server, "POST", &create, Some((JSON, created))).await?;
+    assert_eq!(code, 201, "{answer}");
+    let edit = json!({"data": {"b": "edited"}});
+    let path = format!("{CM}?fieldManager=kubectl-edit");
+    let (code, answer) = call(&server, "PATCH", &path, Some((MERGE, edit))).await?;
+    assert_eq!(code, 200, "{answer}");
+    let apply = |b: &str| {
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "cm", "namespace": "default"}, "data": {"a": "2", "b": b}})
+    };
+    let as_other = format!("{CM}?fieldManager=someone");
+    let (code, answer) = call(&server, "PATCH", &as_other, Some((APPLY, apply("edited")))).await?;
+    assert_eq!(code, 409, "only kubectl takes over: {answer}");
+    let as_kubectl = format!("{CM}?fieldManager=kubectl");
+    let (code, answer) = call(&server, "PATCH", &as_kubectl, Some((APPLY, apply("2")))).await?;
+    assert_eq!(code, 409, "b was edited since: {answer}");
+    let message = answer["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("kubectl-edit") && !message.contains("client-side"),
+        "{message}"
+    );
+    let (code, answer) = call(
+        &server,
+        "PATCH",
+        &as_kubectl,
+        Some((APPLY, apply("edited"))),
+    )
+    .await?;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(answer["data"], json!({"a": "2", "b": "edited"}));
+    let owners: Vec<(String, Value)> = answer["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["manager"].as_str().unwrap_or_default().to_owned(),
+                e["fieldsV1"]["f:data"].clone(),
+            )
+        })
+        .collect();
+    let kubectl = owners
+        .iter()
+        .find(|(m, _)| m == "kubectl")
+        .map(|(_, f)| f.clone());
+    assert_eq!(kubectl, Some(json!({"f:a": {}, "f:b": {}})), "{owners:?}");
+    let csa = owners
+        .iter()
+        .find(|(m, _)| m == "kubectl-client-side-apply");
+    assert!(
+        csa.is_none_or(|(_, f)| f.get("f:a").is_none()),
+        "the client-side applier lost a: {owners:?}"
+    );
+    Ok(())
+}

@@ -403,3 +403,38 @@ async fn golden_create_of_each_served_kind() -> TestResult {
     }
     Ok(())
 }
+
+/// Moving from client-side to server-side apply: `kubectl apply` of the Deployment, then
+/// `kubectl apply --server-side` of a changed manifest (`--field-manager` left at its
+/// default, `kubectl`) succeeds without `--force-conflicts`, as on a cluster (kubectl rewrites
+/// the client-side applier's managedFields first, and kube-apiserver lets `kubectl` take over
+/// what the last-applied annotation still matches): the applier then owns the fields it
+/// applied, the changed replica count among them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_side_then_server_side_apply_upgrades_without_conflicts() -> TestResult {
+    let fixture = fixture().await?;
+    let manifest = fixture.write("shop.yaml", TWO_CONTAINERS)?;
+    fixture.run(&["apply", "-f", path_arg(&manifest)?]).await?;
+    let changed = TWO_CONTAINERS.replacen("replicas: 2", "replicas: 4", 1);
+    assert_ne!(changed, TWO_CONTAINERS, "the manifest sets 2 replicas");
+    let manifest = fixture.write("shop-4.yaml", &changed)?;
+    fixture
+        .run(&["apply", "--server-side", "-f", path_arg(&manifest)?])
+        .await?;
+    let stored = fixture
+        .server
+        .get_object("deployments", "default", "shop")?
+        .ok_or("the deployment is stored")?;
+    assert_eq!(stored["spec"]["replicas"], 4);
+    let applier = stored["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["manager"] == "kubectl" && e["operation"] == "Apply")
+        .ok_or("an Apply entry of kubectl")?;
+    assert!(
+        applier["fieldsV1"]["f:spec"].get("f:replicas").is_some(),
+        "{applier}"
+    );
+    Ok(())
+}
