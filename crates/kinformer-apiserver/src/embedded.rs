@@ -357,7 +357,9 @@ impl EmbeddedServer {
     }
 
     /// Replaces an object of resource `plural` addressed by its own metadata (with a watch
-    /// event); a stale `metadata.resourceVersion` is a conflict.
+    /// event); a stale `metadata.resourceVersion` is a conflict. Its `status` is written too,
+    /// as a controller writing the object and its `/status` would (an HTTP write of the object
+    /// itself keeps the stored status of resources with a status subresource).
     pub fn update_object(
         &self,
         plural: &str,
@@ -383,8 +385,9 @@ impl EmbeddedServer {
     }
 
     /// Replaces existing objects of resource `plural`, each given as namespace (empty for
-    /// cluster-scoped objects), name and JSON body, exactly as a PUT of each would (the body's
-    /// `metadata.name` must be the name; a stale `metadata.resourceVersion` is a conflict): one
+    /// cluster-scoped objects), name and JSON body, as a PUT of each would (the body's
+    /// `metadata.name` must be the name; a stale `metadata.resourceVersion` is a conflict;
+    /// `status` written too, as [`Self::update_object`] writes it): one
     /// watch event each, written in batches (benchmarks), defaulted and recorded in
     /// `managedFields` as every write is. Returns how many were written.
     pub fn replace_objects<N, B>(

@@ -46,6 +46,9 @@ pub struct ResourceType {
     /// Defined by a CustomResourceDefinition (served as unstructured objects: LIST items keep
     /// their `kind` and `apiVersion`, every spec change bumps `generation`).
     pub custom: bool,
+    /// Whether the resource has the `status` subresource: a write of the resource itself then
+    /// keeps the stored `status`, and only `/status` writes change it.
+    pub status_subresource: bool,
 }
 
 impl ResourceType {
@@ -154,7 +157,25 @@ where
         namespaced: <K::Scope as ScopeKind>::NAMESPACED,
         categories: categories.iter().map(|s| (*s).to_owned()).collect(),
         custom: false,
+        status_subresource: has_status::<K>(),
     }
+}
+
+/// Whether kube-apiserver serves built-in `K` with a `status` subresource (its strategies'
+/// `PrepareForUpdate` keep the stored status on a write of the object itself).
+fn has_status<K: Resource>() -> bool {
+    const WITH_STATUS: [(&str, &str); 9] = [
+        ("", "pods"),
+        ("", "services"),
+        ("", "nodes"),
+        ("", "namespaces"),
+        ("apps", "deployments"),
+        ("apps", "replicasets"),
+        ("apps", "statefulsets"),
+        ("apps", "daemonsets"),
+        ("apiextensions.k8s.io", "customresourcedefinitions"),
+    ];
+    WITH_STATUS.contains(&(K::GROUP, K::URL_PATH_SEGMENT))
 }
 
 /// The built-in resource types served by the embedded server.
@@ -219,7 +240,21 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         namespaced,
         categories,
         custom: true,
+        status_subresource: declares_status(spec),
     })
+}
+
+/// Whether a served version of the CRD spec declares `subresources.status`.
+fn declares_status(spec: &Value) -> bool {
+    spec.get("versions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(true))
+        .any(|v| {
+            v.pointer("/subresources/status")
+                .is_some_and(Value::is_object)
+        })
 }
 
 /// The served versions of a CRD spec, storage version first.

@@ -237,7 +237,9 @@ async fn resource(
     if path.namespace.is_some() && !resource.namespaced {
         return Err(ApiError::no_route());
     }
-    let served_subresource = |s: &str| s == "status" || (s == "scale" && resource.has_scale());
+    let served_subresource = |s: &str| {
+        (s == "status" && resource.status_subresource) || (s == "scale" && resource.has_scale())
+    };
     if path.subresource.is_some_and(|s| !served_subresource(s)) {
         return Err(ApiError::no_route());
     }

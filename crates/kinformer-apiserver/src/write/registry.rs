@@ -15,6 +15,7 @@ use super::meta::{metadata_mut, now, parse_object, str_at};
 use super::splice;
 use super::strategy::{
     keep_server_metadata, merge_string_data, prepare_create, set_type_meta, with_status_of,
+    with_stored_status,
 };
 use super::target::Target;
 use crate::objects::StoredObject;
@@ -162,6 +163,8 @@ fn update_with(
     }
     let mut value = if target.status_only {
         with_status_of(old.clone(), &new)
+    } else if target.keeps_status {
+        with_stored_status(new, &old)
     } else {
         new
     };

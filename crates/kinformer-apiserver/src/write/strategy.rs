@@ -193,6 +193,18 @@ pub fn with_status_of(mut old: Value, new: &Value) -> Value {
     old
 }
 
+/// `new` with `old`'s status (none when `old` has none): what kube-apiserver's strategies'
+/// `PrepareForUpdate` make of a write of an object whose resource has a `status` subresource.
+pub fn with_stored_status(mut new: Value, old: &Value) -> Value {
+    if let Some(object) = new.as_object_mut() {
+        match old.get("status") {
+            Some(status) => object.insert("status".into(), status.clone()),
+            None => object.remove("status"),
+        };
+    }
+    new
+}
+
 /// Restores fields clients cannot change and bumps `generation` on a spec change.
 pub fn keep_server_metadata(
     value: &mut Value,

@@ -25,6 +25,9 @@ pub struct Target<'a> {
     pub name: &'a str,
     /// Whether only its `status` is written (the `status` subresource).
     pub status_only: bool,
+    /// Whether the write keeps the stored `status` whatever it sends: a request to a resource
+    /// with a `status` subresource that does not go through it.
+    pub keeps_status: bool,
     /// Who writes it, for its managedFields.
     pub writer: Writer<'a>,
 }
@@ -37,6 +40,7 @@ impl<'a> Target<'a> {
             namespace: request.namespace.as_deref().unwrap_or_default(),
             name,
             status_only: request.subresource.as_deref() == Some("status"),
+            keeps_status: request.subresource.is_none() && request.resource.status_subresource,
             writer: Writer {
                 manager: &request.field_manager,
                 subresource: request.subresource.as_deref().unwrap_or_default(),
@@ -44,13 +48,15 @@ impl<'a> Target<'a> {
         }
     }
 
-    /// The whole object `namespace/name` of `resource`.
+    /// The whole object `namespace/name` of `resource`, status included (the library's own
+    /// writes: seeding, churn, the controllers, benchmarks).
     pub fn object(resource: &'a Arc<ResourceType>, namespace: &'a str, name: &'a str) -> Self {
         Target {
             resource,
             namespace,
             name,
             status_only: false,
+            keeps_status: false,
             writer: DIRECT_WRITER,
         }
     }

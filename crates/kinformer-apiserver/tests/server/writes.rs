@@ -492,3 +492,82 @@ async fn kubectl_server_side_apply_takes_over_client_side_applied_fields() -> Te
     );
     Ok(())
 }
+
+/// A resource with a `status` subresource keeps its stored status on writes of the object
+/// itself, whatever they send; only `/status` changes it (the strategies' `PrepareForUpdate`,
+/// e.g. `registry/core/pod/strategy.go`: `newPod.Status = oldPod.Status`). A resource without
+/// one has no `/status` (404) and its writes change everything. Custom resources follow their
+/// CRD's `subresources.status`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_status_subresource_writes_status() -> TestResult {
+    let server = seeded(vec![Seed::Builtin]).await?;
+    let pods = "/api/v1/namespaces/default/pods";
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    let (code, created) = call(&server, "POST", pods, Some((JSON, pod))).await?;
+    assert_eq!(code, 201, "{created}");
+    let path = format!("{pods}/p");
+    let mut sent = created.clone();
+    sent["status"]["phase"] = json!("Failed");
+    sent["metadata"]["labels"] = json!({"put": "yes"});
+    let (code, answer) = call(&server, "PUT", &path, Some((JSON, sent))).await?;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(answer["metadata"]["labels"]["put"], "yes");
+    assert_eq!(
+        answer["status"]["phase"], "Pending",
+        "a PUT of the pod keeps its status"
+    );
+    let patch = json!({"status": {"phase": "Failed"}});
+    let (code, answer) = call(&server, "PATCH", &path, Some((MERGE, patch.clone()))).await?;
+    assert_eq!((code, &answer["status"]["phase"]), (200, &json!("Pending")));
+    let status = format!("{path}/status");
+    let (code, answer) = call(&server, "PATCH", &status, Some((MERGE, patch))).await?;
+    assert_eq!(
+        (code, &answer["status"]["phase"]),
+        (200, &json!("Failed")),
+        "{answer}"
+    );
+    let (code, _) = call(&server, "GET", &format!("{CM}/status"), None).await?;
+    assert_eq!(code, 404, "configmaps have no status subresource");
+
+    let crd = |name: &str, plural: &str, kind: &str, subresources: Value| {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": name},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": plural, "kind": kind},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "subresources": subresources,
+                    "schema": {"openAPIV3Schema": {"type": "object",
+                        "x-kubernetes-preserve-unknown-fields": true}}}]}})
+    };
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    for (name, plural, kind, subresources) in [
+        (
+            "widgets.example.com",
+            "widgets",
+            "Widget",
+            json!({"status": {}}),
+        ),
+        ("gadgets.example.com", "gadgets", "Gadget", json!({})),
+    ] {
+        let body = crd(name, plural, kind, subresources);
+        let (code, answer) = call(&server, "POST", crds, Some((JSON, body))).await?;
+        assert_eq!(code, 201, "{answer}");
+    }
+    for (plural, kind, keeps) in [("widgets", "Widget", true), ("gadgets", "Gadget", false)] {
+        let list = format!("/apis/example.com/v1/namespaces/default/{plural}");
+        let object = json!({"apiVersion": "example.com/v1", "kind": kind,
+            "metadata": {"name": "x"}, "spec": {"size": 1}, "status": {"ready": false}});
+        let (code, answer) = call(&server, "POST", &list, Some((JSON, object))).await?;
+        assert_eq!(code, 201, "{answer}");
+        let patch = json!({"spec": {"size": 2}, "status": {"ready": true}});
+        let path = format!("{list}/x");
+        let (code, answer) = call(&server, "PATCH", &path, Some((MERGE, patch))).await?;
+        assert_eq!(code, 200, "{answer}");
+        assert_eq!(answer["spec"]["size"], 2);
+        assert_eq!(answer["status"]["ready"], json!(!keeps), "{kind}: {answer}");
+        let (code, _) = call(&server, "GET", &format!("{path}/status"), None).await?;
+        assert_eq!(code == 200, keeps, "{kind}'s /status");
+    }
+    Ok(())
+}
