@@ -389,9 +389,11 @@ async fn a_replay_keeps_the_quiet_tail_of_the_recording() {
         "the file says when it stopped: {last}"
     );
     let stopped = last["t"].as_u64().unwrap();
+    // `t` counts from the recording's start, the timeout from the process's: the embedded
+    // server's start-up (slow on a loaded machine) lies between them.
     assert!(
-        stopped >= 1500,
-        "--timeout 2s counts from the start: {last}"
+        stopped >= 1000,
+        "--timeout 2s stops the recording, not its last entry: {last}"
     );
     let replayed = replay(&file, &["--clock", "virtual", "-o", "jsonl"]).await;
     assert_eq!(replayed.code, 0, "{}", replayed.stderr);

@@ -268,7 +268,8 @@ impl EmbeddedServer {
         write::seed_unrecorded(&self.app.store, objects).map_err(ServerError::Rejected)
     }
 
-    /// Creates one object through the normal write path (with a watch event).
+    /// Creates one object through the normal write path (with a watch event), its `status`
+    /// as given (an HTTP create starts from the type's empty status).
     pub fn create_object(&self, object: serde_json::Value) -> Result<(), ServerError> {
         write::create_object(&self.app.store, object)
             .map(drop)

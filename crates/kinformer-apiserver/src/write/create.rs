@@ -1,6 +1,6 @@
 //! POST (kube-apiserver's `handlers/create.go`): CreateOptions (`dryRun=All`), the
-//! NamespaceLifecycle admission check that the namespace of a new object exists, and the
-//! storage's refusal of an object that carries a resourceVersion.
+//! NamespaceLifecycle admission check that the namespace of a new object exists, the status a
+//! create may not set, and the storage's refusal of an object that carries a resourceVersion.
 
 use axum::response::Response;
 use http::StatusCode;
@@ -11,7 +11,7 @@ use super::managed::Writer;
 use super::meta::{parse_object, str_at};
 use super::options::{WriteKind, WriteOptions};
 use super::registry::{Ownership, create_in};
-use super::strategy::resolve_namespace;
+use super::strategy::{reset_status_on_create, resolve_namespace};
 use crate::app::{App, ResourceRequest};
 use crate::resources::ResourceType;
 use crate::status::ApiError;
@@ -20,7 +20,8 @@ use crate::store::Txn;
 /// Serves POST.
 pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Response, ApiError> {
     let options = WriteOptions::of(request, WriteKind::Create, &[])?;
-    let value = parse_object(body)?;
+    let mut value = parse_object(body)?;
+    reset_status_on_create(&mut value, &request.resource);
     let namespace = request.namespace.as_deref();
     let object = app.store.transaction(options.dry_run, |txn| {
         require_namespace(txn, &request.resource, namespace, &value)?;

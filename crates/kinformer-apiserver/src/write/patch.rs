@@ -17,6 +17,7 @@ use super::meta::{metadata_mut, str_at};
 use super::options::{WriteKind, WriteOptions};
 use super::registry::{Ownership, create_in, update_in, update_owned};
 use super::strategic;
+use super::strategy::reset_status_on_create;
 use super::target::Target;
 use crate::app::{App, ResourceRequest};
 use crate::objects::StoredObject;
@@ -103,6 +104,7 @@ fn apply_in(
     let zero = zero_value(resource);
     let mut value = managed::apply(resource, zero, config, target.writer, force)?;
     metadata_mut(&mut value)?.insert("name".into(), target.name.into());
+    reset_status_on_create(&mut value, resource);
     let namespace = Some(target.namespace).filter(|ns| !ns.is_empty());
     require_namespace(txn, resource, namespace, &value)?;
     create_in(txn, resource, namespace, value, Ownership::Applied).map(|o| (o, true))

@@ -8,7 +8,7 @@ use base64::prelude::BASE64_STANDARD;
 use rand::Rng;
 use serde_json::{Value, json};
 
-use super::defaults::apply_defaults;
+use super::defaults::{apply_defaults, zero_value};
 use super::meta::{metadata_mut, now, str_at};
 use super::target::Target;
 use crate::objects::object_key;
@@ -191,6 +191,22 @@ pub fn with_status_of(mut old: Value, new: &Value) -> Value {
         object.insert("status".into(), status);
     }
     old
+}
+
+/// What a create request may not set (the strategies' `PrepareForCreate`): the `status` of a
+/// resource with a status subresource starts as its type's zero value (a custom resource's as
+/// none), except a Node's, which its kubelet registers with one.
+pub fn reset_status_on_create(value: &mut Value, resource: &ResourceType) {
+    if !resource.status_subresource || resource.is_core("nodes") {
+        return;
+    }
+    let Some(object) = value.as_object_mut() else {
+        return;
+    };
+    match zero_value(resource).get("status") {
+        Some(zero) if !resource.custom => object.insert("status".into(), zero.clone()),
+        _ => object.remove("status"),
+    };
 }
 
 /// `new` with `old`'s status (none when `old` has none): what kube-apiserver's strategies'
