@@ -1,6 +1,8 @@
-//! Issue 6's benchmark: initial sync time, peak RSS and watch throughput of kinformer next to
-//! kube-runtime, kubectl and a serde_json floor, all against the embedded API server, in one run.
-//! Its ratio rows carry issue 16's targets, and sync time and peak RSS per object at every pod
+//! Issue 6's benchmark: initial sync time, peak RSS, watch throughput and each client's own CPU
+//! time (user + sys of the child process, per pod synced and per watch event: what the client
+//! costs, whatever the shared machine allows) of kinformer next to kube-runtime, kubectl and a
+//! serde_json floor, all against the embedded API server, in one run. Its ratio rows carry
+//! issues 16's and 26's targets, and sync time and peak RSS per object at every pod
 //! count (the scale check: `--n 10000,100000,1000000 --only "kinformer metadata-only,server raw
 //! LIST"` adds the 1M row that fits the machine).
 //!
@@ -24,7 +26,8 @@
 //! The harness re-executes itself with `--role NAME` for the kube-runtime, floor and raw HTTP
 //! clients; kinformer is the binary of this package built in the same profile and kubectl is
 //! whatever `kubectl` is on PATH. Every client is a child process; its wall time is measured
-//! from spawn to exit and its peak RSS is its own `VmHWM`, so the server's memory never counts.
+//! from spawn to exit, its CPU time is its own (`wait4`, or its CPU clock over a watch window)
+//! and its peak RSS is its own `VmHWM`, so the server's memory and CPU never count.
 
 #[path = "sync/child.rs"]
 mod child;
