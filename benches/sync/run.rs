@@ -96,7 +96,7 @@ pub fn harness(settings: &Settings) -> HarnessResult<Report> {
         let kubeconfig = dir.path().join("kubeconfig");
         server.write_kubeconfig(&kubeconfig)?;
         let env = Env {
-            kinformer: PathBuf::from(env!("CARGO_BIN_EXE_kinformer")),
+            kinformer: settings.kinformer.clone(),
             me: std::env::current_exe()?,
             vars: vec![
                 ("KUBECONFIG", kubeconfig.display().to_string()),
@@ -123,6 +123,23 @@ pub fn harness(settings: &Settings) -> HarnessResult<Report> {
         runtime.block_on(server.shutdown());
     }
     Ok(report)
+}
+
+/// Serves the first of `settings.sizes` pods with a kubeconfig at `kubeconfig` until stdin
+/// ends.
+pub fn serve(settings: &Settings, kubeconfig: &Path) -> HarnessResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let size = settings.sizes.first().copied().unwrap_or(0);
+    let server = runtime.block_on(EmbeddedServer::start(ServerConfig::default()))?;
+    server.seed_objects((0..size).map(pods::pod))?;
+    server.write_kubeconfig(kubeconfig)?;
+    eprintln!("{size} pods served; kubeconfig {}", kubeconfig.display());
+    std::io::copy(&mut std::io::stdin(), &mut std::io::sink())?;
+    runtime.block_on(server.shutdown());
+    Ok(())
 }
 
 /// The clients of the sync benchmark.
