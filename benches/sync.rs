@@ -1,6 +1,8 @@
-//! Issue 6's benchmark: initial sync time, peak RSS and watch throughput of kinformer next to
-//! kube-runtime, kubectl and a serde_json floor, all against the embedded API server, in one run.
-//! Its ratio rows carry issue 16's targets, and sync time and peak RSS per object at every pod
+//! Issue 6's benchmark: initial sync time, peak RSS, watch throughput and each client's own CPU
+//! time (user + sys of the child process, per pod synced and per watch event: what the client
+//! costs, whatever the shared machine allows) of kinformer next to kube-runtime, kubectl and a
+//! serde_json floor, all against the embedded API server, in one run. Its ratio rows carry
+//! issues 16's and 26's targets, and sync time and peak RSS per object at every pod
 //! count (the scale check: `--n 10000,100000,1000000 --only "kinformer metadata-only,server raw
 //! LIST"` adds the 1M row that fits the machine).
 //!
@@ -19,12 +21,18 @@
 //! - `--runs 3` (`BENCH_RUNS`); `--watch-n 10000` (`BENCH_WATCH_N`): the pod count the watch
 //!   benchmark runs at (default: the smallest N);
 //! - `--only NAME,...` (`BENCH_ONLY`): only clients whose name contains one of these;
-//! - `--json PATH`, `--markdown PATH`, `--smoke`.
+//! - `--kinformer PATH` (`BENCH_KINFORMER`): the kinformer binary to run (default: this
+//!   package's, built in the same profile), to compare two builds run after run;
+//! - `--json PATH`, `--markdown PATH`, `--smoke`;
+//! - `--serve KUBECONFIG`: no benchmark: seed the server with the first of `--n`'s pod counts,
+//!   write a kubeconfig for it to KUBECONFIG and serve until stdin ends (to run or profile one
+//!   client by hand, e.g. under `perf record`, against the benchmark's own pods).
 //!
 //! The harness re-executes itself with `--role NAME` for the kube-runtime, floor and raw HTTP
 //! clients; kinformer is the binary of this package built in the same profile and kubectl is
 //! whatever `kubectl` is on PATH. Every client is a child process; its wall time is measured
-//! from spawn to exit and its peak RSS is its own `VmHWM`, so the server's memory never counts.
+//! from spawn to exit, its CPU time is its own (`wait4`, or its CPU clock over a watch window)
+//! and its peak RSS is its own `VmHWM`, so the server's memory and CPU never count.
 
 #[path = "sync/child.rs"]
 mod child;
@@ -61,6 +69,8 @@ pub struct Settings {
     pub markdown: Option<PathBuf>,
     /// Run only clients whose name contains one of these (empty: all).
     pub only: Vec<String>,
+    /// The kinformer binary the kinformer clients run.
+    pub kinformer: PathBuf,
 }
 
 /// The value of `--name VALUE` or else environment variable `env`.
@@ -128,6 +138,10 @@ impl Settings {
             only: knob(args, "--only", "BENCH_ONLY")
                 .map(|o| o.split(',').map(str::to_owned).collect())
                 .unwrap_or_default(),
+            kinformer: knob(args, "--kinformer", "BENCH_KINFORMER").map_or_else(
+                || PathBuf::from(env!("CARGO_BIN_EXE_kinformer")),
+                PathBuf::from,
+            ),
         })
     }
 
@@ -156,6 +170,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(kubeconfig) = knob(&args, "--serve", "BENCH_SERVE") {
+        return match run::serve(&settings, &PathBuf::from(kubeconfig)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("sync bench: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run::harness(&settings) {
         Ok(report) => finish(&settings, &report),
         Err(e) => {

@@ -1,10 +1,14 @@
 //! Child processes: each runs in its own process group (so signals reach a wrapper's children
-//! too), is reaped with `waitpid` for its exact end time, has its peak RSS sampled, and
-//! optionally has its stdout counted by a thread.
+//! too), is reaped with `wait4` for its exact end time and its CPU time, has its peak RSS
+//! sampled, and optionally has its stdout counted by a thread.
 //!
 //! Peak RSS is the child's `VmHWM` (the high-water mark of its own address space) read from
 //! `/proc/PID/status` every 2 ms until it exits. `wait4`'s `ru_maxrss` is not used: Linux
 //! folds the pre-exec address space — a copy of the harness, server included — into it.
+//! Its `ru_utime` + `ru_stime` are the child's own (the few microseconds between fork and exec
+//! aside): the CPU time of a whole run. The CPU time of a window of a run that goes on (a
+//! watch between its first update and its last event) is read from the child's process CPU
+//! clock (`clock_getcpuclockid`) at both ends: user + sys of all its threads, in nanoseconds.
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
@@ -23,8 +27,10 @@ pub struct Reaped {
     pub code: i32,
     /// Peak resident set size (`VmHWM`) in KiB, sampled every 2 ms.
     pub max_rss_kb: u64,
-    /// When `waitpid` returned.
+    /// When `wait4` returned.
     pub ended: Instant,
+    /// Its CPU time, user + sys (`wait4`'s rusage).
+    pub cpu: Duration,
     /// The last lines of its stderr.
     pub stderr: String,
 }
@@ -71,7 +77,7 @@ pub fn spawn(
     let sampler = sample_peak_rss(pid, Arc::clone(&exited));
     thread::spawn(move || {
         let stderr = stderr.map(tail_of);
-        let (code, ended) = wait_for(pid);
+        let (code, ended, cpu) = wait_for(pid);
         exited.store(true, Ordering::SeqCst);
         let max_rss_kb = sampler.join().unwrap_or(0);
         let stderr = stderr
@@ -81,6 +87,7 @@ pub fn spawn(
             code,
             max_rss_kb,
             ended,
+            cpu,
             stderr,
         });
     });
@@ -138,13 +145,14 @@ fn sample_peak_rss(pid: i32, exited: Arc<AtomicBool>) -> thread::JoinHandle<u64>
     })
 }
 
-/// Waits for `pid`: exit code and when it ended.
-#[allow(unsafe_code)] // the benchmark reaps its children itself (waitpid), to time their exit
-fn wait_for(pid: i32) -> (i32, Instant) {
+/// Waits for `pid`: exit code, when it ended and its CPU time (user + sys).
+#[allow(unsafe_code)] // the benchmark reaps its children itself (wait4), to time their exit
+fn wait_for(pid: i32) -> (i32, Instant, Duration) {
     let mut status = 0;
     loop {
-        // SAFETY: a valid pointer to a local; pid is our own unreaped child.
-        let result = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: valid pointers to locals; pid is our own unreaped child.
+        let result = unsafe { libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()) };
         let ended = Instant::now();
         if result == pid {
             let code = if libc::WIFEXITED(status) {
@@ -152,15 +160,50 @@ fn wait_for(pid: i32) -> (i32, Instant) {
             } else {
                 128 + libc::WTERMSIG(status)
             };
-            return (code, ended);
+            // SAFETY: wait4 filled it in (and all-zero bytes are a valid rusage anyway).
+            let usage = unsafe { usage.assume_init() };
+            return (
+                code,
+                ended,
+                timeval(usage.ru_utime) + timeval(usage.ru_stime),
+            );
         }
         if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return (-1, ended);
+            return (-1, ended, Duration::ZERO);
         }
     }
 }
 
+/// A rusage time as a duration.
+fn timeval(time: libc::timeval) -> Duration {
+    let micros = u64::try_from(time.tv_sec).unwrap_or(0) * 1_000_000
+        + u64::try_from(time.tv_usec).unwrap_or(0);
+    Duration::from_micros(micros)
+}
+
 impl Running {
+    /// The CPU time (user + sys, all threads) the child has used so far; None once it has
+    /// been reaped.
+    #[allow(unsafe_code)] // clock_getcpuclockid and clock_gettime on our own child
+    pub fn cpu(&self) -> Option<Duration> {
+        let mut clock: libc::clockid_t = 0;
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: valid pointers to locals; the calls only read the clock of `pid`.
+        let ok = unsafe {
+            libc::clock_getcpuclockid(self.pid, &mut clock) == 0
+                && libc::clock_gettime(clock, &mut now) == 0
+        };
+        ok.then(|| {
+            Duration::new(
+                u64::try_from(now.tv_sec).unwrap_or(0),
+                u32::try_from(now.tv_nsec).unwrap_or(0),
+            )
+        })
+    }
+
     /// Sends `signal` to the child's process group.
     #[allow(unsafe_code)] // kill(2) on the benchmark's own child group
     pub fn signal(&self, signal: i32) {
@@ -187,6 +230,7 @@ impl Running {
             code: -1,
             max_rss_kb: 0,
             ended: Instant::now(),
+            cpu: Duration::ZERO,
             stderr: String::new(),
         })
     }

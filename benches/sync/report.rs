@@ -22,6 +22,9 @@ pub struct Sample {
     pub rate: f64,
     /// RSS right after sync as the client reports it (kube-runtime), KiB.
     pub rss_after_sync_kb: Option<u64>,
+    /// The client's CPU time (user + sys) over the timed span: the whole run (sync; to the
+    /// `synced` line for `kinformer after sync`), or the consumption window (watch).
+    pub cpu_seconds: Option<f64>,
     /// Anything unusual about the run (e.g. capped).
     pub note: String,
 }
@@ -35,6 +38,7 @@ impl Sample {
             count: 0,
             rate: 0.0,
             rss_after_sync_kb: None,
+            cpu_seconds: None,
             note: String::new(),
         }
     }
@@ -73,6 +77,29 @@ impl Row {
 
     fn rate(&self) -> f64 {
         median(self.samples.iter().map(|s| s.rate).collect())
+    }
+
+    /// Median CPU seconds over the samples that have them (None: none has).
+    fn cpu(&self) -> Option<f64> {
+        let values: Vec<f64> = self.samples.iter().filter_map(|s| s.cpu_seconds).collect();
+        (!values.is_empty()).then(|| median(values))
+    }
+
+    /// Median CPU µs per pod synced (sync) or per event consumed (watch).
+    fn cpu_us_per_item(&self) -> Option<f64> {
+        let values: Vec<f64> = self
+            .samples
+            .iter()
+            .filter_map(|s| {
+                let items = if self.section == "sync" {
+                    self.pods as u64
+                } else {
+                    s.count
+                };
+                Some(s.cpu_seconds? * 1e6 / items.max(1) as f64)
+            })
+            .collect();
+        (!values.is_empty()).then(|| median(values))
     }
 
     fn count(&self) -> f64 {
@@ -204,7 +231,7 @@ impl Report {
             .collect()
     }
 
-    /// The ratios and rates issues 6 and 16 set targets for (not checked in smoke mode).
+    /// The ratios and rates issues 6, 16 and 26 set targets for (not checked in smoke mode).
     pub fn ratios(&self) -> Vec<Ratio> {
         let mut ratios = Vec::new();
         let mut push = |name: String, value: Option<f64>, target: &str| {
@@ -233,6 +260,27 @@ impl Report {
                 format!("{pods} sync time kinformer s"),
                 k,
                 if big { "<= 1" } else { "" },
+            );
+            let cpu = |client: &str| self.row("sync", pods, client, "").and_then(Row::cpu);
+            push(
+                format!("{pods} sync CPU kinformer s"),
+                cpu("kinformer"),
+                if big { "<= 1" } else { "" },
+            );
+            push(
+                format!("{pods} sync time kinformer watch to synced s"),
+                time("kinformer after sync"),
+                if big { "<= 1" } else { "" },
+            );
+            push(
+                format!("{pods} sync CPU kinformer watch to synced s"),
+                cpu("kinformer after sync"),
+                if big { "<= 1" } else { "" },
+            );
+            push(
+                format!("{pods} sync CPU kinformer / kube-runtime"),
+                div(cpu("kinformer"), cpu("kube-runtime")),
+                "",
             );
             push(
                 format!("{pods} sync time kinformer / kube-runtime"),
@@ -305,15 +353,36 @@ impl Report {
         for mode in ["live", "drain"] {
             let rate = |client: &str| self.row("watch", pods, client, mode).map(Row::rate);
             let k = rate("kinformer 1 handler");
+            let cpu = |client: &str| {
+                self.row("watch", pods, client, mode)
+                    .and_then(Row::cpu_us_per_item)
+            };
             push(
                 format!("{pods} watch {mode} kinformer 1 handler events/s"),
                 k,
-                ">= 150000",
+                ">= 100000",
             );
             push(
                 format!("{pods} watch {mode} kinformer 4 handlers events/s"),
                 rate("kinformer 4 handlers"),
-                ">= 100000",
+                ">= 60000",
+            );
+            push(
+                format!("{pods} watch {mode} kinformer 1 handler CPU µs / event"),
+                cpu("kinformer 1 handler"),
+                "<= 10",
+            );
+            push(
+                format!("{pods} watch {mode} kinformer 4 handlers CPU µs / event"),
+                cpu("kinformer 4 handlers"),
+                "",
+            );
+            push(
+                format!("{pods} watch {mode} kinformer / kube-runtime CPU per event"),
+                cpu("kinformer 1 handler")
+                    .zip(cpu("kube-runtime"))
+                    .map(|(a, b)| a / b),
+                "",
             );
             push(
                 format!("{pods} watch {mode} kinformer / kube-runtime events/s"),
@@ -407,6 +476,8 @@ impl Report {
             "median s",
             "peak RSS MB",
             "rate",
+            "CPU s",
+            "CPU µs / pod or event",
             "runs ok",
             "note",
         ]);
@@ -442,6 +513,8 @@ impl Report {
                 } else {
                     format!("{} {unit}", num(rate))
                 },
+                row.cpu().map_or("-".into(), num),
+                row.cpu_us_per_item().map_or("-".into(), num),
                 ok,
                 row.notes(),
             ]);
@@ -487,7 +560,8 @@ impl Report {
                 json!({
                     "section": r.section, "pods": r.pods, "client": r.client, "mode": r.mode,
                     "median_seconds": r.seconds(), "median_peak_rss_bytes": r.rss_kb() * 1024.0,
-                    "median_rate": r.rate(), "samples": r.samples, "errors": r.errors, "notes": r.notes,
+                    "median_rate": r.rate(), "median_cpu_seconds": r.cpu(),
+                    "median_cpu_us_per_item": r.cpu_us_per_item(), "samples": r.samples, "errors": r.errors, "notes": r.notes,
                 })
             })
             .collect();
@@ -519,11 +593,16 @@ impl Report {
              - sync rows: wall time from spawn to exit (`kinformer dump pods -A -o jsonl`, \
              `kubectl get pods -A -o json`, both to /dev/null; kube-runtime until \
              `wait_until_ready`; floor = one unpaged LIST parsed into `serde_json::Value`) and \
-             the client's peak RSS (`VmHWM`);\n\
+             the client's peak RSS (`VmHWM`); `CPU s` is the client's user + sys time over \
+             the same span (`wait4`'s rusage; `kinformer after sync`: its CPU clock when the \
+             `synced` line arrives), `CPU µs` that per pod;\n\
              - watch rows: `live` = M / (first write → M-th event consumed) while the server \
              writes; `drain` = the client is stopped (SIGSTOP) during the writes and timed from \
              SIGCONT: its own consumption capacity. `server update writes` is the server's \
-             write (event emit) rate during those runs; `server raw watch` a raw HTTP reader;\n\
+             write (event emit) rate during those runs; `server raw watch` a raw HTTP reader; \
+             `CPU s` is the client's user + sys time over the timed window (its CPU clock read \
+             at the first write, or at SIGSTOP, and at the M-th event), `CPU µs` that per \
+             event consumed;\n\
              - cached JSON bytes = the raw LIST body size; `kinformer after sync` is \
              `kinformer watch pods -A -o jsonl --show reflector`, timed to its `synced` line, its \
              RSS read 300 ms after that line while it keeps watching (the RSS after sync; \

@@ -92,7 +92,7 @@ pub fn harness(settings: &Settings) -> HarnessResult<Report> {
         let kubeconfig = dir.path().join("kubeconfig");
         server.write_kubeconfig(&kubeconfig)?;
         let env = Env {
-            kinformer: PathBuf::from(env!("CARGO_BIN_EXE_kinformer")),
+            kinformer: settings.kinformer.clone(),
             me: std::env::current_exe()?,
             vars: vec![
                 ("KUBECONFIG", kubeconfig.display().to_string()),
@@ -130,6 +130,23 @@ fn unconditional(mut stored: Vec<Value>) -> Vec<Value> {
         }
     }
     stored
+}
+
+/// Serves the first of `settings.sizes` pods with a kubeconfig at `kubeconfig` until stdin
+/// ends.
+pub fn serve(settings: &Settings, kubeconfig: &Path) -> HarnessResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let size = settings.sizes.first().copied().unwrap_or(0);
+    let server = runtime.block_on(EmbeddedServer::start(ServerConfig::default()))?;
+    server.seed_objects((0..size).map(pods::pod))?;
+    server.write_kubeconfig(kubeconfig)?;
+    eprintln!("{size} pods served; kubeconfig {}", kubeconfig.display());
+    std::io::copy(&mut std::io::stdin(), &mut std::io::sink())?;
+    runtime.block_on(server.shutdown());
+    Ok(())
 }
 
 /// The clients of the sync benchmark.
@@ -251,6 +268,7 @@ fn sync_once(
         return Err(e);
     }
     let mut sample = Sample::new((reaped.ended - started).as_secs_f64(), reaped.max_rss_kb);
+    sample.cpu_seconds = Some(reaped.cpu.as_secs_f64());
     if let Some(markers) = markers {
         let markers = markers.join().map_err(|_| "marker reader panicked")?;
         let get = |key: &str| markers.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
@@ -276,17 +294,17 @@ fn sync_once(
 }
 
 /// A kinformer watch that prints a `synced` line and goes on watching: its sync time is spawn →
-/// that line, its RSS after sync is sampled [`SETTLE`] later (the steady state a user sees), then
-/// it is killed.
+/// that line, its CPU time is read when that line arrives, its RSS after sync is sampled
+/// [`SETTLE`] later (the steady state a user sees), then it is killed.
 fn sync_until_synced(
     running: Running,
     stdout: std::process::ChildStdout,
     timeout: Duration,
 ) -> Result<Sample, String> {
     let progress = child::count(stdout, Counting::Notifications, u64::MAX);
-    let synced_at = match next(&progress, timeout) {
-        Some(Progress::Ready(at)) => Some(at),
-        _ => None,
+    let (synced_at, cpu) = match next(&progress, timeout) {
+        Some(Progress::Ready(at)) => (Some(at), running.cpu()),
+        _ => (None, None),
     };
     if synced_at.is_some() {
         std::thread::sleep(SETTLE);
@@ -298,6 +316,7 @@ fn sync_until_synced(
         return Err(format!("no synced line: {}", reaped.stderr.trim()));
     };
     let mut sample = Sample::new((synced_at - started).as_secs_f64(), reaped.max_rss_kb);
+    sample.cpu_seconds = cpu.map(|c| c.as_secs_f64());
     sample.rss_after_sync_kb = Some(rss.ok_or("the watch exited before its RSS was read")?);
     Ok(sample)
 }
@@ -537,7 +556,9 @@ fn finish(running: Running, progress: &Receiver<Progress>) -> (Reaped, Option<u6
 }
 
 /// One watch run: start the client, wait until it is synced, write the updates, time the
-/// consumption. Returns the client's sample and the server's write rate.
+/// consumption and read the client's CPU time over the same window (live: from the first
+/// write; drain: from SIGSTOP, as a stopped client uses none). Returns the client's sample and
+/// the server's write rate.
 fn watch_once(
     watcher: &Watcher,
     env: &Env,
@@ -571,6 +592,7 @@ fn watch_once(
     if drain {
         running.signal(libc::SIGSTOP);
     }
+    let cpu_from = running.cpu();
     let began = Instant::now();
     writer.write()?;
     let written = Instant::now();
@@ -586,16 +608,20 @@ fn watch_once(
         Some(Progress::Done(at)) => (at, false),
         _ => (Instant::now(), true),
     };
+    let cpu_to = running.cpu();
     if !capped {
         // Anything past the target would be a miscount: give it a moment to show up.
         std::thread::sleep(Duration::from_millis(100));
     }
     let (reaped, total) = finish(running, &progress);
     let total = total.ok_or("stdout never ended")?;
+    // A role that exits by itself at its last event is read from its rusage.
+    let cpu = cpu_from.map(|from| cpu_to.unwrap_or(reaped.cpu).saturating_sub(from));
     let consumed = total.saturating_sub(watcher.initial) / watcher.per_event;
     let mut sample = Sample::new((done_at - from).as_secs_f64(), reaped.max_rss_kb);
     sample.count = consumed;
     sample.rate = consumed as f64 / sample.seconds;
+    sample.cpu_seconds = cpu.map(|c| c.as_secs_f64());
     if capped {
         if watcher.cap.is_none() || consumed == 0 {
             return Err(format!(

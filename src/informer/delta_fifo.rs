@@ -9,14 +9,14 @@
 //! popped (Rules F1–F8). Pop hands the whole list to the process function under the queue lock,
 //! as client-go does, so a Replace or Resync never sees the indexer half-updated.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Notify;
 
 use super::object::ObjectRef;
 use super::queue::{Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed, blocking_pop};
-use super::store::Store;
+use super::store::{KeyMap, KeySet, Store};
 use super::trace::{Event, EventKind, Tracer};
 
 /// client-go's DeltaFIFO.
@@ -29,7 +29,7 @@ pub struct DeltaFifo {
 
 #[derive(Default)]
 struct FifoState {
-    items: HashMap<String, Vec<Delta>>,
+    items: KeyMap<String, Vec<Delta>>,
     queue: VecDeque<String>,
     populated: bool,
     initial_population_count: usize,
@@ -140,7 +140,7 @@ impl Queue for DeltaFifo {
 
     fn replace(&self, list: Vec<ObjectRef>) {
         let mut state = self.lock();
-        let keys: HashSet<String> = list.iter().map(|o| o.key().to_owned()).collect();
+        let keys: KeySet<String> = list.iter().map(|o| o.key().to_owned()).collect();
         for obj in list {
             self.queue_action(&mut state, Delta::new(DeltaType::Replaced, obj));
         }

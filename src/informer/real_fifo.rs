@@ -11,7 +11,7 @@
 //! Invariants (under the lock): `items` is in arrival order; `initial_population_count` counts
 //! down the first Replace's entries once they were processed.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Notify;
@@ -20,7 +20,7 @@ use super::object::ObjectRef;
 use super::queue::{
     Delta, DeltaType, PopFuture, ProcessFn, Queue, QueueClosed, ReplacedAll, blocking_pop,
 };
-use super::store::Store;
+use super::store::{KeyMap, KeySet, Store};
 use super::trace::{Event, EventKind, Tracer};
 
 /// client-go's `defaultBatchSize`: the most deltas one PopBatch takes.
@@ -135,7 +135,7 @@ impl RealState {
         if !batch || self.items.front().is_some_and(|e| e.delta().is_none()) {
             return Taken::One(self.items.pop_front());
         }
-        let mut keys = HashSet::new();
+        let mut keys = KeySet::default();
         let mut n = 0;
         while n < BATCH_SIZE && n < self.items.len() {
             if self.initial_population_count > 0 && n >= self.initial_population_count {
@@ -266,9 +266,9 @@ impl RealFifo {
 
     /// Tombstones for queued and known keys missing from `list`, then a Replaced per object.
     fn reconcile(&self, state: &mut RealState, list: Vec<ObjectRef>) {
-        let keys: HashSet<&str> = list.iter().map(|o| o.key()).collect();
+        let keys: KeySet<&str> = list.iter().map(|o| o.key()).collect();
         // The newest queued delta per key, keys in first-queued order.
-        let mut newest: HashMap<String, Delta> = HashMap::new();
+        let mut newest: KeyMap<String, Delta> = KeyMap::default();
         let mut queued_keys = Vec::new();
         for d in state.items.iter().filter_map(Entry::delta) {
             let key = d.object.key().to_owned();
@@ -332,7 +332,7 @@ impl Queue for RealFifo {
             self.push(&mut state, Entry::SyncAll);
             return 1;
         }
-        let queued: HashSet<String> = state.items.iter().map(|e| e.key().to_owned()).collect();
+        let queued: KeySet<String> = state.items.iter().map(|e| e.key().to_owned()).collect();
         let mut count = 0;
         for obj in self.known.list_sorted() {
             if queued.contains(obj.key()) {

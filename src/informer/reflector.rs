@@ -12,7 +12,6 @@
 //! a LIST answered Expired or "too large resource version" — client-go's
 //! `relistResourceVersion`.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -31,6 +30,7 @@ use super::source::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, WatchFrame, WatchOptions,
     WatchStream,
 };
+use super::store::KeyMap;
 use super::trace::{Event, EventKind, Tracer, WatchEventType};
 
 /// client-go's pager default page size (`pager.defaultPageSize`).
@@ -983,7 +983,7 @@ struct Listed {
 /// MODIFIED upsert, DELETED removes, until the initial-events-end bookmark.
 #[derive(Default)]
 struct TemporaryStore {
-    objects: HashMap<String, (u64, ObjectRef)>,
+    objects: KeyMap<String, (u64, ObjectRef)>,
     next: u64,
 }
 

@@ -4,7 +4,6 @@
 //! ends when its stop token fires or a handler panics under [`PanicPolicy::Crash`]
 //! (Rule P8); either way the processor stops and every listener task has ended when it returns.
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
@@ -25,7 +24,7 @@ use super::queue::{Delta, DeltaType, PopProcess, ProcessError, Queue, QueueKind,
 use super::real_fifo::{RealFifo, RealFifoOptions};
 use super::reflector::{Reflector, ReflectorConfig, ReflectorParts, WatchErrorHandler};
 use super::source::ListerWatcher;
-use super::store::{Cache, IndexFunc, Store, Transaction};
+use super::store::{Cache, IndexFunc, KeySet, Store, Transaction};
 use super::trace::{Event, EventKind, HandlerSummary, InformerMetrics, Summary, Tracer};
 
 /// client-go's minimumResyncPeriod.
@@ -707,7 +706,7 @@ impl Inner {
         let _blocked = self.block_deltas();
         let notifications: Vec<Notification> = {
             let mut txn = self.store.transaction();
-            let listed: HashSet<&str> = list.objects.iter().map(|o| o.key()).collect();
+            let listed: KeySet<&str> = list.objects.iter().map(|o| o.key()).collect();
             let gone: Vec<Delta> = txn
                 .list_sorted()
                 .into_iter()

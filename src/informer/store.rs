@@ -15,6 +15,20 @@ use serde_json::Value;
 use super::object::{CachedObject, ObjectRef};
 use super::trace::{IndexCounts, IndexValues};
 
+/// The hasher of the informer's maps and sets keyed by object keys and index values: the
+/// store and its indices, both FIFOs, the watch-list's temporary store. foldhash is several
+/// times faster than std's SipHash on short strings; SipHash's defence against hash flooding
+/// buys nothing here: the keys are the names of the objects the user's own API server sends
+/// to the user's own client cache, not input chosen by an attacker (and foldhash is still
+/// seeded at random per process, so collisions cannot be computed ahead).
+pub(crate) type KeyHasher = foldhash::fast::RandomState;
+
+/// A map keyed by object keys or index values, with [`KeyHasher`].
+pub(crate) type KeyMap<K, V> = HashMap<K, V, KeyHasher>;
+
+/// A set of object keys (or keyed objects), with [`KeyHasher`].
+pub(crate) type KeySet<K> = HashSet<K, KeyHasher>;
+
 /// The index every informer has: objects by namespace (client-go's `NamespaceIndex`).
 pub const NAMESPACE_INDEX: &str = "namespace";
 
@@ -257,9 +271,9 @@ impl Eq for Keyed {}
 #[derive(Debug)]
 struct Inner {
     indexers: Indexers,
-    items: HashSet<Keyed>,
+    items: KeySet<Keyed>,
     /// One map per index: value → the objects under it.
-    indices: Vec<HashMap<String, HashSet<Keyed>>>,
+    indices: Vec<KeyMap<String, KeySet<Keyed>>>,
     /// client-go 1.36's `threadSafeMap.rv` (LastStoreSyncResourceVersion): the last written
     /// object's, the last Replace's or the last bookmark's resourceVersion.
     resource_version: String,
@@ -274,11 +288,11 @@ impl Default for Store {
 impl Store {
     /// An empty store with `indexers`.
     pub fn new(indexers: Indexers) -> Self {
-        let indices = indexers.defs.iter().map(|_| HashMap::new()).collect();
+        let indices = indexers.defs.iter().map(|_| KeyMap::default()).collect();
         Self {
             inner: RwLock::new(Inner {
                 indexers,
-                items: HashSet::new(),
+                items: KeySet::default(),
                 indices,
                 resource_version: String::new(),
             }),
@@ -295,7 +309,7 @@ impl Store {
     pub fn add_indexer(&self, name: &str, func: IndexFunc) -> Result<(), IndexError> {
         let mut inner = self.write();
         inner.indexers.add(name, func)?;
-        inner.indices.push(HashMap::new());
+        inner.indices.push(KeyMap::default());
         let added = inner.indices.len() - 1;
         let objects: Vec<ObjectRef> = inner.items.iter().map(|k| k.0.clone()).collect();
         for obj in &objects {
