@@ -495,32 +495,29 @@ impl Txn<'_> {
         Ok(object)
     }
 
-    /// Replaces the object at `key` with the one `render` makes for a resourceVersion: the next
-    /// one, or in a dry run the current object's, storing nothing (see [`Self::put`]). None when
-    /// there is no object at `key`.
+    /// Replaces the object at `key`, read in this transaction at resourceVersion `current_rv`,
+    /// with the one `render` makes for a resourceVersion: the next one, or in a dry run
+    /// `current_rv`, storing nothing (see [`Self::put`]). None when there is no object at `key`.
     pub fn replace_rendered(
         &mut self,
         resource: &ResourceType,
         key: &str,
+        current_rv: u64,
         render: impl FnOnce(u64) -> StoredObject,
     ) -> Option<Arc<StoredObject>> {
-        let current = self.get(&resource.key(), key)?;
         if self.dry_run {
-            return Some(Arc::new(render(current.rv)));
+            return Some(Arc::new(render(current_rv)));
         }
         let rv = self.state.rv + 1;
+        let slot = self.state.objects.get_mut(&resource.key())?.get_mut(key)?;
         let object = Arc::new(render(rv));
-        let prev = self
-            .state
-            .objects
-            .get_mut(&resource.key())?
-            .insert(key.to_owned(), Arc::clone(&object));
+        let prev = std::mem::replace(slot, Arc::clone(&object));
         self.state.rv = rv;
         self.record(
             resource,
             EventType::Modified,
             Arc::clone(&object),
-            prev,
+            Some(prev),
             OnceLock::new(),
         );
         Some(object)

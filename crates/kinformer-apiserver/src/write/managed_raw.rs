@@ -41,24 +41,20 @@ pub fn record_map_keys(
     let mine = headers
         .iter()
         .position(|h| h.is_writer(writer, api_version))?;
-    let needles: Vec<Vec<u8>> = changed
-        .iter()
-        .flat_map(|(_, keys)| keys.iter())
-        .map(|key| serde_json::to_vec(&format!("f:{key}")))
-        .collect::<Result<_, _>>()
-        .ok()?;
+    let quoted = quoted_keys(changed)?;
     let others_own = |(index, entry): (usize, &Range<usize>)| {
         let bytes = raw.get(entry.clone()).unwrap_or_default();
         index != mine
-            && needles
+            && quoted
                 .iter()
-                .any(|n| memchr::memmem::find(bytes, n).is_some())
+                .flat_map(|(_, keys)| keys)
+                .any(|key| memchr::memmem::find(bytes, key).is_some())
     };
     if headers.iter().map(|h| &h.entry).enumerate().any(others_own) {
         return None;
     }
     let time = now();
-    let updated = writer_entry(raw, headers.get(mine)?, changed, &time)?;
+    let updated = writer_entry(raw, headers.get(mine)?, &quoted, &time)?;
     let mut moved = headers.get(mine)?.clone();
     moved.time = time.as_bytes();
     let mut order: Vec<(Header<'_>, &[u8])> = headers
@@ -90,6 +86,23 @@ pub fn record_map_keys(
     }
     out.push(b']');
     Some(out)
+}
+
+/// A map's name and its changed keys as `fieldsV1` names them: `"f:KEY"`, quoted as JSON.
+type QuotedKeys<'a> = (&'a str, Vec<Vec<u8>>);
+
+/// `changed`, each key quoted once (for finding it in other entries and inserting it).
+fn quoted_keys<'a>(changed: &[MapKeys<'a>]) -> Option<Vec<QuotedKeys<'a>>> {
+    changed
+        .iter()
+        .map(|(map, keys)| {
+            let quoted = keys
+                .iter()
+                .map(|key| serde_json::to_vec(&format!("f:{key}")).ok())
+                .collect::<Option<_>>()?;
+            Some((*map, quoted))
+        })
+        .collect()
 }
 
 /// What orders and identifies an entry (each string's text between its quotes; absent: empty),
@@ -161,7 +174,7 @@ impl<'a> Header<'a> {
 fn writer_entry(
     raw: &[u8],
     header: &Header<'_>,
-    changed: &[MapKeys<'_>],
+    changed: &[QuotedKeys<'_>],
     time: &str,
 ) -> Option<Vec<u8>> {
     let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
@@ -188,12 +201,12 @@ fn writer_entry(
     Some(out)
 }
 
-/// The insertions that add `f:KEY: {}` for each of `keys` (sorted) the non-empty `fieldsV1`
-/// node at `node` lacks, in key order.
+/// The insertions that add `"f:KEY": {}` for each of `keys` (quoted, sorted) the non-empty
+/// `fieldsV1` node at `node` lacks, in key order.
 fn insertions(
     raw: &[u8],
     node: Range<usize>,
-    keys: &[String],
+    keys: &[Vec<u8>],
 ) -> Option<Vec<(Range<usize>, Vec<u8>)>> {
     let present = members(raw, node.clone())?;
     let last = present.last()?;
@@ -201,8 +214,7 @@ fn insertions(
         return None;
     }
     let mut edits = Vec::new();
-    for key in keys {
-        let quoted = serde_json::to_vec(&format!("f:{key}")).ok()?;
+    for quoted in keys {
         let inner = quoted.get(1..quoted.len() - 1)?;
         if inner.contains(&b'\\') {
             return None;
@@ -215,7 +227,7 @@ fn insertions(
             }
             None => {
                 let at = last.value.end;
-                edits.push((at..at, [&b","[..], &quoted, b":{}"].concat()));
+                edits.push((at..at, [&b","[..], quoted, b":{}"].concat()));
             }
         }
     }

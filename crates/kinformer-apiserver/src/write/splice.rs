@@ -54,7 +54,7 @@ pub fn replace(txn: &mut Txn<'_>, target: &Target<'_>, body: &[u8]) -> Option<Ar
     let key = target.key();
     let current = txn.get(&resource.key(), &key)?;
     let plan = Plan::check(target, &current, body)?;
-    txn.replace_rendered(resource, &key, |rv| plan.render(rv))
+    txn.replace_rendered(resource, &key, current.rv, |rv| plan.render(rv))
 }
 
 /// A checked replace, ready to render at a resourceVersion.
