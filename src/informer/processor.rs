@@ -358,7 +358,9 @@ impl Listener {
     }
 
     /// Spawns the task that hands buffered notifications to the handler, in order; `crash`
-    /// hears of a panic under [`PanicPolicy::Crash`].
+    /// hears of a panic under [`PanicPolicy::Crash`]. One wake-up takes every notification
+    /// queued by then (each `recv` of a non-empty buffer is ready at once), and the trace
+    /// events of one wake-up go out as one batch.
     fn start(
         self: &Arc<Self>,
         crash: &watch::Sender<Option<HandlerPanic>>,
@@ -368,7 +370,9 @@ impl Listener {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take()?;
-        Some(tokio::spawn(self.clone().run(worker, crash.clone())))
+        let tracer = self.tracer.clone();
+        let run = self.clone().run(worker, crash.clone());
+        Some(tokio::spawn(async move { tracer.batched(run).await }))
     }
 
     async fn run(self: Arc<Self>, mut worker: Worker, crash: watch::Sender<Option<HandlerPanic>>) {

@@ -577,12 +577,14 @@ impl SharedIndexInformer {
         let _ = inner.queue.set(queue.clone());
         let reflector = self.reflector(queue.clone(), check_period);
         inner.processor.run();
-        let pipeline = async {
+        // The Reflector and the process loop share one task: a delta is handed over without
+        // waking a thread, and the trace events of one poll reach the sink as one batch.
+        let pipeline = inner.tracer.batched(async {
             tokio::join!(
                 reflector.run(stop.clone()),
                 self.process_loop(queue.as_ref(), &stop)
             )
-        };
+        });
         let crashed = tokio::select! {
             _ = pipeline => None,
             panic = inner.processor.crashed() => Some(panic),

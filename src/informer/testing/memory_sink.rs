@@ -58,4 +58,12 @@ impl TraceSink for MemorySink {
             .push(event);
         self.changed.notify_waiters();
     }
+
+    fn record_all(&self, events: Vec<TraceEvent>) {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(events);
+        self.changed.notify_waiters();
+    }
 }
