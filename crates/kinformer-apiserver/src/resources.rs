@@ -49,6 +49,10 @@ pub struct ResourceType {
     /// Whether the resource has the `status` subresource: a write of the resource itself then
     /// keeps the stored `status`, and only `/status` writes change it.
     pub status_subresource: bool,
+    /// A custom resource's structural schema (`schema.openAPIV3Schema`) per served version,
+    /// storage version first: server-side apply reads its list and map types. Empty for
+    /// built-ins (their types come from `patch_meta`'s table).
+    pub schemas: Arc<[(String, Value)]>,
 }
 
 impl ResourceType {
@@ -58,6 +62,17 @@ impl ResourceType {
             group: self.group.clone(),
             plural: self.plural.clone(),
         }
+    }
+
+    /// A custom resource's structural schema for `api_version` (`group/version`), or its
+    /// storage version's when that version declares none; None for built-ins.
+    pub fn schema_for(&self, api_version: &str) -> Option<&Value> {
+        let version = api_version.rsplit('/').next().unwrap_or_default();
+        self.schemas
+            .iter()
+            .find(|(v, _)| v == version)
+            .or_else(|| self.schemas.first())
+            .map(|(_, schema)| schema)
     }
 
     /// The preferred version.
@@ -158,6 +173,7 @@ where
         categories: categories.iter().map(|s| (*s).to_owned()).collect(),
         custom: false,
         status_subresource: has_status::<K>(),
+        schemas: Arc::new([]),
     }
 }
 
@@ -229,6 +245,7 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
             "metadata.name: Invalid value: must be spec.names.plural+\".\"+spec.group ({expected_name})"
         ));
     }
+    let schemas = schemas(spec, &versions);
     Ok(ResourceType {
         group,
         versions,
@@ -241,7 +258,23 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         categories,
         custom: true,
         status_subresource: declares_status(spec),
+        schemas,
     })
+}
+
+/// The `schema.openAPIV3Schema` of each of `versions` (served, storage first) that has one.
+fn schemas(spec: &Value, versions: &[String]) -> Arc<[(String, Value)]> {
+    let declared = spec.get("versions").and_then(Value::as_array);
+    versions
+        .iter()
+        .filter_map(|name| {
+            let version = declared?
+                .iter()
+                .find(|v| v.get("name").and_then(Value::as_str) == Some(name))?;
+            let schema = version.pointer("/schema/openAPIV3Schema")?;
+            Some((name.clone(), schema.clone()))
+        })
+        .collect()
 }
 
 /// Whether a served version of the CRD spec declares `subresources.status`.

@@ -16,6 +16,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::crd_schema;
 use super::fieldset::{Atom, FieldSet, PathElement};
 use super::managed_cap::cap_update_managers;
 use super::meta::{now, str_at};
@@ -207,7 +208,8 @@ pub fn record_update(resource: &ResourceType, old: &Value, new: &mut Value, writ
             .cloned()
             .unwrap_or_default(),
     };
-    let schema = Schema::new(resource, writer.subresource);
+    let api_version = str_at(new, "/apiVersion").to_owned();
+    let schema = Schema::new(resource, &api_version, writer.subresource);
     let change = Change {
         changed: schema.changed_fields(&mut Vec::new(), Some(old), new),
         removed: match entries.is_empty() {
@@ -215,7 +217,6 @@ pub fn record_update(resource: &ResourceType, old: &Value, new: &mut Value, writ
             false => schema.removed_fields(&mut Vec::new(), old, Some(new)),
         },
     };
-    let api_version = str_at(new, "/apiVersion").to_owned();
     let entries = change.record(entries, writer, &api_version);
     write_entries(new, entries);
 }
@@ -416,7 +417,11 @@ pub fn apply(
     {
         return Err(ApiError::bad_request("metadata.managedFields must be nil"));
     }
-    let schema = Schema::new(resource, writer.subresource);
+    let api_version = match str_at(config, "/apiVersion") {
+        "" => resource.api_version(),
+        given => given.to_owned(),
+    };
+    let schema = Schema::new(resource, &api_version, writer.subresource);
     let mut base = live.clone();
     if let Some(metadata) = base.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.remove("managedFields");
@@ -424,10 +429,6 @@ pub fn apply(
     let mut entries = stored(live);
     let mut applied = schema.field_set(&mut Vec::new(), config);
     ignore_in(&mut applied, writer.subresource);
-    let api_version = match str_at(config, "/apiVersion") {
-        "" => resource.api_version(),
-        given => given.to_owned(),
-    };
     let position = entries
         .iter()
         .position(|e| e.is(writer.manager, Operation::Apply, "", writer.subresource));
@@ -605,12 +606,12 @@ impl Comparison {
 }
 
 /// How a value at a path is walked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shape<'k> {
     /// Field by field.
     Map,
     /// Element by element, by their identity.
-    List(ListType),
+    List(ListType<'k>),
     /// As one value (scalars, atomic lists and maps).
     Leaf,
 }
@@ -618,14 +619,38 @@ enum Shape {
 /// The schema facts of one kind the walks need, and the subresource written.
 struct Schema<'k> {
     kind: &'k str,
+    /// A custom resource's structural schema for the written version.
+    custom: Option<&'k Value>,
     subresource: &'k str,
 }
 
 impl<'k> Schema<'k> {
-    fn new(resource: &'k ResourceType, subresource: &'k str) -> Self {
+    fn new(resource: &'k ResourceType, api_version: &str, subresource: &'k str) -> Self {
         Schema {
             kind: &resource.kind,
+            custom: resource.schema_for(api_version),
             subresource,
+        }
+    }
+
+    /// The list type at `path`: a custom resource's schema outside `metadata` (ObjectMeta is
+    /// the built-in one in every object), the built-in table otherwise.
+    fn list_type(&self, path: &[&str]) -> ListType<'k> {
+        match self.custom {
+            Some(schema) if path.first() != Some(&"metadata") => {
+                crd_schema::list_type(schema, path)
+            }
+            _ => list_type(self.kind, path),
+        }
+    }
+
+    /// Whether the map at `path` is atomic (see [`Self::list_type`]).
+    fn is_atomic_map(&self, path: &[&str]) -> bool {
+        match self.custom {
+            Some(schema) if path.first() != Some(&"metadata") => {
+                crd_schema::is_atomic_map(schema, path)
+            }
+            _ => is_atomic_map(self.kind, path),
         }
     }
 
@@ -639,19 +664,19 @@ impl<'k> Schema<'k> {
     }
 
     /// The shape of the non-null `values` at `path` (a leaf when they disagree).
-    fn shape(&self, path: &[&str], values: [Option<&Value>; 2]) -> Shape {
+    fn shape(&self, path: &[&str], values: [Option<&Value>; 2]) -> Shape<'k> {
         let mut found = None;
         for value in values.into_iter().flatten() {
             let shape = match value {
                 Value::Null => continue,
-                Value::Object(_) if !is_atomic_map(self.kind, path) => Shape::Map,
-                Value::Array(_) => match list_type(self.kind, path) {
+                Value::Object(_) if !self.is_atomic_map(path) => Shape::Map,
+                Value::Array(_) => match self.list_type(path) {
                     ListType::Atomic => Shape::Leaf,
                     other => Shape::List(other),
                 },
                 _ => Shape::Leaf,
             };
-            if found.is_some_and(|f| f != shape) {
+            if found.as_ref().is_some_and(|f| *f != shape) {
                 return Shape::Leaf;
             }
             found = Some(shape);
@@ -683,7 +708,7 @@ impl<'k> Schema<'k> {
                 self.compare_maps(path, old, new, &mut out);
                 true
             }
-            Shape::List(list) => self.compare_lists(path, list, old, new, &mut out),
+            Shape::List(list) => self.compare_lists(path, &list, old, new, &mut out),
             Shape::Leaf => false,
         };
         match (old, new) {
@@ -731,7 +756,7 @@ impl<'k> Schema<'k> {
     fn compare_lists<'v>(
         &self,
         path: &mut Vec<&'v str>,
-        list: ListType,
+        list: &ListType<'_>,
         old: Option<&'v Value>,
         new: Option<&'v Value>,
         out: &mut Comparison,
@@ -782,7 +807,7 @@ impl<'k> Schema<'k> {
             }
             Shape::List(list) => {
                 let (Some(old_items), Some(new_items)) =
-                    (identify(list, old), identify(list, Some(new)))
+                    (identify(&list, old), identify(&list, Some(new)))
                 else {
                     return changed_leaf(old, new);
                 };
@@ -833,7 +858,7 @@ impl<'k> Schema<'k> {
             }
             Shape::List(list) => {
                 if let (Some(old_items), Some(new_items)) =
-                    (identify(list, Some(old)), identify(list, new))
+                    (identify(&list, Some(old)), identify(&list, new))
                 {
                     for (element, item) in old_items {
                         let after = new_items
@@ -876,7 +901,7 @@ impl<'k> Schema<'k> {
                     set.insert_child(PathElement::Field(key.clone()), fields);
                 }
             }
-            Shape::List(list) => match identify(list, Some(value)) {
+            Shape::List(list) => match identify(&list, Some(value)) {
                 Some(items) => {
                     for (element, item) in items {
                         let mut fields = self.field_set(path, item);
@@ -914,7 +939,7 @@ impl<'k> Schema<'k> {
                 }
                 Value::Object(merged)
             }
-            Shape::List(list) => self.merge_lists(path, list, base, config),
+            Shape::List(list) => self.merge_lists(path, &list, base, config),
             Shape::Leaf => config.clone(),
         }
     }
@@ -922,7 +947,7 @@ impl<'k> Schema<'k> {
     fn merge_lists<'v>(
         &self,
         path: &mut Vec<&'v str>,
-        list: ListType,
+        list: &ListType<'_>,
         base: Value,
         config: &'v Value,
     ) -> Value {
@@ -993,10 +1018,10 @@ impl<'k> Schema<'k> {
             Value::Array(items) => {
                 let list = {
                     let names: Vec<&str> = path.iter().map(String::as_str).collect();
-                    list_type(self.kind, &names)
+                    self.list_type(&names)
                 };
                 items.retain_mut(|item| {
-                    let Some(element) = element_of(list, item) else {
+                    let Some(element) = element_of(&list, item) else {
                         return true;
                     };
                     let Some(last) = last.child(&element) else {
@@ -1021,7 +1046,10 @@ fn changed_leaf(old: Option<&Value>, new: &Value) -> Option<Value> {
 
 /// The elements of a list value with their identities; None when one has none (or the value
 /// is not a list: an absent or null list has no elements).
-fn identify(list: ListType, value: Option<&Value>) -> Option<Vec<(PathElement, &Value)>> {
+fn identify<'v>(
+    list: &ListType<'_>,
+    value: Option<&'v Value>,
+) -> Option<Vec<(PathElement, &'v Value)>> {
     match value {
         None | Some(Value::Null) => Some(Vec::new()),
         Some(Value::Array(items)) => items
@@ -1034,14 +1062,14 @@ fn identify(list: ListType, value: Option<&Value>) -> Option<Vec<(PathElement, &
 
 /// The path element of a list element: its value in a set, its key fields in a map list (a
 /// missing `protocol` key is its schema default, `TCP`).
-fn element_of(list: ListType, item: &Value) -> Option<PathElement> {
+fn element_of(list: &ListType<'_>, item: &Value) -> Option<PathElement> {
     match list {
         ListType::Atomic => None,
         ListType::Set => Some(PathElement::Value(Atom::of(item))),
-        ListType::Map(first, second) => {
+        ListType::Map(keys) => {
             let object = item.as_object()?;
             let mut key = Vec::new();
-            for name in std::iter::once(first).chain(second) {
+            for &name in keys {
                 match object.get(name) {
                     Some(value) => key.push((name.to_owned(), Atom::of(value))),
                     None if name == "protocol" => {
@@ -1174,7 +1202,7 @@ mod tests {
             .expect("served");
         let mut pod = crate::seed::synthetic_pod("default", 3);
         apply_defaults(&mut pod, &pods);
-        let schema = Schema::new(&pods, "");
+        let schema = Schema::new(&pods, "v1", "");
         let zero = zero_value(&pods);
         for old in [zero.clone(), {
             let mut old = pod.clone();

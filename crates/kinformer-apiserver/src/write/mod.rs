@@ -4,10 +4,12 @@
 //! the server owns, [`crd`] starts and stops serving custom resources, [`direct`] writes
 //! objects addressed by their own metadata (seeding, churn, controllers), [`defaults`] fills in
 //! what kube-apiserver's decoding and defaulting add, and [`managed`] keeps `managedFields`
-//! (over [`fieldset`]) and serves server-side apply; [`splice`] is the fast path of a replace
+//! (over [`fieldset`]; a custom resource's list and map types from [`crd_schema`]) and serves
+//! server-side apply; [`splice`] is the fast path of a replace
 //! that changes only labels and annotations.
 
 mod crd;
+mod crd_schema;
 mod create;
 mod defaults;
 mod delete;

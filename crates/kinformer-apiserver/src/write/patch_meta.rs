@@ -17,32 +17,33 @@ pub enum ListStrategy {
     MergeScalars,
 }
 
-/// How server-side apply treats the list at a field path (`x-kubernetes-list-type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListType {
+/// How server-side apply treats the list at a field path (`x-kubernetes-list-type`); `'s` is
+/// the schema the map keys are read from (`'static` for the built-in table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListType<'s> {
     /// `atomic`: owned and replaced whole.
     Atomic,
     /// `set`: scalars, each owned on its own.
     Set,
-    /// `map` keyed by these `x-kubernetes-list-map-keys` (one or two).
-    Map(&'static str, Option<&'static str>),
+    /// `map` keyed by these `x-kubernetes-list-map-keys`.
+    Map(Vec<&'s str>),
 }
 
 /// The list type of the list at `path` of an object of `kind`: the strategic-merge table,
 /// where the OpenAPI names more than the merge key as map keys (container and Service ports
 /// are keyed by port and protocol, topology spread constraints by key and
 /// `whenUnsatisfiable`).
-pub fn list_type(kind: &str, path: &[&str]) -> ListType {
+pub fn list_type(kind: &str, path: &[&str]) -> ListType<'static> {
     match list_strategy(kind, path) {
         ListStrategy::Replace => ListType::Atomic,
         ListStrategy::MergeScalars => ListType::Set,
         ListStrategy::MergeKey(key @ ("containerPort" | "port")) => {
-            ListType::Map(key, Some("protocol"))
+            ListType::Map(vec![key, "protocol"])
         }
         ListStrategy::MergeKey("topologyKey") => {
-            ListType::Map("topologyKey", Some("whenUnsatisfiable"))
+            ListType::Map(vec!["topologyKey", "whenUnsatisfiable"])
         }
-        ListStrategy::MergeKey(key) => ListType::Map(key, None),
+        ListStrategy::MergeKey(key) => ListType::Map(vec![key]),
     }
 }
 

@@ -184,11 +184,18 @@ fn resolve_name(
         .ok_or_else(|| ApiError::already_exists(resource, prefix))
 }
 
-/// `old` with the `status` of `new`.
+/// `old` with the `status` of `new`, and `new`'s `metadata.managedFields` when it has them
+/// (`metav1.ResetObjectMetaForStatus` keeps the new object's: the field manager recorded the
+/// status write in them — a server-side apply to `/status` — or the client sent them).
 pub fn with_status_of(mut old: Value, new: &Value) -> Value {
     if let Some(object) = old.as_object_mut() {
         let status = new.get("status").cloned().unwrap_or_else(|| json!({}));
         object.insert("status".into(), status);
+    }
+    if let Some(managed) = new.pointer("/metadata/managedFields")
+        && let Some(metadata) = old.get_mut("metadata").and_then(Value::as_object_mut)
+    {
+        metadata.insert("managedFields".into(), managed.clone());
     }
     old
 }

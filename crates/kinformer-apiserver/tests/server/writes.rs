@@ -580,3 +580,102 @@ async fn only_the_status_subresource_writes_status() -> TestResult {
     }
     Ok(())
 }
+
+/// Server-side apply of a custom resource merges its lists as the CRD's structural schema types
+/// them (kube-apiserver builds the field manager's type converter from the CRD's
+/// `openAPIV3Schema`, `apiextensions-apiserver/pkg/apiserver/customresource_handler.go`;
+/// `x-kubernetes-list-type`/`-list-map-keys`/`-map-type` as structured-merge-diff reads them,
+/// untyped lists atomic): two controllers apply their own condition to a `listType=map`
+/// `status.conditions` side by side, a `set` takes both managers' values, and an untyped list
+/// stays atomic (a conflict).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_side_apply_of_a_custom_resource_follows_its_schema_s_list_types() -> TestResult {
+    let server = seeded(vec![Seed::Builtin]).await?;
+    let strings = json!({"type": "array", "items": {"type": "string"}});
+    let mut tags = strings.clone();
+    tags["x-kubernetes-list-type"] = json!("set");
+    let schema = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"tags": tags, "args": strings}},
+        "status": {"type": "object", "properties": {"conditions": {"type": "array",
+            "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
+            "items": {"type": "object", "properties": {
+                "type": {"type": "string"}, "status": {"type": "string"}}}}}}}});
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "subresources": {"status": {}}, "schema": {"openAPIV3Schema": schema}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let (code, answer) = call(&server, "POST", crds, Some((JSON, crd))).await?;
+    assert_eq!(code, 201, "{answer}");
+    let path = "/apis/example.com/v1/namespaces/default/widgets/w";
+    let widget = |spec: Value, status: Value| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": "w", "namespace": "default"}, "spec": spec, "status": status})
+    };
+    let apply = |manager: &str, status: bool, body: Value| {
+        let sub = if status { "/status" } else { "" };
+        let url = format!("{path}{sub}?fieldManager={manager}");
+        let server = &server;
+        async move { call(server, "PATCH", &url, Some((APPLY, body))).await }
+    };
+    let spec = json!({"tags": ["x"], "args": ["1"]});
+    let (code, answer) = apply("a", false, widget(spec, json!({}))).await?;
+    assert_eq!(code, 201, "{answer}");
+    let (code, answer) = apply("b", false, widget(json!({"tags": ["y"]}), json!({}))).await?;
+    assert_eq!(code, 200, "a set: each manager owns its values: {answer}");
+    assert_eq!(answer["spec"]["tags"], json!(["x", "y"]));
+    let (code, answer) = apply("b", false, widget(json!({"args": ["2"]}), json!({}))).await?;
+    assert_eq!(code, 409, "an untyped list is atomic: {answer}");
+    assert!(
+        answer["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(".spec.args"),
+        "{answer}"
+    );
+
+    let condition = |kind: &str| json!({"conditions": [{"type": kind, "status": "True"}]});
+    let (code, answer) = apply("ctrl-a", true, widget(json!({}), condition("Ready"))).await?;
+    assert_eq!(code, 200, "{answer}");
+    let (code, answer) = apply("ctrl-b", true, widget(json!({}), condition("Synced"))).await?;
+    assert_eq!(
+        code, 200,
+        "a map list: conditions are owned by type: {answer}"
+    );
+    let types: Vec<&Value> = answer["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| &c["type"])
+        .collect();
+    assert_eq!(types, [&json!("Ready"), &json!("Synced")]);
+    // The /status appliers' entries are kept (`ResetObjectMetaForStatus` keeps managedFields).
+    let owns = |manager: &str, kind: &str| {
+        answer["metadata"]["managedFields"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|e| {
+                e["manager"] == manager
+                    && e["subresource"] == "status"
+                    && e["fieldsV1"]["f:status"]["f:conditions"]
+                        .get(format!("k:{{\"type\":\"{kind}\"}}"))
+                        .is_some()
+            })
+    };
+    assert!(
+        owns("ctrl-a", "Ready") && owns("ctrl-b", "Synced"),
+        "{answer}"
+    );
+    // ctrl-a stops applying its condition: only that element goes.
+    let (code, answer) =
+        apply("ctrl-a", true, widget(json!({}), json!({"conditions": []}))).await?;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(
+        answer["status"]["conditions"],
+        json!([{"type": "Synced", "status": "True"}])
+    );
+    Ok(())
+}
