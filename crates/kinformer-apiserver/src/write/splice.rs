@@ -16,6 +16,7 @@
 //! deletion, a CRD — returns None and the general path decides, every error included. Both
 //! paths store the same object for the same request (`splice_tests`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::ops::Range;
@@ -90,14 +91,14 @@ impl<'a> Plan<'a> {
         let given = members::edited_members(stored, members, body, given_metadata, common)?;
         let maps = map_changes(stored, members, body, &given)?;
         let managed_fields = managed_fields(stored, members, &maps, target, &api_version)?;
-        let labels = maps[1].as_ref().map(|m| &m.given_map);
+        let labels = maps[1].as_ref().map(|m| &m.given_pairs);
         let selectable = Selectable::new(
             current.name(),
             current.namespace(),
             labels
                 .into_iter()
                 .flatten()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
+                .map(|(k, v)| (k.as_ref(), v.as_ref())),
             target.resource,
             |field| current.field(field),
         )?;
@@ -233,17 +234,20 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
         .count()
 }
 
+/// A string map's pairs in key order: borrowed from its JSON where nothing is escaped.
+type Pairs<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
 /// One of [`STRING_MAPS`] as the body gives it, and how it differs from the stored one.
 struct MapChange<'a> {
     /// Which map: `annotations` or `labels`.
     name: &'static str,
     /// The body's bytes.
     given: &'a [u8],
-    /// Them parsed.
-    given_map: BTreeMap<String, String>,
-    /// The keys the body adds or changes.
+    /// Them read.
+    given_pairs: Pairs<'a>,
+    /// The keys the body adds or changes, in order.
     changed: Vec<String>,
-    /// The keys the body removes.
+    /// The keys the body removes, in order.
     removed: Vec<String>,
 }
 
@@ -251,28 +255,26 @@ impl<'a> MapChange<'a> {
     /// The change from `stored` to `given`; None unless `given` is a string map written as
     /// serde_json writes one.
     fn of(name: &'static str, stored: &[u8], given: &'a [u8]) -> Option<Self> {
-        let given_map: BTreeMap<String, String> = serde_json::from_slice(given).ok()?;
-        if serde_json::to_vec(&given_map).ok()? != given {
-            return None;
-        }
+        let given_pairs = string_pairs(given)?;
         let (mut changed, mut removed) = (Vec::new(), Vec::new());
         if stored != given {
-            let stored_map: BTreeMap<String, String> = serde_json::from_slice(stored).ok()?;
-            for (key, value) in &given_map {
-                if stored_map.get(key) != Some(value) {
-                    changed.push(key.clone());
+            let stored_pairs = string_pairs(stored)?;
+            let mut before = stored_pairs.iter().peekable();
+            for (key, value) in &given_pairs {
+                while let Some((gone, _)) = before.next_if(|(k, _)| k < key) {
+                    removed.push(gone.to_string());
+                }
+                match before.next_if(|(k, _)| k == key) {
+                    Some((_, was)) if was == value => {}
+                    _ => changed.push(key.to_string()),
                 }
             }
-            removed.extend(
-                stored_map
-                    .into_keys()
-                    .filter(|k| !given_map.contains_key(k)),
-            );
+            removed.extend(before.map(|(gone, _)| gone.to_string()));
         }
         Some(MapChange {
             name,
             given,
-            given_map,
+            given_pairs,
             changed,
             removed,
         })
@@ -283,6 +285,48 @@ impl<'a> MapChange<'a> {
         add_paths(&mut change.changed, self.name, &self.changed);
         add_paths(&mut change.removed, self.name, &self.removed);
     }
+}
+
+/// The pairs of a string map written as serde_json writes a `BTreeMap<String, String>`
+/// (compact, keys sorted and unique, only `"`, `\` and control characters escaped); None for
+/// anything else. Maps without escapes (nearly all) are read in place, others parsed.
+fn string_pairs(map: &[u8]) -> Option<Pairs<'_>> {
+    if let Some(pairs) = plain_pairs(map) {
+        return Some(pairs);
+    }
+    let parsed: BTreeMap<String, String> = serde_json::from_slice(map).ok()?;
+    (serde_json::to_vec(&parsed).ok()? == map).then(|| {
+        parsed
+            .into_iter()
+            .map(|(k, v)| (Cow::Owned(k), Cow::Owned(v)))
+            .collect()
+    })
+}
+
+/// [`string_pairs`] of a map whose keys and values need no escape (serde_json writes them as
+/// they are), keys strictly increasing; None otherwise.
+fn plain_pairs(map: &[u8]) -> Option<Pairs<'_>> {
+    let members = members::members(map, 0..map.len())?;
+    let mut pairs: Pairs<'_> = Vec::with_capacity(members.len());
+    for member in &members {
+        let key = plain_text(member.key_of(map))?;
+        let quoted = member.value_of(map);
+        let value = plain_text(quoted.strip_prefix(b"\"")?.strip_suffix(b"\"")?)?;
+        if pairs.last().is_some_and(|(last, _)| last.as_ref() >= key) {
+            return None;
+        }
+        pairs.push((Cow::Borrowed(key), Cow::Borrowed(value)));
+    }
+    Some(pairs)
+}
+
+/// `text` as a string when serde_json writes it unescaped (no quote, backslash or control
+/// character; valid UTF-8).
+fn plain_text(text: &[u8]) -> Option<&str> {
+    if text.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) {
+        return None;
+    }
+    std::str::from_utf8(text).ok()
 }
 
 /// Adds `metadata.<map>.<key>` for each of `keys` to the `fieldsV1` tree `tree`.
@@ -352,25 +396,22 @@ fn managed_fields(
     target: &Target<'_>,
     api_version: &str,
 ) -> Option<Option<Vec<u8>>> {
-    let mut change = Change::default();
-    for map in maps.iter().flatten() {
-        map.add_to(&mut change);
-    }
-    if change.changed.is_none() && change.removed.is_none() {
+    let maps = || maps.iter().flatten();
+    if maps().all(|map| map.changed.is_empty() && map.removed.is_empty()) {
         return Some(None);
     }
     let raw = stored_value(stored, members, "managedFields")?;
-    if change.removed.is_none() {
-        let changed: Vec<MapKeys<'_>> = maps
-            .iter()
-            .flatten()
-            .map(|map| (map.name, &map.changed[..]))
-            .collect();
+    if maps().all(|map| map.removed.is_empty()) {
+        let changed: Vec<MapKeys<'_>> = maps().map(|map| (map.name, &map.changed[..])).collect();
         if let Some(fields) =
             managed_raw::record_map_keys(raw, &changed, target.writer, api_version)
         {
             return Some(Some(fields));
         }
+    }
+    let mut change = Change::default();
+    for map in maps() {
+        map.add_to(&mut change);
     }
     let entries: Vec<Value> = serde_json::from_slice(raw).ok()?;
     let entries = change.record(entries, target.writer, api_version);

@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::replace;
+use super::{MapChange, replace, string_pairs};
 use crate::json::members::{Member, members};
 use crate::objects::StoredObject;
 use crate::resources::ResourceType;
@@ -400,6 +400,59 @@ fn label_key() -> impl Strategy<Value = String> {
         Just("pod-template-hash".to_owned()),
         "[a-z]{1,3}(/[a-z]{1,3})?",
     ]
+}
+
+/// A map's pairs as owned strings, and whether each was read in place.
+fn pairs_of(map: &str) -> Option<Vec<(String, String, bool)>> {
+    let pairs = string_pairs(map.as_bytes())?;
+    Some(
+        pairs
+            .into_iter()
+            .map(|(k, v)| {
+                let borrowed = matches!(k, std::borrow::Cow::Borrowed(_));
+                (k.into_owned(), v.into_owned(), borrowed)
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn string_maps_are_read_in_place_unless_escaped_and_only_as_serde_writes_them() {
+    let plain = pairs_of(r#"{"a":"1","b":"é x"}"#);
+    let expected = vec![
+        ("a".to_owned(), "1".to_owned(), true),
+        ("b".to_owned(), "é x".to_owned(), true),
+    ];
+    assert_eq!(plain, Some(expected));
+    assert_eq!(pairs_of("{}"), Some(Vec::new()));
+    // Escapes are parsed (and must be serde_json's own).
+    let escaped = pairs_of(r#"{"a":"x\"y\n"}"#);
+    assert_eq!(
+        escaped,
+        Some(vec![("a".to_owned(), "x\"y\n".to_owned(), false)])
+    );
+    for odd in [
+        r#"{"b":"1","a":"2"}"#,
+        r#"{"a":"1","a":"2"}"#,
+        r#"{"a":1}"#,
+        r#"{"a": "1"}"#,
+        r#"{"a":"\u0041"}"#,
+        r#"{"a":"x\/y"}"#,
+        r#"["a"]"#,
+    ] {
+        assert_eq!(pairs_of(odd), None, "{odd}");
+    }
+}
+
+#[test]
+fn a_map_change_names_the_keys_added_or_changed_and_removed_in_order() {
+    let stored = br#"{"a":"1","b":"2","c":"3","e":"5"}"#;
+    let given = br#"{"a":"1","b":"9","d":"4","e":"5","f":"6"}"#;
+    let change = MapChange::of("labels", stored, given).expect("a string map");
+    assert_eq!(change.changed, ["b", "d", "f"]);
+    assert_eq!(change.removed, ["c"]);
+    let same = MapChange::of("labels", stored, stored).expect("a string map");
+    assert!(same.changed.is_empty() && same.removed.is_empty());
 }
 
 proptest! {
