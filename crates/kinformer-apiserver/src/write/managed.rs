@@ -633,24 +633,25 @@ impl<'k> Schema<'k> {
         }
     }
 
-    /// The list type at `path`: a custom resource's schema outside `metadata` (ObjectMeta is
-    /// the built-in one in every object), the built-in table otherwise.
+    /// The custom resource's schema when it describes `path`: everywhere but `metadata`
+    /// (ObjectMeta is the built-in one in every object, read from the built-in table).
+    fn custom_at(&self, path: &[&str]) -> Option<&'k Value> {
+        self.custom.filter(|_| path.first() != Some(&"metadata"))
+    }
+
+    /// The list type at `path` (see [`Self::custom_at`]).
     fn list_type(&self, path: &[&str]) -> ListType<'k> {
-        match self.custom {
-            Some(schema) if path.first() != Some(&"metadata") => {
-                crd_schema::list_type(schema, path)
-            }
-            _ => list_type(self.kind, path),
+        match self.custom_at(path) {
+            Some(schema) => crd_schema::list_type(schema, path),
+            None => list_type(self.kind, path),
         }
     }
 
-    /// Whether the map at `path` is atomic (see [`Self::list_type`]).
+    /// Whether the map at `path` is atomic (see [`Self::custom_at`]).
     fn is_atomic_map(&self, path: &[&str]) -> bool {
-        match self.custom {
-            Some(schema) if path.first() != Some(&"metadata") => {
-                crd_schema::is_atomic_map(schema, path)
-            }
-            _ => is_atomic_map(self.kind, path),
+        match self.custom_at(path) {
+            Some(schema) => crd_schema::is_atomic_map(schema, path),
+            None => is_atomic_map(self.kind, path),
         }
     }
 

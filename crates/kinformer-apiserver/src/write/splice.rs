@@ -396,13 +396,14 @@ fn managed_fields(
     target: &Target<'_>,
     api_version: &str,
 ) -> Option<Option<Vec<u8>>> {
-    let maps = || maps.iter().flatten();
-    if maps().all(|map| map.changed.is_empty() && map.removed.is_empty()) {
+    let each_map = || maps.iter().flatten();
+    if each_map().all(|map| map.changed.is_empty() && map.removed.is_empty()) {
         return Some(None);
     }
     let raw = stored_value(stored, members, "managedFields")?;
-    if maps().all(|map| map.removed.is_empty()) {
-        let changed: Vec<MapKeys<'_>> = maps().map(|map| (map.name, &map.changed[..])).collect();
+    if each_map().all(|map| map.removed.is_empty()) {
+        let changed: Vec<MapKeys<'_>> =
+            each_map().map(|map| (map.name, &map.changed[..])).collect();
         if let Some(fields) =
             managed_raw::record_map_keys(raw, &changed, target.writer, api_version)
         {
@@ -410,7 +411,7 @@ fn managed_fields(
         }
     }
     let mut change = Change::default();
-    for map in maps() {
+    for map in each_map() {
         map.add_to(&mut change);
     }
     let entries: Vec<Value> = serde_json::from_slice(raw).ok()?;
