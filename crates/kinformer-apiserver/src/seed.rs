@@ -425,6 +425,9 @@ pub fn synthetic_pod(namespace: &str, index: usize) -> Value {
         "spec": {
             "nodeName": node, "restartPolicy": "Always", "schedulerName": "default-scheduler",
             "serviceAccountName": "default", "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
+            "tolerations": [
+                {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists", "tolerationSeconds": 300},
+                {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable", "operator": "Exists", "tolerationSeconds": 300}],
             "containers": [{"name": "main", "image": format!("registry.example.com/{app}:1.{}.0", index % 7),
                 "ports": [{"containerPort": 8080, "protocol": "TCP", "name": "http"}],
                 "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],

@@ -89,6 +89,17 @@ impl ApiError {
         .about(resource, name)
     }
 
+    /// 403 Forbidden, as an admission plugin refuses a write (`admission.NewForbidden`).
+    pub fn forbidden(resource: &ResourceType, name: &str, why: &str) -> Self {
+        let what = qualified(resource);
+        ApiError::new(
+            403,
+            "Forbidden",
+            format!("{what} \"{name}\" is forbidden: {why}"),
+        )
+        .about(resource, name)
+    }
+
     /// 409 Conflict on a stale resourceVersion (or failed precondition).
     pub fn conflict(resource: &ResourceType, name: &str, why: &str) -> Self {
         let what = qualified(resource);

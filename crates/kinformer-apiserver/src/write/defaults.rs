@@ -280,10 +280,28 @@ fn pod_spec(spec: &mut Map<String, Value>) {
     set(spec, "securityContext", json!({}));
     set(spec, "terminationGracePeriodSeconds", json!(30));
     set(spec, "schedulerName", json!("default-scheduler"));
+    service_account_alias(spec);
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         each(spec, list, container);
     }
     each(spec, "volumes", volume);
+}
+
+/// The v1 conversion of `serviceAccount`, the deprecated alias of `serviceAccountName`
+/// (`core/v1/conversion.go`): read as the name when the name is empty, written as the name.
+fn service_account_alias(spec: &mut Map<String, Value>) {
+    let named = |key: &str| spec.get(key).and_then(Value::as_str).unwrap_or("");
+    let name = match named("serviceAccountName") {
+        "" => named("serviceAccount"),
+        name => name,
+    }
+    .to_owned();
+    if name.is_empty() {
+        spec.remove("serviceAccount");
+    } else {
+        spec.insert("serviceAccountName".into(), name.clone().into());
+        spec.insert("serviceAccount".into(), name.into());
+    }
 }
 
 /// `SetDefaults_Container`, `SetDefaults_ContainerPort`, `SetDefaults_EnvVar` (field refs),

@@ -3,11 +3,13 @@
 //! answer it, [`registry`] writes inside a store transaction, [`strategy`] sets and checks what
 //! the server owns, [`crd`] starts and stops serving custom resources, [`direct`] writes
 //! objects addressed by their own metadata (seeding, churn, controllers), [`defaults`] fills in
-//! what kube-apiserver's decoding and defaulting add, and [`managed`] keeps `managedFields`
+//! what kube-apiserver's decoding and defaulting add, [`admission`] what its default admission
+//! plugins add to a pod, and [`managed`] keeps `managedFields`
 //! (over [`fieldset`]; a custom resource's list and map types from [`crd_schema`]) and serves
 //! server-side apply; [`splice`] is the fast path of a replace
 //! that changes only labels and annotations.
 
+mod admission;
 mod crd;
 mod crd_schema;
 mod create;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::admission;
 use super::crd;
 use super::defaults::{self, zero_value};
 use super::managed::{self, Writer};
@@ -36,8 +37,8 @@ pub enum Ownership<'a> {
     Applied,
 }
 
-/// Creates an object in `txn`: prepared by the strategy, its creator recorded, a CRD
-/// established.
+/// Creates an object in `txn`: prepared by the strategy, its creator recorded, admitted (a
+/// pod: [`admission`]), a CRD established.
 pub fn create_in(
     txn: &mut Txn<'_>,
     resource: &Arc<ResourceType>,
@@ -46,6 +47,7 @@ pub fn create_in(
     ownership: Ownership<'_>,
 ) -> Result<Arc<StoredObject>, ApiError> {
     let mut prepared = new_object(txn, resource, path_namespace, value, ownership)?;
+    admission::admit_create(txn, resource, &mut prepared)?;
     crd::establish(txn, resource, &mut prepared)?;
     txn.put(resource, prepared)
 }
@@ -174,6 +176,9 @@ fn update_with(
     keep_server_metadata(&mut value, &old, target)?;
     if let Ownership::Update(writer) = ownership {
         managed::record_update(resource, &old, &mut value, writer);
+    }
+    if !target.status_only {
+        admission::admit_update(resource, &old, &mut value);
     }
     crd::establish(txn, resource, &mut value)?;
     if is_deleting(&value) && finalizers(&value).is_empty() {

@@ -13,7 +13,8 @@
 //! parsing the two maps and `managedFields`, not the object.
 //!
 //! Anything else — another member changed, non-compact JSON, a status write, a pending
-//! deletion, a CRD — returns None and the general path decides, every error included. Both
+//! deletion, a CRD, a pod that admission would change (one without the default tolerations)
+//! — returns None and the general path decides, every error included. Both
 //! paths store the same object for the same request (`splice_tests`).
 
 use std::borrow::Cow;
@@ -25,6 +26,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
+use super::admission;
 use super::managed::Change;
 use super::managed_raw::{self, MapKeys};
 use super::target::Target;
@@ -54,6 +56,9 @@ pub fn replace(txn: &mut Txn<'_>, target: &Target<'_>, body: &[u8]) -> Option<Ar
     }
     let key = target.key();
     let current = txn.get(&resource.key(), &key)?;
+    if resource.is_pod() && !admission::admits_stored_spec(&current.bytes) {
+        return None;
+    }
     let plan = Plan::check(target, &current, body)?;
     txn.replace_rendered(resource, &key, current.rv, |rv| plan.render(rv))
 }

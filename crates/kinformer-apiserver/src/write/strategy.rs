@@ -75,7 +75,7 @@ fn new_uid() -> String {
 }
 
 /// A 5-character suffix from Kubernetes' generateName alphabet.
-fn random_suffix() -> String {
+pub fn random_suffix() -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let mut rng = rand::rng();
     (0..5)

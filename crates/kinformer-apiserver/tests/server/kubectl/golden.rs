@@ -3,7 +3,8 @@
 //! stores for the same command, kept as a file under `tests/server/golden/`. Masked on both
 //! sides: what no two runs share (`uid`, `creationTimestamp`, `resourceVersion`, the
 //! managedFields `time`s (and so their order, which follows time first), a `restartedAt`
-//! annotation's time, conditions' `lastTransitionTime`, a Service's allocated cluster IP).
+//! annotation's time, conditions' `lastTransitionTime`, a Service's allocated cluster IP, the
+//! random suffix of a pod's `kube-api-access-XXXXX` token volume).
 //!
 //! Where the expectations come from, per file: kube-apiserver's defaulting functions
 //! (`pkg/apis/core/v1/defaults.go`, `pkg/apis/apps/v1/defaults.go`) and zero values (the Go
@@ -16,7 +17,11 @@
 //! (`apiserver/pkg/endpoints/handlers/fieldmanager`, structured-merge-diff's `Compare`,
 //! `ToFieldSet`, `Merge` and the `fieldsV1` encoding); kubectl's requests (its default field
 //! manager names, `cmd/apply`, `cmd/set`, `cmd/patch`, `cmd/scale`, `cmd/label`,
-//! `cmd/annotate`, `cmd/rollout`, `cmd/edit`); and the Server-Side Apply documentation's
+//! `cmd/annotate`, `cmd/rollout`, `cmd/edit`); the default admission plugins for a pod
+//! (`plugin/pkg/admission/{serviceaccount,defaulttolerationseconds,priority}`: the `default`
+//! account, its projected token volume and mounts, the two 300 s tolerations, priority 0 — none
+//! of them in the writer's managedFields, which the field manager records before admission);
+//! and the Server-Side Apply documentation's
 //! conflict and ownership walk-throughs. Set `KINFORMER_GOLDEN_BLESS=1` to write the files
 //! from the server's answers (then review each against those sources before committing).
 
@@ -72,7 +77,21 @@ fn masked(mut object: Value) -> Value {
         spec.insert("clusterIP".into(), json!("MASKED"));
         spec.insert("clusterIPs".into(), json!(["MASKED"]));
     }
+    mask_token_volume(&mut object);
     object
+}
+
+/// The ServiceAccount admission's random `kube-api-access-XXXXX` volume name, wherever it is
+/// named (the volume and each container's mount).
+fn mask_token_volume(value: &mut Value) {
+    match value {
+        Value::String(text) if text.starts_with("kube-api-access-") => {
+            *text = "kube-api-access-MASKED".to_owned();
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_token_volume),
+        Value::Object(members) => members.values_mut().for_each(mask_token_volume),
+        _ => {}
+    }
 }
 
 /// Asserts the stored `plural` `name` (in `default` unless cluster-scoped) equals the golden
