@@ -33,6 +33,10 @@ pub struct StoredObject {
     /// The members of `metadata` (found on first use: by the replace fast path, which makes
     /// the next version's as it writes it).
     metadata_members: OnceLock<Option<Box<[Member]>>>,
+    /// Whether a write that keeps this object's `spec` passes admission unchanged (decided on
+    /// first use by the replace fast path, and kept by the versions it writes, which keep the
+    /// spec).
+    spec_admitted: OnceLock<bool>,
 }
 
 /// The fields of an object's metadata the store indexes.
@@ -87,6 +91,7 @@ impl StoredObject {
             metadata_only: OnceLock::new(),
             type_meta,
             metadata_members: OnceLock::new(),
+            spec_admitted: OnceLock::new(),
         })
     }
 
@@ -107,7 +112,25 @@ impl StoredObject {
             metadata_only: OnceLock::new(),
             type_meta,
             metadata_members: OnceLock::from(Some(metadata_members)),
+            spec_admitted: OnceLock::new(),
         }
+    }
+
+    /// This object with `from`'s answer to [`Self::spec_admitted`], when it has one: for a
+    /// version with the same `spec`.
+    pub fn with_spec_admitted_of(self, from: &StoredObject) -> Self {
+        if let Some(admitted) = from.spec_admitted.get() {
+            let _ = self.spec_admitted.set(*admitted);
+        }
+        self
+    }
+
+    /// Whether a write that keeps this object's `spec` passes admission unchanged: `check`'s
+    /// answer for the object's bytes and TypeMeta, asked once per object.
+    pub fn spec_admitted(&self, check: impl FnOnce(&[u8], TypeMetaSpans) -> bool) -> bool {
+        *self
+            .spec_admitted
+            .get_or_init(|| check(&self.bytes, self.type_meta))
     }
 
     /// The members of the object's `metadata` (None: it has none that is a compact object).

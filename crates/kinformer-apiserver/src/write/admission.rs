@@ -26,6 +26,7 @@ use super::defaults;
 use super::meta::str_at;
 use super::strategy::random_suffix;
 use crate::json::members::member_value;
+use crate::json::type_meta::TypeMetaSpans;
 use crate::objects::object_key;
 use crate::resources::ResourceType;
 use crate::status::ApiError;
@@ -271,12 +272,23 @@ fn untolerated(tolerations: &[Value]) -> Vec<&'static str> {
         .collect()
 }
 
-/// Whether an update that keeps the `stored` pod's spec (compact JSON) as it is passes
-/// admission unchanged: the pod tolerates both node-failure taints already (the Priority
-/// plugin only copies what the stored pod has). For the replace fast path, which does not
-/// parse the object.
-pub fn admits_stored_spec(stored: &[u8]) -> bool {
-    let tolerations = member_value(stored, 0..stored.len(), b"spec")
+/// Whether an update that keeps the `stored` pod's spec (compact JSON, TypeMeta at
+/// `type_meta`) as it is passes admission unchanged: the pod tolerates both node-failure
+/// taints already (the Priority plugin only copies what the stored pod has). For the replace
+/// fast path, which does not parse the object: the spec is found right after `metadata`, as
+/// the server writes it, without scanning metadata again.
+pub fn admits_stored_spec(stored: &[u8], type_meta: TypeMetaSpans) -> bool {
+    const SPEC: &[u8] = b",\"spec\":";
+    let after_metadata = type_meta
+        .metadata()
+        .filter(|metadata| {
+            stored
+                .get(metadata.end..)
+                .is_some_and(|rest| rest.starts_with(SPEC))
+        })
+        .map(|metadata| metadata.end + SPEC.len()..stored.len());
+    let spec = after_metadata.or_else(|| member_value(stored, 0..stored.len(), b"spec"));
+    let tolerations = spec
         .and_then(|spec| member_value(stored, spec, b"tolerations"))
         .and_then(|range| stored.get(range))
         .and_then(|raw| serde_json::from_slice::<Vec<Value>>(raw).ok());
@@ -316,4 +328,49 @@ fn priority_on_create(spec: &mut Map<String, Value>) -> Result<(), String> {
     }
     spec.insert("preemptionPolicy".into(), policy.into());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::type_meta::serialise;
+
+    /// A stored pod with `tolerations` (and `extra` members, which sort before `spec`).
+    fn stored(tolerations: Value, extra: Value) -> (Vec<u8>, TypeMetaSpans) {
+        let mut pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                             "spec": {"containers": [{"name": "a"}], "tolerations": tolerations}});
+        for (key, value) in extra.as_object().into_iter().flatten() {
+            pod[key] = value.clone();
+        }
+        serialise(&pod).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_stored_spec_is_admitted_unchanged_only_when_it_tolerates_both_taints() {
+        let both = json!([
+            {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists"},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists"}
+        ]);
+        let no_schedule = json!([
+            {"operator": "Exists", "effect": "NoSchedule"},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists"}
+        ]);
+        let everything = json!([{"operator": "Exists"}]);
+        // `metadataX` sorts between metadata and spec: spec is then found by scanning.
+        for extra in [json!({}), json!({"metadataX": {"a": [1, "]}"]}})] {
+            for (tolerations, admitted) in [
+                (both.clone(), true),
+                (no_schedule.clone(), false),
+                (everything.clone(), true),
+                (json!(null), false),
+            ] {
+                let (bytes, type_meta) = stored(tolerations.clone(), extra.clone());
+                assert_eq!(
+                    admits_stored_spec(&bytes, type_meta),
+                    admitted,
+                    "{tolerations} with {extra}"
+                );
+            }
+        }
+    }
 }

@@ -56,7 +56,7 @@ pub fn replace(txn: &mut Txn<'_>, target: &Target<'_>, body: &[u8]) -> Option<Ar
     }
     let key = target.key();
     let current = txn.get(&resource.key(), &key)?;
-    if resource.is_pod() && !admission::admits_stored_spec(&current.bytes) {
+    if resource.is_pod() && !current.spec_admitted(admission::admits_stored_spec) {
         return None;
     }
     let plan = Plan::check(target, &current, body)?;
@@ -155,6 +155,7 @@ impl<'a> Plan<'a> {
         let type_meta = self.current.type_meta().with_metadata(metadata);
         let members = written.into_boxed_slice();
         StoredObject::from_parts(Bytes::from(out), rv, self.selectable, type_meta, members)
+            .with_spec_admitted_of(self.current)
     }
 
     /// What a current metadata member becomes.
