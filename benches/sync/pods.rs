@@ -92,7 +92,12 @@ pub fn pod(index: usize) -> Value {
             "nodeName": format!("node-{}", index % 50),
             "containers": [container("app", "nginx:1.27", index), container("sidecar", "envoy:1.31", index)],
             "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
-            "serviceAccountName": "default", "schedulerName": "default-scheduler"
+            "serviceAccountName": "default", "schedulerName": "default-scheduler",
+            // What DefaultTolerationSeconds admission gives every pod on a cluster (the server
+            // re-admits a pod stored without them on its first update).
+            "tolerations": [
+                {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists", "tolerationSeconds": 300},
+                {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable", "operator": "Exists", "tolerationSeconds": 300}]
         },
         "status": status(index, "Running")
     })
