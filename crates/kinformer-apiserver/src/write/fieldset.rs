@@ -2,12 +2,14 @@
 //! `managedFields[].fieldsV1` serializes them: a tree whose edges are path elements — a field
 //! (`f:name`), a list element by its key fields (`k:{"name":"web"}`), a set element by its value
 //! (`v:"kubernetes"`) or an element by index (`i:0`) — and whose nodes may themselves be
-//! members (`.` when the node also has children, `{}` when it has none).
+//! members (`.` when the node also has children, `{}` when it has none). The union and the
+//! difference of two such trees are also taken directly on their `fieldsV1` JSON
+//! ([`union_v1`], [`subtract_v1`]), as the field manager and the entry cap use them.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -248,6 +250,53 @@ impl FieldSet {
             set.children.insert(element, child);
         }
         Some(set)
+    }
+}
+
+/// Whether a `fieldsV1` node holds its own path (`{}`, or a `.` among children).
+fn is_member_v1(node: &Map<String, Value>) -> bool {
+    node.is_empty() || node.contains_key(".")
+}
+
+/// Removes `other`'s paths from the `fieldsV1` node `node` (paths below a removed member stay
+/// unless `other` has them too); false when `node` is left holding no path.
+pub fn subtract_v1(node: &mut Map<String, Value>, other: &Map<String, Value>) -> bool {
+    let member = is_member_v1(node) && !is_member_v1(other);
+    node.remove(".");
+    for (key, theirs) in other {
+        let (Some(Value::Object(mine)), Value::Object(theirs)) = (node.get_mut(key), theirs) else {
+            continue;
+        };
+        if key != "." && !subtract_v1(mine, theirs) {
+            node.remove(key);
+        }
+    }
+    if node.is_empty() {
+        return member;
+    }
+    if member {
+        node.insert(".".into(), json!({}));
+    }
+    true
+}
+
+/// Adds `other`'s paths to the `fieldsV1` node `node`.
+pub fn union_v1(node: &mut Map<String, Value>, other: Map<String, Value>) {
+    let member = is_member_v1(node) || is_member_v1(&other);
+    node.remove(".");
+    for (key, theirs) in other {
+        if key == "." {
+            continue;
+        }
+        match (node.get_mut(&key), theirs) {
+            (Some(Value::Object(mine)), Value::Object(theirs)) => union_v1(mine, theirs),
+            (_, theirs) => {
+                node.insert(key, theirs);
+            }
+        }
+    }
+    if member && !node.is_empty() {
+        node.insert(".".into(), json!({}));
     }
 }
 

@@ -17,7 +17,7 @@
 use serde_json::{Map, Value, json};
 
 use super::crd_schema;
-use super::fieldset::{Atom, FieldSet, PathElement};
+use super::fieldset::{Atom, FieldSet, PathElement, subtract_v1, union_v1};
 use super::managed_cap::cap_update_managers;
 use super::meta::{now, str_at};
 use super::patch_meta::{ListType, is_atomic_map, list_type};
@@ -320,53 +320,6 @@ fn valid_fields_v1(fields: &Value) -> bool {
                 && valid_fields_v1(child)
         })
     })
-}
-
-/// Whether a `fieldsV1` node holds its own path (`{}`, or a `.` among children).
-fn is_member_v1(node: &Map<String, Value>) -> bool {
-    node.is_empty() || node.contains_key(".")
-}
-
-/// Removes `other`'s paths from the `fieldsV1` node `node` (paths below a removed member stay
-/// unless `other` has them too); false when `node` is left holding no path.
-fn subtract_v1(node: &mut Map<String, Value>, other: &Map<String, Value>) -> bool {
-    let member = is_member_v1(node) && !is_member_v1(other);
-    node.remove(".");
-    for (key, theirs) in other {
-        let (Some(Value::Object(mine)), Value::Object(theirs)) = (node.get_mut(key), theirs) else {
-            continue;
-        };
-        if key != "." && !subtract_v1(mine, theirs) {
-            node.remove(key);
-        }
-    }
-    if node.is_empty() {
-        return member;
-    }
-    if member {
-        node.insert(".".into(), json!({}));
-    }
-    true
-}
-
-/// Adds `other`'s paths to the `fieldsV1` node `node`.
-pub fn union_v1(node: &mut Map<String, Value>, other: Map<String, Value>) {
-    let member = is_member_v1(node) || is_member_v1(&other);
-    node.remove(".");
-    for (key, theirs) in other {
-        if key == "." {
-            continue;
-        }
-        match (node.get_mut(&key), theirs) {
-            (Some(Value::Object(mine)), Value::Object(theirs)) => union_v1(mine, theirs),
-            (_, theirs) => {
-                node.insert(key, theirs);
-            }
-        }
-    }
-    if member && !node.is_empty() {
-        node.insert(".".into(), json!({}));
-    }
 }
 
 /// Raw `entries` as they are stored: without empty ones, in kube-apiserver's order (operation,

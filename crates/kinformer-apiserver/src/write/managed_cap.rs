@@ -9,7 +9,7 @@
 use jiff::Timestamp;
 use serde_json::{Map, Value};
 
-use super::managed::union_v1;
+use super::fieldset::union_v1;
 use super::meta::str_at;
 
 /// At most this many entries from updates (`DefaultMaxUpdateManagers`).
