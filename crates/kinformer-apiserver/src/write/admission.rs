@@ -27,7 +27,7 @@ use super::meta::str_at;
 use super::strategy::random_suffix;
 use crate::json::members::member_value;
 use crate::json::type_meta::TypeMetaSpans;
-use crate::objects::object_key;
+use crate::objects::{StoredObject, object_key};
 use crate::resources::ResourceType;
 use crate::status::ApiError;
 use crate::store::Txn;
@@ -56,8 +56,8 @@ const SYSTEM_PRIORITY_CLASSES: [(&str, i64); 2] = [
 const PREEMPT_LOWER_PRIORITY: &str = "PreemptLowerPriority";
 
 /// Admits a new object of `resource`: a pod as the module doc says, anything else unchanged.
-/// Runs after the writer is recorded and re-applies the defaults to what it added, as
-/// kube-apiserver's storage decodes (and defaults) the admitted object.
+/// Runs after the writer is recorded; what it adds is defaulted as kube-apiserver's storage
+/// decodes (and defaults) the admitted object: the token volume's mode, the account alias.
 pub fn admit_create(
     txn: &Txn<'_>,
     resource: &ResourceType,
@@ -82,9 +82,7 @@ pub fn admit_create(
         service_account(txn, &namespace, spec);
     }
     default_tolerations(spec);
-    priority_on_create(spec).map_err(refuse)?;
-    defaults::apply_defaults(value, resource);
-    Ok(())
+    priority_on_create(spec).map_err(refuse)
 }
 
 /// Admits an update of `old` to `value` (not of a subresource): the tolerations and the
@@ -130,6 +128,7 @@ fn service_account(txn: &Txn<'_>, namespace: &str, spec: &mut Map<String, Value>
     if text(spec, "serviceAccountName").is_empty() {
         spec.insert("serviceAccountName".into(), DEFAULT_ACCOUNT.into());
     }
+    defaults::service_account_alias(spec);
     let account_name = text(spec, "serviceAccountName").to_owned();
     let account = stored_account(txn, namespace, &account_name);
     if automounts(spec, account.as_ref()) {
@@ -216,9 +215,9 @@ fn mount_in(container: &mut Map<String, Value>, volume_name: &str) -> bool {
 }
 
 /// The projected volume of a bound service account token (`TokenVolumeSource`): the token, the
-/// cluster's CA bundle and the pod's namespace.
+/// cluster's CA bundle and the pod's namespace; defaulted.
 fn token_volume(name: &str) -> Value {
-    json!({
+    let mut volume = json!({
         "name": name,
         "projected": {"sources": [
             {"serviceAccountToken": {"expirationSeconds": TOKEN_EXPIRATION_SECONDS, "path": "token"}},
@@ -228,7 +227,11 @@ fn token_volume(name: &str) -> Value {
                 "path": "namespace"
             }]}}
         ]}
-    })
+    });
+    if let Some(volume) = volume.as_object_mut() {
+        defaults::volume(volume);
+    }
+    volume
 }
 
 /// Appends `item` to the array at `key`, made (or replaced, when not an array) as needed.
@@ -272,12 +275,19 @@ fn untolerated(tolerations: &[Value]) -> Vec<&'static str> {
         .collect()
 }
 
+/// Whether an update of `current` that keeps its spec as it is passes admission unchanged (the
+/// replace fast path's question; asked once per stored object): always, but for a pod that
+/// lacks what admission would add on update.
+pub fn admits_unchanged_spec(resource: &ResourceType, current: &StoredObject) -> bool {
+    !is_pod(resource) || current.spec_admitted(admits_stored_spec)
+}
+
 /// Whether an update that keeps the `stored` pod's spec (compact JSON, TypeMeta at
 /// `type_meta`) as it is passes admission unchanged: the pod tolerates both node-failure
 /// taints already (the Priority plugin only copies what the stored pod has). For the replace
 /// fast path, which does not parse the object: the spec is found right after `metadata`, as
 /// the server writes it, without scanning metadata again.
-pub fn admits_stored_spec(stored: &[u8], type_meta: TypeMetaSpans) -> bool {
+fn admits_stored_spec(stored: &[u8], type_meta: TypeMetaSpans) -> bool {
     const SPEC: &[u8] = b",\"spec\":";
     let after_metadata = type_meta
         .metadata()

@@ -289,7 +289,7 @@ fn pod_spec(spec: &mut Map<String, Value>) {
 
 /// The v1 conversion of `serviceAccount`, the deprecated alias of `serviceAccountName`
 /// (`core/v1/conversion.go`): read as the name when the name is empty, written as the name.
-fn service_account_alias(spec: &mut Map<String, Value>) {
+pub fn service_account_alias(spec: &mut Map<String, Value>) {
     let named = |key: &str| spec.get(key).and_then(Value::as_str).unwrap_or("");
     let name = match named("serviceAccountName") {
         "" => named("serviceAccount"),
@@ -394,7 +394,7 @@ fn image_is_latest(image: &str) -> bool {
 
 /// `SetDefaults_Volume` (no source is an `emptyDir`) and the `defaultMode: 420` of
 /// `SetDefaults_ConfigMapVolumeSource`, `…SecretVolumeSource`, `…ProjectedVolumeSource`.
-fn volume(volume: &mut Map<String, Value>) {
+pub fn volume(volume: &mut Map<String, Value>) {
     if volume.keys().all(|k| k == "name") {
         volume.insert("emptyDir".into(), json!({}));
     }

@@ -56,7 +56,7 @@ pub fn replace(txn: &mut Txn<'_>, target: &Target<'_>, body: &[u8]) -> Option<Ar
     }
     let key = target.key();
     let current = txn.get(&resource.key(), &key)?;
-    if resource.is_pod() && !current.spec_admitted(admission::admits_stored_spec) {
+    if !admission::admits_unchanged_spec(resource, &current) {
         return None;
     }
     let plan = Plan::check(target, &current, body)?;

@@ -6,7 +6,7 @@
 //! the writer (`apiserver/pkg/endpoints/handlers/create.go`), so no manager owns what they add.
 
 use crate::support::{JSON, MERGE, TestResult, call, seeded};
-use kinformer_apiserver::Seed;
+use kinformer_apiserver::{EmbeddedServer, Seed};
 use serde_json::{Value, json};
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
@@ -14,6 +14,14 @@ const TOKEN_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 fn pod(name: &str, spec: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+}
+
+/// POSTs `pod` to the default namespace: the status code and the answer.
+async fn create(
+    server: &EmbeddedServer,
+    pod: Value,
+) -> Result<(u16, Value), Box<dyn std::error::Error>> {
+    call(server, "POST", PODS, Some((JSON, pod))).await
 }
 
 fn container(name: &str) -> Value {
@@ -53,7 +61,7 @@ async fn a_created_pod_gets_its_account_token_tolerations_and_priority() -> Test
     let server = seeded(vec![Seed::Builtin]).await?;
     let spec = json!({"initContainers": [container("init")],
                       "containers": [container("app"), container("sidecar")]});
-    let (code, stored) = call(&server, "POST", PODS, Some((JSON, pod("p", spec)))).await?;
+    let (code, stored) = create(&server, pod("p", spec)).await?;
     assert_eq!(code, 201, "{stored}");
     let spec = &stored["spec"];
     assert_eq!(spec["serviceAccountName"], "default");
@@ -118,7 +126,7 @@ async fn the_token_follows_the_pod_and_its_account() -> TestResult {
     let server = seeded(vec![Seed::Builtin]).await?;
     let opted_out =
         json!({"automountServiceAccountToken": false, "containers": [container("app")]});
-    let (_, stored) = call(&server, "POST", PODS, Some((JSON, pod("own", opted_out)))).await?;
+    let (_, stored) = create(&server, pod("own", opted_out)).await?;
     assert_eq!(stored["spec"]["serviceAccountName"], "default");
     assert!(stored["spec"].get("volumes").is_none(), "{stored}");
     assert_eq!(token_mounts(&stored, "containers"), [""]);
@@ -130,7 +138,7 @@ async fn the_token_follows_the_pod_and_its_account() -> TestResult {
     let (code, body) = call(&server, "POST", accounts, Some((JSON, account))).await?;
     assert_eq!(code, 201, "{body}");
     let spec = json!({"serviceAccountName": "robot", "containers": [container("app")]});
-    let (_, stored) = call(&server, "POST", PODS, Some((JSON, pod("robot", spec)))).await?;
+    let (_, stored) = create(&server, pod("robot", spec)).await?;
     assert!(stored["spec"].get("volumes").is_none(), "{stored}");
     assert_eq!(
         stored["spec"]["imagePullSecrets"],
@@ -139,13 +147,7 @@ async fn the_token_follows_the_pod_and_its_account() -> TestResult {
     assert_eq!(stored["spec"]["serviceAccount"], "robot");
     let pod_says = json!({"serviceAccountName": "robot", "automountServiceAccountToken": true,
                           "imagePullSecrets": [{"name": "mine"}], "containers": [container("app")]});
-    let (_, stored) = call(
-        &server,
-        "POST",
-        PODS,
-        Some((JSON, pod("pod-says", pod_says))),
-    )
-    .await?;
+    let (_, stored) = create(&server, pod("pod-says", pod_says)).await?;
     assert_eq!(stored["spec"]["volumes"].as_array().map(Vec::len), Some(1));
     assert_eq!(
         stored["spec"]["imagePullSecrets"],
@@ -158,7 +160,7 @@ async fn the_token_follows_the_pod_and_its_account() -> TestResult {
         "volumes": [{"name": "own-token", "emptyDir": {}}, {"name": "kube-api-access-given", "emptyDir": {}}],
         "containers": [mounted, container("plain")]
     });
-    let (_, stored) = call(&server, "POST", PODS, Some((JSON, pod("kept", spec)))).await?;
+    let (_, stored) = create(&server, pod("kept", spec)).await?;
     assert_eq!(
         token_mounts(&stored, "containers"),
         ["own-token", "kube-api-access-given"]
@@ -174,7 +176,7 @@ async fn the_token_follows_the_pod_and_its_account() -> TestResult {
 async fn default_tolerations_fill_only_what_is_not_tolerated() -> TestResult {
     let server = seeded(vec![Seed::Builtin]).await?;
     let all = json!({"tolerations": [{"operator": "Exists"}], "containers": [container("app")]});
-    let (_, stored) = call(&server, "POST", PODS, Some((JSON, pod("all", all)))).await?;
+    let (_, stored) = create(&server, pod("all", all)).await?;
     assert_eq!(
         stored["spec"]["tolerations"],
         json!([{"operator": "Exists"}])
@@ -183,13 +185,7 @@ async fn default_tolerations_fill_only_what_is_not_tolerated() -> TestResult {
         {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60},
         {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoSchedule"}
     ], "containers": [container("app")]});
-    let (_, stored) = call(
-        &server,
-        "POST",
-        PODS,
-        Some((JSON, pod("some", unreachable_only))),
-    )
-    .await?;
+    let (_, stored) = create(&server, pod("some", unreachable_only)).await?;
     let keys: Vec<(&str, &str)> = stored["spec"]["tolerations"]
         .as_array()
         .into_iter()
@@ -220,13 +216,7 @@ async fn priority_comes_from_the_class_and_survives_updates() -> TestResult {
     let server = seeded(vec![Seed::Builtin]).await?;
     let critical =
         json!({"priorityClassName": "system-node-critical", "containers": [container("app")]});
-    let (code, stored) = call(
-        &server,
-        "POST",
-        PODS,
-        Some((JSON, pod("critical", critical))),
-    )
-    .await?;
+    let (code, stored) = create(&server, pod("critical", critical)).await?;
     assert_eq!(code, 201, "{stored}");
     assert_eq!(stored["spec"]["priority"], 2_000_001_000);
     assert_eq!(stored["spec"]["preemptionPolicy"], "PreemptLowerPriority");
@@ -246,7 +236,7 @@ async fn priority_comes_from_the_class_and_survives_updates() -> TestResult {
         ),
     ];
     for (spec, message) in refused {
-        let (code, status) = call(&server, "POST", PODS, Some((JSON, pod("p", spec)))).await?;
+        let (code, status) = create(&server, pod("p", spec)).await?;
         assert_eq!(
             (code, status["reason"].as_str()),
             (403, Some("Forbidden")),
@@ -294,7 +284,7 @@ async fn mirror_pods_get_no_account() -> TestResult {
         pod
     };
     let spec = json!({"containers": [container("app")]});
-    let (code, stored) = call(&server, "POST", PODS, Some((JSON, mirror("static", spec)))).await?;
+    let (code, stored) = create(&server, mirror("static", spec)).await?;
     assert_eq!(code, 201, "{stored}");
     assert!(
         stored["spec"].get("serviceAccountName").is_none(),
@@ -306,7 +296,7 @@ async fn mirror_pods_get_no_account() -> TestResult {
         Some(2)
     );
     let named = json!({"serviceAccountName": "default", "containers": [container("app")]});
-    let (code, status) = call(&server, "POST", PODS, Some((JSON, mirror("named", named)))).await?;
+    let (code, status) = create(&server, mirror("named", named)).await?;
     assert_eq!(code, 403, "{status}");
     assert_eq!(
         status["message"],
