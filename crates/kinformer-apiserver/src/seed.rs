@@ -155,13 +155,18 @@ fn seed_deployment(store: &Store, workload: &Workload) -> Result<(), ApiError> {
     let hash = suffix(workload.name, 0, 10);
     let rs_name = format!("{}-{hash}", workload.name);
     let labels = json!({"app": workload.app, "pod-template-hash": hash});
+    // The Deployment's template with the hash label, as its controller makes the ReplicaSet:
+    // the controllers then find it current instead of rolling out a new one at start.
+    let mut rs_template = template;
+    rs_template["metadata"]["labels"] = labels.clone();
     let replicaset = create(
         store,
         json!({
             "apiVersion": "apps/v1", "kind": "ReplicaSet",
             "metadata": {"name": rs_name, "namespace": workload.namespace, "labels": labels,
                          "ownerReferences": owner("apps/v1", "Deployment", workload.name, uid_of(&deployment))},
-            "spec": {"replicas": workload.replicas, "selector": {"matchLabels": labels}},
+            "spec": {"replicas": workload.replicas, "selector": {"matchLabels": labels},
+                     "template": rs_template},
             "status": {"replicas": workload.replicas, "readyReplicas": workload.replicas}
         }),
     )?;

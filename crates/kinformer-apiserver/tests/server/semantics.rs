@@ -420,3 +420,34 @@ fn bookmarks_come_about_once_a_minute_by_default() {
         Duration::from_secs(60)
     );
 }
+
+/// The builtin cluster starts steady under the controllers: each seeded ReplicaSet carries its
+/// Deployment's template (with the `pod-template-hash` label), as kube-controller-manager makes
+/// them, so the Deployment controller finds it current and rolls nothing out at start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_builtin_cluster_starts_without_a_rollout() -> TestResult {
+    let server = kinformer_apiserver::EmbeddedServer::start(ServerConfig {
+        seed: vec![Seed::Builtin],
+        controllers: true,
+        ..ServerConfig::default()
+    })
+    .await?;
+    // The controller writes a Deployment's status only once it has found its current ReplicaSet.
+    let deployments = server
+        .wait_for("deployments", Duration::from_secs(20), |all| {
+            all.iter()
+                .all(|d| d.pointer("/status/conditions").is_some())
+        })
+        .await?;
+    let replicasets = server.objects("replicasets", None)?;
+    assert_eq!(
+        replicasets.len(),
+        deployments.len(),
+        "{:?}",
+        replicasets
+            .iter()
+            .map(|rs| rs["metadata"]["name"].clone())
+            .collect::<Vec<_>>()
+    );
+    Ok(())
+}
