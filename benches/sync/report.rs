@@ -278,6 +278,16 @@ impl Report {
                 if big { "<= 1" } else { "" },
             );
             push(
+                format!("{pods} sync CPU floor (read + scan) s: a validating client's least"),
+                cpu("floor: read + scan"),
+                "",
+            );
+            push(
+                format!("{pods} sync CPU kinformer / floor (read + scan)"),
+                div(cpu("kinformer after sync"), cpu("floor: read + scan")),
+                "",
+            );
+            push(
                 format!("{pods} sync CPU kinformer / kube-runtime"),
                 div(cpu("kinformer"), cpu("kube-runtime")),
                 "",
@@ -371,6 +381,11 @@ impl Report {
                 format!("{pods} watch {mode} kinformer 1 handler CPU µs / event"),
                 cpu("kinformer 1 handler"),
                 "<= 10",
+            );
+            push(
+                format!("{pods} watch {mode} floor (read + scan + print) CPU µs / event"),
+                cpu("floor: read + scan + print"),
+                "",
             );
             push(
                 format!("{pods} watch {mode} kinformer 4 handlers CPU µs / event"),
@@ -606,7 +621,12 @@ impl Report {
              - cached JSON bytes = the raw LIST body size; `kinformer after sync` is \
              `kinformer watch pods -A -o jsonl --show reflector`, timed to its `synced` line, its \
              RSS read 300 ms after that line while it keeps watching (the RSS after sync; \
-             `dump`'s peak also holds its output).\n\n```text\n{table}\n```\n"
+             `dump`'s peak also holds its output);\n\
+             - `floor: read + scan` is the least a client that checks what it caches pays on \
+             this machine: the same bytes read on a raw connection, validated and split by \
+             kinformer's own scanner (`parse_list`, pages of 500 kept as a cache keeps them) and \
+             nothing else (no metadata, store or trace); `floor: read + scan + print` the same \
+             for watch events (`frames`), each object printed on a line of stdout.\n\n```text\n{table}\n```\n"
         )
     }
 }

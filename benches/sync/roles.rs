@@ -5,7 +5,9 @@
 use std::error::Error;
 use std::io::Write;
 
+use bytes::{Bytes, BytesMut};
 use futures_util::{StreamExt, TryStreamExt};
+use kinformer::informer::source::{SourceError, WatchFrame, frames, parse_list};
 use kube::Api;
 use kube::api::DynamicObject;
 use kube::core::{ApiResource, GroupVersionKind};
@@ -28,6 +30,8 @@ pub fn run(name: &str, args: &[String]) -> RoleResult {
         "floor" => runtime.block_on(floor()),
         "raw-list" => runtime.block_on(raw_list()),
         "raw-watch" => runtime.block_on(raw_watch(count_arg(args)?)),
+        "scan-list" => runtime.block_on(scan_list()),
+        "scan-watch" => runtime.block_on(scan_watch(count_arg(args)?)),
         other => Err(format!("unknown role {other:?}").into()),
     };
     // Done: exit like a CLI would, without waiting for connections and tasks to wind down.
@@ -176,5 +180,71 @@ async fn raw_watch(events: u64) -> RoleResult {
             seen += 1;
         }
     }
+    mark(&format!("done {seen}"))
+}
+
+/// The LIST floor of a validating client: every page of 500 pods read whole on a raw connection,
+/// validated and split into items by kinformer's own scanner (`parse_list`), and kept, as a
+/// cache keeps them. No metadata read, no store, no output: what no client that checks what it
+/// caches can go below on this machine.
+async fn scan_list() -> RoleResult {
+    let mut kept = Vec::new();
+    let mut token = String::new();
+    loop {
+        let mut path = "/api/v1/pods?limit=500".to_owned();
+        if !token.is_empty() {
+            path.push_str(&format!("&continue={token}"));
+        }
+        let mut body = Vec::with_capacity(4 << 20);
+        raw_get(&path).await?.read_to_end(&mut body).await?;
+        let page = parse_list(&Bytes::from(body))?;
+        token = page.continue_token.unwrap_or_default();
+        kept.push(page.items);
+        if token.is_empty() {
+            break;
+        }
+    }
+    mark(&format!(
+        "items {}",
+        kept.iter().map(Vec::len).sum::<usize>()
+    ))
+}
+
+/// The watch floor of a validating client that prints what it receives: [`raw_watch`] with
+/// every line split and validated by kinformer's own frame parser (`frames`) and each event's
+/// object printed on its own line to stdout (which the harness reads), as `-o jsonl --show
+/// notifications` prints it with its notification: no metadata read, no store, no notification.
+async fn scan_watch(events: u64) -> RoleResult {
+    let rv = std::env::var("KINFORMER_BENCH_RV")?;
+    let reader = raw_get(&format!(
+        "/api/v1/pods?watch=1&resourceVersion={rv}&allowWatchBookmarks=false"
+    ))
+    .await?;
+    mark("ready")?;
+    let chunks = futures_util::stream::try_unfold(reader, |mut reader| async move {
+        let mut chunk = BytesMut::with_capacity(1 << 16);
+        let read = reader
+            .read_buf(&mut chunk)
+            .await
+            .map_err(|e| SourceError::Decode(e.to_string()))?;
+        Ok((read > 0).then(|| (chunk.freeze(), reader)))
+    });
+    let mut frames = std::pin::pin!(frames(chunks));
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
+    let mut seen = 0;
+    while seen < events {
+        match frames.next().await {
+            Some(Ok(WatchFrame::Modified(object))) => {
+                out.write_all(&object)?;
+                out.write_all(b"\n")?;
+                seen += 1;
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(e.into()),
+            None => return Err(format!("watch ended after {seen} events").into()),
+        }
+    }
+    out.flush()?;
+    drop(out);
     mark(&format!("done {seen}"))
 }

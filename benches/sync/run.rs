@@ -195,6 +195,12 @@ fn sync_clients(env: &Env) -> Vec<Client> {
         },
         client("floor (serde_json)", &env.me, &["--role", "floor"], true),
         client("server raw LIST", &env.me, &["--role", "raw-list"], true),
+        client(
+            "floor: read + scan",
+            &env.me,
+            &["--role", "scan-list"],
+            true,
+        ),
     ]
 }
 
@@ -422,6 +428,12 @@ fn watch_clients(env: &Env, size: u64, events: u64) -> Vec<Watcher> {
             "server raw watch",
             &env.me,
             &["--role", "raw-watch", &events_arg],
+            true,
+        )),
+        role(client(
+            "floor: read + scan + print",
+            &env.me,
+            &["--role", "scan-watch", &events_arg],
             true,
         )),
     ]
