@@ -124,8 +124,16 @@ fn member_key(b: &[u8], at: usize) -> Option<(&[u8], usize)> {
 /// Validates the JSON value starting at `at` (after optional whitespace) and returns the offset
 /// just past it. Iterative, without allocating: nesting up to [`MAX_DEPTH`] levels.
 pub fn value_end(b: &[u8], at: usize) -> Option<usize> {
+    nested_value_end(b, at, 0)
+}
+
+/// [`value_end`] for a value `nesting` containers deep in the document being validated (a
+/// member of a member of the top-level object is 2 deep): its own nesting may use only the
+/// rest of [`MAX_DEPTH`], so that a walk validating a document member by member accepts what
+/// one `value_end` over the whole document accepts.
+pub fn nested_value_end(b: &[u8], at: usize, nesting: usize) -> Option<usize> {
     // The closing bracket of each open container.
-    let mut open = OpenContainers::default();
+    let mut open = OpenContainers::outside(nesting);
     let mut at = skip_whitespace(b, at);
     'value: loop {
         at = match *b.get(at)? {
@@ -204,22 +212,24 @@ pub fn valid_value_end(b: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-/// The closing brackets of the containers [`value_end`] is inside, on the stack.
+/// The closing brackets of the containers [`value_end`] is inside, on the stack, above the
+/// `outer` levels the value itself is nested in.
 struct OpenContainers {
     closes: [u8; MAX_DEPTH],
+    outer: usize,
     depth: usize,
 }
 
-impl Default for OpenContainers {
-    fn default() -> Self {
+impl OpenContainers {
+    /// The stack of a value `outer` containers deep.
+    fn outside(outer: usize) -> Self {
         Self {
             closes: [0; MAX_DEPTH],
-            depth: 0,
+            outer,
+            depth: outer,
         }
     }
-}
 
-impl OpenContainers {
     /// None past [`MAX_DEPTH`].
     fn push(&mut self, close: u8) -> Option<()> {
         *self.closes.get_mut(self.depth)? = close;
@@ -228,11 +238,11 @@ impl OpenContainers {
     }
 
     fn last(&self) -> Option<&u8> {
-        self.closes[..self.depth].last()
+        self.closes.get(self.outer..self.depth)?.last()
     }
 
     fn pop(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+        self.depth = self.depth.saturating_sub(1).max(self.outer);
     }
 }
 
@@ -411,6 +421,29 @@ mod tests {
         for broken in ["", "{", "[1,", "\"unterminated", "]"] {
             assert_eq!(valid_value_end(broken.as_bytes(), 0), None, "{broken:?}");
         }
+    }
+
+    #[test]
+    fn nested_value_end_leaves_the_outer_levels_their_share_of_max_depth() {
+        let deep = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+        for nesting in [0, 1, 4] {
+            let fits = deep(MAX_DEPTH - nesting);
+            let end = Some(fits.len());
+            assert_eq!(
+                nested_value_end(fits.as_bytes(), 0, nesting),
+                end,
+                "{nesting}"
+            );
+            let deeper = deep(MAX_DEPTH - nesting + 1);
+            assert_eq!(
+                nested_value_end(deeper.as_bytes(), 0, nesting),
+                None,
+                "{nesting}"
+            );
+        }
+        // A container's end is found with outer levels open (they are not closed by the value).
+        assert_eq!(nested_value_end(br#"{"a":[1]},"b""#, 0, 3), Some(9));
+        assert_eq!(nested_value_end(b"]", 0, 3), None);
     }
 
     #[test]

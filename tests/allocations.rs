@@ -102,7 +102,7 @@ async fn a_watch_event_allocates_little_more_than_its_cached_object() {
     assert!(informer.wait_for_sync(&stop).await);
     // The frames exist before counting starts: the server's cost is not the informer's.
     let frames: Vec<WatchFrame> = (1000..1000 + EVENTS)
-        .map(|rv| WatchFrame::Modified(object_bytes(&frame(rv))))
+        .map(|rv| WatchFrame::Modified(object_bytes(&frame(rv)).into()))
         .collect();
     let mut sent = 0;
     let warm = |frames: &[WatchFrame]| {

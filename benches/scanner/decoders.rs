@@ -96,7 +96,7 @@ fn json_scan_list(body: &Bytes) -> Result<Decoded, String> {
 
 fn json_scan_frame(line: &Bytes) -> Result<Decoded, String> {
     match parse_watch_frame(line).map_err(|e| e.to_string())? {
-        WatchFrame::Modified(object) => Ok(Decoded::Slices(vec![object])),
+        WatchFrame::Modified(object) => Ok(Decoded::Slices(vec![object.into()])),
         _ => Err("not a MODIFIED frame".into()),
     }
 }

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::object::{CachedObject, DecodeError, ObjectRef, Text};
+use super::object::{CachedObject, DecodeError, ObjectMeta, ObjectRef, Text};
 use super::store::Indexers;
 
 /// A transform run once on every object before it is queued (Rule F7), on its raw JSON.
@@ -53,8 +53,29 @@ impl Ingest {
             // The reflector's bytes were delimited by a JSON parser: valid, so read only the head.
             None => CachedObject::from_valid_json(raw)?,
         };
+        Ok(self.indexed(obj))
+    }
+
+    /// [`Ingest::decode`] for a watched object whose metadata the frame parser read while it
+    /// validated the bytes `raw` holds (a copy of them): that metadata is used as it is, unless
+    /// a transform rewrites the bytes.
+    pub fn decode_scanned(
+        &self,
+        raw: Bytes,
+        meta: Option<ObjectMeta>,
+    ) -> Result<ObjectRef, DecodeError> {
+        match meta {
+            Some(meta) if self.transform.is_none() => {
+                Ok(self.indexed(CachedObject::from_scanned(meta, raw)))
+            }
+            _ => self.decode(raw),
+        }
+    }
+
+    /// `obj` with the values of every index function.
+    fn indexed(&self, obj: CachedObject) -> ObjectRef {
         let values = self.indexers.compute(&obj);
-        Ok(Arc::new(obj.with_index_values(values)))
+        Arc::new(obj.with_index_values(values))
     }
 }
 

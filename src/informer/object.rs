@@ -94,6 +94,11 @@ fn span_text<'a>(text: &'a str, raw: &'a [u8], span: Span) -> &'a str {
 }
 
 impl ObjectMeta {
+    /// This metadata read off `raw`: the bytes it was read from, or a copy of them.
+    pub(crate) fn describing(self, raw: Bytes) -> Self {
+        Self { raw, ..self }
+    }
+
     fn get(&self, span: Span) -> &str {
         span_text(&self.text, &self.raw, span)
     }
@@ -260,6 +265,12 @@ impl CachedObject {
             None => parse_meta(&raw)?,
         };
         Ok(Self::new(meta, raw))
+    }
+
+    /// `raw` with the metadata [`validate_with_meta`] read from the same bytes (or from
+    /// the bytes `raw` is a copy of) while it validated them.
+    pub(crate) fn from_scanned(meta: ObjectMeta, raw: Bytes) -> Self {
+        Self::new(meta, raw)
     }
 
     /// The object of `raw` and the metadata read from it.
@@ -489,7 +500,7 @@ impl Owners<'_> {
         match self {
             Owners::Scanned(raw) => {
                 let _ = json_scan::for_each_element(raw, 0, |at| {
-                    let (owner, end) = scan_owner(raw, at)?;
+                    let (owner, end) = scan_owner(raw, at, Pass::Validated)?;
                     visit(&owner);
                     Some(end)
                 });
@@ -506,15 +517,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for Owners<'a> {
 }
 
 /// The ownerReferences array at `at` and where it ends, when [`scan_owner`] reads every entry.
-fn scan_owners(raw: &[u8], at: usize) -> Option<(Owners<'_>, usize)> {
-    let end = json_scan::for_each_element(raw, at, |at| scan_owner(raw, at).map(|(_, end)| end))?;
+fn scan_owners(raw: &[u8], at: usize, pass: Pass) -> Option<(Owners<'_>, usize)> {
+    let end =
+        json_scan::for_each_element(raw, at, |at| scan_owner(raw, at, pass).map(|(_, end)| end))?;
     let start = json_scan::skip_whitespace(raw, at);
     Some((Owners::Scanned(&raw[start..end]), end))
 }
 
 /// One ownerReferences entry as serde reads [`RawOwnerRef`] and where it ends; None for
 /// anything serde might read differently or reject (escaped or repeated keys, other types).
-fn scan_owner(raw: &[u8], at: usize) -> Option<(RawOwnerRef<'_>, usize)> {
+fn scan_owner(raw: &[u8], at: usize, pass: Pass) -> Option<(RawOwnerRef<'_>, usize)> {
     let mut owner = RawOwnerRef::default();
     let mut seen = [false; 4];
     let end = json_scan::for_each_member(raw, at, |key, at| {
@@ -524,7 +536,8 @@ fn scan_owner(raw: &[u8], at: usize) -> Option<(RawOwnerRef<'_>, usize)> {
             b"uid" => 2,
             b"controller" => 3,
             _ if key.contains(&b'\\') => return None,
-            _ => return json_scan::valid_value_end(raw, at),
+            // metadata.ownerReferences[i].<member>: four containers deep.
+            _ => return pass.skip(raw, at, 4),
         };
         if std::mem::replace(&mut seen[field], true) {
             return None;
@@ -572,6 +585,25 @@ fn parse_meta(raw: &[u8]) -> Result<ObjectMeta, DecodeError> {
     meta_from(envelope.metadata.ok_or(DecodeError::MissingName)?, raw)
 }
 
+/// How a metadata walk passes over the values it does not keep.
+#[derive(Clone, Copy)]
+enum Pass {
+    /// In bytes a parser already validated: strings and brackets followed, nothing checked.
+    Validated,
+    /// The walk is the validation: every value checked, as deep as it lies in the object.
+    Validating,
+}
+
+impl Pass {
+    /// Where the value at `at`, `nesting` containers deep in the object, ends.
+    fn skip(self, raw: &[u8], at: usize, nesting: usize) -> Option<usize> {
+        match self {
+            Pass::Validated => json_scan::valid_value_end(raw, at),
+            Pass::Validating => json_scan::nested_value_end(raw, at, nesting),
+        }
+    }
+}
+
 /// The metadata of a valid object, read by walking its members up to `metadata` and then only
 /// the metadata members the cache keeps ([`json_scan`]; annotations and managedFields are
 /// skipped, never decoded). None when the shape is unusual (escaped keys, no metadata), so the
@@ -581,7 +613,7 @@ fn scan_meta(raw: &[u8]) -> Option<RawMeta<'_>> {
     // The walk stops (None) right after metadata: the rest of the object is not read.
     let _ = json_scan::for_each_member(raw, 0, |key, at| match key {
         b"metadata" => {
-            meta = Some(scan_meta_members(raw, at)?);
+            meta = Some(scan_meta_members(raw, at, Pass::Validated)?.0);
             None
         }
         _ if key.contains(&b'\\') => None,
@@ -590,10 +622,39 @@ fn scan_meta(raw: &[u8]) -> Option<RawMeta<'_>> {
     meta
 }
 
-/// The members of the metadata object at `at` that [`RawMeta`] keeps.
-fn scan_meta_members(raw: &[u8], at: usize) -> Option<RawMeta<'_>> {
+/// Validates the object at `at` in `raw` (the frame it came in) as [`json_scan::value_end`]
+/// does and reads its metadata in the same walk, so the metadata of a watched object is not
+/// read by a second walk over its bytes (managedFields are most of them). Returns where the
+/// object ends and its metadata, whose spans count from `at` (they describe
+/// a copy of its bytes as well; [`CachedObject::from_scanned`] attaches them), or None when the
+/// metadata is not what [`CachedObject::from_valid_json`] would read from the object (an
+/// unusual shape, no name: it is read later, as before). None for the whole when this walk
+/// cannot tell (the caller validates with `value_end`). `raw` must be valid UTF-8.
+pub(crate) fn validate_with_meta(raw: &[u8], at: usize) -> Option<(usize, Option<ObjectMeta>)> {
+    let mut meta = None;
+    // An escaped key before metadata might be `metadata` itself (serde would read it).
+    let mut plain = true;
+    let start = at;
+    let end = json_scan::for_each_member(raw, start, |key, at| match key {
+        b"metadata" if plain && meta.is_none() => {
+            let (members, end) = scan_meta_members(raw, at, Pass::Validating)?;
+            meta = Some(members);
+            Some(end)
+        }
+        _ => {
+            plain &= meta.is_some() || !key.contains(&b'\\');
+            json_scan::nested_value_end(raw, at, 1)
+        }
+    })?;
+    let meta = meta.and_then(|m| meta_from(m, &raw[start..end]).ok());
+    Some((end, meta))
+}
+
+/// The members of the metadata object at `at` that [`RawMeta`] keeps, and where it ends; the
+/// others are passed over as `pass` says.
+fn scan_meta_members(raw: &[u8], at: usize, pass: Pass) -> Option<(RawMeta<'_>, usize)> {
     let mut m = RawMeta::default();
-    json_scan::for_each_member(raw, at, |key, at| {
+    let end = json_scan::for_each_member(raw, at, |key, at| {
         let text = match key {
             b"name" => &mut m.name,
             b"namespace" => &mut m.namespace,
@@ -608,19 +669,20 @@ fn scan_meta_members(raw: &[u8], at: usize) -> Option<RawMeta<'_>> {
             }
             b"labels" => return decode_member(raw, at, &mut m.labels),
             b"ownerReferences" if raw.get(at) == Some(&b'[') => {
-                let (owners, end) = scan_owners(raw, at)?;
+                let (owners, end) = scan_owners(raw, at, pass)?;
                 m.owner_references = Some(owners);
                 return Some(end);
             }
             b"ownerReferences" => return decode_member(raw, at, &mut m.owner_references),
             _ if key.contains(&b'\\') => return None,
-            _ => return json_scan::valid_value_end(raw, at),
+            // metadata.<member>: two containers deep.
+            _ => return pass.skip(raw, at, 2),
         };
         let (value, end) = json_scan::string_at(raw, at)?;
         *text = value;
         Some(end)
     })?;
-    Some(m)
+    Some((m, end))
 }
 
 /// Decodes the (small) member value at `at` with serde into `slot`; returns where it ends.
@@ -629,7 +691,8 @@ fn decode_member<'a, T: Deserialize<'a>>(
     at: usize,
     slot: &mut Option<T>,
 ) -> Option<usize> {
-    let end = json_scan::value_end(raw, at)?;
+    // metadata.<member>: two containers deep.
+    let end = json_scan::nested_value_end(raw, at, 2)?;
     *slot = serde_json::from_slice(&raw[at..end]).ok()?;
     Some(end)
 }
@@ -713,28 +776,31 @@ mod tests {
         assert_eq!(obj.raw(), raw);
     }
 
+    /// Objects of usual and unusual shapes (escapes, nulls, late or repeated members).
+    const OBJECTS: [&[u8]; 18] = [
+        br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"n","resourceVersion":"3","labels":{"x":"y"}},"spec":{"big":[1,2,{"k":"v\"}"}]}}"#,
+        br#"{"metadata":{"name":"first"},"status":{}}"#,
+        br#" { "kind" : "Pod" , "spec" : {"metadata":{"name":"nested"}} , "metadata" : {"name":"late","uid":"u"} }"#,
+        br#"{"kind":"Pod","n":1.5e3,"b":true,"z":null,"metadata":{"name":"after-scalars"}}"#,
+        br#"{"k\u0069nd":"escaped key","metadata":{"name":"fallback"}}"#,
+        br#"{"kind":"NoMetadata"}"#,
+        br#"{"metadata":{"name":"web\u002d1","labels":null,"deletionTimestamp":null,"annotations":{"a":"b"},"ownerReferences":[{"kind":"ReplicaSet","name":"rs","uid":"u1","controller":true}],"managedFields":[{"manager":"m","fieldsV1":{"f:x":{}}}]}}"#,
+        br#"{"metadata":{"name":"bad-labels","labels":{"x":1}}}"#,
+        br#"{"metadata":{"n\u0061me":"escaped-metadata-key"}}"#,
+        br#"{"metadata":{"name":"l","labels":{ "b" : "2" , "a":"1\u00e9", "b":"dup" }}}"#,
+        br#"{"metadata":{"name":"l","labels":{"k\u0065y":"escaped key"}}}"#,
+        br#"{"metadata":{"name":"l","labels":{"x":null}}}"#,
+        br#"{"metadata":{"name":"l","labels":{}}}"#,
+        br#"{"metadata":{"name":"o","ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"r\u0073","uid":"u","controller":false,"blockOwnerDeletion":true},{"kind":"Job","name":"j","controller":null}]}}"#,
+        br#"{"metadata":{"name":"o","ownerReferences":[{"kind":"A","kind":"B"}]}}"#,
+        br#"{"metadata":{"name":"o","ownerReferences":[{"k\u0069nd":"escaped"}]}}"#,
+        br#"{"metadata":{"name":"o","ownerReferences":[{"kind":null}]}}"#,
+        br#"{"metadata":{"name":"o","ownerReferences":[{"controller":"yes"}],"labels":{"a":"b"}}}"#,
+    ];
+
     #[test]
     fn reading_only_the_head_gives_the_same_metadata_as_a_full_parse() {
-        let objects: [&[u8]; 18] = [
-            br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"n","resourceVersion":"3","labels":{"x":"y"}},"spec":{"big":[1,2,{"k":"v\"}"}]}}"#,
-            br#"{"metadata":{"name":"first"},"status":{}}"#,
-            br#" { "kind" : "Pod" , "spec" : {"metadata":{"name":"nested"}} , "metadata" : {"name":"late","uid":"u"} }"#,
-            br#"{"kind":"Pod","n":1.5e3,"b":true,"z":null,"metadata":{"name":"after-scalars"}}"#,
-            br#"{"k\u0069nd":"escaped key","metadata":{"name":"fallback"}}"#,
-            br#"{"kind":"NoMetadata"}"#,
-            br#"{"metadata":{"name":"web\u002d1","labels":null,"deletionTimestamp":null,"annotations":{"a":"b"},"ownerReferences":[{"kind":"ReplicaSet","name":"rs","uid":"u1","controller":true}],"managedFields":[{"manager":"m","fieldsV1":{"f:x":{}}}]}}"#,
-            br#"{"metadata":{"name":"bad-labels","labels":{"x":1}}}"#,
-            br#"{"metadata":{"n\u0061me":"escaped-metadata-key"}}"#,
-            br#"{"metadata":{"name":"l","labels":{ "b" : "2" , "a":"1\u00e9", "b":"dup" }}}"#,
-            br#"{"metadata":{"name":"l","labels":{"k\u0065y":"escaped key"}}}"#,
-            br#"{"metadata":{"name":"l","labels":{"x":null}}}"#,
-            br#"{"metadata":{"name":"l","labels":{}}}"#,
-            br#"{"metadata":{"name":"o","ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"r\u0073","uid":"u","controller":false,"blockOwnerDeletion":true},{"kind":"Job","name":"j","controller":null}]}}"#,
-            br#"{"metadata":{"name":"o","ownerReferences":[{"kind":"A","kind":"B"}]}}"#,
-            br#"{"metadata":{"name":"o","ownerReferences":[{"k\u0069nd":"escaped"}]}}"#,
-            br#"{"metadata":{"name":"o","ownerReferences":[{"kind":null}]}}"#,
-            br#"{"metadata":{"name":"o","ownerReferences":[{"controller":"yes"}],"labels":{"a":"b"}}}"#,
-        ];
+        let objects = OBJECTS;
         for raw in objects {
             let full = CachedObject::from_json(raw.to_vec()).map(|o| o.meta().clone());
             let head = CachedObject::from_valid_json(raw.to_vec()).map(|o| o.meta().clone());
@@ -747,6 +813,104 @@ mod tests {
         );
         assert!(scan_meta(objects[4]).is_none());
         assert!(scan_meta(objects[8]).is_none());
+    }
+
+    /// `object` as a watch frame's object: the frame and where the object starts in it.
+    fn in_frame(object: &[u8]) -> (Vec<u8>, usize) {
+        let head = br#"{"type":"MODIFIED","object":"#;
+        ([&head[..], object, b"}"].concat(), head.len())
+    }
+
+    /// What validating `object` inside a frame says agrees with `value_end`, and any metadata
+    /// it read is what `from_valid_json` reads from the object's bytes.
+    fn agrees(object: &[u8]) -> Option<ObjectMeta> {
+        let (frame, at) = in_frame(object);
+        let expected_end = json_scan::value_end(&frame, at);
+        let (end, meta) = validate_with_meta(&frame, at)?;
+        let shown = String::from_utf8_lossy(object);
+        assert_eq!(Some(end), expected_end, "{shown}");
+        let meta = meta?;
+        let scanned = CachedObject::from_scanned(meta, Bytes::copy_from_slice(object));
+        let read = CachedObject::from_valid_json(object.to_vec()).map(|o| o.meta().clone());
+        assert_eq!(Ok(scanned.meta().clone()), read, "{shown}");
+        Some(scanned.meta().clone())
+    }
+
+    #[test]
+    fn the_frame_scan_reads_the_metadata_the_head_read_reads_in_one_walk() {
+        for object in OBJECTS {
+            agrees(object);
+        }
+        // The usual shape is read by the frame scan itself (the informer skips a second walk).
+        let pod = OBJECTS[0];
+        let meta = agrees(pod).expect("a plain pod's metadata is read with its frame");
+        assert_eq!((meta.key(), meta.resource_version()), ("n/a", "3"));
+        let managed = br#"{"metadata":{"name":"m","managedFields":[{"manager":"k","fieldsV1":{"f:spec":{"f:x":{}}}}],"labels":{"a":"b"},"ownerReferences":[{"kind":"R","name":"r","uid":"u","controller":true,"extra":[1,{"y":null}]}]},"spec":{"n":-1.5e3,"t":true}}"#;
+        assert!(agrees(managed).is_some());
+        // An escaped key before metadata may be metadata itself: left to the later read.
+        let (frame, at) = in_frame(br#"{"m\u0065tadata":{"name":"x"},"metadata":{"name":"y"}}"#);
+        assert!(matches!(validate_with_meta(&frame, at), Some((_, None))));
+    }
+
+    #[test]
+    fn the_frame_scan_accepts_exactly_what_value_end_accepts() {
+        let managed: &[u8] = br#"{"metadata":{"name":"m","annotations":{"a":"b\n"},"managedFields":[{"f":{"g":[1,2.5,"x"]}}],"labels":{"a":"b"},"ownerReferences":[{"kind":"R","name":"r","extra":[true,false,null]}]},"spec":{"n":-1.5e3}}"#;
+        assert!(agrees(managed).is_some());
+        for object in OBJECTS.iter().chain([&managed]) {
+            // Every prefix, and every byte replaced by one that may break it.
+            let mut broken: Vec<Vec<u8>> =
+                (0..object.len()).map(|n| object[..n].to_vec()).collect();
+            for at in 0..object.len() {
+                for bad in [
+                    b'}', b']', b'"', b'\\', b',', b':', b'x', b'0', b'-', b' ', 0x01,
+                ] {
+                    let mut changed = object.to_vec();
+                    changed[at] = bad;
+                    broken.push(changed);
+                }
+            }
+            for candidate in broken {
+                let (frame, at) = in_frame(&candidate);
+                if json_scan::value_end(&frame, at).is_none() {
+                    let shown = String::from_utf8_lossy(&candidate);
+                    assert!(validate_with_meta(&frame, at).is_none(), "{shown}");
+                } else {
+                    agrees(&candidate);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_frame_scan_allows_the_nesting_value_end_allows() {
+        let deep = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+        // Objects `levels` deep in all: the object is one level, metadata two, an annotation's
+        // value starts at three, an owner reference's member at five.
+        for levels in [json_scan::MAX_DEPTH, json_scan::MAX_DEPTH + 1] {
+            for object in [
+                format!(
+                    r#"{{"metadata":{{"name":"d","annotations":{}}}}}"#,
+                    deep(levels - 2)
+                ),
+                format!(
+                    r#"{{"metadata":{{"name":"d"}},"spec":{}}}"#,
+                    deep(levels - 1)
+                ),
+                format!(
+                    r#"{{"metadata":{{"name":"d","ownerReferences":[{{"x":{}}}]}}}}"#,
+                    deep(levels - 4)
+                ),
+            ] {
+                let (frame, at) = in_frame(object.as_bytes());
+                let accepted = json_scan::value_end(&frame, at).is_some();
+                assert_eq!(accepted, levels <= json_scan::MAX_DEPTH, "{levels}");
+                let fused = validate_with_meta(&frame, at).is_some();
+                assert!(!fused || accepted, "{levels}: {object}");
+                if accepted {
+                    agrees(object.as_bytes());
+                }
+            }
+        }
     }
 
     #[test]

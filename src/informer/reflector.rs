@@ -23,12 +23,12 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::ingest::Ingest;
-use super::object::{DecodeError, ObjectRef};
+use super::object::{DecodeError, ObjectMeta, ObjectRef};
 use super::queue::Queue;
 use super::rest_retry::RestRetry;
 use super::source::{
-    ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, WatchFrame, WatchOptions,
-    WatchStream,
+    ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, WatchFrame, WatchObject,
+    WatchOptions, WatchStream,
 };
 use super::store::KeyMap;
 use super::trace::{Event, EventKind, Tracer, WatchEventType};
@@ -630,10 +630,10 @@ impl Reflector {
                 }
             };
             events += 1;
-            let (event_type, raw) = match frame {
-                WatchFrame::Added(raw) => (WatchEventType::Added, raw),
-                WatchFrame::Modified(raw) => (WatchEventType::Modified, raw),
-                WatchFrame::Deleted(raw) => (WatchEventType::Deleted, raw),
+            let (event_type, object) = match frame {
+                WatchFrame::Added(object) => (WatchEventType::Added, object),
+                WatchFrame::Modified(object) => (WatchEventType::Modified, object),
+                WatchFrame::Deleted(object) => (WatchEventType::Deleted, object),
                 WatchFrame::Bookmark {
                     resource_version,
                     initial_events_end,
@@ -650,7 +650,8 @@ impl Reflector {
                     return Err(e);
                 }
             };
-            let obj = match self.decode_watched(&raw) {
+            let (raw, meta) = object.into_parts();
+            let obj = match self.decode_watched(&raw, meta) {
                 Ok(obj) => obj,
                 Err(DecodeError::Transform(why)) => {
                     self.drop_untransformable(&raw, &why);
@@ -771,9 +772,9 @@ impl Reflector {
                 Some(Ok(frame)) => frame,
             };
             let applied = match frame {
-                WatchFrame::Added(raw) => self.apply(WatchEventType::Added, &raw),
-                WatchFrame::Modified(raw) => self.apply(WatchEventType::Modified, &raw),
-                WatchFrame::Deleted(raw) => self.apply(WatchEventType::Deleted, &raw),
+                WatchFrame::Added(object) => self.apply(WatchEventType::Added, object),
+                WatchFrame::Modified(object) => self.apply(WatchEventType::Modified, object),
+                WatchFrame::Deleted(object) => self.apply(WatchEventType::Deleted, object),
                 WatchFrame::Bookmark {
                     resource_version,
                     initial_events_end,
@@ -823,11 +824,12 @@ impl Reflector {
     /// StreamWatcher decode failure (an InternalError event: relist); one the transform
     /// rejects is lost and the watch goes on, its resourceVersion still recorded (client-go's
     /// watchHandler logs the failed store write and continues, reflector.go v0.36 handleWatch).
-    fn apply(&self, event_type: WatchEventType, raw: &[u8]) -> Result<(), SourceError> {
-        let obj = match self.decode_watched(raw) {
+    fn apply(&self, event_type: WatchEventType, object: WatchObject) -> Result<(), SourceError> {
+        let (raw, meta) = object.into_parts();
+        let obj = match self.decode_watched(&raw, meta) {
             Ok(obj) => obj,
             Err(DecodeError::Transform(why)) => {
-                self.drop_untransformable(raw, &why);
+                self.drop_untransformable(&raw, &why);
                 return Ok(());
             }
             Err(e) => {
@@ -899,9 +901,15 @@ impl Reflector {
     }
 
     /// A watched object is copied out of the socket chunk it came in, which a slice would keep
-    /// alive whole (with the frames around it) for as long as the object is cached.
-    fn decode_watched(&self, raw: &[u8]) -> Result<ObjectRef, DecodeError> {
-        self.ingest.decode(Bytes::copy_from_slice(raw))
+    /// alive whole (with the frames around it) for as long as the object is cached; the
+    /// metadata the frame parser read describes the copy as well.
+    fn decode_watched(
+        &self,
+        raw: &[u8],
+        meta: Option<ObjectMeta>,
+    ) -> Result<ObjectRef, DecodeError> {
+        self.ingest
+            .decode_scanned(Bytes::copy_from_slice(raw), meta)
     }
 
     fn trace_bookmark(&self, rv: &str, initial_events_end: bool) {

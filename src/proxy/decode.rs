@@ -10,7 +10,9 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::informer::source::{ListPage, SourceError, WatchFrame, parse_list, parse_watch_frame};
+use crate::informer::source::{
+    ListPage, SourceError, WatchFrame, WatchObject, parse_list, parse_watch_frame,
+};
 
 /// How an answer's body is encoded, from its Content-Type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,10 +58,11 @@ pub fn watch_frame(line: &Bytes, encoding: Encoding) -> Result<WatchFrame, Sourc
     if encoding != Encoding::Table {
         return Ok(frame);
     }
-    let row = |raw: Bytes| {
-        table(&raw)
-            .and_then(|page| page.items.into_iter().next())
-            .unwrap_or(raw)
+    // The metadata read with the frame is the Table's, not the row's: it is read again.
+    let row = |object: WatchObject| {
+        let raw = Bytes::from(object);
+        let row = table(&raw).and_then(|page| page.items.into_iter().next());
+        WatchObject::from(row.unwrap_or(raw))
     };
     Ok(match frame {
         WatchFrame::Added(raw) => WatchFrame::Added(row(raw)),

@@ -88,9 +88,9 @@ pub fn watch_frame(frame: &[u8]) -> Result<WatchFrame, SourceError> {
     let (object, api_version, kind) = unwrap(&raw).unwrap_or((raw, String::new(), String::new()));
     let json = || object_json(&object, &api_version, &kind);
     Ok(match event.r#type.as_deref().unwrap_or_default() {
-        "ADDED" => WatchFrame::Added(json()?),
-        "MODIFIED" => WatchFrame::Modified(json()?),
-        "DELETED" => WatchFrame::Deleted(json()?),
+        "ADDED" => WatchFrame::Added(json()?.into()),
+        "MODIFIED" => WatchFrame::Modified(json()?.into()),
+        "DELETED" => WatchFrame::Deleted(json()?.into()),
         "BOOKMARK" => {
             let meta = object_meta(&object)?;
             let end = meta.annotations.get(INITIAL_EVENTS_END).map(String::as_str);

@@ -726,7 +726,7 @@ mod tests {
         let raw = bytes::Bytes::from_static(
             br#"{"metadata":{"name":"a","namespace":"default","resourceVersion":"3"}}"#,
         );
-        registry.frame(id, WatchFrame::Added(raw), 60);
+        registry.frame(id, WatchFrame::Added(raw.into()), 60);
         let end = WatchFrame::Bookmark {
             resource_version: "4".into(),
             initial_events_end: true,

@@ -573,10 +573,9 @@ async fn r3_a_malformed_watch_event_is_traced_and_relists_never_panics() {
     h.synced().await;
     h.wait("first watch", watch_count(&h)).await;
     // An object without a name, then a frame that is not JSON at all.
-    h.source
-        .send_frame(Ok(WatchFrame::Added(bytes::Bytes::from_static(
-            br#"{"metadata":{}}"#,
-        ))));
+    h.source.send_frame(Ok(WatchFrame::Added(
+        bytes::Bytes::from_static(br#"{"metadata":{}}"#).into(),
+    )));
     h.wait("relist 1", |_| lists(&h).len() == 2).await;
     h.wait("second watch", |_| watches(&h).len() == 2).await;
     h.source.send_frame(Err(SourceError::Decode(

@@ -8,6 +8,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::stream::BoxStream;
 
+use crate::informer::object::ObjectMeta;
+
 /// A boxed future returned by [`ListerWatcher`] methods.
 pub type SourceFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, SourceError>> + Send + 'a>>;
 
@@ -74,12 +76,12 @@ impl ApiStatus {
 /// One frame of a watch stream.
 #[derive(Debug, Clone)]
 pub enum WatchFrame {
-    /// ADDED, with the object's raw JSON.
-    Added(Bytes),
-    /// MODIFIED, with the object's raw JSON.
-    Modified(Bytes),
+    /// ADDED, with the object.
+    Added(WatchObject),
+    /// MODIFIED, with the object.
+    Modified(WatchObject),
     /// DELETED, with the object's last state.
-    Deleted(Bytes),
+    Deleted(WatchObject),
     /// BOOKMARK.
     Bookmark {
         /// The bookmark's resourceVersion.
@@ -89,6 +91,56 @@ pub enum WatchFrame {
     },
     /// ERROR: a Status in the stream (410 Expired, …).
     Error(ApiStatus),
+}
+
+/// A watch event's object: its raw JSON and, when the frame parser read it while validating
+/// the frame, its metadata (the informer then does not walk the object's bytes again). It
+/// dereferences to the raw JSON.
+#[derive(Debug, Clone)]
+pub struct WatchObject {
+    raw: Bytes,
+    meta: Option<ObjectMeta>,
+}
+
+impl WatchObject {
+    /// `raw` with the metadata read from it while it was validated (spans from its first byte).
+    pub(crate) fn scanned(raw: Bytes, meta: Option<ObjectMeta>) -> Self {
+        let meta = meta.map(|m| m.describing(raw.clone()));
+        Self { raw, meta }
+    }
+
+    /// The raw JSON and the metadata read with it, if any.
+    pub fn into_parts(self) -> (Bytes, Option<ObjectMeta>) {
+        (self.raw, self.meta)
+    }
+}
+
+impl From<Bytes> for WatchObject {
+    /// An object whose metadata is read when it is ingested.
+    fn from(raw: Bytes) -> Self {
+        Self { raw, meta: None }
+    }
+}
+
+impl From<Vec<u8>> for WatchObject {
+    /// An object whose metadata is read when it is ingested.
+    fn from(raw: Vec<u8>) -> Self {
+        Bytes::from(raw).into()
+    }
+}
+
+impl From<WatchObject> for Bytes {
+    fn from(object: WatchObject) -> Self {
+        object.raw
+    }
+}
+
+impl std::ops::Deref for WatchObject {
+    type Target = Bytes;
+
+    fn deref(&self) -> &Bytes {
+        &self.raw
+    }
 }
 
 /// Why a LIST or WATCH failed.

@@ -18,7 +18,7 @@ pub(crate) mod wire;
 pub use kube::{KubeSource, KubeTarget};
 pub use lister_watcher::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, SourceFuture, WatchFrame,
-    WatchOptions, WatchStream,
+    WatchObject, WatchOptions, WatchStream,
 };
 pub use transport::error_chain;
 pub use wire::{INITIAL_EVENTS_END, frames, parse_list, parse_watch_frame, status_from_body};

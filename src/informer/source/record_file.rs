@@ -444,9 +444,9 @@ impl FrameRec<'_> {
                 .ok_or_else(|| format!("a {} frame without an object", self.frame_type))
         };
         Ok(match self.frame_type.as_str() {
-            "ADDED" => WatchFrame::Added(object()?),
-            "MODIFIED" => WatchFrame::Modified(object()?),
-            "DELETED" => WatchFrame::Deleted(object()?),
+            "ADDED" => WatchFrame::Added(object()?.into()),
+            "MODIFIED" => WatchFrame::Modified(object()?.into()),
+            "DELETED" => WatchFrame::Deleted(object()?.into()),
             "BOOKMARK" => WatchFrame::Bookmark {
                 resource_version: self.rv.ok_or("a BOOKMARK frame without an rv")?,
                 initial_events_end: self.initial_events_end,
@@ -644,7 +644,7 @@ mod tests {
                 timeout_seconds: 300,
                 send_initial_events: false,
             }),
-            EntryKind::Frame(WatchFrame::Modified(object.clone())),
+            EntryKind::Frame(WatchFrame::Modified(object.clone().into())),
             EntryKind::Frame(WatchFrame::Bookmark {
                 resource_version: "9".into(),
                 initial_events_end: true,
@@ -677,7 +677,7 @@ mod tests {
         let EntryKind::Frame(WatchFrame::Modified(raw)) = &file.entries[3].kind else {
             panic!("not a frame: {:?}", file.entries[3]);
         };
-        assert_eq!(raw, &object, "objects are kept byte for byte");
+        assert_eq!(&**raw, &object, "objects are kept byte for byte");
     }
 
     #[test]
@@ -690,7 +690,7 @@ mod tests {
             resource_version: "7".into(),
             continue_token: None,
         });
-        let frame = EntryKind::Frame(WatchFrame::Modified(secret));
+        let frame = EntryKind::Frame(WatchFrame::Modified(secret.into()));
         let line = |resource: &str, kind: &EntryKind, secrets: SecretData| {
             let mut out = Vec::new();
             write_entry_with(&mut out, 0, resource, kind, secrets);

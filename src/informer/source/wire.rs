@@ -9,7 +9,8 @@ use futures_util::stream::StreamExt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::lister_watcher::{ApiStatus, ListPage, SourceError, WatchFrame};
+use super::lister_watcher::{ApiStatus, ListPage, SourceError, WatchFrame, WatchObject};
+use crate::informer::object::validate_with_meta;
 use crate::json_scan;
 
 /// Splits a byte-chunk stream into newline-delimited watch frames and decodes each.
@@ -161,13 +162,17 @@ impl StatusBody {
 /// The annotation on the bookmark that ends a watch-list's initial events (Rule R6).
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 
-/// Decodes one `{"type":..,"object":..}` line; the object is a zero-copy slice of `line`.
-/// The line is scanned once ([`json_scan`]); serde_json reads lines of unusual shape and words
-/// the errors.
+/// Decodes one `{"type":..,"object":..}` line; the object is a zero-copy slice of `line`,
+/// with its metadata when the scan read it. The line is scanned once ([`json_scan`], the
+/// object's metadata read on the way); serde_json reads lines of unusual shape and words the
+/// errors.
 pub fn parse_watch_frame(line: &Bytes) -> Result<WatchFrame, SourceError> {
     let (kind, object) = match scan_frame(line) {
         Some(found) => found,
-        None => serde_frame(line)?,
+        None => {
+            let (kind, raw) = serde_frame(line)?;
+            (kind, WatchObject::from(raw))
+        }
     };
     Ok(match &*kind {
         "ADDED" => WatchFrame::Added(object),
@@ -192,7 +197,7 @@ pub fn parse_watch_frame(line: &Bytes) -> Result<WatchFrame, SourceError> {
 }
 
 /// The event type and object of a valid frame with plain (unescaped) keys, in one pass.
-fn scan_frame(line: &Bytes) -> Option<(Cow<'_, str>, Bytes)> {
+fn scan_frame(line: &Bytes) -> Option<(Cow<'_, str>, WatchObject)> {
     std::str::from_utf8(line).ok()?;
     let (mut kind, mut object) = (None, None);
     let end = json_scan::for_each_member(line, 0, |key, at| match key {
@@ -202,8 +207,9 @@ fn scan_frame(line: &Bytes) -> Option<(Cow<'_, str>, Bytes)> {
             Some(end)
         }
         b"object" => {
-            let end = json_scan::value_end(line, at)?;
-            object = Some(line.slice(at..end));
+            let (end, meta) = validate_with_meta(line, at)
+                .or_else(|| Some((json_scan::value_end(line, at)?, None)))?;
+            object = Some(WatchObject::scanned(line.slice(at..end), meta));
             Some(end)
         }
         _ if key.contains(&b'\\') => None,
@@ -307,6 +313,27 @@ fn scan_list(body: &Bytes) -> Option<ListPage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_watched_object_comes_with_the_metadata_its_frame_scan_read() {
+        let line = Bytes::from_static(
+            br#"{"type":"MODIFIED","object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"5","managedFields":[{"manager":"m"}]}}}"#,
+        );
+        let Ok(WatchFrame::Modified(object)) = parse_watch_frame(&line) else {
+            panic!("not a MODIFIED frame");
+        };
+        let (raw, meta) = object.into_parts();
+        let meta = meta.expect("the metadata is read with the frame");
+        assert_eq!((meta.key(), meta.resource_version()), ("n/a", "5"));
+        assert_eq!(&raw[..], &line[28..line.len() - 1]);
+        // serde_json's reading of an unusual frame leaves the metadata to the informer.
+        let unusual =
+            Bytes::from_static(br#"{"obj\u0065ct":{"metadata":{"name":"a"}},"type":"ADDED"}"#);
+        let Ok(WatchFrame::Added(object)) = parse_watch_frame(&unusual) else {
+            panic!("not an ADDED frame");
+        };
+        assert!(object.into_parts().1.is_none());
+    }
 
     #[test]
     fn watch_frames_decode_every_type_and_reject_garbage() {

@@ -60,9 +60,9 @@ impl MemoryState {
             self.objects.insert(key, (rv, obj));
         }
         let frame = match kind {
-            "ADDED" => WatchFrame::Added(bytes),
-            "MODIFIED" => WatchFrame::Modified(bytes),
-            _ => WatchFrame::Deleted(bytes),
+            "ADDED" => WatchFrame::Added(bytes.into()),
+            "MODIFIED" => WatchFrame::Modified(bytes.into()),
+            _ => WatchFrame::Deleted(bytes.into()),
         };
         self.history.push_back((rv, frame.clone()));
         self.watchers.retain(|w| w.send(Ok(frame.clone())).is_ok());
@@ -234,7 +234,7 @@ impl MemorySource {
         if opts.send_initial_events {
             for (_, v) in s.objects.values() {
                 let bytes = Bytes::from(serde_json::to_vec(v).unwrap_or_default());
-                let _ = tx.send(Ok(WatchFrame::Added(bytes)));
+                let _ = tx.send(Ok(WatchFrame::Added(bytes.into())));
             }
             for frame in std::mem::take(&mut s.before_initial_events_end) {
                 let _ = tx.send(Ok(frame));
