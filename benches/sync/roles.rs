@@ -31,7 +31,7 @@ pub fn run(name: &str, args: &[String]) -> RoleResult {
         "raw-list" => runtime.block_on(raw_list()),
         "raw-watch" => runtime.block_on(raw_watch(count_arg(args)?)),
         "scan-list" => runtime.block_on(scan_list()),
-        "scan-watch" => runtime.block_on(scan_watch(count_arg(args)?)),
+        "scan-watch" => runtime.block_on(scan_watch(count_arg(args)?, prints_arg(args)?)),
         other => Err(format!("unknown role {other:?}").into()),
     };
     // Done: exit like a CLI would, without waiting for connections and tasks to wind down.
@@ -43,6 +43,11 @@ pub fn run(name: &str, args: &[String]) -> RoleResult {
 fn count_arg(args: &[String]) -> RoleResult<u64> {
     let first = args.first().ok_or("missing event count")?;
     Ok(first.parse()?)
+}
+
+/// The second argument, how many times each event is printed (one per handler); 1 if absent.
+fn prints_arg(args: &[String]) -> RoleResult<usize> {
+    Ok(args.get(1).map(|n| n.parse()).transpose()?.unwrap_or(1))
 }
 
 /// Prints a marker line and flushes it at once (the harness times these).
@@ -212,9 +217,10 @@ async fn scan_list() -> RoleResult {
 
 /// The watch floor of a validating client that prints what it receives: [`raw_watch`] with
 /// every line split and validated by kinformer's own frame parser (`frames`) and each event's
-/// object printed on its own line to stdout (which the harness reads), as `-o jsonl --show
-/// notifications` prints it with its notification: no metadata read, no store, no notification.
-async fn scan_watch(events: u64) -> RoleResult {
+/// object printed `prints` times on a line of its own to stdout (which the harness reads), as
+/// `-o jsonl --show notifications` prints it with each handler's notification: no store, no
+/// notification, no trace.
+async fn scan_watch(events: u64, prints: usize) -> RoleResult {
     let rv = std::env::var("KINFORMER_BENCH_RV")?;
     let reader = raw_get(&format!(
         "/api/v1/pods?watch=1&resourceVersion={rv}&allowWatchBookmarks=false"
@@ -235,8 +241,10 @@ async fn scan_watch(events: u64) -> RoleResult {
     while seen < events {
         match frames.next().await {
             Some(Ok(WatchFrame::Modified(object))) => {
-                out.write_all(&object)?;
-                out.write_all(b"\n")?;
+                for _ in 0..prints {
+                    out.write_all(&object)?;
+                    out.write_all(b"\n")?;
+                }
                 seen += 1;
             }
             Some(Ok(_)) => {}

@@ -436,6 +436,12 @@ fn watch_clients(env: &Env, size: u64, events: u64) -> Vec<Watcher> {
             &["--role", "scan-watch", &events_arg],
             true,
         )),
+        role(client(
+            "floor: read + scan + 4 prints",
+            &env.me,
+            &["--role", "scan-watch", &events_arg, "4"],
+            true,
+        )),
     ]
 }
 
