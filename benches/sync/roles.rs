@@ -165,14 +165,19 @@ async fn raw_list() -> RoleResult {
     mark(&format!("bytes {bytes}"))
 }
 
+/// A raw watch of pods from the resourceVersion the harness gives, after its headers.
+async fn raw_watch_stream() -> RoleResult<BufReader<TcpStream>> {
+    let rv = std::env::var("KINFORMER_BENCH_RV")?;
+    raw_get(&format!(
+        "/api/v1/pods?watch=1&resourceVersion={rv}&allowWatchBookmarks=false"
+    ))
+    .await
+}
+
 /// Watches pods from the current resourceVersion on a raw connection and counts `events`
 /// MODIFIED lines: the server's event serving rate.
 async fn raw_watch(events: u64) -> RoleResult {
-    let rv = std::env::var("KINFORMER_BENCH_RV")?;
-    let mut reader = raw_get(&format!(
-        "/api/v1/pods?watch=1&resourceVersion={rv}&allowWatchBookmarks=false"
-    ))
-    .await?;
+    let mut reader = raw_watch_stream().await?;
     mark("ready")?;
     let mut line = Vec::with_capacity(1 << 14);
     let mut seen = 0;
@@ -221,11 +226,7 @@ async fn scan_list() -> RoleResult {
 /// `-o jsonl --show notifications` prints it with each handler's notification: no store, no
 /// notification, no trace.
 async fn scan_watch(events: u64, prints: usize) -> RoleResult {
-    let rv = std::env::var("KINFORMER_BENCH_RV")?;
-    let reader = raw_get(&format!(
-        "/api/v1/pods?watch=1&resourceVersion={rv}&allowWatchBookmarks=false"
-    ))
-    .await?;
+    let reader = raw_watch_stream().await?;
     mark("ready")?;
     let chunks = futures_util::stream::try_unfold(reader, |mut reader| async move {
         let mut chunk = BytesMut::with_capacity(1 << 16);

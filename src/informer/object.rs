@@ -634,19 +634,18 @@ pub(crate) fn validate_with_meta(raw: &[u8], at: usize) -> Option<(usize, Option
     let mut meta = None;
     // An escaped key before metadata might be `metadata` itself (serde would read it).
     let mut plain = true;
-    let start = at;
-    let end = json_scan::for_each_member(raw, start, |key, at| match key {
+    let end = json_scan::for_each_member(raw, at, |key, value| match key {
         b"metadata" if plain && meta.is_none() => {
-            let (members, end) = scan_meta_members(raw, at, Pass::Validating)?;
+            let (members, end) = scan_meta_members(raw, value, Pass::Validating)?;
             meta = Some(members);
             Some(end)
         }
         _ => {
             plain &= meta.is_some() || !key.contains(&b'\\');
-            json_scan::nested_value_end(raw, at, 1)
+            json_scan::nested_value_end(raw, value, 1)
         }
     })?;
-    let meta = meta.and_then(|m| meta_from(m, &raw[start..end]).ok());
+    let meta = meta.and_then(|m| meta_from(m, &raw[at..end]).ok());
     Some((end, meta))
 }
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::informer::source::record_file::{EntryKind, Header, RecordedClient, VERSION};
-use crate::informer::source::{ApiStatus, ListPage, SourceError, WatchFrame};
+use crate::informer::source::{ApiStatus, ListPage, SourceError, WatchFrame, WatchObject};
 use crate::informer::trace::{Event, ProxySummary, Tracer, WatchEventType};
 
 use super::classify::{Collection, ListRequest, WatchRequest};
@@ -525,8 +525,12 @@ impl Stream {
         self.tracer.emit(event);
     }
 
-    fn watch_event(&mut self, event_type: WatchEventType, raw: &[u8]) -> Event {
-        let (key, resource_version) = key_and_rv(raw);
+    fn watch_event(&mut self, event_type: WatchEventType, object: &WatchObject) -> Event {
+        // The frame parser read the metadata as it validated the frame; serde reads the rest.
+        let (key, resource_version) = match object.meta() {
+            Some(meta) => (meta.key().to_owned(), meta.resource_version().to_owned()),
+            None => key_and_rv(object),
+        };
         self.counts.events += 1;
         self.saw(&resource_version);
         if let Some((events, _)) = self.watching.as_mut() {

@@ -109,6 +109,11 @@ impl WatchObject {
         Self { raw, meta }
     }
 
+    /// The metadata read with the raw JSON, if any.
+    pub fn meta(&self) -> Option<&ObjectMeta> {
+        self.meta.as_ref()
+    }
+
     /// The raw JSON and the metadata read with it, if any.
     pub fn into_parts(self) -> (Bytes, Option<ObjectMeta>) {
         (self.raw, self.meta)
