@@ -45,14 +45,28 @@ pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Respo
 /// kube-apiserver's storage refuses to create an object that carries a resourceVersion with a
 /// plain error, which its handlers answer `500` with no reason
 /// (`apiserver/pkg/storage/errors.go` `ErrResourceVersionSetOnCreate`, returned by the etcd3
-/// store's `Create`; a dry run never reaches the storage, so it passes).
+/// store's `Create`; a dry run never reaches the storage, so it passes). The store refuses only
+/// a version that parses and is not 0 (`ObjectResourceVersion(obj); err == nil && version != 0`);
+/// any other is dropped, as the store replaces it anyway.
 fn refuse_resource_version(value: &Value) -> Result<(), ApiError> {
-    if str_at(value, "/metadata/resourceVersion").is_empty() {
-        return Ok(());
+    match parse_uint(str_at(value, "/metadata/resourceVersion")) {
+        Some(version) if version != 0 => Err(ApiError::unknown(
+            "resourceVersion should not be set on objects to be created",
+        )),
+        _ => Ok(()),
     }
-    Err(ApiError::unknown(
-        "resourceVersion should not be set on objects to be created",
-    ))
+}
+
+/// Go's `strconv.ParseUint(s, 10, 64)`: ASCII digits only (Rust's `u64::from_str` also takes a
+/// leading `+`), `""` is the versioner's 0.
+fn parse_uint(text: &str) -> Option<u64> {
+    if text.is_empty() {
+        return Some(0);
+    }
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
 }
 
 /// 404 `namespaces "x" not found` when a namespaced object is created in a namespace that does

@@ -240,6 +240,38 @@ async fn a_create_with_a_resource_version_is_refused() -> TestResult {
     Ok(())
 }
 
+/// The etcd3 store refuses only a resourceVersion that parses: its check is
+/// `versioner.ObjectResourceVersion(obj); err == nil && version != 0`, where the versioner parses
+/// with Go's `strconv.ParseUint(rv, 10, 64)` (digits only, no sign). "0", "+5", "v7" and a
+/// resourceVersion of control characters are dropped by `PrepareObjectForStorage` and the
+/// object is created with the store's own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_with_a_resource_version_that_does_not_parse_is_accepted() -> TestResult {
+    let (server, _) = with_configmap().await?;
+    for (i, rv) in ["0", "+5", "v7", "\n\u{3}app", "00", " 5"]
+        .iter()
+        .enumerate()
+    {
+        let mut object = configmap(&format!("unparsed-{i}"));
+        object["metadata"]["resourceVersion"] = json!(rv);
+        let (code, answer) = call(&server, "POST", CMS, Some((JSON, object))).await?;
+        assert_eq!(code, 201, "{rv:?}: {answer}");
+        let stored = answer["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            !stored.is_empty() && stored.bytes().all(|b| b.is_ascii_digit()) && stored != *rv,
+            "{rv:?} stored as {stored:?}"
+        );
+    }
+    let mut object = configmap("leading-zeros");
+    object["metadata"]["resourceVersion"] = json!("007");
+    let (code, answer) = call(&server, "POST", CMS, Some((JSON, object))).await?;
+    assert_eq!(code, 500, "\"007\" parses as 7: {answer}");
+    server.shutdown().await;
+    Ok(())
+}
+
 /// A PUT's `metadata.uid` is a precondition: `rest.DefaultUpdatedObjectInfo.Preconditions`
 /// passes it to the storage, whose `Preconditions.Check` (`apiserver/pkg/storage/interfaces.go`)
 /// fails with "Precondition failed: UID in precondition: …", answered `409 Conflict`.
