@@ -20,6 +20,9 @@
 //! account exists); an account that does exist is read. PriorityClasses are not served: the two
 //! built-in system classes are known and any other name is refused, as on a cluster without it.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::defaults;
@@ -249,7 +252,12 @@ fn push(map: &mut Map<String, Value>, key: &str, item: Value) {
 /// does not tolerate.
 fn default_tolerations(spec: &mut Map<String, Value>) {
     let tolerations = spec.get("tolerations").and_then(Value::as_array);
-    let missing = untolerated(tolerations.map_or(&[][..], Vec::as_slice));
+    let pairs: Vec<(&str, &str)> = tolerations
+        .into_iter()
+        .flatten()
+        .map(|toleration| (str_at(toleration, "/key"), str_at(toleration, "/effect")))
+        .collect();
+    let missing = untolerated(&pairs);
     for taint in missing {
         let toleration = json!({
             "effect": "NoExecute", "key": taint, "operator": "Exists",
@@ -259,14 +267,13 @@ fn default_tolerations(spec: &mut Map<String, Value>) {
     }
 }
 
-/// The node-failure taints `tolerations` do not tolerate with NoExecute (a toleration with no
-/// key tolerates every taint, one with no effect every effect).
-fn untolerated(tolerations: &[Value]) -> Vec<&'static str> {
+/// The node-failure taints `tolerations` (each its key and effect, absent: empty) do not
+/// tolerate with NoExecute (a toleration with no key tolerates every taint, one with no effect
+/// every effect).
+fn untolerated(tolerations: &[(&str, &str)]) -> Vec<&'static str> {
     let tolerates = |taint: &str| {
-        tolerations.iter().any(|toleration| {
-            let field = |key| toleration.get(key).and_then(Value::as_str).unwrap_or("");
-            let (key, effect) = (field("key"), field("effect"));
-            (key.is_empty() || key == taint) && (effect.is_empty() || effect == "NoExecute")
+        tolerations.iter().any(|(key, effect)| {
+            (key.is_empty() || *key == taint) && (effect.is_empty() || *effect == "NoExecute")
         })
     };
     NODE_FAILURE_TAINTS
@@ -301,8 +308,22 @@ fn admits_stored_spec(stored: &[u8], type_meta: TypeMetaSpans) -> bool {
     let tolerations = spec
         .and_then(|spec| member_value(stored, spec, b"tolerations"))
         .and_then(|range| stored.get(range))
-        .and_then(|raw| serde_json::from_slice::<Vec<Value>>(raw).ok());
-    tolerations.is_some_and(|tolerations| untolerated(&tolerations).is_empty())
+        .and_then(|raw| serde_json::from_slice::<Vec<StoredToleration<'_>>>(raw).ok());
+    tolerations.is_some_and(|tolerations| {
+        let pairs: Vec<(&str, &str)> = tolerations.iter().map(|t| (&*t.key, &*t.effect)).collect();
+        untolerated(&pairs).is_empty()
+    })
+}
+
+/// What the node-failure check reads of a stored toleration, read without the rest. A key or
+/// effect that is not a string fails the read, and the caller's answer is "not admitted" (the
+/// general path decides).
+#[derive(Deserialize)]
+struct StoredToleration<'a> {
+    #[serde(default, borrow)]
+    key: Cow<'a, str>,
+    #[serde(default, borrow)]
+    effect: Cow<'a, str>,
 }
 
 /// The Priority plugin on create: the priority and preemption policy of the pod's class (or of
@@ -366,12 +387,22 @@ mod tests {
             {"key": "node.kubernetes.io/unreachable", "operator": "Exists"}
         ]);
         let everything = json!([{"operator": "Exists"}]);
+        let with = |extra: Value| {
+            let mut list = both.as_array().cloned().unwrap_or_default();
+            list.push(extra);
+            Value::Array(list)
+        };
+        let escaped = with(json!({"key": "a\"b", "effect": "No\\Schedule"}));
+        // Not a string: not read, so left to the general path (which reads it as absent).
+        let numbered = with(json!({"key": 5}));
         // `metadataX` sorts between metadata and spec: spec is then found by scanning.
         for extra in [json!({}), json!({"metadataX": {"a": [1, "]}"]}})] {
             for (tolerations, admitted) in [
                 (both.clone(), true),
                 (no_schedule.clone(), false),
                 (everything.clone(), true),
+                (escaped.clone(), true),
+                (numbered.clone(), false),
                 (json!(null), false),
             ] {
                 let (bytes, type_meta) = stored(tolerations.clone(), extra.clone());

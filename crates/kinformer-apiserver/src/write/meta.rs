@@ -1,6 +1,8 @@
 //! The JSON helpers every write shares: a request body as an object, a string at a JSON
 //! pointer, an object's `metadata` to edit, and timestamps as Kubernetes writes them.
 
+use std::cell::RefCell;
+
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
@@ -35,7 +37,18 @@ pub fn metadata_mut(value: &mut Value) -> Result<&mut Map<String, Value>, ApiErr
         .ok_or_else(|| ApiError::bad_request("metadata must be a JSON object"))
 }
 
-/// RFC 3339 timestamp with second precision, as Kubernetes writes them.
+/// RFC 3339 timestamp with second precision, as Kubernetes writes them (formatted once a
+/// second per thread: every write stamps its managedFields entry).
 pub fn now() -> String {
-    Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    thread_local! {
+        static LAST: RefCell<(i64, String)> = const { RefCell::new((i64::MIN, String::new())) };
+    }
+    let at = Timestamp::now();
+    LAST.with_borrow_mut(|(second, text)| {
+        if *second != at.as_second() {
+            *second = at.as_second();
+            *text = at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+        }
+        text.clone()
+    })
 }

@@ -206,38 +206,57 @@ fn changed_within(
     (prefix > metadata.start && suffix > after).then_some((given, (prefix, suffix)))
 }
 
-/// How many bytes `a` and `b` start with in common.
+/// Bytes compared by one `memcmp` before [`common_prefix`] and [`common_suffix`] look inside
+/// the block that differs.
+const BLOCK: usize = 256;
+
+/// How many bytes `a` and `b` start with in common: whole blocks first, then the block that
+/// differs eight bytes at a time.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const CHUNK: usize = 32;
-    let same = a
-        .chunks_exact(CHUNK)
-        .zip(b.chunks_exact(CHUNK))
-        .take_while(|(x, y)| x == y)
-        .count()
-        * CHUNK;
-    same + a[same..]
-        .iter()
-        .zip(&b[same..])
-        .take_while(|(x, y)| x == y)
-        .count()
+    let blocks = a.chunks(BLOCK).zip(b.chunks(BLOCK));
+    let same = blocks.take_while(|(x, y)| x == y).count() * BLOCK;
+    let same = same.min(a.len()).min(b.len());
+    let (a, b) = (&a[same..], &b[same..]);
+    let (words_a, _) = a.as_chunks::<8>();
+    let (words_b, _) = b.as_chunks::<8>();
+    for (index, (x, y)) in words_a.iter().zip(words_b).enumerate() {
+        let differ = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if differ != 0 {
+            return same + index * 8 + differ.trailing_zeros() as usize / 8;
+        }
+    }
+    let words = words_a.len().min(words_b.len()) * 8;
+    same + words
+        + a[words..]
+            .iter()
+            .zip(&b[words..])
+            .take_while(|(x, y)| x == y)
+            .count()
 }
 
-/// How many bytes `a` and `b` end with in common.
+/// How many bytes `a` and `b` end with in common: whole blocks from the end first, then the
+/// block that differs eight bytes at a time.
 fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const CHUNK: usize = 32;
-    let same = a
-        .rchunks_exact(CHUNK)
-        .zip(b.rchunks_exact(CHUNK))
-        .take_while(|(x, y)| x == y)
-        .count()
-        * CHUNK;
+    let blocks = a.rchunks(BLOCK).zip(b.rchunks(BLOCK));
+    let same = blocks.take_while(|(x, y)| x == y).count() * BLOCK;
+    let same = same.min(a.len()).min(b.len());
     let (a, b) = (&a[..a.len() - same], &b[..b.len() - same]);
-    same + a
+    let (_, words_a) = a.as_rchunks::<8>();
+    let (_, words_b) = b.as_rchunks::<8>();
+    for (index, (x, y)) in words_a.iter().rev().zip(words_b.iter().rev()).enumerate() {
+        let differ = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if differ != 0 {
+            return same + index * 8 + differ.leading_zeros() as usize / 8;
+        }
+    }
+    let words = words_a.len().min(words_b.len()) * 8;
+    let (a, b) = (&a[..a.len() - words], &b[..b.len() - words]);
+    let tail = a
         .iter()
         .rev()
         .zip(b.iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
+        .take_while(|(x, y)| x == y);
+    same + words + tail.count()
 }
 
 /// A string map's pairs in key order: borrowed from its JSON where nothing is escaped.

@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::{MapChange, replace, string_pairs};
+use super::{MapChange, common_prefix, common_suffix, replace, string_pairs};
 use crate::json::members::{Member, members};
 use crate::objects::StoredObject;
 use crate::resources::ResourceType;
@@ -453,6 +453,30 @@ fn a_map_change_names_the_keys_added_or_changed_and_removed_in_order() {
     assert_eq!(change.removed, ["c"]);
     let same = MapChange::of("labels", stored, stored).expect("a string map");
     assert!(same.changed.is_empty() && same.removed.is_empty());
+}
+
+proptest! {
+    /// The block and word comparisons count what a byte-at-a-time one counts, wherever the
+    /// first difference falls and whatever the lengths.
+    #[test]
+    fn common_ends_are_counted_byte_for_byte(
+        a in proptest::collection::vec(0u8..3, 0..40),
+        b in proptest::collection::vec(0u8..3, 0..40),
+        before in 0usize..600,
+        after in 0usize..600,
+    ) {
+        let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+        let suffix = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+        prop_assert_eq!(common_prefix(&a, &b), prefix);
+        prop_assert_eq!(common_suffix(&a, &b), suffix);
+        let long = |v: &[u8]| [&vec![7u8; before][..], v, &vec![9u8; after][..]].concat();
+        let (long_a, long_b) = (long(&a), long(&b));
+        let whole = (a == b).then_some(long_a.len());
+        prop_assert_eq!(common_prefix(&long_a, &long_b), whole.unwrap_or(before + prefix));
+        prop_assert_eq!(common_suffix(&long_a, &long_b), whole.unwrap_or(after + suffix));
+        prop_assert_eq!(common_prefix(&long_a, &long_a), long_a.len());
+        prop_assert_eq!(common_suffix(&long_b, &long_b), long_b.len());
+    }
 }
 
 proptest! {
