@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::json::managed_entries::{self, ManagedEntry};
 use super::json::members::{self, Member};
 use super::json::type_meta::{self, TypeMetaSpans};
 use super::resources::ResourceType;
@@ -33,6 +34,9 @@ pub struct StoredObject {
     /// The members of `metadata` (found on first use: by the replace fast path, which makes
     /// the next version's as it writes it).
     metadata_members: OnceLock<Option<Box<[Member]>>>,
+    /// The entries of `metadata.managedFields` (found on first use, or made by the replace
+    /// fast path as it writes them).
+    managed_entries: OnceLock<Option<Box<[ManagedEntry]>>>,
     /// Whether a write that keeps this object's `spec` passes admission unchanged (decided on
     /// first use by the replace fast path, and kept by the versions it writes, which keep the
     /// spec).
@@ -91,19 +95,21 @@ impl StoredObject {
             metadata_only: OnceLock::new(),
             type_meta,
             metadata_members: OnceLock::new(),
+            managed_entries: OnceLock::new(),
             spec_admitted: OnceLock::new(),
         })
     }
 
     /// An object made from its parts: its bytes, resourceVersion, selectable texts, where its
-    /// TypeMeta is in `bytes` and its metadata's members (the replace fast path, which builds
-    /// the bytes from a current object's).
+    /// TypeMeta is in `bytes`, its metadata's members and, when known, its managedFields'
+    /// entries (the replace fast path, which builds the bytes from a current object's).
     pub fn from_parts(
         bytes: Bytes,
         rv: u64,
         selectable: Selectable,
         type_meta: TypeMetaSpans,
         metadata_members: Box<[Member]>,
+        managed_entries: Option<Box<[ManagedEntry]>>,
     ) -> Self {
         StoredObject {
             bytes,
@@ -112,6 +118,8 @@ impl StoredObject {
             metadata_only: OnceLock::new(),
             type_meta,
             metadata_members: OnceLock::from(Some(metadata_members)),
+            managed_entries: managed_entries
+                .map_or_else(OnceLock::new, |e| OnceLock::from(Some(e))),
             spec_admitted: OnceLock::new(),
         }
     }
@@ -140,6 +148,28 @@ impl StoredObject {
             members::members(&self.bytes, metadata).map(Vec::into_boxed_slice)
         });
         found.as_deref()
+    }
+
+    /// The value of metadata member `key`.
+    pub fn metadata_value(&self, key: &[u8]) -> Option<&[u8]> {
+        let members = self.metadata_members()?;
+        let member = members.iter().find(|m| m.key_of(&self.bytes) == key)?;
+        Some(member.value_of(&self.bytes))
+    }
+
+    /// The entries of the object's `managedFields`, as offsets into its value (None: it has
+    /// none, or one [`managed_entries::entries`] does not read): scanned on first use, and
+    /// handed by the replace fast path to the versions it writes.
+    pub fn managed_entries(&self) -> Option<&[ManagedEntry]> {
+        let found = self
+            .managed_entries
+            .get_or_init(|| managed_entries::entries(self.metadata_value(b"managedFields")?));
+        found.as_deref()
+    }
+
+    /// The entries [`Self::managed_entries`] has read so far (None: not asked yet, or none).
+    pub fn managed_entries_read(&self) -> Option<&[ManagedEntry]> {
+        self.managed_entries.get()?.as_deref()
     }
 
     /// Where `kind` and `apiVersion` are in [`Self::bytes`].

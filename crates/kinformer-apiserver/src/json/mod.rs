@@ -1,6 +1,8 @@
 //! The server's JSON machinery: the spans of an object's `kind` and `apiVersion` that LIST
-//! items are written without ([`type_meta`]), and the members of a compact object found without
-//! parsing their values ([`members`]).
+//! items are written without ([`type_meta`]), the members of a compact object found without
+//! parsing their values ([`members`]), and where a managedFields value's entries are
+//! ([`managed_entries`]).
 
+pub mod managed_entries;
 pub mod members;
 pub mod type_meta;

@@ -3,89 +3,98 @@
 //! general rule ([`super::managed::Change::record`]) then changes only the writer's entry —
 //! its `time`, and the new keys added to its `f:metadata` map — and where that entry sorts;
 //! every other entry keeps its bytes. This module makes exactly that edit on the stored JSON,
-//! so a replace on the fast path does not parse managedFields (most of an object's metadata).
+//! so a replace on the fast path does not parse managedFields (most of an object's metadata),
+//! and hands back where the entries it wrote are, so the next replace of the object does not
+//! scan them either (`crate::json::managed_entries`).
 //!
 //! Whatever it cannot decide that way — no entry of the writer's, a key another entry names,
 //! the writer's map absent or empty, escapes in the strings it compares, entries not in stored
 //! order, a tie in that order — is None, and the caller takes the general rule.
 
-use std::cmp::Ordering;
 use std::ops::Range;
 
 use super::managed::Writer;
 use super::meta::now;
-use crate::json::members::{Member, member_value, members, object_elements};
+use crate::json::managed_entries::{ManagedEntry, text};
+use crate::json::members::{member_value, members};
 
 /// The keys an Update set in one metadata map: the map's name (`labels`, `annotations`) and
 /// the keys.
 pub type MapKeys<'a> = (&'a str, &'a [String]);
 
-/// The stored `managedFields` value `raw` after an Update by `writer` at `api_version` that set
-/// `changed` keys (see the module doc); None when it is not that Update.
+/// The stored `managedFields` value `raw`, whose entries are `entries`, after an Update by
+/// `writer` at `api_version` that set `changed` keys (see the module doc), and the entries of
+/// the value it returns; None when it is not that Update.
 pub fn record_map_keys(
     raw: &[u8],
+    entries: &[ManagedEntry],
     changed: &[MapKeys<'_>],
     writer: Writer<'_>,
     api_version: &str,
-) -> Option<Vec<u8>> {
-    let headers: Vec<Header<'_>> = object_elements(raw, 0..raw.len())?
-        .into_iter()
-        .map(|(entry, members)| Header::of(raw, entry, members))
-        .collect::<Option<_>>()?;
-    if headers
-        .windows(2)
-        .any(|pair| pair[0].order(&pair[1]).is_ge())
-    {
+) -> Option<(Vec<u8>, Box<[ManagedEntry]>)> {
+    let keys: Vec<[&[u8]; 5]> = entries.iter().map(|e| e.order_key(raw)).collect();
+    if keys.windows(2).any(|pair| pair[0] >= pair[1]) {
         return None;
     }
-    let mine = headers
+    let mine = entries
         .iter()
-        .position(|h| h.is_writer(writer, api_version))?;
+        .position(|entry| is_writer(entry, raw, writer, api_version))?;
     let quoted = quoted_keys(changed)?;
-    let others_own = |(index, entry): (usize, &Range<usize>)| {
-        let bytes = raw.get(entry.clone()).unwrap_or_default();
+    let others_own = |(index, entry): (usize, &ManagedEntry)| {
         index != mine
             && quoted
                 .iter()
                 .flat_map(|(_, keys)| keys)
-                .any(|key| memchr::memmem::find(bytes, key).is_some())
+                .any(|key| memchr::memmem::find(entry.entry.text(raw), key).is_some())
     };
-    if headers.iter().map(|h| &h.entry).enumerate().any(others_own) {
+    if entries.iter().enumerate().any(others_own) {
         return None;
     }
     let time = now();
-    let updated = writer_entry(raw, headers.get(mine)?, &quoted, &time)?;
-    let mut moved = headers.get(mine)?.clone();
-    moved.time = time.as_bytes();
-    let mut order: Vec<(Header<'_>, &[u8])> = headers
-        .iter()
-        .enumerate()
-        .filter(|(index, _)| *index != mine)
-        .map(|(_, header)| {
-            (
-                header.clone(),
-                raw.get(header.entry.clone()).unwrap_or_default(),
-            )
-        })
-        .collect();
-    let at = order.partition_point(|(header, _)| header.order(&moved).is_lt());
-    if order
-        .get(at)
-        .is_some_and(|(header, _)| header.order(&moved).is_eq())
+    let (updated, updated_entry) = writer_entry(raw, entries.get(mine)?, &quoted, &time)?;
+    let mut moved_key = *keys.get(mine)?;
+    moved_key[1] = time.as_bytes();
+    let others = || (0..entries.len()).filter(|index| *index != mine);
+    let at = others()
+        .take_while(|index| keys[*index] < moved_key)
+        .count();
+    if others()
+        .nth(at)
+        .is_some_and(|index| keys[index] == moved_key)
     {
         return None;
     }
-    order.insert(at, (moved, &updated));
+    let mut order: Vec<(&[u8], &ManagedEntry, usize)> = others()
+        .map(|index| {
+            (
+                entries[index].entry.text(raw),
+                &entries[index],
+                entries[index].entry.range().start,
+            )
+        })
+        .collect();
+    order.insert(at, (&updated, &updated_entry, 0));
     let mut out = Vec::with_capacity(raw.len() + 64);
+    let mut written = Vec::with_capacity(order.len());
     out.push(b'[');
-    for (index, (_, bytes)) in order.iter().enumerate() {
+    for (index, (bytes, entry, from)) in order.into_iter().enumerate() {
         if index > 0 {
             out.push(b',');
         }
+        let to = out.len();
+        written.push(entry.mapped(|at| at - from + to)?);
         out.extend_from_slice(bytes);
     }
     out.push(b']');
-    Some(out)
+    Some((out, written.into_boxed_slice()))
+}
+
+/// Whether `entry` is `writer`'s Update entry at `api_version`.
+fn is_writer(entry: &ManagedEntry, raw: &[u8], writer: Writer<'_>, api_version: &str) -> bool {
+    text(entry.operation, raw) == b"Update"
+        && text(entry.manager, raw) == writer.manager.as_bytes()
+        && text(entry.api_version, raw) == api_version.as_bytes()
+        && text(entry.subresource, raw) == writer.subresource.as_bytes()
 }
 
 /// A map's name and its changed keys as `fieldsV1` names them: `"f:KEY"`, quoted as JSON.
@@ -105,100 +114,44 @@ fn quoted_keys<'a>(changed: &[MapKeys<'a>]) -> Option<Vec<QuotedKeys<'a>>> {
         .collect()
 }
 
-/// What orders and identifies an entry (each string's text between its quotes; absent: empty),
-/// and its members.
-#[derive(Clone)]
-struct Header<'a> {
-    operation: &'a [u8],
-    time: &'a [u8],
-    manager: &'a [u8],
-    api_version: &'a [u8],
-    subresource: &'a [u8],
-    entry: Range<usize>,
-    members: Vec<Member>,
-}
-
-impl<'a> Header<'a> {
-    /// The header of the entry at `entry` in `raw` with `members`; None when a string it reads
-    /// has an escape.
-    fn of(raw: &'a [u8], entry: Range<usize>, members: Vec<Member>) -> Option<Self> {
-        let text = |key: &[u8]| -> Option<&'a [u8]> {
-            let Some(member) = members.iter().find(|m| m.key_of(raw) == key) else {
-                return Some(b"");
-            };
-            let inner = member
-                .value_of(raw)
-                .strip_prefix(b"\"")?
-                .strip_suffix(b"\"")?;
-            (!inner.contains(&b'\\')).then_some(inner)
-        };
-        Some(Header {
-            operation: text(b"operation")?,
-            time: text(b"time")?,
-            manager: text(b"manager")?,
-            api_version: text(b"apiVersion")?,
-            subresource: text(b"subresource")?,
-            entry,
-            members,
-        })
-    }
-
-    /// kube-apiserver's order of entries: operation, time, manager, apiVersion, subresource.
-    fn order(&self, other: &Header<'_>) -> Ordering {
-        let key = |h: &Header<'a>| [h.operation, h.time, h.manager, h.api_version, h.subresource];
-        key(self).cmp(&[
-            other.operation,
-            other.time,
-            other.manager,
-            other.api_version,
-            other.subresource,
-        ])
-    }
-
-    /// Whether this is `writer`'s Update entry at `api_version`.
-    fn is_writer(&self, writer: Writer<'_>, api_version: &str) -> bool {
-        self.operation == b"Update"
-            && self.manager == writer.manager.as_bytes()
-            && self.api_version == api_version.as_bytes()
-            && self.subresource == writer.subresource.as_bytes()
-    }
-
-    /// The value of member `key`.
-    fn value(&self, key: &[u8], raw: &[u8]) -> Option<Range<usize>> {
-        let member = self.members.iter().find(|m| m.key_of(raw) == key)?;
-        Some(member.value.clone())
-    }
-}
-
-/// The writer's entry with `time` and the `changed` keys added to its `f:metadata` maps.
+/// The writer's entry with `time` and the `changed` keys added to its `f:metadata` maps, and
+/// where its spans are in it.
 fn writer_entry(
     raw: &[u8],
-    header: &Header<'_>,
+    entry: &ManagedEntry,
     changed: &[QuotedKeys<'_>],
     time: &str,
-) -> Option<Vec<u8>> {
+) -> Option<(Vec<u8>, ManagedEntry)> {
     let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
-    let fields = header.value(b"fieldsV1", raw)?;
+    let fields = entry.fields_v1?.range();
     let metadata = member_value(raw, fields, b"f:metadata")?;
     for (map, keys) in changed.iter().filter(|(_, keys)| !keys.is_empty()) {
         let owned = member_value(raw, metadata.clone(), format!("f:{map}").as_bytes())?;
         edits.extend(insertions(raw, owned, keys)?);
     }
-    edits.push((
-        header.value(b"time", raw)?,
-        format!("\"{time}\"").into_bytes(),
-    ));
+    edits.push((entry.time?.range(), format!("\"{time}\"").into_bytes()));
     edits.sort_by_key(|(range, _)| range.start);
-    let entry = header.entry.clone();
-    let mut out = Vec::with_capacity(entry.len() + 64);
-    let mut from = entry.start;
-    for (range, bytes) in edits {
+    let whole = entry.entry.range();
+    let mut out = Vec::with_capacity(whole.len() + 64);
+    let mut from = whole.start;
+    for (range, bytes) in &edits {
         out.extend_from_slice(raw.get(from..range.start)?);
-        out.extend_from_slice(&bytes);
+        out.extend_from_slice(bytes);
         from = range.end;
     }
-    out.extend_from_slice(raw.get(from..entry.end)?);
-    Some(out)
+    out.extend_from_slice(raw.get(from..whole.end)?);
+    let moved = entry.mapped(|at| through_edits(at, &edits) - whole.start)?;
+    Some((out, moved))
+}
+
+/// Where position `at` of the original lands once `edits` (sorted, not overlapping) are made:
+/// every edit that ends at or before it moves it by the length it adds. An insertion exactly at
+/// `at` goes before it; a replaced value's end moves with the replacement.
+fn through_edits(at: usize, edits: &[(Range<usize>, Vec<u8>)]) -> usize {
+    edits
+        .iter()
+        .filter(|(range, _)| range.end <= at)
+        .fold(at, |at, (range, bytes)| at + bytes.len() - range.len())
 }
 
 /// The insertions that add `"f:KEY": {}` for each of `keys` (quoted, sorted) the non-empty
@@ -239,6 +192,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::json::managed_entries;
     use crate::write::managed::Change;
 
     const WRITER: Writer<'static> = Writer {
@@ -274,10 +228,17 @@ mod tests {
         Value::Array(change.record(list, WRITER, "v1"))
     }
 
+    /// The in-place edit of `entries`, checked to hand back the entries a scan of what it wrote
+    /// finds.
     fn in_place(entries: &Value, changed: &[MapKeys<'_>]) -> Option<Value> {
         let raw = serde_json::to_vec(entries).ok()?;
-        let out = record_map_keys(&raw, changed, WRITER, "v1")?;
+        let (out, carried) = record_map_keys(&raw, &scanned(&raw), changed, WRITER, "v1")?;
+        assert_eq!(carried, scanned(&out), "{}", String::from_utf8_lossy(&out));
         serde_json::from_slice(&out).ok()
+    }
+
+    fn scanned(raw: &[u8]) -> Box<[ManagedEntry]> {
+        managed_entries::entries(raw).unwrap_or_default()
     }
 
     #[test]
@@ -289,14 +250,19 @@ mod tests {
             (keys(&["0", "app", "zz"]), keys(&["a", "b/c"])),
             (keys(&[]), keys(&["new"])),
         ];
-        for (labels, annotations) in &cases {
-            let changed = [("annotations", &annotations[..]), ("labels", &labels[..])];
-            let expected = by_the_rule(&entries(), &changed);
-            assert_eq!(
-                in_place(&entries(), &changed),
-                Some(expected),
-                "{labels:?} {annotations:?}"
-            );
+        // A stored time of another length than the one written moves what follows it.
+        let mut longer_time = entries();
+        longer_time[0]["time"] = json!("2025-01-01T00:00:00.000000Z");
+        for stored in [entries(), longer_time] {
+            for (labels, annotations) in &cases {
+                let changed = [("annotations", &annotations[..]), ("labels", &labels[..])];
+                let expected = by_the_rule(&stored, &changed);
+                assert_eq!(
+                    in_place(&stored, &changed),
+                    Some(expected),
+                    "{labels:?} {annotations:?}"
+                );
+            }
         }
     }
 
@@ -329,7 +295,7 @@ mod tests {
         };
         let raw = serde_json::to_vec(&entries()).unwrap_or_default();
         assert_eq!(
-            record_map_keys(&raw, &labels, someone_else, "v1"),
+            record_map_keys(&raw, &scanned(&raw), &labels, someone_else, "v1"),
             None,
             "no entry"
         );

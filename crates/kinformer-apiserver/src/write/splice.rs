@@ -30,6 +30,7 @@ use super::admission;
 use super::managed::Change;
 use super::managed_raw::{self, MapKeys};
 use super::target::Target;
+use crate::json::managed_entries::ManagedEntry;
 use crate::json::members::{self, Member};
 use crate::objects::StoredObject;
 use crate::selectable::Selectable;
@@ -72,8 +73,8 @@ struct Plan<'a> {
     members: &'a [Member],
     /// The body's value of each of [`STRING_MAPS`], where the current object has it.
     maps: [Option<&'a [u8]>; 2],
-    /// The new `managedFields` value (None: unchanged; empty: no member).
-    managed_fields: Option<Vec<u8>>,
+    /// What becomes of `managedFields`.
+    managed_fields: ManagedChange,
     selectable: Selectable,
 }
 
@@ -95,7 +96,7 @@ impl<'a> Plan<'a> {
         }
         let given = members::edited_members(stored, members, body, given_metadata, common)?;
         let maps = map_changes(stored, members, body, &given)?;
-        let managed_fields = managed_fields(stored, members, &maps, target, &api_version)?;
+        let managed_fields = managed_fields(current, &maps, target, &api_version)?;
         let labels = maps[1].as_ref().map(|m| &m.given_pairs);
         let selectable = Selectable::new(
             current.name(),
@@ -154,7 +155,13 @@ impl<'a> Plan<'a> {
         out.extend_from_slice(&stored[self.metadata.end..]);
         let type_meta = self.current.type_meta().with_metadata(metadata);
         let members = written.into_boxed_slice();
-        StoredObject::from_parts(Bytes::from(out), rv, self.selectable, type_meta, members)
+        let entries = match self.managed_fields {
+            ManagedChange::Unchanged => self.current.managed_entries_read().map(Box::from),
+            ManagedChange::Removed => None,
+            ManagedChange::Rewritten(_, entries) => entries,
+        };
+        let bytes = Bytes::from(out);
+        StoredObject::from_parts(bytes, rv, self.selectable, type_meta, members, entries)
             .with_spec_admitted_of(self.current)
     }
 
@@ -169,13 +176,23 @@ impl<'a> Plan<'a> {
             }
             (b"resourceVersion", _) => Rendered::ResourceVersion,
             (b"managedFields", _) => match &self.managed_fields {
-                Some(fields) if fields.is_empty() => Rendered::Omitted,
-                Some(fields) => Rendered::Bytes(fields),
-                None => Rendered::Bytes(member.value_of(stored)),
+                ManagedChange::Removed => Rendered::Omitted,
+                ManagedChange::Rewritten(fields, _) => Rendered::Bytes(fields),
+                ManagedChange::Unchanged => Rendered::Bytes(member.value_of(stored)),
             },
             _ => Rendered::Bytes(member.value_of(stored)),
         }
     }
+}
+
+/// What a replace does to `managedFields`.
+enum ManagedChange {
+    /// Nothing.
+    Unchanged,
+    /// The member goes: no entry is left.
+    Removed,
+    /// It becomes this value, whose entries are these when known.
+    Rewritten(Vec<u8>, Option<Box<[ManagedEntry]>>),
 }
 
 /// What a metadata member is rendered as.
@@ -403,36 +420,29 @@ fn map_changes<'a>(
     given.next().is_none().then_some(maps)
 }
 
-/// The stored value of metadata member `key`.
-fn stored_value<'s>(stored: &'s [u8], members: &[Member], key: &str) -> Option<&'s [u8]> {
-    members
-        .iter()
-        .find(|m| m.key_of(stored) == key.as_bytes())
-        .map(|m| m.value_of(stored))
-}
-
-/// The `managedFields` value after the `maps`' changes by the target's writer (None:
-/// unchanged; empty: none left); None when the stored object has none to change. Rewritten in
-/// place when [`managed_raw`] can, parsed otherwise.
+/// What the `maps`' changes by the target's writer do to `managedFields`; None when the
+/// stored object has none to change. Rewritten in place when [`managed_raw`] can (from the
+/// entries `current` knows or scans), parsed otherwise.
 fn managed_fields(
-    stored: &[u8],
-    members: &[Member],
+    current: &StoredObject,
     maps: &[Option<MapChange<'_>>; 2],
     target: &Target<'_>,
     api_version: &str,
-) -> Option<Option<Vec<u8>>> {
+) -> Option<ManagedChange> {
     let each_map = || maps.iter().flatten();
     if each_map().all(|map| map.changed.is_empty() && map.removed.is_empty()) {
-        return Some(None);
+        return Some(ManagedChange::Unchanged);
     }
-    let raw = stored_value(stored, members, "managedFields")?;
-    if each_map().all(|map| map.removed.is_empty()) {
+    let raw = current.metadata_value(b"managedFields")?;
+    if each_map().all(|map| map.removed.is_empty())
+        && let Some(entries) = current.managed_entries()
+    {
         let changed: Vec<MapKeys<'_>> =
             each_map().map(|map| (map.name, &map.changed[..])).collect();
-        if let Some(fields) =
-            managed_raw::record_map_keys(raw, &changed, target.writer, api_version)
-        {
-            return Some(Some(fields));
+        let edited =
+            managed_raw::record_map_keys(raw, entries, &changed, target.writer, api_version);
+        if let Some((fields, entries)) = edited {
+            return Some(ManagedChange::Rewritten(fields, Some(entries)));
         }
     }
     let mut change = Change::default();
@@ -442,8 +452,10 @@ fn managed_fields(
     let entries: Vec<Value> = serde_json::from_slice(raw).ok()?;
     let entries = change.record(entries, target.writer, api_version);
     match entries.is_empty() {
-        true => Some(Some(Vec::new())),
-        false => serde_json::to_vec(&entries).ok().map(Some),
+        true => Some(ManagedChange::Removed),
+        false => serde_json::to_vec(&entries)
+            .ok()
+            .map(|fields| ManagedChange::Rewritten(fields, None)),
     }
 }
 

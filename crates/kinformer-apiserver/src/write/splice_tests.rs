@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::{MapChange, common_prefix, common_suffix, replace, string_pairs};
+use crate::json::managed_entries::entries;
 use crate::json::members::{Member, members};
 use crate::objects::StoredObject;
 use crate::resources::ResourceType;
@@ -93,7 +94,7 @@ fn same_in(
     plural: &str,
     edit: impl FnOnce(&mut Value),
     manager: &str,
-) {
+) -> std::sync::Arc<StoredObject> {
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
     let mut sent = stored(store, plural, name);
     edit(&mut sent);
@@ -125,6 +126,14 @@ fn same_in(
         layout,
         "the layout it wrote"
     );
+    if let Some(carried) = fast.managed_entries_read() {
+        let managed = fast.metadata_value(b"managedFields");
+        assert_eq!(
+            Some(carried),
+            managed.and_then(entries).as_deref(),
+            "the managedFields entries it wrote"
+        );
+    }
     let mut labels: Vec<String> = [object, &sent]
         .iter()
         .filter_map(|o| o.pointer("/metadata/labels").and_then(Value::as_object))
@@ -142,6 +151,7 @@ fn same_in(
         observed(&fast, &labels, &fields),
         observed(&general, &labels, &fields)
     );
+    fast
 }
 
 /// The stored `object` changed by `edit`, as a body.
@@ -254,7 +264,11 @@ fn consecutive_replaces_read_the_layout_the_last_one_wrote() {
                 b["metadata"]["annotations"]["long"] = json!("x".repeat(300));
             }
         };
-        same_in(&store, &pod(), "pods", edit, "kinformer-apiserver");
+        let written = same_in(&store, &pod(), "pods", edit, "kinformer-apiserver");
+        assert!(
+            written.managed_entries_read().is_some(),
+            "step {step}: the managedFields entries are carried, not scanned again"
+        );
     }
 }
 
