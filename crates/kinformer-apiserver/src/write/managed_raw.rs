@@ -13,6 +13,8 @@
 
 use std::ops::Range;
 
+use memchr::memmem::Finder;
+
 use super::managed::Writer;
 use super::meta::now;
 use crate::json::managed_entries::{ManagedEntry, text};
@@ -40,12 +42,15 @@ pub fn record_map_keys(
         .iter()
         .position(|entry| is_writer(entry, raw, writer, api_version))?;
     let quoted = quoted_keys(changed)?;
+    // One searcher per key, built once: building one costs more than searching an entry.
+    let finders: Vec<Finder<'_>> = quoted
+        .iter()
+        .flat_map(|(_, keys)| keys)
+        .map(Finder::new)
+        .collect();
     let others_own = |(index, entry): (usize, &ManagedEntry)| {
-        index != mine
-            && quoted
-                .iter()
-                .flat_map(|(_, keys)| keys)
-                .any(|key| memchr::memmem::find(entry.entry.text(raw), key).is_some())
+        let bytes = entry.entry.text(raw);
+        index != mine && finders.iter().any(|key| key.find(bytes).is_some())
     };
     if entries.iter().enumerate().any(others_own) {
         return None;
@@ -107,7 +112,7 @@ fn quoted_keys<'a>(changed: &[MapKeys<'a>]) -> Option<Vec<QuotedKeys<'a>>> {
         .map(|(map, keys)| {
             let quoted = keys
                 .iter()
-                .map(|key| serde_json::to_vec(&format!("f:{key}")).ok())
+                .map(|key| serde_json::to_vec(&["f:", key].concat()).ok())
                 .collect::<Option<_>>()?;
             Some((*map, quoted))
         })
@@ -126,10 +131,13 @@ fn writer_entry(
     let fields = entry.fields_v1?.range();
     let metadata = member_value(raw, fields, b"f:metadata")?;
     for (map, keys) in changed.iter().filter(|(_, keys)| !keys.is_empty()) {
-        let owned = member_value(raw, metadata.clone(), format!("f:{map}").as_bytes())?;
+        let owned = member_value(raw, metadata.clone(), &[b"f:", map.as_bytes()].concat())?;
         edits.extend(insertions(raw, owned, keys)?);
     }
-    edits.push((entry.time?.range(), format!("\"{time}\"").into_bytes()));
+    edits.push((
+        entry.time?.range(),
+        [b"\"", time.as_bytes(), b"\""].concat(),
+    ));
     edits.sort_by_key(|(range, _)| range.start);
     let whole = entry.entry.range();
     let mut out = Vec::with_capacity(whole.len() + 64);
