@@ -142,10 +142,21 @@ impl StoredObject {
     }
 
     /// The members of the object's `metadata` (None: it has none that is a compact object).
+    /// The walk that finds them reads the entries of `managedFields` on its way (what
+    /// [`Self::managed_entries`] answers), unless they are known already.
     pub fn metadata_members(&self) -> Option<&[Member]> {
         let found = self.metadata_members.get_or_init(|| {
             let metadata = self.type_meta.metadata()?;
-            members::members(&self.bytes, metadata).map(Vec::into_boxed_slice)
+            let mut entries = None;
+            let read = |bytes: &[u8], at: usize| {
+                let (end, elements) = members::object_elements_at(bytes, at)?;
+                entries = managed_entries::of_elements(bytes, elements, at);
+                Some(end)
+            };
+            let found = members::members_reading(&self.bytes, metadata, b"managedFields", read);
+            // Never blocks: that cell is only initialised after this one (see managed_entries).
+            let _ = self.managed_entries.set(entries);
+            found.map(Vec::into_boxed_slice)
         });
         found.as_deref()
     }
@@ -161,6 +172,9 @@ impl StoredObject {
     /// none, or one [`managed_entries::entries`] does not read): scanned on first use, and
     /// handed by the replace fast path to the versions it writes.
     pub fn managed_entries(&self) -> Option<&[ManagedEntry]> {
+        // The metadata's first walk sets the entries: it runs before this cell is initialised
+        // here, never from inside that initialisation.
+        let _ = self.metadata_members();
         let found = self
             .managed_entries
             .get_or_init(|| managed_entries::entries(self.metadata_value(b"managedFields")?));
@@ -329,6 +343,54 @@ mod tests {
             unreachable!("a valid object")
         };
         Arc::new(object)
+    }
+
+    /// The metadata's one walk finds what two walks find: its members and the managedFields
+    /// entries; whichever is asked first. A managedFields that is not an array of objects has no
+    /// entries and does not hide the other members.
+    #[test]
+    fn one_walk_reads_the_metadata_and_the_managed_fields_entries() {
+        let registry = Registry::with_builtins();
+        let Some(resource) = registry.find("", "v1", "configmaps") else {
+            unreachable!("configmaps are built in")
+        };
+        let entry = json!({"apiVersion": "v1", "fieldsV1": {"f:data": {}}, "manager": "m",
+                           "operation": "Update", "time": "2025-01-01T00:00:00Z"});
+        for managed in [
+            json!([entry, entry]),
+            json!([]),
+            json!(null),
+            json!([1]),
+            json!({"a": 1}),
+        ] {
+            let value = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                               "metadata": {"name": "a", "managedFields": managed, "uid": "u"}});
+            let fresh = || StoredObject::new(&value, &resource, 1).ok();
+            let (Some(first), Some(second)) = (fresh(), fresh()) else {
+                unreachable!("a valid object")
+            };
+            // What two separate walks find.
+            let bytes = &fresh().map(|o| o.bytes).unwrap_or_default()[..];
+            let metadata = first.type_meta().metadata().unwrap_or_default();
+            let members = members::members(bytes, metadata);
+            let managed_value = members
+                .iter()
+                .flatten()
+                .find(|m| m.key_of(bytes) == b"managedFields");
+            let entries = managed_value.and_then(|m| managed_entries::entries(m.value_of(bytes)));
+            assert_eq!(first.managed_entries(), entries.as_deref(), "{managed}");
+            assert_eq!(first.metadata_members().map(<[Member]>::to_vec), members);
+            assert_eq!(second.metadata_members().map(<[Member]>::to_vec), members);
+            assert_eq!(second.managed_entries(), entries.as_deref(), "{managed}");
+            assert_eq!(members.map(|m| m.len()), Some(3), "{managed}");
+            assert_eq!(
+                entries.map(|e| e.len()),
+                managed
+                    .as_array()
+                    .filter(|a| a != &&[json!(1)])
+                    .map(Vec::len)
+            );
+        }
     }
 
     fn keys(objects: &Objects) -> Vec<String> {

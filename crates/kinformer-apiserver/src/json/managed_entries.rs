@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use super::members::{Member, object_elements};
+use super::members::{Member, ObjectElements, object_elements};
 
 /// A byte range as two `u32` offsets (a layout is kept with every object that has one; an
 /// object's managedFields are far below 4 GiB).
@@ -152,9 +152,21 @@ pub fn text(span: Option<Span>, raw: &[u8]) -> &[u8] {
 /// The entries of the compact managedFields value `raw` (an array of objects); None when it is
 /// not one or an entry cannot be read so (see [`ManagedEntry`]).
 pub fn entries(raw: &[u8]) -> Option<Box<[ManagedEntry]>> {
-    object_elements(raw, 0..raw.len())?
+    of_elements(raw, object_elements(raw, 0..raw.len())?, 0)
+}
+
+/// The entries of the managedFields value that starts at `start` in `document`, given its
+/// `elements` (positions in `document`), as offsets into the value.
+pub fn of_elements(
+    document: &[u8],
+    elements: ObjectElements,
+    start: usize,
+) -> Option<Box<[ManagedEntry]>> {
+    elements
         .into_iter()
-        .map(|(entry, members)| ManagedEntry::of(raw, entry, &members))
+        .map(|(entry, members)| {
+            ManagedEntry::of(document, entry, &members)?.mapped(|at| at - start)
+        })
         .collect()
 }
 

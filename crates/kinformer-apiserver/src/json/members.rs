@@ -34,15 +34,9 @@ impl Member {
 /// The members of the compact JSON object at `object` in `document` (from its `{` to the end of
 /// its `}`); None when it is not one.
 pub fn members(document: &[u8], object: Range<usize>) -> Option<Vec<Member>> {
-    let bytes = document.get(..object.end)?;
-    let mut at = object.start;
-    expect(bytes, &mut at, b'{')?;
-    let mut found = Vec::with_capacity(16);
-    if bytes.get(at) == Some(&b'}') {
-        return (at + 1 == object.end).then_some(found);
-    }
-    let end = members_from(bytes, at, None, &mut found)?;
-    (end + 1 == object.end).then_some(found)
+    object_members(document, object, &mut |bytes, _, start| {
+        value_end(bytes, start)
+    })
 }
 
 /// The members of `edited`, an edit of `original` whose object has the members `known`:
@@ -98,18 +92,23 @@ pub fn edited_members(
     }
 }
 
+/// An array's elements, each an object: where each is and its members.
+pub type ObjectElements = Vec<(Range<usize>, Vec<Member>)>;
+
 /// The elements of the compact JSON array at `array` in `document` when each is an object,
 /// each with its members; None otherwise.
-pub fn object_elements(
-    document: &[u8],
-    array: Range<usize>,
-) -> Option<Vec<(Range<usize>, Vec<Member>)>> {
-    let bytes = document.get(..array.end)?;
-    let mut at = array.start;
+pub fn object_elements(document: &[u8], array: Range<usize>) -> Option<ObjectElements> {
+    let (end, found) = object_elements_at(document.get(..array.end)?, array.start)?;
+    (end == array.end).then_some(found)
+}
+
+/// The elements of the compact JSON array starting at `at` when each is an object, and where
+/// the array ends (one past its `]`); None otherwise.
+pub fn object_elements_at(bytes: &[u8], mut at: usize) -> Option<(usize, ObjectElements)> {
     expect(bytes, &mut at, b'[')?;
     let mut found = Vec::with_capacity(8);
     if bytes.get(at) == Some(&b']') {
-        return (at + 1 == array.end).then_some(found);
+        return Some((at + 1, found));
     }
     loop {
         let start = at;
@@ -122,10 +121,44 @@ pub fn object_elements(
         found.push((start..at, members));
         match bytes.get(at)? {
             b',' => at += 1,
-            b']' if at + 1 == array.end => return Some(found),
+            b']' => return Some((at + 1, found)),
             _ => return None,
         }
     }
+}
+
+/// [`members`], with the value of member `key` delimited by `read` (given the document and
+/// where the value starts, it answers where it ends; None: skip it as any other) instead of
+/// skipped: a caller that needs that value's own structure reads it in the same walk.
+pub fn members_reading(
+    document: &[u8],
+    object: Range<usize>,
+    key: &[u8],
+    mut read: impl FnMut(&[u8], usize) -> Option<usize>,
+) -> Option<Vec<Member>> {
+    let mut skip = |bytes: &[u8], found_key: &[u8], start: usize| match found_key == key {
+        true => read(bytes, start).or_else(|| value_end(bytes, start)),
+        false => value_end(bytes, start),
+    };
+    object_members(document, object, &mut skip)
+}
+
+/// The members of the compact JSON object at `object`, each value delimited by `skip` (see
+/// [`members_with`]).
+fn object_members(
+    document: &[u8],
+    object: Range<usize>,
+    skip: &mut impl FnMut(&[u8], &[u8], usize) -> Option<usize>,
+) -> Option<Vec<Member>> {
+    let bytes = document.get(..object.end)?;
+    let mut at = object.start;
+    expect(bytes, &mut at, b'{')?;
+    let mut found = Vec::with_capacity(16);
+    if bytes.get(at) == Some(&b'}') {
+        return (at + 1 == object.end).then_some(found);
+    }
+    let end = members_with(bytes, at, None, &mut found, skip)?;
+    (end + 1 == object.end).then_some(found)
 }
 
 /// The value of member `key` of the compact JSON object at `object`, scanning its members only
@@ -155,9 +188,23 @@ pub fn member_value(document: &[u8], object: Range<usize>, key: &[u8]) -> Option
 /// brace, or `stop`).
 fn members_from(
     bytes: &[u8],
+    at: usize,
+    stop: Option<usize>,
+    found: &mut Vec<Member>,
+) -> Option<usize> {
+    members_with(bytes, at, stop, found, &mut |bytes, _, start| {
+        value_end(bytes, start)
+    })
+}
+
+/// [`members_from`], each value delimited by `skip` (given the bytes, the member's key and
+/// where its value starts, it answers where the value ends).
+fn members_with(
+    bytes: &[u8],
     mut at: usize,
     stop: Option<usize>,
     found: &mut Vec<Member>,
+    skip: &mut impl FnMut(&[u8], &[u8], usize) -> Option<usize>,
 ) -> Option<usize> {
     loop {
         if Some(at) == stop {
@@ -170,7 +217,7 @@ fn members_from(
         at += 1;
         expect(bytes, &mut at, b':')?;
         let value_start = at;
-        at = value_end(bytes, at)?;
+        at = skip(bytes, bytes.get(key.clone())?, at)?;
         found.push(Member {
             key,
             value: value_start..at,
