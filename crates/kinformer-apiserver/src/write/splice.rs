@@ -346,29 +346,26 @@ fn string_pairs(map: &[u8]) -> Option<Pairs<'_>> {
 }
 
 /// [`string_pairs`] of a map whose keys and values need no escape (serde_json writes them as
-/// they are), keys strictly increasing; None otherwise.
+/// they are), keys strictly increasing; None otherwise. Checked once for the whole map: with no
+/// backslash and no control character anywhere, no string has an escape (an unescaped quote
+/// cannot stand inside one), and the map is one UTF-8 text its strings are cut from.
 fn plain_pairs(map: &[u8]) -> Option<Pairs<'_>> {
+    if map.iter().any(|&b| b == b'\\' || b < 0x20) {
+        return None;
+    }
+    let text = std::str::from_utf8(map).ok()?;
     let members = members::members(map, 0..map.len())?;
     let mut pairs: Pairs<'_> = Vec::with_capacity(members.len());
     for member in &members {
-        let key = plain_text(member.key_of(map))?;
-        let quoted = member.value_of(map);
-        let value = plain_text(quoted.strip_prefix(b"\"")?.strip_suffix(b"\"")?)?;
+        let key = text.get(member.key.clone())?;
+        let quoted = text.get(member.value.clone())?;
+        let value = quoted.strip_prefix('"')?.strip_suffix('"')?;
         if pairs.last().is_some_and(|(last, _)| last.as_ref() >= key) {
             return None;
         }
         pairs.push((Cow::Borrowed(key), Cow::Borrowed(value)));
     }
     Some(pairs)
-}
-
-/// `text` as a string when serde_json writes it unescaped (no quote, backslash or control
-/// character; valid UTF-8).
-fn plain_text(text: &[u8]) -> Option<&str> {
-    if text.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) {
-        return None;
-    }
-    std::str::from_utf8(text).ok()
 }
 
 /// Adds `metadata.<map>.<key>` for each of `keys` to the `fieldsV1` tree `tree`.

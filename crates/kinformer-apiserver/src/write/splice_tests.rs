@@ -439,6 +439,8 @@ fn string_maps_are_read_in_place_unless_escaped_and_only_as_serde_writes_them() 
     ];
     assert_eq!(plain, Some(expected));
     assert_eq!(pairs_of("{}"), Some(Vec::new()));
+    let wide = vec![("é".to_owned(), "ü€".to_owned(), true)];
+    assert_eq!(pairs_of(r#"{"é":"ü€"}"#), Some(wide));
     // Escapes are parsed (and must be serde_json's own).
     let escaped = pairs_of(r#"{"a":"x\"y\n"}"#);
     assert_eq!(
@@ -453,6 +455,7 @@ fn string_maps_are_read_in_place_unless_escaped_and_only_as_serde_writes_them() 
         r#"{"a":"\u0041"}"#,
         r#"{"a":"x\/y"}"#,
         r#"["a"]"#,
+        "{\"a\":\"x\u{1}y\"}",
     ] {
         assert_eq!(pairs_of(odd), None, "{odd}");
     }
