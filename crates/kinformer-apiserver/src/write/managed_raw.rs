@@ -69,26 +69,21 @@ pub fn record_map_keys(
     {
         return None;
     }
-    let mut order: Vec<(&[u8], &ManagedEntry, usize)> = others()
-        .map(|index| {
-            (
-                entries[index].entry.text(raw),
-                &entries[index],
-                entries[index].entry.range().start,
-            )
-        })
-        .collect();
-    order.insert(at, (&updated, &updated_entry, 0));
+    // Each entry in its new order: its bytes and entry, positions relative to those bytes'
+    // buffer (`raw` for the others, the writer's own for the writer's).
+    let mut order: Vec<(&[u8], &ManagedEntry)> =
+        others().map(|index| (raw, &entries[index])).collect();
+    order.insert(at, (&updated, &updated_entry));
     let mut out = Vec::with_capacity(raw.len() + 64);
     let mut written = Vec::with_capacity(order.len());
     out.push(b'[');
-    for (index, (bytes, entry, from)) in order.into_iter().enumerate() {
+    for (index, (buffer, entry)) in order.into_iter().enumerate() {
         if index > 0 {
             out.push(b',');
         }
-        let to = out.len();
+        let (from, to) = (entry.entry.range().start, out.len());
         written.push(entry.mapped(|at| at - from + to)?);
-        out.extend_from_slice(bytes);
+        out.extend_from_slice(entry.entry.text(buffer));
     }
     out.push(b']');
     Some((out, written.into_boxed_slice()))
