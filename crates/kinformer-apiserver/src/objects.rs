@@ -64,8 +64,7 @@ struct RawMetadata<'a> {
 impl StoredObject {
     /// Indexes a serialised object.
     pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
-        let (bytes, type_meta) = type_meta::serialise(value)
-            .map_err(|e| ApiError::bad_request(format!("cannot serialise object: {e}")))?;
+        let (bytes, type_meta) = type_meta::serialise(value);
         // Read through a reference: metadata holds managedFields, most of an object's bytes.
         let metadata = value
             .get("metadata")
@@ -83,8 +82,10 @@ impl StoredObject {
             labels,
             resource,
             |field| {
-                let pointer = format!("/{}", field.replace('.', "/"));
-                value.pointer(&pointer)?.as_str()
+                field
+                    .split('.')
+                    .try_fold(value, |at, name| at.get(name))?
+                    .as_str()
             },
         )
         .ok_or_else(|| ApiError::bad_request("invalid metadata: too large"))?;

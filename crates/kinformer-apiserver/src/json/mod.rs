@@ -1,8 +1,9 @@
 //! The server's JSON machinery: the spans of an object's `kind` and `apiVersion` that LIST
 //! items are written without ([`type_meta`]), the members of a compact object found without
-//! parsing their values ([`members`]), and where a managedFields value's entries are
-//! ([`managed_entries`]).
+//! parsing their values ([`members`]), where a managedFields value's entries are
+//! ([`managed_entries`]), and a value's compact text ([`writer`]).
 
 pub mod managed_entries;
 pub mod members;
 pub mod type_meta;
+pub mod writer;

@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use super::writer::{write_str, write_value};
+
 /// A byte range of a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span {
@@ -110,12 +112,15 @@ impl TypeMetaSpans {
     }
 }
 
-/// `value` serialised exactly as `serde_json::to_vec` does, with the spans of its TypeMeta.
-pub fn serialise(value: &Value) -> serde_json::Result<(Vec<u8>, TypeMetaSpans)> {
+/// `value` serialised exactly as `serde_json::to_vec` does, with the spans of its TypeMeta, in
+/// a buffer of its own length (a stored object keeps it).
+pub fn serialise(value: &Value) -> (Vec<u8>, TypeMetaSpans) {
     let Value::Object(members) = value else {
-        return Ok((serde_json::to_vec(value)?, TypeMetaSpans::default()));
+        let mut out = Vec::new();
+        write_value(&mut out, value);
+        return (out, TypeMetaSpans::default());
     };
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::with_capacity(4096);
     let mut api_version = None;
     let mut kind = None;
     let mut metadata = None;
@@ -125,10 +130,10 @@ pub fn serialise(value: &Value) -> serde_json::Result<(Vec<u8>, TypeMetaSpans)> 
             out.push(b',');
         }
         let start = out.len();
-        serde_json::to_writer(&mut out, key)?;
+        write_str(&mut out, key);
         out.push(b':');
         let value_start = out.len();
-        serde_json::to_writer(&mut out, member)?;
+        write_value(&mut out, member);
         match key.as_str() {
             "apiVersion" => api_version = Span::new(start, out.len()),
             "kind" => kind = Span::new(start, out.len()),
@@ -137,7 +142,8 @@ pub fn serialise(value: &Value) -> serde_json::Result<(Vec<u8>, TypeMetaSpans)> 
         }
     }
     out.push(b'}');
-    Ok((out, TypeMetaSpans::sorted(api_version, kind, metadata)))
+    out.shrink_to_fit();
+    (out, TypeMetaSpans::sorted(api_version, kind, metadata))
 }
 
 #[cfg(test)]
@@ -146,9 +152,7 @@ mod tests {
     use serde_json::json;
 
     fn stripped(value: &Value) -> Value {
-        let Ok((bytes, spans)) = serialise(value) else {
-            panic!("serialisable");
-        };
+        let (bytes, spans) = serialise(value);
         assert_eq!(serde_json::to_vec(value).ok(), Some(bytes.clone()));
         let metadata = spans.metadata().and_then(|at| bytes.get(at));
         let expected = value

@@ -354,8 +354,10 @@ fn qos_class(pod: &Map<String, Value>) -> &'static str {
         .filter_map(|list| pod.get("spec")?.get(*list)?.as_array())
         .flatten()
         .collect();
-    let resources = |c: &Value, kind: &str| c.pointer(&format!("/resources/{kind}")).cloned();
-    let empty = |v: Option<Value>| {
+    fn resources<'v>(container: &'v Value, kind: &str) -> Option<&'v Value> {
+        container.get("resources")?.get(kind)
+    }
+    let empty = |v: Option<&Value>| {
         v.and_then(|v| v.as_object().map(Map::is_empty))
             .unwrap_or(true)
     };
@@ -366,8 +368,8 @@ fn qos_class(pod: &Map<String, Value>) -> &'static str {
         return "BestEffort";
     }
     let guaranteed = containers.iter().all(|c| {
-        let limits = resources(c, "limits").unwrap_or(Value::Null);
-        let requests = resources(c, "requests").unwrap_or_else(|| limits.clone());
+        let limits = resources(c, "limits").unwrap_or(&Value::Null);
+        let requests = resources(c, "requests").unwrap_or(limits);
         ["cpu", "memory"]
             .iter()
             .all(|r| limits.get(*r).is_some() && limits.get(*r) == requests.get(*r))

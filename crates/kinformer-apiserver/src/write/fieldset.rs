@@ -11,6 +11,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
+use crate::json::writer::write_str;
+
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum PathElement {
@@ -53,6 +55,19 @@ impl Atom {
         }
     }
 
+    /// Appends the atom's JSON text (compact, as serde_json writes its value).
+    fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Atom::Null => out.extend_from_slice(b"null"),
+            Atom::Bool(true) => out.extend_from_slice(b"true"),
+            Atom::Bool(false) => out.extend_from_slice(b"false"),
+            Atom::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
+            Atom::Text(text) => write_str(out, text),
+            // Written by serde_json from a value (see `Atom::of`, `PathElement::decode`).
+            Atom::Json(text) => out.extend_from_slice(text.as_bytes()),
+        }
+    }
+
     /// The JSON value back.
     fn to_value(&self) -> Value {
         match self {
@@ -65,19 +80,58 @@ impl Atom {
     }
 }
 
+/// The fieldsV1 key of the field `name` (`f:name`), built without `format!`: a create names
+/// every field of the object.
+pub fn field_key(name: &str) -> String {
+    let mut key = String::with_capacity(name.len() + 2);
+    key.push_str("f:");
+    key.push_str(name);
+    key
+}
+
+/// The key fields of an associative list element as a JSON object holds them: by name, the
+/// last of a repeated name.
+fn by_name(fields: &[(String, Atom)]) -> Vec<&(String, Atom)> {
+    let mut named: Vec<&(String, Atom)> = fields.iter().collect();
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    named.dedup_by(|later, earlier| {
+        let repeated = later.0 == earlier.0;
+        if repeated {
+            *earlier = *later;
+        }
+        repeated
+    });
+    named
+}
+
+/// Text this module wrote from strings and JSON (always UTF-8).
+fn utf8(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 impl PathElement {
     /// The fieldsV1 key of the element (`f:name`, `k:{…}`, `v:…`, `i:0`).
     pub fn encode(&self) -> String {
         match self {
-            PathElement::Field(name) => format!("f:{name}"),
+            PathElement::Field(name) => field_key(name),
             PathElement::Key(fields) => {
-                let object: Map<String, Value> = fields
-                    .iter()
-                    .map(|(name, atom)| (name.clone(), atom.to_value()))
-                    .collect();
-                format!("k:{}", Value::Object(object))
+                let mut out = b"k:{".to_vec();
+                for (index, (name, atom)) in by_name(fields).into_iter().enumerate() {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    write_str(&mut out, name);
+                    out.push(b':');
+                    atom.write_json(&mut out);
+                }
+                out.push(b'}');
+                utf8(out)
             }
-            PathElement::Value(atom) => format!("v:{}", atom.to_value()),
+            PathElement::Value(atom) => {
+                let mut out = b"v:".to_vec();
+                atom.write_json(&mut out);
+                utf8(out)
+            }
             PathElement::Index(index) => format!("i:{index}"),
         }
     }
@@ -340,5 +394,41 @@ mod tests {
         a.subtract(&set(json!({"f:spec": {"f:paused": {}}})));
         assert!(a.is_empty());
         assert!(FieldSet::from_fields_v1(&json!({"x:bad": {}})).is_none());
+    }
+
+    /// Atoms as `Atom::of` and `PathElement::decode` make them.
+    fn atom() -> impl proptest::strategy::Strategy<Value = Atom> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(json!(null)),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            // Floats serde_json reads back exactly (it moves the last of 17 digits; the key
+            // keeps the text it read).
+            (any::<i32>(), 0..8).prop_map(|(m, e)| Value::from(f64::from(m) / 2f64.powi(e))),
+            "[a-z\"\\\\\u{1}é]{0,6}".prop_map(Value::from),
+            prop::collection::vec(any::<u8>(), 0..3).prop_map(Value::from),
+        ]
+        .prop_map(|value| Atom::of(&value))
+    }
+
+    proptest::proptest! {
+        /// The keys are what kube-apiserver writes: the JSON object (or value) serde_json
+        /// prints, names in order and a repeated name's last value kept.
+        #[test]
+        fn list_element_keys_are_the_json_serde_json_prints(
+            fields in proptest::collection::vec(("[abc]{1,2}", atom()), 1..5),
+            value in atom(),
+        ) {
+            let object: Map<String, Value> = fields
+                .iter()
+                .map(|(name, atom)| (name.clone(), atom.to_value()))
+                .collect();
+            let key = PathElement::Key(fields).encode();
+            proptest::prop_assert_eq!(key, format!("k:{}", Value::Object(object)));
+            let expected = format!("v:{}", value.to_value());
+            proptest::prop_assert_eq!(PathElement::Value(value).encode(), expected);
+        }
     }
 }

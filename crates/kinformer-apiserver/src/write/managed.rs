@@ -17,7 +17,7 @@
 use serde_json::{Map, Value, json};
 
 use super::crd_schema;
-use super::fieldset::{Atom, FieldSet, PathElement, subtract_v1, union_v1};
+use super::fieldset::{Atom, FieldSet, PathElement, field_key, subtract_v1, union_v1};
 use super::managed_cap::cap_update_managers;
 use super::meta::{now, str_at};
 use super::patch_meta::{ListType, is_atomic_map, list_type};
@@ -274,24 +274,27 @@ impl Change {
                     }
                     entry["time"] = now().into();
                 }
-                None => {
-                    let mut entry = json!({
-                        "apiVersion": api_version,
-                        "fieldsType": "FieldsV1",
-                        "fieldsV1": changed,
-                        "manager": writer.manager,
-                        "operation": "Update",
-                        "time": now(),
-                    });
-                    if !writer.subresource.is_empty() {
-                        entry["subresource"] = writer.subresource.into();
-                    }
-                    entries.push(entry);
-                }
+                None => entries.push(update_entry(writer, api_version, changed)),
             }
         }
         in_stored_order(cap_update_managers(entries))
     }
+}
+
+/// A new Update entry of `writer` at `api_version` owning `fields` (built as a map: `json!`
+/// would copy the fields through serde).
+fn update_entry(writer: Writer<'_>, api_version: &str, fields: Map<String, Value>) -> Value {
+    let mut entry = Map::new();
+    entry.insert("apiVersion".into(), api_version.into());
+    entry.insert("fieldsType".into(), "FieldsV1".into());
+    entry.insert("fieldsV1".into(), Value::Object(fields));
+    entry.insert("manager".into(), writer.manager.into());
+    entry.insert("operation".into(), "Update".into());
+    if !writer.subresource.is_empty() {
+        entry.insert("subresource".into(), writer.subresource.into());
+    }
+    entry.insert("time".into(), now().into());
+    Value::Object(entry)
 }
 
 /// Whether sent managedFields ask for a reset: one empty entry (`[{}]`, kube-apiserver's
@@ -332,14 +335,8 @@ fn in_stored_order(mut entries: Vec<Value>) -> Vec<Value> {
 
 /// What orders a raw entry: operation, time, manager, apiVersion, subresource.
 fn stored_order_key(entry: &Value) -> [&str; 5] {
-    [
-        "/operation",
-        "/time",
-        "/manager",
-        "/apiVersion",
-        "/subresource",
-    ]
-    .map(|p| str_at(entry, p))
+    ["operation", "time", "manager", "apiVersion", "subresource"]
+        .map(|name| entry.get(name).and_then(Value::as_str).unwrap_or(""))
 }
 
 /// Writes raw `entries` (already [`in_stored_order`]) into `object`'s metadata.
@@ -755,7 +752,7 @@ impl<'k> Schema<'k> {
                     let changed = self.changed_fields(path, old.and_then(|m| m.get(key)), child);
                     path.pop();
                     if let Some(changed) = changed {
-                        fields.insert(format!("f:{key}"), changed);
+                        fields.insert(field_key(key), changed);
                     }
                 }
             }
@@ -777,13 +774,7 @@ impl<'k> Schema<'k> {
             }
             Shape::Leaf => return changed_leaf(old, new),
         }
-        if old.is_none() {
-            if !fields.is_empty() {
-                fields.insert(".".into(), json!({}));
-            }
-            return Some(Value::Object(fields));
-        }
-        (!fields.is_empty()).then_some(Value::Object(fields))
+        fields_node(fields, old.is_none())
     }
 
     /// The fields of `old` that `new` lacks, every path below a removed one included, as
@@ -806,7 +797,7 @@ impl<'k> Schema<'k> {
                     let removed = self.removed_fields(path, child, new.and_then(|m| m.get(key)));
                     path.pop();
                     if let Some(removed) = removed {
-                        fields.insert(format!("f:{key}"), removed);
+                        fields.insert(field_key(key), removed);
                     }
                 }
             }
@@ -827,13 +818,7 @@ impl<'k> Schema<'k> {
             }
             Shape::Leaf => {}
         }
-        if new.is_none() {
-            if !fields.is_empty() {
-                fields.insert(".".into(), json!({}));
-            }
-            return Some(Value::Object(fields));
-        }
-        (!fields.is_empty()).then_some(Value::Object(fields))
+        fields_node(fields, new.is_none())
     }
 
     /// The fields a configuration sets (structured-merge-diff's `ToFieldSet`): leaves, null
@@ -991,6 +976,18 @@ impl<'k> Schema<'k> {
             _ => {}
         }
     }
+}
+
+/// The `fieldsV1` node of `fields` (None when there are none), with its `.` member when the
+/// value is `whole`ly new or removed (a map or list is then a member itself).
+fn fields_node(mut fields: Map<String, Value>, whole: bool) -> Option<Value> {
+    if !whole && fields.is_empty() {
+        return None;
+    }
+    if whole && !fields.is_empty() {
+        fields.insert(".".into(), Value::Object(Map::new()));
+    }
+    Some(Value::Object(fields))
 }
 
 /// A leaf's `fieldsV1` when it is new or changed.

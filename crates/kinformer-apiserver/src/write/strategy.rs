@@ -62,8 +62,13 @@ pub fn prepare_create(
 
 /// A random UUID (version 4 layout).
 fn new_uid() -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let bytes: [u8; 16] = rand::rng().random();
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex: String = bytes
+        .iter()
+        .flat_map(|b| [DIGITS[usize::from(b >> 4)], DIGITS[usize::from(b & 15)]])
+        .map(char::from)
+        .collect();
     format!(
         "{}-{}-4{}-a{}-{}",
         &hex[0..8],
