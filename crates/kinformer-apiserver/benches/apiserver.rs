@@ -5,7 +5,9 @@
 //!
 //! `cargo bench -p kinformer-apiserver --bench apiserver`; `KINFORMER_BENCH_OBJECTS` (configmaps), `KINFORMER_BENCH_PODS`
 //! (realistic pods, also listed) and `KINFORMER_BENCH_EVENTS` shrink the run (defaults 100000,
-//! 100000 and 20000).
+//! 100000 and 20000). `KINFORMER_BENCH_PODS_TO=FILE` saves the pods as the server stored
+//! them and `KINFORMER_BENCH_PODS_FROM=FILE` seeds those instead of synthetic pods: two builds
+//! (this file copied into the older one) timed on equal objects.
 
 use std::error::Error;
 use std::time::{Duration, Instant};
@@ -45,6 +47,32 @@ fn configmap(namespace: &str, index: usize) -> Value {
         },
         "data": {"config": "key=value\nother=thing\n", "payload": payload}
     })
+}
+
+/// The pods seeded: the JSON array in the file `KINFORMER_BENCH_PODS_FROM` names (read before
+/// the clock starts), else `count` synthetic pods (made as they are seeded).
+fn pods_to_seed(count: usize) -> BenchResult<Box<dyn Iterator<Item = Value>>> {
+    Ok(match std::env::var_os("KINFORMER_BENCH_PODS_FROM") {
+        Some(path) => {
+            let pods: Vec<Value> = serde_json::from_slice(&std::fs::read(path)?)?;
+            Box::new(pods.into_iter())
+        }
+        None => Box::new((0..count).map(|i| synthetic_pod(&format!("ns-{}", i % 20), i))),
+    })
+}
+
+/// Writes the pods the server stored to `path` as a JSON array, without their
+/// resourceVersion (a create refuses one): `KINFORMER_BENCH_PODS_FROM` for another build, to
+/// time both on equal objects.
+fn save_pods(server: &EmbeddedServer, path: std::ffi::OsString) -> BenchResult {
+    let mut pods = server.objects("pods", None)?;
+    for pod in &mut pods {
+        if let Some(metadata) = pod.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.remove("resourceVersion");
+        }
+    }
+    std::fs::write(path, serde_json::to_vec(&pods)?)?;
+    Ok(())
 }
 
 fn configmaps(client: kube::Client, namespace: Option<&str>) -> Api<DynamicObject> {
@@ -308,13 +336,16 @@ async fn run() -> BenchResult {
         started.elapsed().as_secs_f64()
     );
     bench_list(&server, seeded, "ConfigMap", "configmaps").await?;
+    let to_seed = pods_to_seed(pods)?;
     let started = Instant::now();
-    let seeded =
-        server.seed_objects((0..pods).map(|i| synthetic_pod(&format!("ns-{}", i % 20), i)))?;
+    let seeded = server.seed_objects(to_seed)?;
     println!(
-        "SEED direct:     {seeded} pods (~2.5 KB each) in {:.3}s",
+        "SEED direct:     {seeded} pods in {:.3}s",
         started.elapsed().as_secs_f64()
     );
+    if let Some(path) = std::env::var_os("KINFORMER_BENCH_PODS_TO") {
+        save_pods(&server, path)?;
+    }
     bench_list(&server, seeded, "Pod", "pods").await?;
     tokio::task::block_in_place(|| bench_replace(&server))?;
     bench_watch(&server, events).await?;

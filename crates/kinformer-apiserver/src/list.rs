@@ -232,6 +232,9 @@ pub fn object_bytes(representation: Representation, object: &StoredObject) -> By
 /// Size of the chunks a list body is streamed in.
 const CHUNK_BYTES: usize = 256 * 1024;
 
+/// What a chunk is allocated with beyond [`CHUNK_BYTES`]: its last object ends past it.
+const CHUNK_SLACK: usize = 16 * 1024;
+
 /// `{"kind":"XList",...,"items":[...]}` streamed in chunks built from the stored bytes (no
 /// re-serialisation, and no copy of the whole list in memory at once).
 pub fn render_list(
@@ -286,6 +289,8 @@ impl Iterator for ListChunks {
             return None;
         }
         let mut chunk = std::mem::take(&mut self.pending);
+        // Room for the chunk and the usual last object, so it is not copied as it grows.
+        chunk.reserve(CHUNK_BYTES + CHUNK_SLACK);
         while chunk.len() < CHUNK_BYTES {
             let Some(object) = self.items.next() else {
                 chunk.extend_from_slice(b"]}");
