@@ -2,10 +2,11 @@
 //! Update entry sets label or annotation keys no other manager owns and removes none. The
 //! general rule ([`super::managed::Change::record`]) then changes only the writer's entry —
 //! its `time`, and the new keys added to its `f:metadata` map — and where that entry sorts;
-//! every other entry keeps its bytes. This module makes exactly that edit on the stored JSON,
-//! so a replace on the fast path does not parse managedFields (most of an object's metadata),
-//! and hands back where the entries it wrote are, so the next replace of the object does not
-//! scan them either (`crate::json::managed_entries`).
+//! every other entry keeps its bytes (and the writer's too when it owned every key already and
+//! writes within the second of its last write). This module makes exactly that edit on the
+//! stored JSON, so a replace on the fast path does not parse managedFields (most of an object's
+//! metadata), and hands back where the entries it wrote are, so the next replace of the object
+//! does not scan them either (`crate::json::managed_entries`).
 //!
 //! Whatever it cannot decide that way — no entry of the writer's, a key another entry names,
 //! the writer's map absent or empty, escapes in the strings it compares, entries not in stored
@@ -24,16 +25,26 @@ use crate::json::members::{member_value, members};
 /// the keys.
 pub type MapKeys<'a> = (&'a str, &'a [String]);
 
+/// What an Update makes of a stored `managedFields` value.
+#[derive(Debug, PartialEq)]
+pub enum Recorded {
+    /// The same bytes: the writer already owned every key it set, and its entry's `time` reads
+    /// the same (a write within the same second as its last).
+    Same,
+    /// This value, whose entries are these.
+    Written(Vec<u8>, Box<[ManagedEntry]>),
+}
+
 /// The stored `managedFields` value `raw`, whose entries are `entries`, after an Update by
-/// `writer` at `api_version` that set `changed` keys (see the module doc), and the entries of
-/// the value it returns; None when it is not that Update.
+/// `writer` at `api_version` that set `changed` keys (see the module doc); None when it is not
+/// that Update.
 pub fn record_map_keys(
     raw: &[u8],
     entries: &[ManagedEntry],
     changed: &[MapKeys<'_>],
     writer: Writer<'_>,
     api_version: &str,
-) -> Option<(Vec<u8>, Box<[ManagedEntry]>)> {
+) -> Option<Recorded> {
     let keys: Vec<[&[u8]; 5]> = entries.iter().map(|e| e.order_key(raw)).collect();
     if keys.windows(2).any(|pair| pair[0] >= pair[1]) {
         return None;
@@ -56,7 +67,10 @@ pub fn record_map_keys(
         return None;
     }
     let time = now();
-    let (updated, updated_entry) = writer_entry(raw, entries.get(mine)?, &quoted, &time)?;
+    let Some((updated, updated_entry)) = writer_entry(raw, entries.get(mine)?, &quoted, &time)?
+    else {
+        return Some(Recorded::Same);
+    };
     let mut moved_key = *keys.get(mine)?;
     moved_key[1] = time.as_bytes();
     let others = || (0..entries.len()).filter(|index| *index != mine);
@@ -86,7 +100,7 @@ pub fn record_map_keys(
         out.extend_from_slice(entry.entry.text(buffer));
     }
     out.push(b']');
-    Some((out, written.into_boxed_slice()))
+    Some(Recorded::Written(out, written.into_boxed_slice()))
 }
 
 /// Whether `entry` is `writer`'s Update entry at `api_version`.
@@ -115,13 +129,13 @@ fn quoted_keys<'a>(changed: &[MapKeys<'a>]) -> Option<Vec<QuotedKeys<'a>>> {
 }
 
 /// The writer's entry with `time` and the `changed` keys added to its `f:metadata` maps, and
-/// where its spans are in it.
+/// where its spans are in it; `Some(None)` when that is the entry as it is.
 fn writer_entry(
     raw: &[u8],
     entry: &ManagedEntry,
     changed: &[QuotedKeys<'_>],
     time: &str,
-) -> Option<(Vec<u8>, ManagedEntry)> {
+) -> Option<Option<(Vec<u8>, ManagedEntry)>> {
     let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
     let fields = entry.fields_v1?.range();
     let metadata = member_value(raw, fields, b"f:metadata")?;
@@ -129,10 +143,12 @@ fn writer_entry(
         let owned = member_value(raw, metadata.clone(), &[b"f:", map.as_bytes()].concat())?;
         edits.extend(insertions(raw, owned, keys)?);
     }
-    edits.push((
-        entry.time?.range(),
-        [b"\"", time.as_bytes(), b"\""].concat(),
-    ));
+    let stored_time = entry.time?.range();
+    let quoted_time = [b"\"", time.as_bytes(), b"\""].concat();
+    if edits.is_empty() && raw.get(stored_time.clone())? == quoted_time.as_slice() {
+        return Some(None);
+    }
+    edits.push((stored_time, quoted_time));
     edits.sort_by_key(|(range, _)| range.start);
     let whole = entry.entry.range();
     let mut out = Vec::with_capacity(whole.len() + 64);
@@ -144,7 +160,7 @@ fn writer_entry(
     }
     out.extend_from_slice(raw.get(from..whole.end)?);
     let moved = entry.mapped(|at| through_edits(at, &edits) - whole.start)?;
-    Some((out, moved))
+    Some(Some((out, moved)))
 }
 
 /// Where position `at` of the original lands once `edits` (sorted, not overlapping) are made:
@@ -235,9 +251,21 @@ mod tests {
     /// finds.
     fn in_place(entries: &Value, changed: &[MapKeys<'_>]) -> Option<Value> {
         let raw = serde_json::to_vec(entries).ok()?;
-        let (out, carried) = record_map_keys(&raw, &scanned(&raw), changed, WRITER, "v1")?;
-        assert_eq!(carried, scanned(&out), "{}", String::from_utf8_lossy(&out));
-        serde_json::from_slice(&out).ok()
+        match record_map_keys(&raw, &scanned(&raw), changed, WRITER, "v1")? {
+            Recorded::Same => Some(entries.clone()),
+            Recorded::Written(out, carried) => {
+                assert_eq!(carried, scanned(&out), "{}", String::from_utf8_lossy(&out));
+                serde_json::from_slice(&out).ok()
+            }
+        }
+    }
+
+    /// [`entries`] with the writer's entry written now (so last in stored order).
+    fn written_this_second() -> Value {
+        let [writer, kubelet] = [0, 1].map(|i| entries()[i].clone());
+        let mut writer = writer;
+        writer["time"] = json!(now());
+        json!([kubelet, writer])
     }
 
     fn scanned(raw: &[u8]) -> Box<[ManagedEntry]> {
@@ -256,7 +284,8 @@ mod tests {
         // A stored time of another length than the one written moves what follows it.
         let mut longer_time = entries();
         longer_time[0]["time"] = json!("2025-01-01T00:00:00.000000Z");
-        for stored in [entries(), longer_time] {
+        // A write within the second of the writer's last: only new keys change the entry.
+        for stored in [entries(), longer_time, written_this_second()] {
             for (labels, annotations) in &cases {
                 let changed = [("annotations", &annotations[..]), ("labels", &labels[..])];
                 let expected = by_the_rule(&stored, &changed);
@@ -267,6 +296,24 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_writer_setting_keys_it_owns_within_the_second_leaves_the_bytes_as_they_are() {
+        let owned = ["app".to_owned(), "tier".to_owned()];
+        let new = ["app".to_owned(), "new".to_owned()];
+        // Retried while the clock turns a second between the stored time and the write.
+        let outcome = |keys: &[String]| {
+            (0..5).find_map(|_| {
+                let stored = written_this_second();
+                let raw = serde_json::to_vec(&stored).unwrap_or_default();
+                let recorded =
+                    record_map_keys(&raw, &scanned(&raw), &[("labels", keys)], WRITER, "v1");
+                (stored[1]["time"] == json!(now())).then_some(recorded)
+            })
+        };
+        assert_eq!(outcome(&owned), Some(Some(Recorded::Same)));
+        assert!(matches!(outcome(&new), Some(Some(Recorded::Written(..)))));
     }
 
     #[test]

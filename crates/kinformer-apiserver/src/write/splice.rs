@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 
 use super::admission;
 use super::managed::Change;
-use super::managed_raw::{self, MapKeys};
+use super::managed_raw::{self, MapKeys, Recorded};
 use super::target::Target;
 use crate::json::managed_entries::ManagedEntry;
 use crate::json::members::{self, Member};
@@ -436,10 +436,12 @@ fn managed_fields(
     {
         let changed: Vec<MapKeys<'_>> =
             each_map().map(|map| (map.name, &map.changed[..])).collect();
-        let edited =
-            managed_raw::record_map_keys(raw, entries, &changed, target.writer, api_version);
-        if let Some((fields, entries)) = edited {
-            return Some(ManagedChange::Rewritten(fields, Some(entries)));
+        match managed_raw::record_map_keys(raw, entries, &changed, target.writer, api_version) {
+            Some(Recorded::Same) => return Some(ManagedChange::Unchanged),
+            Some(Recorded::Written(fields, entries)) => {
+                return Some(ManagedChange::Rewritten(fields, Some(entries)));
+            }
+            None => {}
         }
     }
     let mut change = Change::default();
