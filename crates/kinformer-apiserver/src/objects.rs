@@ -202,6 +202,11 @@ impl StoredObject {
         object_key(self.namespace(), self.name())
     }
 
+    /// Its name, namespace, labels and selectable fields.
+    pub fn selectable(&self) -> &Selectable {
+        &self.selectable
+    }
+
     /// `metadata.name`.
     pub fn name(&self) -> &str {
         self.selectable.name()
@@ -263,8 +268,8 @@ pub fn object_key(namespace: &str, name: &str) -> String {
 pub struct Objects {
     /// Key → slot, in key order.
     order: BTreeMap<String, usize>,
-    /// Key → slot.
-    index: HashMap<String, usize>,
+    /// Key → slot (foldhash: every write and get hashes a key).
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// The objects; None in a slot freed by a delete.
     slots: Vec<Option<Arc<StoredObject>>>,
     /// Freed slots, reused first.

@@ -92,7 +92,7 @@ pub fn watch_line(event_type: &str, object: &[u8]) -> Bytes {
 struct State {
     rv: u64,
     registry: Registry,
-    objects: HashMap<ResourceKey, Objects>,
+    objects: HashMap<ResourceKey, Objects, foldhash::fast::RandomState>,
     history: VecDeque<Arc<StoreEvent>>,
     /// Events with a resourceVersion up to this one are no longer kept.
     compacted: u64,
@@ -159,7 +159,7 @@ impl Store {
             state: RwLock::new(State {
                 rv: 1,
                 registry: Registry::with_builtins(),
-                objects: HashMap::new(),
+                objects: HashMap::default(),
                 history: VecDeque::new(),
                 compacted: 1,
             }),

@@ -97,17 +97,17 @@ impl<'a> Plan<'a> {
         let given = members::edited_members(stored, members, body, given_metadata, common)?;
         let maps = map_changes(stored, members, body, &given)?;
         let managed_fields = managed_fields(current, &maps, target, &api_version)?;
-        let labels = maps[1].as_ref().map(|m| &m.given_pairs);
-        let selectable = Selectable::new(
-            current.name(),
-            current.namespace(),
-            labels
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| (k.as_ref(), v.as_ref())),
-            target.resource,
-            |field| current.field(field),
-        )?;
+        let selectable = match maps[1].as_ref().map(|labels| labels.given_pairs.as_ref()) {
+            // The labels as stored (or none, as stored), and every field is the stored one's.
+            None | Some(None) => current.selectable().clone(),
+            Some(Some(labels)) => Selectable::new(
+                current.name(),
+                current.namespace(),
+                labels.iter().map(|(k, v)| (k.as_ref(), v.as_ref())),
+                target.resource,
+                |field| current.field(field),
+            )?,
+        };
         Some(Plan {
             current,
             metadata,
@@ -285,8 +285,8 @@ struct MapChange<'a> {
     name: &'static str,
     /// The body's bytes.
     given: &'a [u8],
-    /// Them read.
-    given_pairs: Pairs<'a>,
+    /// Them read; None when they are the stored bytes (nothing needs them then).
+    given_pairs: Option<Pairs<'a>>,
     /// The keys the body adds or changes, in order.
     changed: Vec<String>,
     /// The keys the body removes, in order.
@@ -297,26 +297,33 @@ impl<'a> MapChange<'a> {
     /// The change from `stored` to `given`; None unless `given` is a string map written as
     /// serde_json writes one.
     fn of(name: &'static str, stored: &[u8], given: &'a [u8]) -> Option<Self> {
-        let given_pairs = string_pairs(given)?;
         let (mut changed, mut removed) = (Vec::new(), Vec::new());
-        if stored != given {
-            let stored_pairs = string_pairs(stored)?;
-            let mut before = stored_pairs.iter().peekable();
-            for (key, value) in &given_pairs {
-                while let Some((gone, _)) = before.next_if(|(k, _)| k < key) {
-                    removed.push(gone.to_string());
-                }
-                match before.next_if(|(k, _)| k == key) {
-                    Some((_, was)) if was == value => {}
-                    _ => changed.push(key.to_string()),
-                }
-            }
-            removed.extend(before.map(|(gone, _)| gone.to_string()));
+        if stored == given {
+            return Some(MapChange {
+                name,
+                given,
+                given_pairs: None,
+                changed,
+                removed,
+            });
         }
+        let given_pairs = string_pairs(given)?;
+        let stored_pairs = string_pairs(stored)?;
+        let mut before = stored_pairs.iter().peekable();
+        for (key, value) in &given_pairs {
+            while let Some((gone, _)) = before.next_if(|(k, _)| k < key) {
+                removed.push(gone.to_string());
+            }
+            match before.next_if(|(k, _)| k == key) {
+                Some((_, was)) if was == value => {}
+                _ => changed.push(key.to_string()),
+            }
+        }
+        removed.extend(before.map(|(gone, _)| gone.to_string()));
         Some(MapChange {
             name,
             given,
-            given_pairs,
+            given_pairs: Some(given_pairs),
             changed,
             removed,
         })
