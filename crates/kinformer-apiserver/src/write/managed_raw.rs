@@ -16,10 +16,12 @@ use std::ops::Range;
 
 use memchr::memmem::Finder;
 
+use super::fieldset::field_key;
 use super::managed::Writer;
 use super::meta::now;
 use crate::json::managed_entries::{ManagedEntry, text};
 use crate::json::members::{member_value, members};
+use crate::json::writer::write_str;
 
 /// The keys an Update set in one metadata map: the map's name (`labels`, `annotations`) and
 /// the keys.
@@ -52,7 +54,7 @@ pub fn record_map_keys(
     let mine = entries
         .iter()
         .position(|entry| is_writer(entry, raw, writer, api_version))?;
-    let quoted = quoted_keys(changed)?;
+    let quoted = quoted_keys(changed);
     // One searcher per key, built once: building one costs more than searching an entry.
     let finders: Vec<Finder<'_>> = quoted
         .iter()
@@ -67,10 +69,12 @@ pub fn record_map_keys(
         return None;
     }
     let time = now();
-    let Some((updated, updated_entry)) = writer_entry(raw, entries.get(mine)?, &quoted, &time)?
-    else {
+    let own = entries.get(mine)?;
+    let edits = writer_edits(raw, own, &quoted, &time)?;
+    if edits.is_empty() {
         return Some(Recorded::Same);
-    };
+    }
+    let (updated, updated_entry) = edited_entry(raw, own, &edits)?;
     let mut moved_key = *keys.get(mine)?;
     moved_key[1] = time.as_bytes();
     let others = || (0..entries.len()).filter(|index| *index != mine);
@@ -115,28 +119,31 @@ fn is_writer(entry: &ManagedEntry, raw: &[u8], writer: Writer<'_>, api_version: 
 type QuotedKeys<'a> = (&'a str, Vec<Vec<u8>>);
 
 /// `changed`, each key quoted once (for finding it in other entries and inserting it).
-fn quoted_keys<'a>(changed: &[MapKeys<'a>]) -> Option<Vec<QuotedKeys<'a>>> {
+fn quoted_keys<'a>(changed: &[MapKeys<'a>]) -> Vec<QuotedKeys<'a>> {
+    let quoted = |key: &String| {
+        let mut out = Vec::with_capacity(key.len() + 4);
+        write_str(&mut out, &field_key(key));
+        out
+    };
     changed
         .iter()
-        .map(|(map, keys)| {
-            let quoted = keys
-                .iter()
-                .map(|key| serde_json::to_vec(&["f:", key].concat()).ok())
-                .collect::<Option<_>>()?;
-            Some((*map, quoted))
-        })
+        .map(|(map, keys)| (*map, keys.iter().map(quoted).collect()))
         .collect()
 }
 
-/// The writer's entry with `time` and the `changed` keys added to its `f:metadata` maps, and
-/// where its spans are in it; `Some(None)` when that is the entry as it is.
-fn writer_entry(
+/// A replacement of the bytes at a range of `raw` (empty: an insertion).
+type Edit = (Range<usize>, Vec<u8>);
+
+/// The edits, in order, that make the writer's `entry` record this Update: the `changed` keys
+/// its `f:metadata` maps lack, and `time` unless it reads so already; none when the entry stays
+/// as it is.
+fn writer_edits(
     raw: &[u8],
     entry: &ManagedEntry,
     changed: &[QuotedKeys<'_>],
     time: &str,
-) -> Option<Option<(Vec<u8>, ManagedEntry)>> {
-    let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
+) -> Option<Vec<Edit>> {
+    let mut edits = Vec::new();
     let fields = entry.fields_v1?.range();
     let metadata = member_value(raw, fields, b"f:metadata")?;
     for (map, keys) in changed.iter().filter(|(_, keys)| !keys.is_empty()) {
@@ -145,28 +152,36 @@ fn writer_entry(
     }
     let stored_time = entry.time?.range();
     let quoted_time = [b"\"", time.as_bytes(), b"\""].concat();
-    if edits.is_empty() && raw.get(stored_time.clone())? == quoted_time.as_slice() {
-        return Some(None);
+    if raw.get(stored_time.clone())? != quoted_time.as_slice() {
+        edits.push((stored_time, quoted_time));
     }
-    edits.push((stored_time, quoted_time));
     edits.sort_by_key(|(range, _)| range.start);
+    Some(edits)
+}
+
+/// The writer's `entry` with `edits` made, and where its spans are in it.
+fn edited_entry(
+    raw: &[u8],
+    entry: &ManagedEntry,
+    edits: &[Edit],
+) -> Option<(Vec<u8>, ManagedEntry)> {
     let whole = entry.entry.range();
     let mut out = Vec::with_capacity(whole.len() + 64);
     let mut from = whole.start;
-    for (range, bytes) in &edits {
+    for (range, bytes) in edits {
         out.extend_from_slice(raw.get(from..range.start)?);
         out.extend_from_slice(bytes);
         from = range.end;
     }
     out.extend_from_slice(raw.get(from..whole.end)?);
-    let moved = entry.mapped(|at| through_edits(at, &edits) - whole.start)?;
-    Some(Some((out, moved)))
+    let moved = entry.mapped(|at| through_edits(at, edits) - whole.start)?;
+    Some((out, moved))
 }
 
 /// Where position `at` of the original lands once `edits` (sorted, not overlapping) are made:
 /// every edit that ends at or before it moves it by the length it adds. An insertion exactly at
 /// `at` goes before it; a replaced value's end moves with the replacement.
-fn through_edits(at: usize, edits: &[(Range<usize>, Vec<u8>)]) -> usize {
+fn through_edits(at: usize, edits: &[Edit]) -> usize {
     edits
         .iter()
         .filter(|(range, _)| range.end <= at)
@@ -175,11 +190,7 @@ fn through_edits(at: usize, edits: &[(Range<usize>, Vec<u8>)]) -> usize {
 
 /// The insertions that add `"f:KEY": {}` for each of `keys` (quoted, sorted) the non-empty
 /// `fieldsV1` node at `node` lacks, in key order.
-fn insertions(
-    raw: &[u8],
-    node: Range<usize>,
-    keys: &[Vec<u8>],
-) -> Option<Vec<(Range<usize>, Vec<u8>)>> {
+fn insertions(raw: &[u8], node: Range<usize>, keys: &[Vec<u8>]) -> Option<Vec<Edit>> {
     let present = members(raw, node.clone())?;
     let last = present.last()?;
     if present.iter().any(|m| m.key_of(raw).contains(&b'\\')) {

@@ -30,7 +30,7 @@ pub fn str_at<'a>(value: &'a Value, pointer: &str) -> &'a str {
 /// The value at a JSON pointer (RFC 6901), as [`Value::pointer`] finds it, without the two
 /// strings that makes per token when the pointer escapes nothing (every pointer the writes
 /// use: they run on each object written).
-pub fn value_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
+fn value_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
     if pointer.contains('~') {
         return value.pointer(pointer);
     }

@@ -297,36 +297,33 @@ impl<'a> MapChange<'a> {
     /// The change from `stored` to `given`; None unless `given` is a string map written as
     /// serde_json writes one.
     fn of(name: &'static str, stored: &[u8], given: &'a [u8]) -> Option<Self> {
-        let (mut changed, mut removed) = (Vec::new(), Vec::new());
+        let mut change = MapChange {
+            name,
+            given,
+            given_pairs: None,
+            changed: Vec::new(),
+            removed: Vec::new(),
+        };
         if stored == given {
-            return Some(MapChange {
-                name,
-                given,
-                given_pairs: None,
-                changed,
-                removed,
-            });
+            return Some(change);
         }
         let given_pairs = string_pairs(given)?;
         let stored_pairs = string_pairs(stored)?;
         let mut before = stored_pairs.iter().peekable();
         for (key, value) in &given_pairs {
             while let Some((gone, _)) = before.next_if(|(k, _)| k < key) {
-                removed.push(gone.to_string());
+                change.removed.push(gone.to_string());
             }
             match before.next_if(|(k, _)| k == key) {
                 Some((_, was)) if was == value => {}
-                _ => changed.push(key.to_string()),
+                _ => change.changed.push(key.to_string()),
             }
         }
-        removed.extend(before.map(|(gone, _)| gone.to_string()));
-        Some(MapChange {
-            name,
-            given,
-            given_pairs: Some(given_pairs),
-            changed,
-            removed,
-        })
+        change
+            .removed
+            .extend(before.map(|(gone, _)| gone.to_string()));
+        change.given_pairs = Some(given_pairs);
+        Some(change)
     }
 
     /// Adds this map's changed and removed keys to `change`.
