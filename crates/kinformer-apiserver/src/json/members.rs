@@ -62,7 +62,8 @@ pub fn edited_members(
         .iter()
         .position(|m| m.key.start > tail_start)
         .unwrap_or(known.len());
-    let mut found: Vec<Member> = known.get(..before)?.to_vec();
+    let mut found: Vec<Member> = Vec::with_capacity(known.len() + 4);
+    found.extend_from_slice(known.get(..before)?);
     if before == known.len() {
         return (last.value.end + 1 == edited_object.end).then_some(found);
     }
@@ -164,8 +165,23 @@ fn object_members(
 /// The value of member `key` of the compact JSON object at `object`, scanning its members only
 /// up to that one (the rest of the object is not checked).
 pub fn member_value(document: &[u8], object: Range<usize>, key: &[u8]) -> Option<Range<usize>> {
+    path_value(document, object, &[key])
+}
+
+/// The value at `path` (member keys, outermost first) inside the compact JSON object at
+/// `object`: each object on the way is scanned only up to the member the path names, so the
+/// values enclosing the one found are not delimited (nor checked past it).
+pub fn path_value(document: &[u8], object: Range<usize>, path: &[&[u8]]) -> Option<Range<usize>> {
     let bytes = document.get(..object.end)?;
-    let mut at = object.start;
+    let start = path
+        .iter()
+        .try_fold(object.start, |at, key| member_start(bytes, at, key))?;
+    Some(start..value_end(bytes, start)?)
+}
+
+/// Where the value of member `key` starts in the compact JSON object at `at`, scanning its
+/// members only up to that one.
+fn member_start(bytes: &[u8], mut at: usize, key: &[u8]) -> Option<usize> {
     expect(bytes, &mut at, b'{')?;
     loop {
         expect(bytes, &mut at, b'"')?;
@@ -174,11 +190,10 @@ pub fn member_value(document: &[u8], object: Range<usize>, key: &[u8]) -> Option
         let found = bytes.get(key_start..at)? == key;
         at += 1;
         expect(bytes, &mut at, b':')?;
-        let value_start = at;
-        at = value_end(bytes, at)?;
         if found {
-            return Some(value_start..at);
+            return Some(at);
         }
+        at = value_end(bytes, at)?;
         expect(bytes, &mut at, b',')?;
     }
 }
@@ -495,6 +510,31 @@ mod tests {
         let value = member_value(document, 0..document.len(), b"b");
         assert_eq!(value.and_then(|r| document.get(r)), Some(&br#""2""#[..]));
         assert_eq!(member_value(br#"{"a":1}"#, 0..7, b"z"), None);
+    }
+
+    #[test]
+    fn finds_a_nested_value_without_delimiting_what_encloses_it() {
+        let document = br#"{"a":1,"m":{"x":{"p":"1"},"y":[2],"z":"#;
+        let value = |path: &[&[u8]]| {
+            path_value(document, 0..document.len(), path).and_then(|r| document.get(r))
+        };
+        assert_eq!(value(&[b"m", b"y"]), Some(&b"[2]"[..]));
+        assert_eq!(value(&[b"m", b"x", b"p"]), Some(&br#""1""#[..]));
+        assert_eq!(value(&[b"a"]), Some(&b"1"[..]));
+        for absent in [
+            &[&b"m"[..], b"w"][..],
+            &[b"a", b"x"],
+            &[b"q"],
+            &[b"m", b"z"],
+        ] {
+            assert_eq!(value(absent), None, "{absent:?}");
+        }
+        let closed = br#"{"m":{"x":1},"n":2}"#;
+        assert_eq!(path_value(closed, 0..closed.len(), &[b"m", b"y"]), None);
+        assert_eq!(
+            path_value(closed, 0..closed.len(), &[]),
+            Some(0..closed.len())
+        );
     }
 
     #[test]

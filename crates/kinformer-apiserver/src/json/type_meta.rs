@@ -4,6 +4,8 @@
 //! around them instead of rewriting the object; and where its `metadata` is, so the replace
 //! fast path finds it without a scan.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::writer::{write_str, write_value};
@@ -49,12 +51,16 @@ impl TypeMetaSpans {
         TypeMetaSpans { members, metadata }
     }
 
-    /// The object's `apiVersion` (None: it has none that is a string).
-    pub fn api_version(&self, object: &[u8]) -> Option<String> {
+    /// The object's `apiVersion` (None: it has none that is a string), borrowed from `object`
+    /// unless it has an escape.
+    pub fn api_version<'a>(&self, object: &'a [u8]) -> Option<Cow<'a, str>> {
         const KEY: &[u8] = b"\"apiVersion\":";
         self.members.iter().flatten().find_map(|span| {
-            let member = object.get(span.start()..span.end())?;
-            serde_json::from_slice(member.strip_prefix(KEY)?).ok()
+            let value = object.get(span.start()..span.end())?.strip_prefix(KEY)?;
+            match serde_json::from_slice::<&str>(value) {
+                Ok(text) => Some(Cow::Borrowed(text)),
+                Err(_) => serde_json::from_slice::<String>(value).ok().map(Cow::Owned),
+            }
         })
     }
 
@@ -182,6 +188,8 @@ mod tests {
                 json!({"aa": 1, "z": 2}),
             ),
             (json!({"apiVersion": "v1", "kind": "K"}), json!({})),
+            (json!({"apiVersion": "a\"b/v1", "kind": "K"}), json!({})),
+            (json!({"apiVersion": 1, "kind": "K"}), json!({})),
             (json!({"kind": "K"}), json!({})),
             (json!({"metadata": {}}), json!({"metadata": {}})),
             (json!({}), json!({})),

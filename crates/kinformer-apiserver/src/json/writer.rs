@@ -74,8 +74,21 @@ pub fn write_str(out: &mut Vec<u8>, text: &str) {
 /// Where the first byte of `bytes` that a JSON string escapes is (a quote, a backslash, a
 /// control character), eight bytes at a time.
 fn next_escaped(bytes: &[u8]) -> Option<usize> {
+    first_flagged(bytes, true)
+}
+
+/// Whether `bytes`, JSON text, hold a backslash or a control character: each is an escape or
+/// invalid inside a string (and invalid outside one), so text without them reads as it stands.
+pub fn has_backslash_or_control(bytes: &[u8]) -> bool {
+    first_flagged(bytes, false).is_some()
+}
+
+/// Where the first backslash or control character of `bytes` is, or with `quotes` the first
+/// of those or a quote, eight bytes at a time.
+fn first_flagged(bytes: &[u8], quotes: bool) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
+    let quote_flags = if quotes { HIGH } else { 0 };
     let mut words = bytes.chunks_exact(8);
     let mut at = 0;
     for chunk in &mut words {
@@ -86,7 +99,7 @@ fn next_escaped(bytes: &[u8]) -> Option<usize> {
         let backslash = word ^ (ONES * u64::from(b'\\'));
         // A byte is flagged when it is zero (quote, backslash) or below 0x20 (control); a
         // borrow can only flag bytes after a flagged one, so the lowest flag is exact.
-        let found = (quote.wrapping_sub(ONES) & !quote
+        let found = (quote.wrapping_sub(ONES) & !quote & quote_flags
             | backslash.wrapping_sub(ONES) & !backslash
             | word.wrapping_sub(ONES * 0x20) & !word)
             & HIGH;
@@ -97,7 +110,7 @@ fn next_escaped(bytes: &[u8]) -> Option<usize> {
     }
     let tail = words.remainder();
     tail.iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .position(|&b| (quotes && b == b'"') || b == b'\\' || b < 0x20)
         .map(|found| at + found)
 }
 
@@ -172,6 +185,8 @@ mod tests {
                     written(&value),
                     serde_json::to_vec(&value).unwrap_or_default()
                 );
+                let flagged = byte == b'\\' || byte < 0x20;
+                assert_eq!(has_backslash_or_control(text.as_bytes()), flagged, "{byte}");
             }
         }
     }

@@ -3,108 +3,125 @@
 //! general rule ([`super::managed::Change::record`]) then changes only the writer's entry —
 //! its `time`, and the new keys added to its `f:metadata` map — and where that entry sorts;
 //! every other entry keeps its bytes (and the writer's too when it owned every key already and
-//! writes within the second of its last write). This module makes exactly that edit on the
-//! stored JSON, so a replace on the fast path does not parse managedFields (most of an object's
-//! metadata), and hands back where the entries it wrote are, so the next replace of the object
-//! does not scan them either (`crate::json::managed_entries`).
+//! writes within the second of its last write). This module plans exactly that edit on the
+//! stored JSON — the new value as pieces of the stored one and the few bytes the edit adds —
+//! so a replace on the fast path does not parse managedFields (most of an object's metadata),
+//! writes the new value straight into the object it renders, and hands back where the entries
+//! are, so the next replace of the object does not scan them either
+//! (`crate::json::managed_entries`).
 //!
 //! Whatever it cannot decide that way — no entry of the writer's, a key another entry names,
-//! the writer's map absent or empty, escapes in the strings it compares, entries not in stored
-//! order, a tie in that order — is None, and the caller takes the general rule.
+//! a key that JSON would escape, the writer's map absent or empty, escapes in the strings it
+//! compares, entries not in stored order, a tie in that order — is None, and the caller takes
+//! the general rule.
 
+use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::ops::Range;
 
 use memchr::memmem::Finder;
 
-use super::fieldset::field_key;
 use super::managed::Writer;
 use super::meta::now;
 use crate::json::managed_entries::{ManagedEntry, text};
-use crate::json::members::{member_value, members};
-use crate::json::writer::write_str;
+use crate::json::members::{Member, members, path_value};
 
 /// The keys an Update set in one metadata map: the map's name (`labels`, `annotations`) and
-/// the keys.
-pub type MapKeys<'a> = (&'a str, &'a [String]);
+/// the keys, in order (only keys borrowed from the body are written in place).
+pub type MapKeys<'k, 'a> = (&'static str, &'k [Cow<'a, str>]);
 
 /// What an Update makes of a stored `managedFields` value.
 #[derive(Debug, PartialEq)]
-pub enum Recorded {
+pub enum Recorded<'a> {
     /// The same bytes: the writer already owned every key it set, and its entry's `time` reads
     /// the same (a write within the same second as its last).
     Same,
-    /// This value, whose entries are these.
-    Written(Vec<u8>, Box<[ManagedEntry]>),
+    /// This value.
+    Rewritten(Rewrite<'a>),
+}
+
+/// A new `managedFields` value, ready to write: its bytes in pieces, and where its entries are
+/// in them.
+#[derive(Debug, PartialEq)]
+pub struct Rewrite<'a> {
+    /// The writer's new `time`.
+    time: String,
+    pieces: Vec<Piece<'a>>,
+    /// The entries, positions counted from the value's first byte.
+    entries: Box<[ManagedEntry]>,
+}
+
+impl Rewrite<'_> {
+    /// Appends the value to `out`.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        for piece in &self.pieces {
+            piece.write(out, &self.time);
+        }
+    }
+
+    /// Where the value's entries are, counted from its first byte.
+    pub fn into_entries(self) -> Box<[ManagedEntry]> {
+        self.entries
+    }
+}
+
+/// Some bytes of a new value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Piece<'a> {
+    /// These (of the stored value, of a key the body set, or punctuation).
+    Bytes(&'a [u8]),
+    /// The writer's new `time`, quoted.
+    QuotedTime,
+}
+
+impl Piece<'_> {
+    /// How many bytes it writes when the time is `time_len` bytes.
+    fn len(self, time_len: usize) -> usize {
+        match self {
+            Piece::Bytes(bytes) => bytes.len(),
+            Piece::QuotedTime => time_len + 2,
+        }
+    }
+
+    fn write(self, out: &mut Vec<u8>, time: &str) {
+        match self {
+            Piece::Bytes(bytes) => out.extend_from_slice(bytes),
+            Piece::QuotedTime => {
+                out.push(b'"');
+                out.extend_from_slice(time.as_bytes());
+                out.push(b'"');
+            }
+        }
+    }
 }
 
 /// The stored `managedFields` value `raw`, whose entries are `entries`, after an Update by
 /// `writer` at `api_version` that set `changed` keys (see the module doc); None when it is not
 /// that Update.
-pub fn record_map_keys(
-    raw: &[u8],
+pub fn record_map_keys<'a>(
+    raw: &'a [u8],
     entries: &[ManagedEntry],
-    changed: &[MapKeys<'_>],
+    changed: &[MapKeys<'_, 'a>],
     writer: Writer<'_>,
     api_version: &str,
-) -> Option<Recorded> {
-    let keys: Vec<[&[u8]; 5]> = entries.iter().map(|e| e.order_key(raw)).collect();
-    if keys.windows(2).any(|pair| pair[0] >= pair[1]) {
+) -> Option<Recorded<'a>> {
+    let ordered = |pair: &[ManagedEntry]| pair[0].order_key(raw) < pair[1].order_key(raw);
+    if !entries.windows(2).all(ordered) {
         return None;
     }
     let mine = entries
         .iter()
         .position(|entry| is_writer(entry, raw, writer, api_version))?;
-    let quoted = quoted_keys(changed);
-    // One searcher per key, built once: building one costs more than searching an entry.
-    let finders: Vec<Finder<'_>> = quoted
-        .iter()
-        .flat_map(|(_, keys)| keys)
-        .map(Finder::new)
-        .collect();
-    let others_own = |(index, entry): (usize, &ManagedEntry)| {
-        let bytes = entry.entry.text(raw);
-        index != mine && finders.iter().any(|key| key.find(bytes).is_some())
-    };
-    if entries.iter().enumerate().any(others_own) {
+    if others_name_a_key(raw, entries, mine, changed)? {
         return None;
     }
     let time = now();
-    let own = entries.get(mine)?;
-    let edits = writer_edits(raw, own, &quoted, &time)?;
+    let edits = writer_edits(raw, entries.get(mine)?, changed, &time)?;
     if edits.is_empty() {
         return Some(Recorded::Same);
     }
-    let (updated, updated_entry) = edited_entry(raw, own, &edits)?;
-    let mut moved_key = *keys.get(mine)?;
-    moved_key[1] = time.as_bytes();
-    let others = || (0..entries.len()).filter(|index| *index != mine);
-    let at = others()
-        .take_while(|index| keys[*index] < moved_key)
-        .count();
-    if others()
-        .nth(at)
-        .is_some_and(|index| keys[index] == moved_key)
-    {
-        return None;
-    }
-    // Each entry in its new order: its bytes and entry, positions relative to those bytes'
-    // buffer (`raw` for the others, the writer's own for the writer's).
-    let mut order: Vec<(&[u8], &ManagedEntry)> =
-        others().map(|index| (raw, &entries[index])).collect();
-    order.insert(at, (&updated, &updated_entry));
-    let mut out = Vec::with_capacity(raw.len() + 64);
-    let mut written = Vec::with_capacity(order.len());
-    out.push(b'[');
-    for (index, (buffer, entry)) in order.into_iter().enumerate() {
-        if index > 0 {
-            out.push(b',');
-        }
-        let (from, to) = (entry.entry.range().start, out.len());
-        written.push(entry.mapped(|at| at - from + to)?);
-        out.extend_from_slice(entry.entry.text(buffer));
-    }
-    out.push(b']');
-    Some(Recorded::Written(out, written.into_boxed_slice()))
+    let at = new_position(raw, entries, mine, &time)?;
+    Rewrite::plan(raw, entries, (mine, at), &edits, time).map(Recorded::Rewritten)
 }
 
 /// Whether `entry` is `writer`'s Update entry at `api_version`.
@@ -115,106 +132,201 @@ fn is_writer(entry: &ManagedEntry, raw: &[u8], writer: Writer<'_>, api_version: 
         && text(entry.subresource, raw) == writer.subresource.as_bytes()
 }
 
-/// A map's name and its changed keys as `fieldsV1` names them: `"f:KEY"`, quoted as JSON.
-type QuotedKeys<'a> = (&'a str, Vec<Vec<u8>>);
-
-/// `changed`, each key quoted once (for finding it in other entries and inserting it).
-fn quoted_keys<'a>(changed: &[MapKeys<'a>]) -> Vec<QuotedKeys<'a>> {
-    let quoted = |key: &String| {
-        let mut out = Vec::with_capacity(key.len() + 4);
-        write_str(&mut out, &field_key(key));
-        out
-    };
-    changed
-        .iter()
-        .map(|(map, keys)| (*map, keys.iter().map(quoted).collect()))
-        .collect()
+/// Whether an entry but the writer's (`mine`) names one of the `changed` keys as `fieldsV1`
+/// does (`"f:KEY"`, anywhere in it); None for a key JSON would escape.
+fn others_name_a_key(
+    raw: &[u8],
+    entries: &[ManagedEntry],
+    mine: usize,
+    changed: &[MapKeys<'_, '_>],
+) -> Option<bool> {
+    let mut quoted = Vec::with_capacity(64);
+    for key in changed.iter().flat_map(|(_, keys)| keys.iter()) {
+        if key.bytes().any(|b| matches!(b, b'"' | b'\\' | ..0x20)) {
+            return None;
+        }
+        quoted.clear();
+        quoted.extend_from_slice(b"\"f:");
+        quoted.extend_from_slice(key.as_bytes());
+        quoted.push(b'"');
+        let finder = Finder::new(&quoted);
+        let names = |(index, entry): (usize, &ManagedEntry)| {
+            index != mine && finder.find(entry.entry.text(raw)).is_some()
+        };
+        if entries.iter().enumerate().any(names) {
+            return Some(true);
+        }
+    }
+    Some(false)
 }
 
-/// A replacement of the bytes at a range of `raw` (empty: an insertion).
-type Edit = (Range<usize>, Vec<u8>);
+/// A replacement of the bytes at a range of the stored value (empty: an insertion).
+type Edit<'a> = (Range<usize>, [Piece<'a>; 3]);
 
 /// The edits, in order, that make the writer's `entry` record this Update: the `changed` keys
 /// its `f:metadata` maps lack, and `time` unless it reads so already; none when the entry stays
 /// as it is.
-fn writer_edits(
+fn writer_edits<'a>(
     raw: &[u8],
     entry: &ManagedEntry,
-    changed: &[QuotedKeys<'_>],
+    changed: &[MapKeys<'_, 'a>],
     time: &str,
-) -> Option<Vec<Edit>> {
-    let mut edits = Vec::new();
+) -> Option<Vec<Edit<'a>>> {
+    let keys = changed.iter().map(|(_, keys)| keys.len()).sum::<usize>();
+    let mut edits = Vec::with_capacity(keys + 1);
     let fields = entry.fields_v1?.range();
-    let metadata = member_value(raw, fields, b"f:metadata")?;
     for (map, keys) in changed.iter().filter(|(_, keys)| !keys.is_empty()) {
-        let owned = member_value(raw, metadata.clone(), &[b"f:", map.as_bytes()].concat())?;
-        edits.extend(insertions(raw, owned, keys)?);
+        let field: &[u8] = match *map {
+            "annotations" => b"f:annotations",
+            "labels" => b"f:labels",
+            _ => return None,
+        };
+        let owned = path_value(raw, fields.clone(), &[b"f:metadata", field])?;
+        insertions(raw, owned, keys, &mut edits)?;
     }
     let stored_time = entry.time?.range();
-    let quoted_time = [b"\"", time.as_bytes(), b"\""].concat();
-    if raw.get(stored_time.clone())? != quoted_time.as_slice() {
-        edits.push((stored_time, quoted_time));
+    let stored = raw.get(stored_time.clone())?;
+    let unquoted = stored.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if unquoted != time.as_bytes() {
+        let time = [Piece::QuotedTime, Piece::Bytes(b""), Piece::Bytes(b"")];
+        edits.push((stored_time, time));
     }
     edits.sort_by_key(|(range, _)| range.start);
     Some(edits)
 }
 
-/// The writer's `entry` with `edits` made, and where its spans are in it.
-fn edited_entry(
+/// Adds to `edits` the insertions of `"f:KEY":{}` for each of `keys` (sorted, none escaped) the
+/// non-empty `fieldsV1` node at `node` lacks, in key order; None for a key not borrowed.
+fn insertions<'a>(
     raw: &[u8],
-    entry: &ManagedEntry,
-    edits: &[Edit],
-) -> Option<(Vec<u8>, ManagedEntry)> {
-    let whole = entry.entry.range();
-    let mut out = Vec::with_capacity(whole.len() + 64);
-    let mut from = whole.start;
-    for (range, bytes) in edits {
-        out.extend_from_slice(raw.get(from..range.start)?);
-        out.extend_from_slice(bytes);
-        from = range.end;
-    }
-    out.extend_from_slice(raw.get(from..whole.end)?);
-    let moved = entry.mapped(|at| through_edits(at, edits) - whole.start)?;
-    Some((out, moved))
-}
-
-/// Where position `at` of the original lands once `edits` (sorted, not overlapping) are made:
-/// every edit that ends at or before it moves it by the length it adds. An insertion exactly at
-/// `at` goes before it; a replaced value's end moves with the replacement.
-fn through_edits(at: usize, edits: &[Edit]) -> usize {
-    edits
-        .iter()
-        .filter(|(range, _)| range.end <= at)
-        .fold(at, |at, (range, bytes)| at + bytes.len() - range.len())
-}
-
-/// The insertions that add `"f:KEY": {}` for each of `keys` (quoted, sorted) the non-empty
-/// `fieldsV1` node at `node` lacks, in key order.
-fn insertions(raw: &[u8], node: Range<usize>, keys: &[Vec<u8>]) -> Option<Vec<Edit>> {
-    let present = members(raw, node.clone())?;
+    node: Range<usize>,
+    keys: &[Cow<'a, str>],
+    edits: &mut Vec<Edit<'a>>,
+) -> Option<()> {
+    let present = members(raw, node)?;
     let last = present.last()?;
     if present.iter().any(|m| m.key_of(raw).contains(&b'\\')) {
         return None;
     }
-    let mut edits = Vec::new();
-    for quoted in keys {
-        let inner = quoted.get(1..quoted.len() - 1)?;
-        if inner.contains(&b'\\') {
+    for key in keys {
+        let Cow::Borrowed(name) = key else {
             return None;
-        }
-        match present.iter().find(|m| m.key_of(raw) >= inner) {
-            Some(member) if member.key_of(raw) == inner => {}
+        };
+        let name = name.as_bytes();
+        let order = |member: &Member| field_order(member.key_of(raw), name);
+        match present.iter().find(|member| order(member).is_ge()) {
+            Some(member) if order(member).is_eq() => {}
             Some(member) => {
                 let at = member.key.start - 1;
-                edits.push((at..at, [&quoted[..], b":{},"].concat()));
+                let inserted = [b"\"f:", name, b"\":{},"].map(Piece::Bytes);
+                edits.push((at..at, inserted));
             }
             None => {
                 let at = last.value.end;
-                edits.push((at..at, [&b","[..], quoted, b":{}"].concat()));
+                edits.push((at..at, [b",\"f:", name, b"\":{}"].map(Piece::Bytes)));
             }
         }
     }
-    Some(edits)
+    Some(())
+}
+
+/// How a `fieldsV1` member key compares with `f:` followed by `name`.
+fn field_order(member: &[u8], name: &[u8]) -> Ordering {
+    match member.strip_prefix(b"f:") {
+        Some(rest) => rest.cmp(name),
+        // Not `f:` at its start: it differs from `f:NAME` within those two bytes or is shorter.
+        None => member.cmp(b"f:"),
+    }
+}
+
+/// Where the writer's entry (`mine`) goes among the others once its time reads `time`; None on
+/// a tie.
+fn new_position(raw: &[u8], entries: &[ManagedEntry], mine: usize, time: &str) -> Option<usize> {
+    let mut moved = entries.get(mine)?.order_key(raw);
+    moved[1] = time.as_bytes();
+    let others = || {
+        let others = entries
+            .iter()
+            .enumerate()
+            .filter(move |(index, _)| *index != mine);
+        others.map(|(_, entry)| entry.order_key(raw))
+    };
+    let at = others().take_while(|key| *key < moved).count();
+    (others().nth(at) != Some(moved)).then_some(at)
+}
+
+impl<'a> Rewrite<'a> {
+    /// The value of `entries` (in `raw`) with the writer's entry (`mine`) edited by `edits`
+    /// and moved to position `at` among the others.
+    fn plan(
+        raw: &'a [u8],
+        entries: &[ManagedEntry],
+        (mine, at): (usize, usize),
+        edits: &[Edit<'a>],
+        time: String,
+    ) -> Option<Self> {
+        let others = || (0..entries.len()).filter(move |index| *index != mine);
+        let order = others().take(at).chain([mine]).chain(others().skip(at));
+        let mut value = Pieces {
+            pieces: Vec::with_capacity(2 * entries.len() + 4 * edits.len() + 2),
+            len: 0,
+            time_len: time.len(),
+        };
+        let mut written = Vec::with_capacity(entries.len());
+        value.push(Piece::Bytes(b"["));
+        for (position, index) in order.enumerate() {
+            if position > 0 {
+                value.push(Piece::Bytes(b","));
+            }
+            let entry = entries.get(index)?;
+            let (whole, start) = (entry.entry.range(), value.len);
+            let edits = if index == mine { edits } else { &[] };
+            let mut from = whole.start;
+            for (range, inserted) in edits {
+                value.push(Piece::Bytes(raw.get(from..range.start)?));
+                inserted.iter().for_each(|piece| value.push(*piece));
+                from = range.end;
+            }
+            value.push(Piece::Bytes(raw.get(from..whole.end)?));
+            let moved = |at| through_edits(at, edits, value.time_len) - whole.start + start;
+            written.push(entry.mapped(moved)?);
+        }
+        value.push(Piece::Bytes(b"]"));
+        Some(Rewrite {
+            time,
+            pieces: value.pieces,
+            entries: written.into_boxed_slice(),
+        })
+    }
+}
+
+/// Pieces being gathered, and how many bytes they write.
+struct Pieces<'a> {
+    pieces: Vec<Piece<'a>>,
+    len: usize,
+    time_len: usize,
+}
+
+impl<'a> Pieces<'a> {
+    fn push(&mut self, piece: Piece<'a>) {
+        let len = piece.len(self.time_len);
+        if len > 0 {
+            self.len += len;
+            self.pieces.push(piece);
+        }
+    }
+}
+
+/// Where position `at` of the stored value lands once `edits` (sorted, not overlapping) are
+/// made, the time written being `time_len` bytes: every edit that ends at or before it moves it
+/// by the length it adds. An insertion exactly at `at` goes before it; a replaced value's end
+/// moves with the replacement.
+fn through_edits(at: usize, edits: &[Edit<'_>], time_len: usize) -> usize {
+    let written = |pieces: &[Piece<'_>; 3]| pieces.iter().map(|p| p.len(time_len)).sum::<usize>();
+    edits
+        .iter()
+        .filter(|(range, _)| range.end <= at)
+        .fold(at, |at, (range, pieces)| at + written(pieces) - range.len())
 }
 
 #[cfg(test)]
@@ -243,7 +355,7 @@ mod tests {
     }
 
     /// What the general rule makes of `entries` for the same Update.
-    fn by_the_rule(entries: &Value, changed: &[MapKeys<'_>]) -> Value {
+    fn by_the_rule(entries: &Value, changed: &[MapKeys<'_, '_>]) -> Value {
         let mut tree = json!({"f:metadata": {}});
         for (map, keys) in changed.iter().filter(|(_, keys)| !keys.is_empty()) {
             let fields: serde_json::Map<String, Value> =
@@ -259,14 +371,31 @@ mod tests {
     }
 
     /// The in-place edit of `entries`, checked to hand back the entries a scan of what it wrote
-    /// finds.
-    fn in_place(entries: &Value, changed: &[MapKeys<'_>]) -> Option<Value> {
+    /// finds, and to write canonical JSON.
+    fn in_place(entries: &Value, changed: &[MapKeys<'_, '_>]) -> Option<Value> {
         let raw = serde_json::to_vec(entries).ok()?;
         match record_map_keys(&raw, &scanned(&raw), changed, WRITER, "v1")? {
             Recorded::Same => Some(entries.clone()),
-            Recorded::Written(out, carried) => {
-                assert_eq!(carried, scanned(&out), "{}", String::from_utf8_lossy(&out));
-                serde_json::from_slice(&out).ok()
+            Recorded::Rewritten(rewrite) => {
+                let mut out = b"{\"managedFields\":".to_vec();
+                let start = out.len();
+                rewrite.write(&mut out);
+                let value = &out[start..];
+                let carried = rewrite.into_entries();
+                assert_eq!(
+                    carried,
+                    scanned(value),
+                    "{}",
+                    String::from_utf8_lossy(value)
+                );
+                let parsed: Value = serde_json::from_slice(value).ok()?;
+                // Compact, every object's keys sorted and unique: as the server writes values.
+                let canonical = serde_json::to_vec(&parsed).ok()?;
+                assert_eq!(
+                    String::from_utf8_lossy(&canonical),
+                    String::from_utf8_lossy(value)
+                );
+                Some(parsed)
             }
         }
     }
@@ -285,7 +414,7 @@ mod tests {
 
     #[test]
     fn the_writers_entry_gains_the_keys_and_the_time_as_the_rule_says() {
-        let keys = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let keys = |k: &[&'static str]| k.iter().map(|s| Cow::Borrowed(*s)).collect::<Vec<_>>();
         let cases = [
             (keys(&["app"]), keys(&[])),
             (keys(&["step"]), keys(&[])),
@@ -311,25 +440,28 @@ mod tests {
 
     #[test]
     fn a_writer_setting_keys_it_owns_within_the_second_leaves_the_bytes_as_they_are() {
-        let owned = ["app".to_owned(), "tier".to_owned()];
-        let new = ["app".to_owned(), "new".to_owned()];
+        let owned = ["app", "tier"].map(Cow::Borrowed);
+        let new = ["app", "new"].map(Cow::Borrowed);
         // Retried while the clock turns a second between the stored time and the write.
-        let outcome = |keys: &[String]| {
+        let outcome = |keys: &[Cow<'static, str>]| {
             (0..5).find_map(|_| {
                 let stored = written_this_second();
                 let raw = serde_json::to_vec(&stored).unwrap_or_default();
                 let recorded =
                     record_map_keys(&raw, &scanned(&raw), &[("labels", keys)], WRITER, "v1");
-                (stored[1]["time"] == json!(now())).then_some(recorded)
+                let same = matches!(recorded, Some(Recorded::Same));
+                let rewritten = matches!(recorded, Some(Recorded::Rewritten(_)));
+                (stored[1]["time"] == json!(now())).then_some((same, rewritten))
             })
         };
-        assert_eq!(outcome(&owned), Some(Some(Recorded::Same)));
-        assert!(matches!(outcome(&new), Some(Some(Recorded::Written(..)))));
+        assert_eq!(outcome(&owned), Some((true, false)));
+        assert_eq!(outcome(&new), Some((false, true)));
     }
 
     #[test]
     fn anything_else_is_left_to_the_rule() {
-        let step = ["step".to_owned()];
+        let step = [Cow::Borrowed("step")];
+        let quoted = [Cow::Borrowed("a\"b")];
         let labels = [("labels", &step[..])];
         let mut other = entries();
         other[1]["fieldsV1"] = json!({"f:metadata": {"f:labels": {"f:step": {}}}});
@@ -350,6 +482,12 @@ mod tests {
         ] {
             assert_eq!(in_place(&entries, &labels), None, "{what}");
         }
+        let quoted_labels = [("labels", &quoted[..])];
+        assert_eq!(
+            in_place(&entries(), &quoted_labels),
+            None,
+            "a key JSON escapes"
+        );
         let someone_else = Writer {
             manager: "someone-else",
             subresource: "",

@@ -28,10 +28,11 @@ use serde_json::{Map, Value, json};
 
 use super::admission;
 use super::managed::Change;
-use super::managed_raw::{self, MapKeys, Recorded};
+use super::managed_raw::{self, MapKeys, Recorded, Rewrite};
 use super::target::Target;
 use crate::json::managed_entries::ManagedEntry;
 use crate::json::members::{self, Member};
+use crate::json::writer::has_backslash_or_control;
 use crate::objects::StoredObject;
 use crate::selectable::Selectable;
 use crate::store::Txn;
@@ -74,7 +75,7 @@ struct Plan<'a> {
     /// The body's value of each of [`STRING_MAPS`], where the current object has it.
     maps: [Option<&'a [u8]>; 2],
     /// What becomes of `managedFields`.
-    managed_fields: ManagedChange,
+    managed_fields: ManagedChange<'a>,
     selectable: Selectable,
 }
 
@@ -141,6 +142,7 @@ impl<'a> Plan<'a> {
             let value_start = out.len();
             match rendered {
                 Rendered::Bytes(value) => out.extend_from_slice(value),
+                Rendered::Rewrite(rewrite) => rewrite.write(&mut out),
                 // Writing into a Vec cannot fail.
                 Rendered::ResourceVersion => drop(write!(out, "\"{rv}\"")),
                 Rendered::Omitted => {}
@@ -159,6 +161,7 @@ impl<'a> Plan<'a> {
             ManagedChange::Unchanged => self.current.managed_entries_read().map(Box::from),
             ManagedChange::Removed => None,
             ManagedChange::Rewritten(_, entries) => entries,
+            ManagedChange::Edited(rewrite) => Some(rewrite.into_entries()),
         };
         let bytes = Bytes::from(out);
         StoredObject::from_parts(bytes, rv, self.selectable, type_meta, members, entries)
@@ -178,6 +181,7 @@ impl<'a> Plan<'a> {
             (b"managedFields", _) => match &self.managed_fields {
                 ManagedChange::Removed => Rendered::Omitted,
                 ManagedChange::Rewritten(fields, _) => Rendered::Bytes(fields),
+                ManagedChange::Edited(rewrite) => Rendered::Rewrite(rewrite),
                 ManagedChange::Unchanged => Rendered::Bytes(member.value_of(stored)),
             },
             _ => Rendered::Bytes(member.value_of(stored)),
@@ -186,19 +190,23 @@ impl<'a> Plan<'a> {
 }
 
 /// What a replace does to `managedFields`.
-enum ManagedChange {
+enum ManagedChange<'a> {
     /// Nothing.
     Unchanged,
     /// The member goes: no entry is left.
     Removed,
     /// It becomes this value, whose entries are these when known.
     Rewritten(Vec<u8>, Option<Box<[ManagedEntry]>>),
+    /// It becomes this edit of the stored value, written straight into the object.
+    Edited(Rewrite<'a>),
 }
 
 /// What a metadata member is rendered as.
 enum Rendered<'a> {
     /// These bytes.
     Bytes(&'a [u8]),
+    /// The value this edit writes.
+    Rewrite(&'a Rewrite<'a>),
     /// The new resourceVersion.
     ResourceVersion,
     /// Nothing: the member is dropped.
@@ -288,15 +296,15 @@ struct MapChange<'a> {
     /// Them read; None when they are the stored bytes (nothing needs them then).
     given_pairs: Option<Pairs<'a>>,
     /// The keys the body adds or changes, in order.
-    changed: Vec<String>,
+    changed: Vec<Cow<'a, str>>,
     /// The keys the body removes, in order.
-    removed: Vec<String>,
+    removed: Vec<Cow<'a, str>>,
 }
 
 impl<'a> MapChange<'a> {
     /// The change from `stored` to `given`; None unless `given` is a string map written as
     /// serde_json writes one.
-    fn of(name: &'static str, stored: &[u8], given: &'a [u8]) -> Option<Self> {
+    fn of(name: &'static str, stored: &'a [u8], given: &'a [u8]) -> Option<Self> {
         let mut change = MapChange {
             name,
             given,
@@ -312,16 +320,14 @@ impl<'a> MapChange<'a> {
         let mut before = stored_pairs.iter().peekable();
         for (key, value) in &given_pairs {
             while let Some((gone, _)) = before.next_if(|(k, _)| k < key) {
-                change.removed.push(gone.to_string());
+                change.removed.push(gone.clone());
             }
             match before.next_if(|(k, _)| k == key) {
                 Some((_, was)) if was == value => {}
-                _ => change.changed.push(key.to_string()),
+                _ => change.changed.push(key.clone()),
             }
         }
-        change
-            .removed
-            .extend(before.map(|(gone, _)| gone.to_string()));
+        change.removed.extend(before.map(|(gone, _)| gone.clone()));
         change.given_pairs = Some(given_pairs);
         Some(change)
     }
@@ -354,7 +360,7 @@ fn string_pairs(map: &[u8]) -> Option<Pairs<'_>> {
 /// backslash and no control character anywhere, no string has an escape (an unescaped quote
 /// cannot stand inside one), and the map is one UTF-8 text its strings are cut from.
 fn plain_pairs(map: &[u8]) -> Option<Pairs<'_>> {
-    if map.iter().any(|&b| b == b'\\' || b < 0x20) {
+    if has_backslash_or_control(map) {
         return None;
     }
     let text = std::str::from_utf8(map).ok()?;
@@ -373,7 +379,7 @@ fn plain_pairs(map: &[u8]) -> Option<Pairs<'_>> {
 }
 
 /// Adds `metadata.<map>.<key>` for each of `keys` to the `fieldsV1` tree `tree`.
-fn add_paths(tree: &mut Option<Value>, map: &str, keys: &[String]) {
+fn add_paths(tree: &mut Option<Value>, map: &str, keys: &[Cow<'_, str>]) {
     if keys.is_empty() {
         return;
     }
@@ -386,7 +392,7 @@ fn add_paths(tree: &mut Option<Value>, map: &str, keys: &[String]) {
 /// is the stored one's (`members`) or a server-owned one left out, and the object's deletion is
 /// not pending.
 fn map_changes<'a>(
-    stored: &[u8],
+    stored: &'a [u8],
     members: &[Member],
     body: &'a [u8],
     given: &[Member],
@@ -424,12 +430,12 @@ fn map_changes<'a>(
 /// What the `maps`' changes by the target's writer do to `managedFields`; None when the
 /// stored object has none to change. Rewritten in place when [`managed_raw`] can (from the
 /// entries `current` knows or scans), parsed otherwise.
-fn managed_fields(
-    current: &StoredObject,
-    maps: &[Option<MapChange<'_>>; 2],
+fn managed_fields<'a>(
+    current: &'a StoredObject,
+    maps: &[Option<MapChange<'a>>; 2],
     target: &Target<'_>,
     api_version: &str,
-) -> Option<ManagedChange> {
+) -> Option<ManagedChange<'a>> {
     let each_map = || maps.iter().flatten();
     if each_map().all(|map| map.changed.is_empty() && map.removed.is_empty()) {
         return Some(ManagedChange::Unchanged);
@@ -438,13 +444,11 @@ fn managed_fields(
     if each_map().all(|map| map.removed.is_empty())
         && let Some(entries) = current.managed_entries()
     {
-        let changed: Vec<MapKeys<'_>> =
+        let changed: Vec<MapKeys<'_, 'a>> =
             each_map().map(|map| (map.name, &map.changed[..])).collect();
         match managed_raw::record_map_keys(raw, entries, &changed, target.writer, api_version) {
             Some(Recorded::Same) => return Some(ManagedChange::Unchanged),
-            Some(Recorded::Written(fields, entries)) => {
-                return Some(ManagedChange::Rewritten(fields, Some(entries)));
-            }
+            Some(Recorded::Rewritten(rewrite)) => return Some(ManagedChange::Edited(rewrite)),
             None => {}
         }
     }
