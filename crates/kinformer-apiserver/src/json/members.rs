@@ -172,11 +172,27 @@ pub fn member_value(document: &[u8], object: Range<usize>, key: &[u8]) -> Option
 /// `object`: each object on the way is scanned only up to the member the path names, so the
 /// values enclosing the one found are not delimited (nor checked past it).
 pub fn path_value(document: &[u8], object: Range<usize>, path: &[&[u8]]) -> Option<Range<usize>> {
+    let start = path_start(document, object.clone(), path)?;
+    Some(start..value_end(document.get(..object.end)?, start)?)
+}
+
+/// Where the value at `path` starts (see [`path_value`]).
+pub fn path_start(document: &[u8], object: Range<usize>, path: &[&[u8]]) -> Option<usize> {
     let bytes = document.get(..object.end)?;
-    let start = path
-        .iter()
-        .try_fold(object.start, |at, key| member_start(bytes, at, key))?;
-    Some(start..value_end(bytes, start)?)
+    path.iter()
+        .try_fold(object.start, |at, key| member_start(bytes, at, key))
+}
+
+/// The members of the compact JSON object starting at `at` in `document`, and where it ends
+/// (one past its `}`); None when no object starts there.
+pub fn members_at(document: &[u8], mut at: usize) -> Option<(Vec<Member>, usize)> {
+    expect(document, &mut at, b'{')?;
+    let mut found = Vec::with_capacity(16);
+    if document.get(at) == Some(&b'}') {
+        return Some((found, at + 1));
+    }
+    let end = members_from(document, at, None, &mut found)?;
+    Some((found, end + 1))
 }
 
 /// Where the value of member `key` starts in the compact JSON object at `at`, scanning its
@@ -529,7 +545,16 @@ mod tests {
         ] {
             assert_eq!(value(absent), None, "{absent:?}");
         }
+        let start = path_start(document, 0..document.len(), &[b"m"]).unwrap_or_default();
+        assert_eq!(members_at(document, start), None, "an object not closed");
         let closed = br#"{"m":{"x":1},"n":2}"#;
+        let start = path_start(closed, 0..closed.len(), &[b"m"]).unwrap_or_default();
+        let (inner, end) = members_at(closed, start).unwrap_or_default();
+        assert_eq!(
+            (inner.len(), closed.get(start..end)),
+            (1, Some(&br#"{"x":1}"#[..]))
+        );
+        assert_eq!(members_at(b"{}", 0), Some((Vec::new(), 2)));
         assert_eq!(path_value(closed, 0..closed.len(), &[b"m", b"y"]), None);
         assert_eq!(
             path_value(closed, 0..closed.len(), &[]),

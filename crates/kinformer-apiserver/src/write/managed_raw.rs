@@ -10,7 +10,7 @@
 //! are, so the next replace of the object does not scan them either
 //! (`crate::json::managed_entries`).
 //!
-//! Whatever it cannot decide that way — no entry of the writer's, a key another entry names,
+//! Whatever it cannot decide that way — no entry of the writer's, a key another entry owns,
 //! a key that JSON would escape, the writer's map absent or empty, escapes in the strings it
 //! compares, entries not in stored order, a tie in that order — is None, and the caller takes
 //! the general rule.
@@ -19,12 +19,10 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use memchr::memmem::Finder;
-
 use super::managed::Writer;
 use super::meta::now;
 use crate::json::managed_entries::{ManagedEntry, text};
-use crate::json::members::{Member, members, path_value};
+use crate::json::members::{Member, members_at, path_start};
 
 /// The keys an Update set in one metadata map: the map's name (`labels`, `annotations`) and
 /// the keys, in order (only keys borrowed from the body are written in place).
@@ -112,7 +110,7 @@ pub fn record_map_keys<'a>(
     let mine = entries
         .iter()
         .position(|entry| is_writer(entry, raw, writer, api_version))?;
-    if others_name_a_key(raw, entries, mine, changed)? {
+    if others_own_a_key(raw, entries, mine, changed)? {
         return None;
     }
     let time = now();
@@ -132,32 +130,45 @@ fn is_writer(entry: &ManagedEntry, raw: &[u8], writer: Writer<'_>, api_version: 
         && text(entry.subresource, raw) == writer.subresource.as_bytes()
 }
 
-/// Whether an entry but the writer's (`mine`) names one of the `changed` keys as `fieldsV1`
-/// does (`"f:KEY"`, anywhere in it); None for a key JSON would escape.
-fn others_name_a_key(
+/// Whether an entry but the writer's (`mine`) owns one of the `changed` keys (its `fieldsV1`
+/// has `f:metadata`, `f:MAP`, `f:KEY`); None for a key JSON would escape (the stored texts are
+/// compared as they are written).
+fn others_own_a_key(
     raw: &[u8],
     entries: &[ManagedEntry],
     mine: usize,
     changed: &[MapKeys<'_, '_>],
 ) -> Option<bool> {
-    let mut quoted = Vec::with_capacity(64);
-    for key in changed.iter().flat_map(|(_, keys)| keys.iter()) {
-        if key.bytes().any(|b| matches!(b, b'"' | b'\\' | ..0x20)) {
-            return None;
-        }
-        quoted.clear();
-        quoted.extend_from_slice(b"\"f:");
-        quoted.extend_from_slice(key.as_bytes());
-        quoted.push(b'"');
-        let finder = Finder::new(&quoted);
-        let names = |(index, entry): (usize, &ManagedEntry)| {
-            index != mine && finder.find(entry.entry.text(raw)).is_some()
-        };
-        if entries.iter().enumerate().any(names) {
-            return Some(true);
+    let mut name = Vec::with_capacity(64);
+    for (map, keys) in changed {
+        let field = map_field(map)?;
+        for key in keys.iter() {
+            if key.bytes().any(|b| matches!(b, b'"' | b'\\' | ..0x20)) {
+                return None;
+            }
+            name.clear();
+            name.extend_from_slice(b"f:");
+            name.extend_from_slice(key.as_bytes());
+            let path = [&b"f:metadata"[..], field, &name];
+            let owns = |(index, entry): (usize, &ManagedEntry)| {
+                let fields = entry.fields_v1.filter(|_| index != mine);
+                fields.is_some_and(|fields| path_start(raw, fields.range(), &path).is_some())
+            };
+            if entries.iter().enumerate().any(owns) {
+                return Some(true);
+            }
         }
     }
     Some(false)
+}
+
+/// The `fieldsV1` key of metadata map `map`.
+fn map_field(map: &str) -> Option<&'static [u8]> {
+    match map {
+        "annotations" => Some(b"f:annotations"),
+        "labels" => Some(b"f:labels"),
+        _ => None,
+    }
 }
 
 /// A replacement of the bytes at a range of the stored value (empty: an insertion).
@@ -176,13 +187,11 @@ fn writer_edits<'a>(
     let mut edits = Vec::with_capacity(keys + 1);
     let fields = entry.fields_v1?.range();
     for (map, keys) in changed.iter().filter(|(_, keys)| !keys.is_empty()) {
-        let field: &[u8] = match *map {
-            "annotations" => b"f:annotations",
-            "labels" => b"f:labels",
-            _ => return None,
-        };
-        let owned = path_value(raw, fields.clone(), &[b"f:metadata", field])?;
-        insertions(raw, owned, keys, &mut edits)?;
+        let field = map_field(map)?;
+        let within = raw.get(..fields.end)?;
+        let owned = path_start(within, fields.clone(), &[b"f:metadata", field])?;
+        let (present, _) = members_at(within, owned)?;
+        insertions(raw, &present, keys, &mut edits)?;
     }
     let stored_time = entry.time?.range();
     let stored = raw.get(stored_time.clone())?;
@@ -195,15 +204,15 @@ fn writer_edits<'a>(
     Some(edits)
 }
 
-/// Adds to `edits` the insertions of `"f:KEY":{}` for each of `keys` (sorted, none escaped) the
-/// non-empty `fieldsV1` node at `node` lacks, in key order; None for a key not borrowed.
+/// Adds to `edits` the insertions of `"f:KEY":{}` for each of `keys` (sorted, none escaped) a
+/// non-empty `fieldsV1` node whose members are `present` lacks, in key order; None for a key
+/// not borrowed.
 fn insertions<'a>(
     raw: &[u8],
-    node: Range<usize>,
+    present: &[Member],
     keys: &[Cow<'a, str>],
     edits: &mut Vec<Edit<'a>>,
 ) -> Option<()> {
-    let present = members(raw, node)?;
     let last = present.last()?;
     if present.iter().any(|m| m.key_of(raw).contains(&b'\\')) {
         return None;
@@ -424,8 +433,12 @@ mod tests {
         // A stored time of another length than the one written moves what follows it.
         let mut longer_time = entries();
         longer_time[0]["time"] = json!("2025-01-01T00:00:00.000000Z");
+        // Another manager owning keys of the same names in the other map keeps them.
+        let mut same_names = entries();
+        same_names[1]["fieldsV1"]["f:metadata"] =
+            json!({"f:annotations": {"f:app": {}}, "f:labels": {"f:new": {}}});
         // A write within the second of the writer's last: only new keys change the entry.
-        for stored in [entries(), longer_time, written_this_second()] {
+        for stored in [entries(), longer_time, same_names, written_this_second()] {
             for (labels, annotations) in &cases {
                 let changed = [("annotations", &annotations[..]), ("labels", &labels[..])];
                 let expected = by_the_rule(&stored, &changed);

@@ -19,7 +19,6 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -96,7 +95,7 @@ impl<'a> Plan<'a> {
             return None;
         }
         let given = members::edited_members(stored, members, body, given_metadata, common)?;
-        let maps = map_changes(stored, members, body, &given)?;
+        let maps = map_changes(stored, members, body, &given, common)?;
         let managed_fields = managed_fields(current, &maps, target, &api_version)?;
         let selectable = match maps[1].as_ref().map(|labels| labels.given_pairs.as_ref()) {
             // The labels as stored (or none, as stored), and every field is the stored one's.
@@ -143,8 +142,11 @@ impl<'a> Plan<'a> {
             match rendered {
                 Rendered::Bytes(value) => out.extend_from_slice(value),
                 Rendered::Rewrite(rewrite) => rewrite.write(&mut out),
-                // Writing into a Vec cannot fail.
-                Rendered::ResourceVersion => drop(write!(out, "\"{rv}\"")),
+                Rendered::ResourceVersion => {
+                    out.push(b'"');
+                    out.extend_from_slice(itoa::Buffer::new().format(rv).as_bytes());
+                    out.push(b'"');
+                }
                 Rendered::Omitted => {}
             }
             written.push(Member {
@@ -390,12 +392,13 @@ fn add_paths(tree: &mut Option<Value>, map: &str, keys: &[Cow<'_, str>]) {
 
 /// The body's labels and annotations, when every other member of the body's metadata (`given`)
 /// is the stored one's (`members`) or a server-owned one left out, and the object's deletion is
-/// not pending.
+/// not pending. The two start and end with `common` bytes in common.
 fn map_changes<'a>(
     stored: &'a [u8],
     members: &[Member],
     body: &'a [u8],
     given: &[Member],
+    common: (usize, usize),
 ) -> Option<[Option<MapChange<'a>>; 2]> {
     let mut maps = [None, None];
     let mut given = given.iter().peekable();
@@ -416,7 +419,9 @@ fn map_changes<'a>(
                         )?;
                         maps[index] = Some(change);
                     }
-                    None if member.value_of(stored) != theirs.value_of(body) => return None,
+                    None if !same_value((stored, &member.value), (body, &theirs.value), common) => {
+                        return None;
+                    }
                     None => {}
                 }
             }
@@ -425,6 +430,22 @@ fn map_changes<'a>(
         }
     }
     given.next().is_none().then_some(maps)
+}
+
+/// Whether the value at `at` in `stored` and the one at `given` in `body` are the same bytes:
+/// known by position when both stand where the two share their first `common.0` or last
+/// `common.1` bytes, compared otherwise.
+fn same_value(
+    (stored, at): (&[u8], &Range<usize>),
+    (body, given): (&[u8], &Range<usize>),
+    (prefix, suffix): (usize, usize),
+) -> bool {
+    let in_prefix = at == given && given.end <= prefix;
+    let from_end = |document: &[u8], range: &Range<usize>| document.len().checked_sub(range.start);
+    let in_suffix = at.len() == given.len()
+        && from_end(body, given).is_some_and(|back| back <= suffix)
+        && from_end(stored, at) == from_end(body, given);
+    in_prefix || in_suffix || stored.get(at.clone()) == body.get(given.clone())
 }
 
 /// What the `maps`' changes by the target's writer do to `managedFields`; None when the

@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::{MapChange, common_prefix, common_suffix, replace, string_pairs};
+use super::{MapChange, common_prefix, common_suffix, replace, same_value, string_pairs};
 use crate::json::managed_entries::entries;
 use crate::json::members::{Member, members};
 use crate::objects::StoredObject;
@@ -493,6 +493,34 @@ proptest! {
         prop_assert_eq!(common_suffix(&long_a, &long_b), whole.unwrap_or(after + suffix));
         prop_assert_eq!(common_prefix(&long_a, &long_a), long_a.len());
         prop_assert_eq!(common_suffix(&long_b, &long_b), long_b.len());
+    }
+}
+
+proptest! {
+    /// Values known the same by where they stand are the same bytes, and values compared are
+    /// compared: the answer is a byte comparison's, wherever the two ranges fall.
+    #[test]
+    fn values_are_the_same_exactly_when_their_bytes_are(
+        stored in proptest::collection::vec(0u8..3, 0..30),
+        body in proptest::collection::vec(0u8..3, 0..30),
+        ends in (0usize..30, 0usize..30, 0usize..30, 0usize..30),
+        placed in 0u8..3,
+    ) {
+        let prefix = common_prefix(&stored, &body);
+        let suffix = common_suffix(&stored[prefix..], &body[prefix..]);
+        let range = |a: usize, b: usize, len: usize| a.min(b).min(len)..a.max(b).min(len);
+        let at = range(ends.0, ends.1, stored.len());
+        let given = match placed {
+            // Where it is in the stored object, or as far from the end.
+            0 => at.clone(),
+            1 => {
+                let shift = |p: usize| (p + body.len()).saturating_sub(stored.len()).min(body.len());
+                shift(at.start)..shift(at.end)
+            }
+            _ => range(ends.2, ends.3, body.len()),
+        };
+        let compared = stored.get(at.clone()) == body.get(given.clone());
+        prop_assert_eq!(same_value((&stored, &at), (&body, &given), (prefix, suffix)), compared);
     }
 }
 
