@@ -27,7 +27,8 @@ pub struct StoredObject {
     pub bytes: Bytes,
     /// The object's resourceVersion.
     pub rv: u64,
-    selectable: Selectable,
+    /// Shared by the versions the replace fast path writes when their labels stay.
+    selectable: Arc<Selectable>,
     metadata_only: OnceLock<Bytes>,
     /// Where `kind` and `apiVersion` are, for LIST items without them.
     type_meta: TypeMetaSpans,
@@ -92,7 +93,7 @@ impl StoredObject {
         Ok(StoredObject {
             bytes: Bytes::from(bytes),
             rv,
-            selectable,
+            selectable: Arc::new(selectable),
             metadata_only: OnceLock::new(),
             type_meta,
             metadata_members: OnceLock::new(),
@@ -107,7 +108,7 @@ impl StoredObject {
     pub fn from_parts(
         bytes: Bytes,
         rv: u64,
-        selectable: Selectable,
+        selectable: Arc<Selectable>,
         type_meta: TypeMetaSpans,
         metadata_members: Box<[Member]>,
         managed_entries: Option<Box<[ManagedEntry]>>,
@@ -203,7 +204,7 @@ impl StoredObject {
     }
 
     /// Its name, namespace, labels and selectable fields.
-    pub fn selectable(&self) -> &Selectable {
+    pub fn selectable(&self) -> &Arc<Selectable> {
         &self.selectable
     }
 

@@ -55,7 +55,7 @@ impl Text for &str {
 }
 
 /// The name, namespace, labels and selectable field values of one object.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct Selectable {
     /// The texts, one after another.
     text: String,

@@ -75,7 +75,7 @@ struct Plan<'a> {
     maps: [Option<&'a [u8]>; 2],
     /// What becomes of `managedFields`.
     managed_fields: ManagedChange<'a>,
-    selectable: Selectable,
+    selectable: Arc<Selectable>,
 }
 
 impl<'a> Plan<'a> {
@@ -100,13 +100,13 @@ impl<'a> Plan<'a> {
         let selectable = match maps[1].as_ref().map(|labels| labels.given_pairs.as_ref()) {
             // The labels as stored (or none, as stored), and every field is the stored one's.
             None | Some(None) => current.selectable().clone(),
-            Some(Some(labels)) => Selectable::new(
+            Some(Some(labels)) => Arc::new(Selectable::new(
                 current.name(),
                 current.namespace(),
                 labels.iter().map(|(k, v)| (k.as_ref(), v.as_ref())),
                 target.resource,
                 |field| current.field(field),
-            )?,
+            )?),
         };
         Some(Plan {
             current,
