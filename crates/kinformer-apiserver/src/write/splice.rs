@@ -343,18 +343,33 @@ impl<'a> MapChange<'a> {
 
 /// The pairs of a string map written as serde_json writes a `BTreeMap<String, String>`
 /// (compact, keys sorted and unique, only `"`, `\` and control characters escaped); None for
-/// anything else. Maps without escapes (nearly all) are read in place, others parsed.
+/// anything else. Maps without escapes (nearly all) are read in place; others are parsed, each
+/// key written without an escape still borrowed from the map (annotation values such as
+/// kubectl's last-applied-configuration hold escapes, keys never do, and the in-place
+/// managedFields edit writes borrowed keys only).
 fn string_pairs(map: &[u8]) -> Option<Pairs<'_>> {
     if let Some(pairs) = plain_pairs(map) {
         return Some(pairs);
     }
     let parsed: BTreeMap<String, String> = serde_json::from_slice(map).ok()?;
-    (serde_json::to_vec(&parsed).ok()? == map).then(|| {
-        parsed
-            .into_iter()
-            .map(|(k, v)| (Cow::Owned(k), Cow::Owned(v)))
-            .collect()
-    })
+    if serde_json::to_vec(&parsed).ok()? != map {
+        return None;
+    }
+    // Written as serde_json writes it: one member per pair, in the same order.
+    let members = members::members(map, 0..map.len())?;
+    let key = |member: &Member, parsed: String| {
+        let text = member.key_of(map);
+        match std::str::from_utf8(text) {
+            Ok(text) if !text.contains('\\') => Cow::Borrowed(text),
+            _ => Cow::Owned(parsed),
+        }
+    };
+    let pairs = parsed.into_iter().zip(&members);
+    Some(
+        pairs
+            .map(|((k, v), m)| (key(m, k), Cow::Owned(v)))
+            .collect(),
+    )
 }
 
 /// [`string_pairs`] of a map whose keys and values need no escape (serde_json writes them as
