@@ -334,10 +334,11 @@ pub fn subtract_v1(node: &mut Map<String, Value>, other: &Map<String, Value>) ->
     true
 }
 
-/// Adds `other`'s paths to the `fieldsV1` node `node`.
+/// Adds `other`'s paths to the `fieldsV1` node `node`. A `.` marks a member with fields below
+/// it: kept where the node has one already (not removed and put back), added or dropped
+/// otherwise.
 pub fn union_v1(node: &mut Map<String, Value>, other: Map<String, Value>) {
     let member = is_member_v1(node) || is_member_v1(&other);
-    node.remove(".");
     for (key, theirs) in other {
         if key == "." {
             continue;
@@ -349,8 +350,16 @@ pub fn union_v1(node: &mut Map<String, Value>, other: Map<String, Value>) {
             }
         }
     }
-    if member && !node.is_empty() {
-        node.insert(".".into(), json!({}));
+    let has_fields = node.keys().any(|key| key != ".");
+    let marked = match node.get(".") {
+        None => None,
+        Some(Value::Object(mark)) => Some(mark.is_empty()),
+        Some(_) => Some(false),
+    };
+    match (member && has_fields, marked) {
+        (true, Some(true)) | (false, None) => {}
+        (true, _) => drop(node.insert(".".into(), json!({}))),
+        (false, Some(_)) => drop(node.remove(".")),
     }
 }
 
@@ -429,6 +438,58 @@ mod tests {
             proptest::prop_assert_eq!(key, format!("k:{}", Value::Object(object)));
             let expected = format!("v:{}", value.to_value());
             proptest::prop_assert_eq!(PathElement::Value(value).encode(), expected);
+        }
+    }
+
+    /// `union_v1` as first written: `.` removed, the paths added, `.` put back when the
+    /// result is a member with fields below it.
+    fn union_by_removal(node: &mut Map<String, Value>, other: Map<String, Value>) {
+        let member = is_member_v1(node) || is_member_v1(&other);
+        node.remove(".");
+        for (key, theirs) in other {
+            if key == "." {
+                continue;
+            }
+            match (node.get_mut(&key), theirs) {
+                (Some(Value::Object(mine)), Value::Object(theirs)) => {
+                    union_by_removal(mine, theirs)
+                }
+                (_, theirs) => {
+                    node.insert(key, theirs);
+                }
+            }
+        }
+        if member && !node.is_empty() {
+            node.insert(".".into(), json!({}));
+        }
+    }
+
+    /// `fieldsV1` nodes of a few keys, `.` among them, nested three deep.
+    fn node() -> impl proptest::strategy::Strategy<Value = Map<String, Value>> {
+        use proptest::prelude::*;
+        let key = prop_oneof![Just("."), Just("f:a"), Just("f:b"), Just("k:{\"n\":1}")];
+        let leaf = Just(Map::new());
+        leaf.prop_recursive(3, 24, 4, move |inner| {
+            proptest::collection::btree_map(key.clone(), inner, 0..4).prop_map(|members| {
+                let members = members.into_iter();
+                members
+                    .map(|(k, v)| (k.to_owned(), Value::Object(v)))
+                    .collect()
+            })
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_union_is_the_one_that_removes_and_restores_the_member_mark(
+            node in node(),
+            other in node(),
+        ) {
+            let mut expected = node.clone();
+            union_by_removal(&mut expected, other.clone());
+            let mut united = node;
+            union_v1(&mut united, other);
+            proptest::prop_assert_eq!(united, expected);
         }
     }
 }
