@@ -34,9 +34,8 @@ impl Member {
 /// The members of the compact JSON object at `object` in `document` (from its `{` to the end of
 /// its `}`); None when it is not one.
 pub fn members(document: &[u8], object: Range<usize>) -> Option<Vec<Member>> {
-    object_members(document, object, &mut |bytes, _, start| {
-        value_end(bytes, start)
-    })
+    let (found, end) = members_at(document.get(..object.end)?, object.start)?;
+    (end == object.end).then_some(found)
 }
 
 /// The members of `edited`, an edit of `original` whose object has the members `known`:
@@ -171,7 +170,7 @@ pub fn member_value(document: &[u8], object: Range<usize>, key: &[u8]) -> Option
 /// The value at `path` (member keys, outermost first) inside the compact JSON object at
 /// `object`: each object on the way is scanned only up to the member the path names, so the
 /// values enclosing the one found are not delimited (nor checked past it).
-pub fn path_value(document: &[u8], object: Range<usize>, path: &[&[u8]]) -> Option<Range<usize>> {
+fn path_value(document: &[u8], object: Range<usize>, path: &[&[u8]]) -> Option<Range<usize>> {
     let start = path_start(document, object.clone(), path)?;
     Some(start..value_end(document.get(..object.end)?, start)?)
 }

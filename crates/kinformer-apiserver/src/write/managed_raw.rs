@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::ops::Range;
 
+use super::fieldset::field_key;
 use super::managed::Writer;
 use super::meta::now;
 use crate::json::managed_entries::{ManagedEntry, text};
@@ -132,24 +133,21 @@ fn is_writer(entry: &ManagedEntry, raw: &[u8], writer: Writer<'_>, api_version: 
 
 /// Whether an entry but the writer's (`mine`) owns one of the `changed` keys (its `fieldsV1`
 /// has `f:metadata`, `f:MAP`, `f:KEY`); None for a key JSON would escape (the stored texts are
-/// compared as they are written).
+/// compared as they are written) or a map other than labels and annotations.
 fn others_own_a_key(
     raw: &[u8],
     entries: &[ManagedEntry],
     mine: usize,
     changed: &[MapKeys<'_, '_>],
 ) -> Option<bool> {
-    let mut name = Vec::with_capacity(64);
     for (map, keys) in changed {
         let field = map_field(map)?;
         for key in keys.iter() {
             if key.bytes().any(|b| matches!(b, b'"' | b'\\' | ..0x20)) {
                 return None;
             }
-            name.clear();
-            name.extend_from_slice(b"f:");
-            name.extend_from_slice(key.as_bytes());
-            let path = [&b"f:metadata"[..], field, &name];
+            let name = field_key(key);
+            let path = [&b"f:metadata"[..], field, name.as_bytes()];
             let owns = |(index, entry): (usize, &ManagedEntry)| {
                 let fields = entry.fields_v1.filter(|_| index != mine);
                 fields.is_some_and(|fields| path_start(raw, fields.range(), &path).is_some())
