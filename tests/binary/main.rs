@@ -16,11 +16,15 @@ mod cli_fidelity;
 mod cli_generated_docs;
 #[path = "../common/mod.rs"]
 mod common;
+mod conformance;
 mod fuzz_protobuf;
 mod multi_resource;
 mod proxy;
 mod readme;
 mod record_replay;
+mod refserver;
+#[path = "../common/refserver.rs"]
+mod refserver_fixture;
 mod report;
 mod scenarios;
 mod story;
