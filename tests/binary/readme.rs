@@ -1,9 +1,14 @@
 //! The README's promises about itself: its set-up section is two commands, the second the
-//! test script CI runs too, and that script installs what the tests need before running them.
+//! test script CI runs too, and that script installs what the tests need before running them;
+//! and every `$ kinformer …` example prints what the README shows.
 
 use std::path::Path;
 
 const README: &str = include_str!("../../README.md");
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
 
 /// The text of the README section titled `title` (up to the next `## ` heading).
 fn section(title: &str) -> &'static str {
@@ -41,7 +46,7 @@ fn set_up_is_two_commands_the_demo_and_the_test_script() {
 
 #[test]
 fn the_test_script_installs_what_is_missing_and_ci_runs_it() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let script = std::fs::read_to_string(root.join("scripts/test")).unwrap();
     for needed in ["kubectl", "tmux"] {
         assert!(
@@ -77,20 +82,23 @@ fn install_says_how_to_get_the_binary_and_the_kubectl_plugin() {
     );
 }
 
-/// An example of the README: the command after `$ ` (continuation lines joined) and the lines
-/// it shows.
+/// An example of a page: the command after `$ ` (continuation lines joined), where its stdout
+/// goes (`> FILE`, else it is compared too) and the lines it shows.
 struct Example {
     command: String,
-    shown: Vec<&'static str>,
+    stdout_to: Option<String>,
+    shown: Vec<String>,
 }
 
-/// Every code block that starts with `$ kinformer …`, but `top` (it draws on a terminal:
-/// `tests/top_tmux.rs` and the render tests check its boxes).
-fn examples() -> Vec<Example> {
+/// The examples of one code block, run in order in one directory (a later one may read the
+/// file an earlier one wrote): every command line starting `$ kinformer …` and the lines up to
+/// the next `$ ` line, but `top`'s (it draws on a terminal: `tests/top_tmux.rs` and the render
+/// tests check its boxes).
+fn block_examples(block: &[&str]) -> Vec<Example> {
     let mut out = Vec::new();
-    for block in code_blocks() {
-        let mut lines = block.into_iter();
-        let Some(first) = lines.next().and_then(|l| l.strip_prefix("$ kinformer ")) else {
+    let mut lines = block.iter().copied().peekable();
+    while let Some(line) = lines.next() {
+        let Some(first) = line.strip_prefix("$ kinformer ") else {
             continue;
         };
         let mut command = first.to_owned();
@@ -98,19 +106,29 @@ fn examples() -> Vec<Example> {
             command.pop();
             command.push_str(lines.next().unwrap_or_default().trim());
         }
+        let mut shown = Vec::new();
+        while let Some(next) = lines.peek() {
+            if next.starts_with("$ ") {
+                break;
+            }
+            if *next != "..." {
+                shown.push((*next).to_owned());
+            }
+            lines.next();
+        }
         if command.starts_with("top ") {
             continue;
         }
         let command = command.split(" | ").next().unwrap_or_default();
-        let command = command
-            .split(" #")
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_owned();
+        let command = command.split(" #").next().unwrap_or_default().trim();
+        let (command, stdout_to) = match command.split_once(" > ") {
+            Some((command, file)) => (command.trim(), Some(file.trim().to_owned())),
+            None => (command, None),
+        };
         out.push(Example {
-            command,
-            shown: lines.filter(|l| *l != "...").collect(),
+            command: command.to_owned(),
+            stdout_to,
+            shown,
         });
     }
     out
@@ -131,11 +149,11 @@ fn unitless(word: String) -> String {
     }
 }
 
-/// The lines of every fenced code block, in order.
-fn code_blocks() -> Vec<Vec<&'static str>> {
+/// The lines of every fenced code block of a page, in order.
+fn code_blocks(text: &str) -> Vec<Vec<&str>> {
     let mut blocks = Vec::new();
     let mut open: Option<Vec<&str>> = None;
-    for line in README.lines() {
+    for line in text.lines() {
         match (line.starts_with("```"), open.take()) {
             (true, Some(block)) => blocks.push(block),
             (true, None) => open = Some(Vec::new()),
@@ -181,41 +199,118 @@ fn shape(line: &str) -> String {
     words.join(" ")
 }
 
-/// Runs every README example (against the embedded server its flags name) and checks that
-/// each line it shows is a line the command prints today, up to numbers and object names.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_readme_example_prints_what_the_readme_shows() {
-    let examples = examples();
-    assert!(examples.len() >= 5, "found {} examples", examples.len());
+/// Runs one example in `dir` (against the embedded server its flags name) and returns how it
+/// differs from its page: a failed exit, or a shown line that is not a line it printed today,
+/// up to numbers and object names.
+async fn run_example(page: &str, example: &Example, dir: &Path) -> Vec<String> {
+    let args: Vec<&str> = example.command.split_whitespace().collect();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_kinformer"))
+        .args(&args)
+        .current_dir(dir)
+        .env_remove("KUBECONFIG")
+        .env("NO_COLOR", "1")
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(std::time::Duration::from_secs(60), output)
+        .await
+        .unwrap_or_else(|_| panic!("{page}: kinformer {}: no exit within 60s", example.command))
+        .unwrap();
     let mut differences = Vec::new();
-    for example in &examples {
-        let args: Vec<&str> = example.command.split_whitespace().collect();
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_kinformer"))
-            .args(&args)
-            .env_remove("KUBECONFIG")
-            .env("NO_COLOR", "1")
-            .kill_on_drop(true)
-            .output();
-        let output = tokio::time::timeout(std::time::Duration::from_secs(60), output)
-            .await
-            .unwrap_or_else(|_| panic!("{}: no exit within 60s", example.command))
-            .unwrap();
-        let printed = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
+    if !output.status.success() {
+        differences.push(format!(
+            "{page}: kinformer {}: {}\n{}",
+            example.command,
+            output.status,
             String::from_utf8_lossy(&output.stderr)
-        );
-        let shapes: Vec<String> = printed.lines().map(shape).collect();
-        for line in &example.shown {
-            if !shapes.contains(&shape(line)) {
-                differences.push(format!("kinformer {}:\n  README: {line}", example.command));
-            }
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let printed = match &example.stdout_to {
+        Some(file) => {
+            std::fs::write(dir.join(file), stdout.as_bytes()).unwrap();
+            String::from_utf8_lossy(&output.stderr).into_owned()
+        }
+        None => format!("{stdout}{}", String::from_utf8_lossy(&output.stderr)),
+    };
+    let shapes: Vec<String> = printed.lines().map(shape).collect();
+    for line in &example.shown {
+        if !shapes.contains(&shape(line)) {
+            differences.push(format!(
+                "{page}: kinformer {}:\n  shown: {line}",
+                example.command
+            ));
         }
     }
+    differences
+}
+
+/// Runs every example of the README, each code block in a directory of its own that sees the
+/// repository's `scenarios/`, and checks that each prints what the README shows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_readme_example_prints_what_the_readme_shows() {
+    let mut differences = Vec::new();
+    let mut examples_per_page = Vec::new();
+    for (page, text) in [("README.md".to_owned(), README.to_owned())] {
+        let mut count = 0;
+        for block in code_blocks(&text) {
+            let examples = block_examples(&block);
+            if examples.is_empty() {
+                continue;
+            }
+            let dir = tempfile::tempdir().unwrap();
+            std::os::unix::fs::symlink(root().join("scenarios"), dir.path().join("scenarios"))
+                .unwrap();
+            for example in &examples {
+                differences.extend(run_example(&page, example, dir.path()).await);
+            }
+            count += examples.len();
+        }
+        examples_per_page.push((page, count));
+    }
+    let count = |page: &str| examples_per_page.iter().find(|(p, _)| p == page).unwrap().1;
+    assert!(count("README.md") >= 6, "{examples_per_page:?}");
     assert!(
         differences.is_empty(),
-        "README examples that print something else today:\n{}",
+        "examples that print something else today:\n{}",
         differences.join("\n")
+    );
+}
+
+#[test]
+fn a_block_is_a_sequence_of_examples_each_with_its_lines() {
+    let block = [
+        "$ kinformer demo --scenario s.yaml -o jsonl > t.jsonl",
+        "$ kinformer explain default/a t.jsonl",
+        "default/a (pods)",
+        "...",
+        "$ kinformer resync pods --embedded \\",
+        "    --handler a:resync=2s | cat   # a comment",
+        "HANDLER   REQUESTED",
+        "$ kinformer top pods --embedded",
+        "┌ Reflector",
+    ];
+    let examples = block_examples(&block);
+    let seen: Vec<(&str, Option<&str>, Vec<&str>)> = examples
+        .iter()
+        .map(|e| {
+            (
+                e.command.as_str(),
+                e.stdout_to.as_deref(),
+                e.shown.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("demo --scenario s.yaml -o jsonl", Some("t.jsonl"), vec![]),
+            ("explain default/a t.jsonl", None, vec!["default/a (pods)"]),
+            (
+                "resync pods --embedded --handler a:resync=2s",
+                None,
+                vec!["HANDLER   REQUESTED"]
+            ),
+        ]
     );
 }
 
