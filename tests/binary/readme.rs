@@ -1,13 +1,35 @@
-//! The README's promises about itself: its set-up section is two commands, the second the
-//! test script CI runs too, and that script installs what the tests need before running them;
-//! and every `$ kinformer …` example prints what the README shows.
+//! The README's and the reference's (`docs/`) promises about themselves: the README's set-up
+//! section is two commands, the second the test script CI runs too, and that script installs
+//! what the tests need before running them; the README is a short page with a quick start and
+//! a symptom table; every relative link of the README and of `docs/*.md` resolves (the file
+//! exists, a `#anchor` names a heading of it); and every `$ kinformer …` example of those pages
+//! prints what the page shows.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const README: &str = include_str!("../../README.md");
 
+/// The most lines the README may have: a page a person reads in five minutes.
+const README_MAX_LINES: usize = 300;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The checked pages: `README.md` and every `docs/*.md`, as (path from the root, text).
+fn pages() -> Vec<(String, String)> {
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    let mut pages = vec![("README.md".to_owned(), README.to_owned())];
+    for path in docs {
+        let name = path.strip_prefix(root()).unwrap().display().to_string();
+        pages.push((name, std::fs::read_to_string(&path).unwrap()));
+    }
+    pages
 }
 
 /// The text of the README section titled `title` (up to the next `## ` heading).
@@ -79,6 +101,223 @@ fn install_says_how_to_get_the_binary_and_the_kubectl_plugin() {
     assert!(
         install[1].ends_with("~/.cargo/bin/kubectl-informer"),
         "{install:?}"
+    );
+}
+
+/// The README is read in five minutes: at most [`README_MAX_LINES`] lines, a quick start of
+/// about six commands (each one an example the example test runs), a table from symptoms to
+/// commands that links into `docs/`, and a link to every page of `docs/`.
+fn five_minute_page_problems(readme: &str, docs: &[String]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let lines = readme.lines().count();
+    if lines > README_MAX_LINES {
+        problems.push(format!("{lines} lines, more than {README_MAX_LINES}"));
+    }
+    let quick_start = readme
+        .split("\n## Quick start\n")
+        .nth(1)
+        .map(|rest| rest.split("\n## ").next().unwrap_or_default());
+    match quick_start {
+        None => problems.push("no \"## Quick start\" section".to_owned()),
+        Some(text) => {
+            let examples = text
+                .lines()
+                .filter(|l| l.starts_with("$ kinformer "))
+                .count();
+            if examples < 6 {
+                problems.push(format!(
+                    "the quick start has {examples} `$ kinformer` examples, not six"
+                ));
+            }
+        }
+    }
+    let table: Vec<&str> = readme
+        .split("\n## ")
+        .find(|s| s.to_lowercase().starts_with("symptom"))
+        .map(|s| s.lines().filter(|l| l.starts_with('|')).collect())
+        .unwrap_or_default();
+    let rows = table.join("\n").to_lowercase();
+    for symptom in [
+        "resync storm",
+        "slow handler",
+        "410",
+        "missed delete",
+        "what did my controller see",
+    ] {
+        if !rows.contains(symptom) {
+            problems.push(format!("the symptom table has no row for {symptom:?}"));
+        }
+    }
+    if table.len() > 2 && !table[2..].iter().all(|row| row.contains("](docs/")) {
+        problems.push("every symptom row links into docs/".to_owned());
+    }
+    let targets: Vec<String> = links(readme)
+        .into_iter()
+        .map(|l| l.split('#').next().unwrap_or_default().to_owned())
+        .collect();
+    for page in docs {
+        if !targets.iter().any(|t| t == page) {
+            problems.push(format!("no link to {page}"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_readme_is_a_five_minute_page_with_a_quick_start_and_a_symptom_table() {
+    let docs: Vec<String> = pages().into_iter().skip(1).map(|(name, _)| name).collect();
+    let problems = five_minute_page_problems(README, &docs);
+    assert!(problems.is_empty(), "README.md: {}", problems.join("; "));
+    // The check catches what it is for.
+    let long = format!("{README}{}", "more\n".repeat(README_MAX_LINES));
+    assert!(five_minute_page_problems(&long, &docs)[0].contains("more than 300"));
+    let unlinked = README.replace("](docs/jsonl.md", "](docs/elsewhere.md");
+    assert!(
+        five_minute_page_problems(&unlinked, &docs)
+            .contains(&"no link to docs/jsonl.md".to_owned())
+    );
+}
+
+/// The index of `docs/` links every page of it.
+#[test]
+fn the_docs_index_links_every_page() {
+    let index = std::fs::read_to_string(root().join("docs/README.md")).unwrap();
+    let targets: Vec<String> = links(&index)
+        .into_iter()
+        .map(|l| format!("docs/{}", l.split('#').next().unwrap_or_default()))
+        .collect();
+    let missing: Vec<String> = pages()
+        .into_iter()
+        .skip(1)
+        .map(|(name, _)| name)
+        .filter(|name| name != "docs/README.md" && !targets.contains(name))
+        .collect();
+    assert!(missing.is_empty(), "docs/README.md lacks {missing:?}");
+}
+
+/// The targets of a page's Markdown links and images (`[text](target)`), outside code blocks
+/// and code spans.
+fn links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Code spans hold brackets and parentheses that are no links (`[*]`, `(…)`).
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join("``");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let end = after.find(')').unwrap_or(after.len());
+            out.push(after[..end].to_owned());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation (backticks, dots, brackets, `…`)
+/// dropped, letters, digits, `-` and `_` kept, each space a `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a page's headings, a repeated one numbered as GitHub numbers it (`-1`, …).
+fn anchors(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        }
+        if fenced || !line.starts_with('#') {
+            continue;
+        }
+        let base = slug(line.trim_start_matches('#'));
+        let mut anchor = base.clone();
+        let mut n = 0;
+        while out.contains(&anchor) {
+            n += 1;
+            anchor = format!("{base}-{n}");
+        }
+        out.push(anchor);
+    }
+    out
+}
+
+/// Every relative link of a page (`page` is its path from the root) that does not resolve:
+/// its file is missing, or its `#anchor` names no heading of the page it points to.
+fn broken_links(page: &str, text: &str) -> Vec<String> {
+    let dir = Path::new(page).parent().unwrap_or(Path::new(""));
+    let mut broken = Vec::new();
+    for link in links(text) {
+        if link.contains("://") || link.starts_with("mailto:") {
+            continue;
+        }
+        let (file, anchor) = link.split_once('#').unwrap_or((&link, ""));
+        let target = if file.is_empty() {
+            root().join(page)
+        } else {
+            root().join(dir).join(file)
+        };
+        if !target.exists() {
+            broken.push(format!("{page}: ({link}): no file {}", target.display()));
+            continue;
+        }
+        if anchor.is_empty() {
+            continue;
+        }
+        let target_text = std::fs::read_to_string(&target).unwrap_or_default();
+        if !anchors(&target_text).iter().any(|a| a == anchor) {
+            broken.push(format!("{page}: ({link}): no heading #{anchor}"));
+        }
+    }
+    broken
+}
+
+#[test]
+fn every_relative_link_of_the_readme_and_docs_resolves() {
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for (page, text) in pages() {
+        checked += links(&text).len();
+        broken.extend(broken_links(&page, &text));
+    }
+    assert!(checked >= 40, "only {checked} links found");
+    assert!(
+        broken.is_empty(),
+        "links that do not resolve:\n{}",
+        broken.join("\n")
+    );
+    // The check catches what it is for: a missing file, a missing anchor, a moved page.
+    let bad = "[a](docs/nope.md) [b](docs/jsonl.md#no-such-heading) [c](#exit-status) `[d](x.md)`";
+    assert_eq!(broken_links("README.md", bad).len(), 3, "{bad}");
+}
+
+#[test]
+fn anchors_are_githubs() {
+    assert_eq!(
+        slug(" `kinformer watch RESOURCE[,RESOURCE…] [NAME]`"),
+        "kinformer-watch-resourceresource-name"
+    );
+    assert_eq!(
+        slug(" client-go: release profiles and differences"),
+        "client-go-release-profiles-and-differences"
+    );
+    assert_eq!(
+        anchors("# A\n## a\n```\n# not\n```\n### A"),
+        ["a", "a-1", "a-2"]
     );
 }
 
@@ -244,13 +483,13 @@ async fn run_example(page: &str, example: &Example, dir: &Path) -> Vec<String> {
     differences
 }
 
-/// Runs every example of the README, each code block in a directory of its own that sees the
-/// repository's `scenarios/`, and checks that each prints what the README shows.
+/// Runs every example of the README and of `docs/`, each code block in a directory of its own
+/// that sees the repository's `scenarios/`, and checks that each prints what its page shows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_readme_example_prints_what_the_readme_shows() {
+async fn every_example_of_the_readme_and_docs_prints_what_the_page_shows() {
     let mut differences = Vec::new();
     let mut examples_per_page = Vec::new();
-    for (page, text) in [("README.md".to_owned(), README.to_owned())] {
+    for (page, text) in pages() {
         let mut count = 0;
         for block in code_blocks(&text) {
             let examples = block_examples(&block);
@@ -269,6 +508,7 @@ async fn every_readme_example_prints_what_the_readme_shows() {
     }
     let count = |page: &str| examples_per_page.iter().find(|(p, _)| p == page).unwrap().1;
     assert!(count("README.md") >= 6, "{examples_per_page:?}");
+    assert!(count("docs/commands.md") >= 5, "{examples_per_page:?}");
     assert!(
         differences.is_empty(),
         "examples that print something else today:\n{}",
