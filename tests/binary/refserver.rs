@@ -456,3 +456,57 @@ async fn the_real_server_sends_bookmarks_kinformer_takes_without_a_delta() {
     );
     watch.child.kill().await.expect("kinformer stops");
 }
+
+#[tokio::test]
+async fn a_restarted_kube_apiserver_answers_the_old_watch_410_and_kinformer_relists() {
+    let server = RefServer::dedicated("");
+    let ns = server.namespace("restart");
+    server.apply(&configmaps(&ns, 2));
+    let mut watch = Streaming::spawn(real(
+        &server,
+        &[
+            "watch",
+            "cm",
+            "-n",
+            &ns,
+            "-o",
+            "jsonl",
+            "--show",
+            "all",
+            "--handler",
+            "a",
+            "--retry-timeout",
+            "120s",
+            "--timeout",
+            "120s",
+        ],
+    ));
+    let synced = watch.until("synced", |v| is(v, "informer", "synced")).await;
+    // Writes elsewhere move etcd's revision past the watch's resourceVersion; the restarted
+    // server's watch cache starts there, so the re-watch from the old resourceVersion is too
+    // old for it.
+    let other = server.namespace("restart-other");
+    server.apply(&configmaps(&other, 3));
+    server.restart();
+    let expired = watch
+        .until("the 410", |v| {
+            (is(v, "reflector", "watch-error") || is(v, "reflector", "list-error"))
+                && v["code"] == 410
+        })
+        .await;
+    let relist = watch
+        .until("the relist", |v| is(v, "reflector", "relist"))
+        .await;
+    assert_eq!(relist["reason"], "410 Expired", "{relist} after {expired}");
+    let done = watch
+        .until("the relist's list", |v| is(v, "reflector", "list-done"))
+        .await;
+    assert_ne!(done["rv"], synced["store_rv"], "{done}");
+    let syncs: Vec<&Value> = watch
+        .seen
+        .iter()
+        .filter(|v| is(v, "handler", "notify") && v["sync"] == true)
+        .collect();
+    assert!(syncs.is_empty(), "unchanged objects are no sync: {syncs:?}");
+    watch.child.kill().await.expect("kinformer stops");
+}

@@ -44,6 +44,28 @@ impl RefServer {
             .clone()
     }
 
+    /// A server of the test's own (it may restart it), stopped when dropped.
+    pub fn dedicated(args: &str) -> RefServer {
+        Self::start(args)
+    }
+
+    /// Restarts kube-apiserver on the same port and etcd, and waits until it is ready again:
+    /// its watch cache starts anew at etcd's current revision.
+    pub fn restart(&self) {
+        let restarted = self.dir.join("restarted");
+        let _ = std::fs::remove_file(&restarted);
+        std::fs::write(self.dir.join("restart"), b"").expect("the restart file");
+        let started = Instant::now();
+        while !restarted.exists() {
+            assert!(
+                started.elapsed() < START_DEADLINE,
+                "kube-apiserver did not restart in {START_DEADLINE:?} (logs in {})",
+                self.dir.display()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn start(args: &str) -> RefServer {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let script = root.join("scripts/refserver");
@@ -152,6 +174,13 @@ impl RefServer {
         let ns = format!("{name}-{n}");
         self.kubectl(&["create", "namespace", &ns]);
         ns
+    }
+}
+
+impl Drop for RefServer {
+    /// Asks the script to stop the servers (it also stops when this process exits).
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.dir.join("stop"), b"");
     }
 }
 
