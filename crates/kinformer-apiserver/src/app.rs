@@ -84,6 +84,8 @@ impl Representation {
 pub struct ResourceRequest {
     /// The resource type.
     pub resource: Arc<ResourceType>,
+    /// The version from the path.
+    pub version: String,
     /// Namespace from the path.
     pub namespace: Option<String>,
     /// Object name from the path.

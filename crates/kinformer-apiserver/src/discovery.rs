@@ -5,7 +5,7 @@ use axum::response::Response;
 use http::StatusCode;
 use serde_json::{Value, json};
 
-use super::resources::{Registry, ResourceType, group_version};
+use super::resources::{Registry, ResourceType, Subresource, group_version};
 use super::status::{ApiError, json_response};
 
 /// Verbs every served resource supports.
@@ -105,20 +105,32 @@ fn api_resource(resource: &ResourceType) -> Value {
     value
 }
 
-/// The `scale` subresource entry: kubectl's scale client finds its group, version and kind here.
-fn scale_subresource(resource: &ResourceType) -> Value {
-    json!({
-        "name": format!("{}/scale", resource.plural),
+/// Verbs of the `status` and `scale` subresources (their storages are getters, updaters and
+/// patchers).
+const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
+
+/// One subresource's APIResource, as kube-apiserver's installer lists it
+/// (`apiserver/pkg/endpoints/installer.go`, `registerResourceHandlers`): `plural/sub`, no
+/// singular name, the parent's scope, the kind it answers (the parent's for `status`,
+/// autoscaling/v1 `Scale` for `scale`, which kubectl's scale client looks up here).
+fn subresource_entry(resource: &ResourceType, subresource: Subresource) -> Value {
+    let mut entry = json!({
+        "name": format!("{}/{}", resource.plural, subresource.name()),
         "singularName": "",
         "namespaced": resource.namespaced,
-        "group": "autoscaling",
-        "version": "v1",
-        "kind": "Scale",
-        "verbs": ["get", "patch", "update"],
-    })
+        "kind": resource.kind,
+        "verbs": SUBRESOURCE_VERBS,
+    });
+    if let (Subresource::Scale, Some(map)) = (subresource, entry.as_object_mut()) {
+        map.insert("group".into(), "autoscaling".into());
+        map.insert("version".into(), "v1".into());
+        map.insert("kind".into(), "Scale".into());
+    }
+    entry
 }
 
-/// `/api/v1` and `/apis/{group}/{version}`.
+/// `/api/v1` and `/apis/{group}/{version}`: each resource followed by its subresources (the
+/// resources come by plural, so this is kube-apiserver's order, sorted by path).
 pub fn resource_list(
     registry: &Registry,
     group: &str,
@@ -128,14 +140,12 @@ pub fn resource_list(
     if resources.is_empty() {
         return Err(ApiError::no_route());
     }
-    let scales = resources
-        .iter()
-        .filter(|r| r.has_scale())
-        .map(|r| scale_subresource(r));
     let resources: Vec<Value> = resources
         .iter()
-        .map(|r| api_resource(r))
-        .chain(scales)
+        .flat_map(|r| {
+            let subresources = r.subresources_of(version).into_iter();
+            std::iter::once(api_resource(r)).chain(subresources.map(|s| subresource_entry(r, s)))
+        })
         .collect();
     Ok(ok(&json!({
         "kind": "APIResourceList",

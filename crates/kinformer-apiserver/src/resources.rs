@@ -22,6 +22,54 @@ pub struct ResourceKey {
     pub plural: String,
 }
 
+/// The subresources one served version of a resource has.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VersionSubresources {
+    /// The version.
+    pub version: String,
+    /// Whether it has `status`.
+    pub status: bool,
+    /// Its `scale`, when it has one.
+    pub scale: Option<ScalePaths>,
+}
+
+/// Where the `scale` subresource reads and writes an object (a CRD's `subresources.scale`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScalePaths {
+    /// JSON pointer of the desired replicas (`specReplicasPath`; `/spec/replicas`).
+    pub spec_replicas: String,
+    /// JSON pointer of the observed replicas (`statusReplicasPath`; `/status/replicas`).
+    pub status_replicas: String,
+    /// Where the Scale's `status.selector` comes from.
+    pub selector: ScaleSelector,
+}
+
+/// Where a Scale's `status.selector` comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScaleSelector {
+    /// A built-in workload's `spec.selector` (a LabelSelector), written as text.
+    Workload,
+}
+
+/// A subresource as discovery lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subresource {
+    /// `status`: the object itself, only its status written.
+    Status,
+    /// `scale`: an autoscaling/v1 `Scale`.
+    Scale,
+}
+
+impl Subresource {
+    /// Its name in paths (`status`, `scale`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Subresource::Status => "status",
+            Subresource::Scale => "scale",
+        }
+    }
+}
+
 /// Everything discovery and the REST handlers need to know about one resource type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResourceType {
@@ -49,6 +97,8 @@ pub struct ResourceType {
     /// Whether the resource has the `status` subresource: a write of the resource itself then
     /// keeps the stored `status`, and only `/status` writes change it.
     pub status_subresource: bool,
+    /// The subresources each served version has (a CRD declares them per version).
+    pub subresources: Arc<[VersionSubresources]>,
     /// A custom resource's structural schema (`schema.openAPIV3Schema`) per served version,
     /// storage version first: server-side apply reads its list and map types. Empty for
     /// built-ins (their types come from `patch_meta`'s table).
@@ -111,15 +161,36 @@ impl ResourceType {
         self.custom || self.is_crd() || self.group == Deployment::GROUP
     }
 
-    /// Whether the resource has the `scale` subresource (`kubectl scale`).
-    pub fn has_scale(&self) -> bool {
-        self.group == Deployment::GROUP
-            && [
-                Deployment::URL_PATH_SEGMENT,
-                ReplicaSet::URL_PATH_SEGMENT,
-                StatefulSet::URL_PATH_SEGMENT,
-            ]
-            .contains(&self.plural.as_str())
+    /// The subresources `version` serves, in kube-apiserver's order: a built-in's by path
+    /// (`scale` before `status`), a custom resource's `status` first
+    /// (`apiextensions-apiserver/pkg/apiserver/customresource_discovery_controller.go`).
+    pub fn subresources_of(&self, version: &str) -> Vec<Subresource> {
+        let Some(served) = self.subresources.iter().find(|s| s.version == version) else {
+            return Vec::new();
+        };
+        let scale = served.scale.is_some().then_some(Subresource::Scale);
+        let status = served.status.then_some(Subresource::Status);
+        if self.custom {
+            status.into_iter().chain(scale).collect()
+        } else {
+            scale.into_iter().chain(status).collect()
+        }
+    }
+
+    /// Whether `version` serves the subresource named `name`.
+    pub fn serves_subresource(&self, version: &str, name: &str) -> bool {
+        self.subresources_of(version)
+            .iter()
+            .any(|s| s.name() == name)
+    }
+
+    /// Where `version`'s `scale` subresource reads and writes, when it has one.
+    pub fn scale_paths(&self, version: &str) -> Option<&ScalePaths> {
+        self.subresources
+            .iter()
+            .find(|s| s.version == version)?
+            .scale
+            .as_ref()
     }
 
     /// Whether the resource is core/v1 `group`/`plural`.
@@ -173,7 +244,32 @@ where
         categories: categories.iter().map(|s| (*s).to_owned()).collect(),
         custom: false,
         status_subresource: has_status::<K>(),
+        subresources: Arc::new([VersionSubresources {
+            version: K::VERSION.to_owned(),
+            status: has_status::<K>(),
+            scale: has_scale::<K>().then(workload_scale),
+        }]),
         schemas: Arc::new([]),
+    }
+}
+
+/// Whether kube-apiserver serves built-in `K` with a `scale` subresource (`kubectl scale`).
+fn has_scale<K: Resource>() -> bool {
+    K::GROUP == Deployment::GROUP
+        && [
+            Deployment::URL_PATH_SEGMENT,
+            ReplicaSet::URL_PATH_SEGMENT,
+            StatefulSet::URL_PATH_SEGMENT,
+        ]
+        .contains(&K::URL_PATH_SEGMENT)
+}
+
+/// A workload's scale: `spec.replicas`, `status.replicas` and its `spec.selector`.
+fn workload_scale() -> ScalePaths {
+    ScalePaths {
+        spec_replicas: "/spec/replicas".into(),
+        status_replicas: "/status/replicas".into(),
+        selector: ScaleSelector::Workload,
     }
 }
 
@@ -246,6 +342,7 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         ));
     }
     let schemas = schemas(spec, &versions);
+    let subresources = crd_subresources(spec, &versions)?;
     Ok(ResourceType {
         group,
         versions,
@@ -257,7 +354,8 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         namespaced,
         categories,
         custom: true,
-        status_subresource: declares_status(spec),
+        status_subresource: subresources.iter().any(|s| s.status),
+        subresources,
         schemas,
     })
 }
@@ -277,17 +375,31 @@ fn schemas(spec: &Value, versions: &[String]) -> Arc<[(String, Value)]> {
         .collect()
 }
 
-/// Whether a served version of the CRD spec declares `subresources.status`.
-fn declares_status(spec: &Value) -> bool {
-    spec.get("versions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(true))
-        .any(|v| {
-            v.pointer("/subresources/status")
-                .is_some_and(Value::is_object)
+/// The `subresources` each of `versions` (served) declares.
+fn crd_subresources(
+    spec: &Value,
+    versions: &[String],
+) -> Result<Arc<[VersionSubresources]>, String> {
+    let declared = spec.get("versions").and_then(Value::as_array);
+    versions
+        .iter()
+        .map(|name| {
+            let version = declared
+                .into_iter()
+                .flatten()
+                .find(|v| v.get("name").and_then(Value::as_str) == Some(name));
+            let subresources = version.and_then(|v| v.get("subresources"));
+            let status = subresources
+                .and_then(|s| s.get("status"))
+                .is_some_and(Value::is_object);
+            let scale = None;
+            Ok(VersionSubresources {
+                version: name.clone(),
+                status,
+                scale,
+            })
         })
+        .collect()
 }
 
 /// The served versions of a CRD spec, storage version first.

@@ -237,10 +237,10 @@ async fn resource(
     if path.namespace.is_some() && !resource.namespaced {
         return Err(ApiError::no_route());
     }
-    let served_subresource = |s: &str| {
-        (s == "status" && resource.status_subresource) || (s == "scale" && resource.has_scale())
-    };
-    if path.subresource.is_some_and(|s| !served_subresource(s)) {
+    if path
+        .subresource
+        .is_some_and(|s| !resource.serves_subresource(version, s))
+    {
         return Err(ApiError::no_route());
     }
     let Query(params) = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
@@ -259,6 +259,7 @@ async fn resource(
         field_manager: field_manager(&params, &parts.headers),
         params,
         resource,
+        version: version.to_owned(),
     };
     route_method(app, &parts.method, &request, body).await
 }
@@ -271,7 +272,11 @@ async fn route_method(
 ) -> Result<Response, ApiError> {
     let needs_namespace = request.resource.namespaced && request.namespace.is_none();
     if let (Some("scale"), Some(name)) = (request.subresource.as_deref(), &request.name) {
-        return scale::serve(app, method, request, name, body);
+        let paths = request
+            .resource
+            .scale_paths(&request.version)
+            .ok_or_else(ApiError::no_route)?;
+        return scale::serve(app, method, request, name, body, paths);
     }
     match (method.as_str(), &request.name) {
         ("GET", None) if request.flag("watch") => watch_handler::serve(app, request).await,
