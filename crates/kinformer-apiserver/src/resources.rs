@@ -49,6 +49,9 @@ pub struct ScalePaths {
 pub enum ScaleSelector {
     /// A built-in workload's `spec.selector` (a LabelSelector), written as text.
     Workload,
+    /// The text at a custom resource's `labelSelectorPath` (a JSON pointer; None: no path
+    /// declared, an empty selector).
+    Text(Option<String>),
 }
 
 /// A subresource as discovery lists it.
@@ -384,15 +387,21 @@ fn crd_subresources(
     versions
         .iter()
         .map(|name| {
-            let version = declared
+            let (index, version) = declared
                 .into_iter()
                 .flatten()
-                .find(|v| v.get("name").and_then(Value::as_str) == Some(name));
+                .enumerate()
+                .find(|(_, v)| v.get("name").and_then(Value::as_str) == Some(name))
+                .unzip();
             let subresources = version.and_then(|v| v.get("subresources"));
             let status = subresources
                 .and_then(|s| s.get("status"))
                 .is_some_and(Value::is_object);
-            let scale = None;
+            let scale = subresources
+                .and_then(|s| s.get("scale"))
+                .filter(|s| s.is_object())
+                .map(|s| declared_scale(s, index.unwrap_or_default()))
+                .transpose()?;
             Ok(VersionSubresources {
                 version: name.clone(),
                 status,
@@ -400,6 +409,49 @@ fn crd_subresources(
             })
         })
         .collect()
+}
+
+/// A CRD version's `subresources.scale`.
+fn declared_scale(scale: &Value, index: usize) -> Result<ScalePaths, String> {
+    let path = |field: &str, under: &str| -> Result<Option<String>, String> {
+        let Some(text) = scale.get(field).and_then(Value::as_str) else {
+            return Ok(None);
+        };
+        json_pointer(text)
+            .filter(|pointer| under.is_empty() || pointer.starts_with(under))
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "spec.versions[{index}].subresources.scale.{field}: Invalid value: {text:?}: should be a json path under .{}",
+                    under.trim_matches('/')
+                )
+            })
+    };
+    let required = |field: &str, under: &str| {
+        path(field, under)?.ok_or_else(|| {
+            format!("spec.versions[{index}].subresources.scale.{field}: Required value")
+        })
+    };
+    Ok(ScalePaths {
+        spec_replicas: required("specReplicasPath", "/spec/")?,
+        status_replicas: required("statusReplicasPath", "/status/")?,
+        selector: ScaleSelector::Text(path("labelSelectorPath", "")?),
+    })
+}
+
+/// A dotted JSON path (`.spec.replicas`) as a JSON pointer (`/spec/replicas`); None for other
+/// paths (brackets, an empty step).
+fn json_pointer(path: &str) -> Option<String> {
+    let steps = path.strip_prefix('.')?;
+    let mut pointer = String::new();
+    for step in steps.split('.') {
+        if step.is_empty() || step.contains(['[', ']']) {
+            return None;
+        }
+        pointer.push('/');
+        pointer.push_str(&step.replace('~', "~0").replace('/', "~1"));
+    }
+    Some(pointer)
 }
 
 /// The served versions of a CRD spec, storage version first.
@@ -568,5 +620,32 @@ mod tests {
             && r.singular == "widget"
             && r.list_kind == "WidgetList"));
         assert!(from_crd(&json!({"spec": {}})).is_err());
+    }
+
+    #[test]
+    fn a_crd_scale_reads_its_paths_as_pointers() {
+        let crd = |scale: Value| {
+            from_crd(&json!({
+                "metadata": {"name": "widgets.example.com"},
+                "spec": {"group": "example.com", "names": {"plural": "widgets", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": true, "storage": true,
+                        "subresources": {"scale": scale}}]}
+            }))
+        };
+        let paths = crd(json!({"specReplicasPath": ".spec.size",
+            "statusReplicasPath": ".status.ready", "labelSelectorPath": ".status.a/b"}));
+        assert_eq!(
+            paths.map(|r| r.scale_paths("v1").cloned()),
+            Ok(Some(ScalePaths {
+                spec_replicas: "/spec/size".into(),
+                status_replicas: "/status/ready".into(),
+                selector: ScaleSelector::Text(Some("/status/a~1b".into())),
+            }))
+        );
+        let outside =
+            crd(json!({"specReplicasPath": ".status.size", "statusReplicasPath": ".status.ready"}));
+        assert!(outside.is_err_and(|e| e.contains("should be a json path under .spec")));
+        let missing = crd(json!({"specReplicasPath": ".spec.size"}));
+        assert!(missing.is_err_and(|e| e.ends_with("statusReplicasPath: Required value")));
     }
 }

@@ -1,4 +1,5 @@
-//! The `scale` subresource of deployments, replicasets and statefulsets (`kubectl scale`): an
+//! The `scale` subresource of deployments, replicasets, statefulsets and the custom resources
+//! whose CRD declares one (`kubectl scale`): an
 //! autoscaling/v1 `Scale` read from the object (its desired and observed replicas, the
 //! selector as a string, where the resource's [`ScalePaths`] say) and written back to the
 //! desired replicas by PUT or PATCH (`dryRun=All` honoured).
@@ -178,5 +179,11 @@ fn selector(object: &Value, source: &ScaleSelector) -> String {
             .map(|(key, value)| format!("{key}={}", value.as_str().unwrap_or_default()))
             .collect::<Vec<_>>()
             .join(","),
+        ScaleSelector::Text(pointer) => pointer
+            .as_deref()
+            .and_then(|pointer| object.pointer(pointer))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
     }
 }

@@ -98,7 +98,10 @@ async fn discovery_lists_the_subresources_it_serves() -> TestResult {
         ),
         (
             "/apis/example.com/v1",
-            vec![status_entry("widgets", true, "Widget")],
+            vec![
+                status_entry("widgets", true, "Widget"),
+                scale_entry("widgets"),
+            ],
         ),
         (
             "/apis/example.com/v1beta1",
@@ -151,5 +154,83 @@ async fn answers(
     assert_eq!(code, 200, "GET {path}: {got}");
     let (code, patched) = call(server, "PATCH", &path, Some((MERGE, json!({})))).await?;
     assert_eq!(code, 200, "PATCH {path}: {patched}");
+    Ok(())
+}
+
+/// A custom resource's declared `scale` is an autoscaling/v1 `Scale` built from its
+/// `specReplicasPath`, `statusReplicasPath` and `labelSelectorPath`, and PUT and PATCH write
+/// `spec.replicas` back through the first (`apiextensions-apiserver/pkg/registry/
+/// customresource/etcd.go`, `scaleFromCustomResource`, `scaleUpdatedObjectInfo`); a version
+/// that declares none answers 404. Its `status` writes only `status`, and a write of the object
+/// itself keeps the stored one (`customresource/strategy.go`, `PrepareForUpdate`).
+#[tokio::test]
+async fn a_custom_resource_serves_its_declared_scale_and_status() -> TestResult {
+    let server = seeded(Vec::new()).await?;
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let (code, crd) = call(&server, "POST", crds, Some((JSON, scalable_crd()))).await?;
+    assert_eq!(code, 201, "{crd}");
+    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w"}, "spec": {"size": 2, "colour": "blue"}});
+    let (code, created) = call(&server, "POST", widgets, Some((JSON, widget))).await?;
+    assert_eq!(code, 201, "{created}");
+    let status = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w"}, "spec": {"size": 9},
+        "status": {"ready": 1, "selector": "app=w"}});
+    let (code, written) = call(
+        &server,
+        "PUT",
+        &format!("{widgets}/w/status"),
+        Some((JSON, status)),
+    )
+    .await?;
+    assert_eq!(code, 200, "{written}");
+    assert_eq!(
+        written["spec"]["size"], 2,
+        "/status writes only status: {written}"
+    );
+    assert_eq!(written["status"]["ready"], 1, "{written}");
+    let scale_path = format!("{widgets}/w/scale");
+    let (code, scale) = call(&server, "GET", &scale_path, None).await?;
+    assert_eq!(code, 200, "{scale}");
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["apiVersion"], "autoscaling/v1");
+    assert_eq!(scale["metadata"]["name"], "w");
+    assert_eq!(scale["spec"], json!({"replicas": 2}));
+    assert_eq!(scale["status"], json!({"replicas": 1, "selector": "app=w"}));
+    let mut put = scale.clone();
+    put["spec"]["replicas"] = 5.into();
+    let (code, scaled) = call(&server, "PUT", &scale_path, Some((JSON, put))).await?;
+    assert_eq!(code, 200, "{scaled}");
+    assert_eq!(scaled["spec"]["replicas"], 5);
+    let (code, patched) = call(
+        &server,
+        "PATCH",
+        &scale_path,
+        Some((MERGE, json!({"spec": {"replicas": 3}}))),
+    )
+    .await?;
+    assert_eq!(code, 200, "{patched}");
+    let (_, stored) = call(&server, "GET", &format!("{widgets}/w"), None).await?;
+    assert_eq!(
+        stored["spec"],
+        json!({"size": 3, "colour": "blue"}),
+        "{stored}"
+    );
+    assert_eq!(stored["status"]["ready"], 1, "{stored}");
+    let mut whole = stored.clone();
+    whole["status"] = json!({"ready": 7});
+    whole["spec"]["colour"] = "red".into();
+    let (code, replaced) =
+        call(&server, "PUT", &format!("{widgets}/w"), Some((JSON, whole))).await?;
+    assert_eq!(code, 200, "{replaced}");
+    assert_eq!(replaced["spec"]["colour"], "red");
+    assert_eq!(
+        replaced["status"]["ready"], 1,
+        "the object's own write keeps status: {replaced}"
+    );
+    let beta = "/apis/example.com/v1beta1/namespaces/default/widgets/w/scale";
+    let (code, _) = call(&server, "GET", beta, None).await?;
+    assert_eq!(code, 404, "v1beta1 declares no scale");
     Ok(())
 }
