@@ -1,8 +1,9 @@
 //! Discovery: `/version`, `/api`, `/apis`, `/apis/{group}` and the per-group-version resource
-//! lists, in the legacy (unaggregated) JSON form, which kubectl and kube-rs both accept.
+//! lists, in the legacy (unaggregated) JSON form kube-rs reads, and `/api` and `/apis` as the
+//! aggregated `APIGroupDiscoveryList` kubectl and client-go ask for first.
 
 use axum::response::Response;
-use http::StatusCode;
+use http::{HeaderValue, StatusCode, header};
 use serde_json::{Value, json};
 
 use super::resources::{Registry, ResourceType, Subresource, group_version};
@@ -41,8 +42,34 @@ pub fn version(minor: u32) -> Response {
     }))
 }
 
-/// `/api`: the core group's versions.
-pub fn core_versions(address: &str) -> Response {
+/// `/api`: the core group's versions, aggregated when the client asks for it.
+pub fn core(registry: &Registry, address: &str, format: DiscoveryFormat) -> Response {
+    match format {
+        DiscoveryFormat::Aggregated(version) => {
+            let core = group_discovery(registry, "", &["v1".to_owned()]);
+            aggregated(version, vec![core])
+        }
+        DiscoveryFormat::Legacy => core_versions(address),
+    }
+}
+
+/// `/apis`: every non-core group, aggregated when the client asks for it.
+pub fn groups(registry: &Registry, format: DiscoveryFormat) -> Response {
+    match format {
+        DiscoveryFormat::Aggregated(version) => {
+            let groups = registry
+                .groups()
+                .iter()
+                .map(|(name, versions)| group_discovery(registry, name, versions))
+                .collect();
+            aggregated(version, groups)
+        }
+        DiscoveryFormat::Legacy => group_list(registry),
+    }
+}
+
+/// The legacy `/api`: the core group's versions.
+fn core_versions(address: &str) -> Response {
     ok(&json!({
         "kind": "APIVersions",
         "versions": ["v1"],
@@ -60,8 +87,8 @@ fn api_group(name: &str, versions: &[String]) -> Value {
     json!({"name": name, "versions": versions, "preferredVersion": preferred})
 }
 
-/// `/apis`: every non-core group.
-pub fn group_list(registry: &Registry) -> Response {
+/// The legacy `/apis`: every non-core group.
+fn group_list(registry: &Registry) -> Response {
     let groups: Vec<Value> = registry
         .groups()
         .iter()
@@ -153,4 +180,184 @@ pub fn resource_list(
         "groupVersion": group_version(group, version),
         "resources": resources
     })))
+}
+
+/// The group of aggregated discovery's types.
+const DISCOVERY_GROUP: &str = "apidiscovery.k8s.io";
+
+/// The kind aggregated discovery answers `/api` and `/apis` with.
+const DISCOVERY_LIST: &str = "APIGroupDiscoveryList";
+
+/// The first minor whose kube-apiserver no longer serves aggregated discovery's `v2beta1`
+/// (`AggregatedDiscoveryRemoveBetaType` defaults to on from 1.33:
+/// `apiserver/pkg/features/kube_features.go`).
+const V2BETA1_REMOVED_IN: u32 = 33;
+
+/// What a client asks `/api` and `/apis` for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiscoveryFormat {
+    /// The legacy `APIVersions` and `APIGroupList`.
+    Legacy,
+    /// An `APIGroupDiscoveryList` of this apidiscovery.k8s.io version (`v2`, `v2beta1`).
+    Aggregated(&'static str),
+}
+
+impl DiscoveryFormat {
+    /// The format of the first clause of `accept` the server answers, as kube-apiserver's
+    /// `WrappedHandler` negotiates it (`apiserver/pkg/endpoints/discovery/aggregated/wrapper.go`,
+    /// `negotiation.go`): a JSON clause asking `as=APIGroupDiscoveryList` in
+    /// apidiscovery.k8s.io at `v2` (or `v2beta1` before 1.33) is aggregated discovery, a clause
+    /// asking for any other `as` is passed over, a plain one is the legacy types.
+    pub fn negotiate(accept: &str, minor: u32) -> Self {
+        accept
+            .split(',')
+            .find_map(|clause| Self::of_clause(clause, minor))
+            .unwrap_or(DiscoveryFormat::Legacy)
+    }
+
+    /// The format one `Accept` clause asks for; None when the server cannot answer it.
+    fn of_clause(clause: &str, minor: u32) -> Option<Self> {
+        let mut parts = clause.split(';').map(str::trim);
+        let media = parts.next().unwrap_or_default();
+        if !matches!(media, "application/json" | "application/*" | "*/*") {
+            return None;
+        }
+        let params: Vec<(&str, &str)> = parts
+            .filter_map(|p| p.split_once('='))
+            .map(|(key, value)| (key.trim(), value.trim()))
+            .collect();
+        let param = |name: &str| params.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+        if param("q") == Some("0") {
+            return None;
+        }
+        let Some(kind) = param("as") else {
+            return Some(DiscoveryFormat::Legacy);
+        };
+        if kind != DISCOVERY_LIST || param("g") != Some(DISCOVERY_GROUP) {
+            return None;
+        }
+        match param("v") {
+            Some("v2") => Some(DiscoveryFormat::Aggregated("v2")),
+            Some("v2beta1") if minor < V2BETA1_REMOVED_IN => {
+                Some(DiscoveryFormat::Aggregated("v2beta1"))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// An `APIGroupDiscoveryList` of `version` holding `items`, its media type as `Content-Type`
+/// (`responsewriters.WriteObjectNegotiated` with `generateMediaTypeWithGVK`).
+fn aggregated(version: &str, items: Vec<Value>) -> Response {
+    let list = json!({
+        "kind": DISCOVERY_LIST,
+        "apiVersion": format!("{DISCOVERY_GROUP}/{version}"),
+        "metadata": {},
+        "items": items,
+    });
+    let mut response = ok(&list);
+    let media = format!("application/json;g={DISCOVERY_GROUP};v={version};as={DISCOVERY_LIST}");
+    if let Ok(value) = HeaderValue::from_str(&media) {
+        response.headers_mut().insert(header::CONTENT_TYPE, value);
+    }
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
+}
+
+/// One `APIGroupDiscovery`: the group (unnamed for the core group) with each served version's
+/// resources.
+fn group_discovery(registry: &Registry, group: &str, versions: &[String]) -> Value {
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|version| {
+            let resources: Vec<Value> = registry
+                .in_group_version(group, version)
+                .iter()
+                .map(|r| resource_discovery(r, version))
+                .collect();
+            json!({"version": version, "resources": resources, "freshness": "Current"})
+        })
+        .collect();
+    let metadata = if group.is_empty() {
+        json!({})
+    } else {
+        json!({"name": group})
+    };
+    json!({"metadata": metadata, "versions": versions})
+}
+
+/// A `GroupVersionKind` as aggregated discovery writes one (every member, even an empty group).
+fn response_kind(group: &str, version: &str, kind: &str) -> Value {
+    json!({"group": group, "version": version, "kind": kind})
+}
+
+/// One `APIResourceDiscovery`.
+fn resource_discovery(resource: &ResourceType, version: &str) -> Value {
+    let subresources: Vec<Value> = resource
+        .subresources_of(version)
+        .into_iter()
+        .map(|subresource| {
+            let kind = match subresource {
+                Subresource::Status => response_kind(&resource.group, version, &resource.kind),
+                Subresource::Scale => response_kind("autoscaling", "v1", "Scale"),
+            };
+            json!({"subresource": subresource.name(), "responseKind": kind, "verbs": SUBRESOURCE_VERBS})
+        })
+        .collect();
+    let mut value = json!({
+        "resource": resource.plural,
+        "responseKind": response_kind(&resource.group, version, &resource.kind),
+        "scope": if resource.namespaced { "Namespaced" } else { "Cluster" },
+        "singularResource": resource.singular,
+        "verbs": VERBS,
+    });
+    if let Some(map) = value.as_object_mut() {
+        for (key, list) in [
+            ("shortNames", &resource.short_names),
+            ("categories", &resource.categories),
+        ] {
+            if !list.is_empty() {
+                map.insert(key.into(), json!(list));
+            }
+        }
+        if !subresources.is_empty() {
+            map.insert("subresources".into(), subresources.into());
+        }
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_clauses_negotiate_as_kube_apiserver_does() {
+        let kubectl = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+        let beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+        let table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+        let cases = [
+            (kubectl, 32, DiscoveryFormat::Aggregated("v2")),
+            (kubectl, 35, DiscoveryFormat::Aggregated("v2")),
+            (beta, 32, DiscoveryFormat::Aggregated("v2beta1")),
+            (beta, 33, DiscoveryFormat::Legacy),
+            (table, 33, DiscoveryFormat::Legacy),
+            ("", 33, DiscoveryFormat::Legacy),
+            ("*/*", 33, DiscoveryFormat::Legacy),
+            (
+                "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json ; g=apidiscovery.k8s.io ; v=v2 ; as=APIGroupDiscoveryList",
+                33,
+                DiscoveryFormat::Aggregated("v2"),
+            ),
+        ];
+        for (accept, minor, format) in cases {
+            assert_eq!(
+                DiscoveryFormat::negotiate(accept, minor),
+                format,
+                "{accept}"
+            );
+        }
+    }
 }

@@ -14,6 +14,7 @@ use http::{Method, header};
 use http_body_util::BodyExt;
 
 use super::app::{App, Representation, ResourceRequest, accept, field_manager};
+use super::discovery::DiscoveryFormat;
 use super::faults::{FAULTS_PATH, Fault};
 use super::listener::ConnectionId;
 use super::status::{ApiError, json_response};
@@ -160,11 +161,12 @@ async fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Respons
     let path = parts.uri.path().to_owned();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let registry = || app.store.registry();
+    let format = || DiscoveryFormat::negotiate(accept(&parts.headers), app.kubernetes_minor);
     match segments.as_slice() {
         ["version"] => Ok(discovery::version(app.kubernetes_minor)),
         ["healthz" | "livez" | "readyz"] => Ok("ok".into_response()),
-        ["api"] => Ok(discovery::core_versions(&app.address)),
-        ["apis"] => Ok(discovery::group_list(&registry())),
+        ["api"] => Ok(discovery::core(&registry(), &app.address, format())),
+        ["apis"] => Ok(discovery::groups(&registry(), format())),
         ["apis", group] => discovery::group(&registry(), group),
         ["api", version] => discovery::resource_list(&registry(), "", version),
         ["apis", group, version] => discovery::resource_list(&registry(), group, version),

@@ -5,8 +5,9 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{JSON, MERGE, TestResult, call, seeded};
-use kinformer_apiserver::Seed;
+use kinformer_apiserver::{EmbeddedServer, Seed, ServerConfig};
+
+use crate::support::{JSON, MERGE, TestResult, call, client, seeded};
 
 /// A CRD whose `v1` declares the `status` and `scale` subresources and whose `v1beta1`
 /// declares only `status`.
@@ -132,11 +133,7 @@ async fn discovery_lists_the_subresources_it_serves() -> TestResult {
 
 /// The listed subresource answers GET and an empty merge PATCH on the first object of its
 /// resource.
-async fn answers(
-    server: &kinformer_apiserver::EmbeddedServer,
-    group_version: &str,
-    entry: &Value,
-) -> TestResult {
+async fn answers(server: &EmbeddedServer, group_version: &str, entry: &Value) -> TestResult {
     let name = entry["name"].as_str().unwrap_or_default();
     let (plural, subresource) = name.split_once('/').unwrap_or_default();
     let (_, list) = call(server, "GET", &format!("{group_version}/{plural}"), None).await?;
@@ -232,5 +229,127 @@ async fn a_custom_resource_serves_its_declared_scale_and_status() -> TestResult 
     let beta = "/apis/example.com/v1beta1/namespaces/default/widgets/w/scale";
     let (code, _) = call(&server, "GET", beta, None).await?;
     assert_eq!(code, 404, "v1beta1 declares no scale");
+    Ok(())
+}
+
+/// What kubectl and client-go send to `/api` and `/apis`: aggregated discovery first, the
+/// legacy types as fallbacks.
+const AGGREGATED_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+
+/// One GET with an `Accept` header: the code, the `Content-Type` and the body's bytes.
+async fn get_accepting(
+    server: &EmbeddedServer,
+    path: &str,
+    accept: &str,
+) -> Result<(u16, String, Vec<u8>), Box<dyn std::error::Error>> {
+    let request = http::Request::get(path)
+        .header(http::header::ACCEPT, accept)
+        .body(Vec::new())?;
+    let response = client(server.kube_config())?
+        .send(request.map(Into::into))
+        .await?;
+    let code = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let body = http_body_util::BodyExt::collect(response.into_body())
+        .await?
+        .to_bytes();
+    Ok((code, content_type, body.to_vec()))
+}
+
+/// `/api` and `/apis` answer an `APIGroupDiscoveryList` to a client that asks for one first
+/// (`apiserver/pkg/endpoints/discovery/aggregated/wrapper.go` and `negotiation.go`: v2, and
+/// v2beta1 only before 1.33's `AggregatedDiscoveryRemoveBetaType`), with the media type as its
+/// `Content-Type` (`responsewriters.WriteObjectNegotiated`, `generateMediaTypeWithGVK`); the
+/// legacy types otherwise.
+#[tokio::test]
+async fn aggregated_discovery_is_served_to_clients_that_ask_for_it() -> TestResult {
+    let server = seeded(Vec::new()).await?;
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let (code, crd) = call(&server, "POST", crds, Some((JSON, scalable_crd()))).await?;
+    assert_eq!(code, 201, "{crd}");
+    let media = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+    let (code, content_type, body) = get_accepting(&server, "/api", AGGREGATED_ACCEPT).await?;
+    assert_eq!((code, content_type.as_str()), (200, media));
+    let core: Value = serde_json::from_slice(&body)?;
+    assert_eq!(core["kind"], "APIGroupDiscoveryList");
+    assert_eq!(core["apiVersion"], "apidiscovery.k8s.io/v2");
+    let v1 = &core["items"][0]["versions"][0];
+    assert_eq!(v1["version"], "v1");
+    let pods = v1["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["resource"] == "pods")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        pods,
+        json!({"resource": "pods", "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
+            "scope": "Namespaced", "singularResource": "pod",
+            "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+            "shortNames": ["po"], "categories": ["all"],
+            "subresources": [{"subresource": "status",
+                "responseKind": {"group": "", "version": "v1", "kind": "Pod"},
+                "verbs": ["get", "patch", "update"]}]})
+    );
+    let (code, content_type, body) = get_accepting(&server, "/apis", AGGREGATED_ACCEPT).await?;
+    assert_eq!((code, content_type.as_str()), (200, media));
+    let groups: Value = serde_json::from_slice(&body)?;
+    let names: Vec<&str> = groups["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g["metadata"]["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "apps",
+            "coordination.k8s.io",
+            "apiextensions.k8s.io",
+            "example.com"
+        ]
+    );
+    let deployments = &groups["items"][0]["versions"][0]["resources"];
+    let scale = deployments
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["resource"] == "deployments")
+        .map(|r| r["subresources"][0].clone());
+    assert_eq!(
+        scale,
+        Some(json!({"subresource": "scale",
+            "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+            "verbs": ["get", "patch", "update"]}))
+    );
+    let widgets = &groups["items"][3]["versions"];
+    assert_eq!(widgets[0]["version"], "v1");
+    assert_eq!(widgets[0]["freshness"], "Current");
+    assert_eq!(widgets[0]["resources"][0]["scope"], "Namespaced");
+    // v2beta1 until 1.33; the legacy types to clients that do not ask, or ask for v2beta1
+    // from 1.33 on.
+    let beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+    let (_, content_type, _) = get_accepting(&server, "/apis", beta).await?;
+    assert_eq!(
+        content_type,
+        "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+    );
+    let newer = EmbeddedServer::start(ServerConfig {
+        kubernetes_minor: 33,
+        ..ServerConfig::default()
+    })
+    .await?;
+    for (server, accept) in [(&server, "application/json"), (&server, ""), (&newer, beta)] {
+        let (code, content_type, body) = get_accepting(server, "/apis", accept).await?;
+        let legacy: Value = serde_json::from_slice(&body)?;
+        assert_eq!((code, content_type.as_str()), (200, "application/json"));
+        assert_eq!(legacy["kind"], "APIGroupList", "Accept: {accept}");
+    }
     Ok(())
 }
