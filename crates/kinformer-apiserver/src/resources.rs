@@ -196,6 +196,22 @@ impl ResourceType {
             .as_ref()
     }
 
+    /// Whether kube-apiserver's storage of the resource sets `ReturnDeletedObject`, so that a
+    /// DELETE answers the deleted object rather than a Success `Status`
+    /// (`apiserver/pkg/registry/generic/registry/store.go:1462`, `finalizeDelete`). Of the
+    /// served resources: pods (`pkg/registry/core/pod/storage/storage.go:89`), services
+    /// (`core/service/storage/storage.go:89`), namespaces
+    /// (`core/namespace/storage/storage.go:72`) and serviceaccounts
+    /// (`core/serviceaccount/storage/storage.go:66`); not custom resources
+    /// (`apiextensions-apiserver/pkg/registry/customresource/etcd.go` leaves it unset).
+    pub fn returns_deleted_object(&self) -> bool {
+        self.group.is_empty()
+            && matches!(
+                self.plural.as_str(),
+                "pods" | "services" | "namespaces" | "serviceaccounts"
+            )
+    }
+
     /// Whether the resource is core/v1 `group`/`plural`.
     pub fn is_core(&self, plural: &str) -> bool {
         self.group.is_empty() && self.plural == plural

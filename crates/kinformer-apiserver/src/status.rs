@@ -190,6 +190,24 @@ impl ApiError {
     }
 }
 
+/// The Success `Status` a DELETE answers for an object its resource's storage does not return
+/// (`apiserver/pkg/registry/generic/registry/store.go`, `finalizeDelete`): no code, details
+/// naming the object, its group, its resource (in `kind`) and its uid.
+pub fn deleted_status(resource: &ResourceType, name: &str, uid: &str) -> Vec<u8> {
+    let mut details = json!({"name": name, "kind": resource.plural, "uid": uid});
+    if !resource.group.is_empty() {
+        details["group"] = resource.group.clone().into();
+    }
+    let status = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": details,
+    });
+    status.to_string().into_bytes()
+}
+
 /// `pods` or `deployments.apps`, as kube-apiserver names resources in messages.
 fn qualified(resource: &ResourceType) -> String {
     if resource.group.is_empty() {

@@ -353,3 +353,99 @@ async fn aggregated_discovery_is_served_to_clients_that_ask_for_it() -> TestResu
     }
     Ok(())
 }
+
+/// A DELETE answers the object only where kube-apiserver's storage sets `ReturnDeletedObject`
+/// (of the served resources: pods, `pkg/registry/core/pod/storage/storage.go:89`; services,
+/// `core/service/storage/storage.go:89`; namespaces, `core/namespace/storage/storage.go:72`;
+/// serviceaccounts, `core/serviceaccount/storage/storage.go:66`) or while a finalizer keeps the
+/// object; otherwise a Success `Status` naming it, its `kind` the resource's plural
+/// (`apiserver/pkg/registry/generic/registry/store.go:1457`, `finalizeDelete`).
+#[tokio::test]
+async fn deletes_answer_a_status_unless_the_storage_returns_the_object() -> TestResult {
+    let server = seeded(Vec::new()).await?;
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let (code, crd) = call(&server, "POST", crds, Some((JSON, scalable_crd()))).await?;
+    assert_eq!(code, 201, "{crd}");
+    let cases = [
+        (
+            "/api/v1/namespaces/default/configmaps",
+            json!({"apiVersion": "v1", "kind": "ConfigMap"}),
+            None,
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/deployments",
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {"metadata": {"labels": {"app": "d"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}),
+            None,
+        ),
+        (
+            "/apis/example.com/v1/namespaces/default/widgets",
+            json!({"apiVersion": "example.com/v1", "kind": "Widget"}),
+            None,
+        ),
+        (
+            "/api/v1/namespaces/default/pods",
+            json!({"apiVersion": "v1", "kind": "Pod",
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}),
+            Some("Pod"),
+        ),
+        (
+            "/api/v1/namespaces/default/services",
+            json!({"apiVersion": "v1", "kind": "Service",
+            "spec": {"ports": [{"port": 80}]}}),
+            Some("Service"),
+        ),
+        (
+            "/api/v1/namespaces/default/serviceaccounts",
+            json!({"apiVersion": "v1", "kind": "ServiceAccount"}),
+            Some("ServiceAccount"),
+        ),
+        (
+            "/api/v1/namespaces",
+            json!({"apiVersion": "v1", "kind": "Namespace"}),
+            Some("Namespace"),
+        ),
+    ];
+    for (collection, mut object, returned) in cases {
+        object["metadata"] = json!({"name": "gone"});
+        let (code, created) = call(&server, "POST", collection, Some((JSON, object))).await?;
+        assert_eq!(code, 201, "{created}");
+        let (code, deleted) = call(&server, "DELETE", &format!("{collection}/gone"), None).await?;
+        assert_eq!(code, 200, "{deleted}");
+        match returned {
+            Some(kind) => assert_eq!(deleted["kind"], kind, "{collection}: {deleted}"),
+            None => {
+                let plural = collection.rsplit('/').next().unwrap_or_default();
+                let group = collection
+                    .strip_prefix("/apis/")
+                    .and_then(|rest| rest.split('/').next());
+                let mut details =
+                    json!({"name": "gone", "kind": plural, "uid": created["metadata"]["uid"]});
+                if let Some(group) = group {
+                    details["group"] = group.into();
+                }
+                assert_eq!(
+                    deleted,
+                    json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                        "status": "Success", "details": details}),
+                    "{collection}"
+                );
+            }
+        }
+    }
+    // A finalizer keeps the object: the answer is the object, its deletion pending.
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    let kept = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "kept", "finalizers": ["example.com/hold"]}});
+    let (code, _) = call(&server, "POST", configmaps, Some((JSON, kept))).await?;
+    assert_eq!(code, 201);
+    let (code, pending) = call(&server, "DELETE", &format!("{configmaps}/kept"), None).await?;
+    assert_eq!(code, 200, "{pending}");
+    assert_eq!(pending["kind"], "ConfigMap");
+    assert!(
+        pending["metadata"]["deletionTimestamp"].is_string(),
+        "{pending}"
+    );
+    Ok(())
+}
