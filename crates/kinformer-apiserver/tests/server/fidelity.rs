@@ -449,3 +449,52 @@ async fn deletes_answer_a_status_unless_the_storage_returns_the_object() -> Test
     );
     Ok(())
 }
+
+/// An error `Status` is written byte for byte as kube-apiserver writes it: `metav1.Status`'s
+/// members in Go field order, `omitempty` members left out (`details.group` of a core
+/// resource), `details.kind` the resource's plural (`apimachinery/pkg/api/errors/errors.go`,
+/// `NewNotFound`, `NewAlreadyExists`) or, for `Invalid`, the kind (`NewInvalid`, its message
+/// naming `Kind.group`), a cause's type as `reason`, and the newline Go's `json.Encoder` ends
+/// it with (`apimachinery/pkg/runtime/serializer/json/json.go`, `doEncode`).
+#[tokio::test]
+async fn error_statuses_are_kube_apiservers_bytes() -> TestResult {
+    let server = seeded(Vec::new()).await?;
+    let missing = "/api/v1/namespaces/default/configmaps/missing";
+    let (code, _, body) = get_accepting(&server, missing, "application/json").await?;
+    assert_eq!(code, 404);
+    assert_eq!(
+        String::from_utf8(body)?,
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"configmaps \\\"missing\\\" not found\",\"reason\":\"NotFound\",\"details\":{\"name\":\"missing\",\"kind\":\"configmaps\"},\"code\":404}\n"
+    );
+    let missing = "/apis/apps/v1/namespaces/default/deployments/missing";
+    let (code, _, body) = get_accepting(&server, missing, "application/json").await?;
+    assert_eq!(code, 404);
+    assert_eq!(
+        String::from_utf8(body)?,
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"deployments.apps \\\"missing\\\" not found\",\"reason\":\"NotFound\",\"details\":{\"name\":\"missing\",\"group\":\"apps\",\"kind\":\"deployments\"},\"code\":404}\n"
+    );
+    let deployments = "/apis/apps/v1/namespaces/default/deployments";
+    let bad = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "Bad_Name"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {"metadata": {"labels": {"app": "d"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    let request = http::Request::post(deployments)
+        .header(http::header::CONTENT_TYPE, JSON)
+        .body(serde_json::to_vec(&bad)?)?;
+    let response = client(server.kube_config())?
+        .send(request.map(Into::into))
+        .await?;
+    assert_eq!(response.status().as_u16(), 422);
+    let body = http_body_util::BodyExt::collect(response.into_body())
+        .await?
+        .to_bytes();
+    let text = String::from_utf8(body.to_vec())?;
+    assert!(
+        text.starts_with("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Deployment.apps \\\"Bad_Name\\\" is invalid: metadata.name: Invalid value: \\\"Bad_Name\\\": "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(",\"reason\":\"Invalid\",\"details\":{\"name\":\"Bad_Name\",\"group\":\"apps\",\"kind\":\"Deployment\",\"causes\":[{\"reason\":\"FieldValueInvalid\",\"message\":\"Invalid value: \\\"Bad_Name\\\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')\",\"field\":\"metadata.name\"}]},\"code\":422}\n"),
+        "{text}"
+    );
+    Ok(())
+}
