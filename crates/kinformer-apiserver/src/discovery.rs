@@ -4,6 +4,7 @@
 
 use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::resources::{Registry, ResourceType, Subresource, group_version};
@@ -25,21 +26,99 @@ fn ok(value: &Value) -> Response {
     json_response(StatusCode::OK, value.to_string())
 }
 
-/// `/version`: `v1.{minor}.4` (32 by default, so kubectl's dispatcher runs kubectl 1.32).
+/// The patch release `/version` reports of every minor: its `.0`, the one release every minor
+/// has.
+const PATCH: u32 = 0;
+
+/// `v1.{minor}.0`: the release the server reports it is.
+pub fn git_version(minor: u32) -> String {
+    format!("v1.{minor}.{PATCH}")
+}
+
+/// The Go release and build date of `v1.{minor}.0` (its `kubectl version` output); minors
+/// after the table report its last row's, those before it its first row's.
+fn release(minor: u32) -> (&'static str, &'static str) {
+    const RELEASES: [(u32, &str, &str); 10] = [
+        (26, "go1.19.4", "2022-12-08T10:08:09Z"),
+        (27, "go1.20.3", "2023-04-11T17:04:24Z"),
+        (28, "go1.20.7", "2023-08-15T10:15:54Z"),
+        (29, "go1.21.5", "2023-12-13T08:43:59Z"),
+        (30, "go1.22.2", "2024-04-17T17:27:09Z"),
+        (31, "go1.22.5", "2024-08-13T07:28:49Z"),
+        (32, "go1.23.3", "2024-12-11T17:56:14Z"),
+        (33, "go1.24.2", "2025-04-23T13:03:27Z"),
+        (34, "go1.24.6", "2025-08-27T10:17:09Z"),
+        (35, "go1.25.5", "2025-12-17T12:32:41Z"),
+    ];
+    let row = RELEASES
+        .iter()
+        .rev()
+        .find(|(first, _, _)| *first <= minor)
+        .unwrap_or(&RELEASES[0]);
+    (row.1, row.2)
+}
+
+/// The first minor whose `/version` reports the emulated and minimum compatibility versions
+/// (KEP-4330's members of `version.Info`, added in 1.33).
+const COMPATIBILITY_VERSIONS_IN: u32 = 33;
+
+/// `version.Info` (`apimachinery/pkg/version/types.go`), members in its Go field order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct VersionInfo {
+    major: &'static str,
+    minor: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    emulation_major: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    emulation_minor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_compatibility_major: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_compatibility_minor: Option<String>,
+    git_version: String,
+    git_commit: &'static str,
+    git_tree_state: &'static str,
+    build_date: &'static str,
+    go_version: &'static str,
+    compiler: &'static str,
+    platform: String,
+}
+
+/// This machine's platform as Go names it (`linux/amd64`).
+fn platform() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        "powerpc64" => "ppc64le",
+        other => other,
+    };
+    format!("{}/{arch}", std::env::consts::OS)
+}
+
+/// `/version`: the `version.Info` of `v1.{minor}.0` (32 by default, so kubectl's dispatcher runs
+/// kubectl 1.32), indented as kube-apiserver's `responsewriters.WriteRawJSON` writes it.
 pub fn version(minor: u32) -> Response {
-    ok(&json!({
-        "major": "1",
-        "minor": minor.to_string(),
-        "gitVersion": format!("v1.{minor}.4"),
-        "gitCommit": "0000000000000000000000000000000000000000",
-        "gitTreeState": "clean",
-        "buildDate": "2025-04-22T00:00:00Z",
-        "goVersion": "go1.23.8",
-        "compiler": "gc",
-        "platform": "linux/amd64",
-        "emulationMajor": "1",
-        "emulationMinor": minor.to_string()
-    }))
+    let (go_version, build_date) = release(minor);
+    let compatibility = minor >= COMPATIBILITY_VERSIONS_IN;
+    let info = VersionInfo {
+        major: "1",
+        minor: minor.to_string(),
+        emulation_major: compatibility.then_some("1"),
+        emulation_minor: compatibility.then(|| minor.to_string()),
+        min_compatibility_major: compatibility.then_some("1"),
+        min_compatibility_minor: compatibility.then(|| minor.saturating_sub(1).to_string()),
+        git_version: git_version(minor),
+        git_commit: "0000000000000000000000000000000000000000",
+        git_tree_state: "clean",
+        build_date,
+        go_version,
+        compiler: "gc",
+        platform: platform(),
+    };
+    let text = serde_json::to_string_pretty(&info).unwrap_or_default();
+    json_response(StatusCode::OK, text)
 }
 
 /// `/api`: the core group's versions, aggregated when the client asks for it.

@@ -161,19 +161,22 @@ async fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Respons
     let path = parts.uri.path().to_owned();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let registry = || app.store.registry();
-    let format = || DiscoveryFormat::negotiate(accept(&parts.headers), app.kubernetes_minor);
+    let minor = app.kubernetes_minor;
+    let format = || DiscoveryFormat::negotiate(accept(&parts.headers), minor);
     match segments.as_slice() {
-        ["version"] => Ok(discovery::version(app.kubernetes_minor)),
+        ["version"] => Ok(discovery::version(minor)),
         ["healthz" | "livez" | "readyz"] => Ok("ok".into_response()),
         ["api"] => Ok(discovery::core(&registry(), &app.address, format())),
         ["apis"] => Ok(discovery::groups(&registry(), format())),
         ["apis", group] => discovery::group(&registry(), group),
         ["api", version] => discovery::resource_list(&registry(), "", version),
         ["apis", group, version] => discovery::resource_list(&registry(), group, version),
-        ["openapi", "v2"] => Ok(openapi::v2(accept(&parts.headers))),
+        ["openapi", "v2"] => Ok(openapi::v2(accept(&parts.headers), minor)),
         ["openapi", "v3"] => Ok(openapi::index(&registry())),
-        ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version),
-        ["openapi", "v3", "apis", group, version] => openapi::document(&registry(), group, version),
+        ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version, minor),
+        ["openapi", "v3", "apis", group, version] => {
+            openapi::document(&registry(), group, version, minor)
+        }
         ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest).await,
         ["apis", group, version, rest @ ..] => {
             resource(app, parts, body, group, version, rest).await

@@ -498,3 +498,71 @@ async fn error_statuses_are_kube_apiservers_bytes() -> TestResult {
     );
     Ok(())
 }
+
+/// `/version` is the `version.Info` of the release the server emulates
+/// (`ServerConfig::kubernetes_minor`), its `.0` patch, written as kube-apiserver's
+/// `responsewriters.WriteRawJSON` writes it: indented, in the Go field order of
+/// `apimachinery/pkg/version/types.go`, the emulation and compatibility members (1.33's
+/// KEP-4330 additions) only from 1.33 on.
+#[tokio::test]
+async fn version_reports_the_emulated_release() -> TestResult {
+    for (minor, go, compatibility) in [(30, "go1.22", false), (33, "go1.24", true)] {
+        let server = EmbeddedServer::start(ServerConfig {
+            kubernetes_minor: minor,
+            ..ServerConfig::default()
+        })
+        .await?;
+        let (code, content_type, body) = get_accepting(&server, "/version", "").await?;
+        assert_eq!((code, content_type.as_str()), (200, "application/json"));
+        let text = String::from_utf8(body)?;
+        let info: Value = serde_json::from_str(&text)?;
+        assert!(
+            text.starts_with(&format!(
+                "{{\n  \"major\": \"1\",\n  \"minor\": \"{minor}\",\n"
+            )),
+            "{text}"
+        );
+        assert_eq!(info["gitVersion"], format!("v1.{minor}.0"));
+        assert!(
+            info["goVersion"]
+                .as_str()
+                .is_some_and(|v| v.starts_with(go)),
+            "{text}"
+        );
+        let mut keys = vec!["major", "minor"];
+        if compatibility {
+            keys.extend([
+                "emulationMajor",
+                "emulationMinor",
+                "minCompatibilityMajor",
+                "minCompatibilityMinor",
+            ]);
+            assert_eq!(info["emulationMinor"], minor.to_string());
+            assert_eq!(info["minCompatibilityMinor"], (minor - 1).to_string());
+        }
+        keys.extend([
+            "gitVersion",
+            "gitCommit",
+            "gitTreeState",
+            "buildDate",
+            "goVersion",
+            "compiler",
+            "platform",
+        ]);
+        let positions: Vec<usize> = keys
+            .iter()
+            .map(|key| text.find(&format!("\"{key}\":")).unwrap_or(usize::MAX))
+            .collect();
+        assert!(
+            positions.is_sorted() && !positions.contains(&usize::MAX),
+            "{text}"
+        );
+        assert_eq!(
+            info.as_object().map(serde_json::Map::len),
+            Some(keys.len()),
+            "{text}"
+        );
+        server.shutdown().await;
+    }
+    Ok(())
+}

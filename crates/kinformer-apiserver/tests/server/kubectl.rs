@@ -116,7 +116,7 @@ async fn kubectl_version_reports_the_server() -> TestResult {
     let version: serde_json::Value = serde_json::from_str(&out)?;
     assert_eq!(
         version.pointer("/serverVersion/gitVersion"),
-        Some(&json!("v1.32.4"))
+        Some(&json!("v1.32.0"))
     );
     assert!(version.pointer("/clientVersion/gitVersion").is_some());
     Ok(())
@@ -255,7 +255,7 @@ async fn older_kubectl_minors_get_and_apply() -> TestResult {
     for minor in [27, 30] {
         let fixture = Fixture::reporting_minor(minor).await?;
         let version = fixture.run(&["version", "-o", "json"]).await?;
-        assert!(version.contains(&format!("v1.{minor}.4")), "{version}");
+        assert!(version.contains(&format!("v1.{minor}.0")), "{version}");
         let pods = fixture
             .run(&["get", "po", "-n", "shop", "-l", "app=cart", "-o", "name"])
             .await?;
