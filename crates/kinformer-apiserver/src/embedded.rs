@@ -135,7 +135,7 @@ impl EmbeddedServer {
         let listener = TcpListener::bind(config.listen).await.map_err(bind_error)?;
         let address = listener.local_addr().map_err(bind_error)?;
         let store = Arc::new(Store::new(config.history));
-        seed::seed_system_namespaces(&store)?;
+        seed::seed_system_objects(&store)?;
         seed_store(&store, &config.seed)?;
         let token = config
             .auth

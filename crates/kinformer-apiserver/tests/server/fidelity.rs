@@ -566,3 +566,56 @@ async fn version_reports_the_emulated_release() -> TestResult {
     }
     Ok(())
 }
+
+/// A bare server holds what kube-apiserver creates itself: the system namespaces and the
+/// `default/kubernetes` Service at the first address of the service range, port 443 to the
+/// apiserver's 6443 (`pkg/controlplane/controller/kubernetesservice/controller.go`,
+/// `CreateOrUpdateMasterServiceIfNeeded`); seeding the built-in cluster or a file naming that
+/// Service keeps the one.
+#[tokio::test]
+async fn a_bare_server_has_the_kubernetes_service() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let seed = dir.path().join("seed.yaml");
+    std::fs::write(
+        &seed,
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: kubernetes\n  namespace: default\nspec:\n  ports: [{name: https, port: 443}]\n",
+    )?;
+    for seeds in [Vec::new(), vec![Seed::Builtin], vec![Seed::File(seed)]] {
+        let server = seeded(seeds).await?;
+        let (code, list) = call(
+            &server,
+            "GET",
+            "/api/v1/services?fieldSelector=metadata.name=kubernetes",
+            None,
+        )
+        .await?;
+        assert_eq!(code, 200, "{list}");
+        let items = list["items"].as_array().cloned().unwrap_or_default();
+        assert_eq!(items.len(), 1, "{list}");
+        let service = &items[0];
+        assert_eq!(service["metadata"]["namespace"], "default");
+        assert_eq!(
+            service["metadata"]["labels"],
+            json!({"component": "apiserver", "provider": "kubernetes"})
+        );
+        let spec = &service["spec"];
+        assert_eq!(spec["clusterIP"], "10.96.0.1");
+        assert_eq!(spec["type"], "ClusterIP");
+        assert_eq!(spec["sessionAffinity"], "None");
+        assert_eq!(
+            spec["ports"],
+            json!([{"name": "https", "protocol": "TCP", "port": 443, "targetPort": 6443}])
+        );
+        let (_, namespaces) = call(&server, "GET", "/api/v1/namespaces", None).await?;
+        let names: Vec<&str> = namespaces["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|n| n["metadata"]["name"].as_str())
+            .collect();
+        for system in ["default", "kube-node-lease", "kube-public", "kube-system"] {
+            assert!(names.contains(&system), "{names:?}");
+        }
+    }
+    Ok(())
+}
