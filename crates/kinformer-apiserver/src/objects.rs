@@ -17,7 +17,7 @@ use super::json::managed_entries::{self, ManagedEntry};
 use super::json::members::{self, Member};
 use super::json::type_meta::{self, TypeMetaSpans};
 use super::resources::ResourceType;
-use super::selectable::Selectable;
+use super::selectable::{Selectable, field_text};
 use super::status::ApiError;
 
 /// One stored object: its JSON bytes plus the parsed bits selectors need.
@@ -82,12 +82,7 @@ impl StoredObject {
             &metadata.namespace,
             labels,
             resource,
-            |field| {
-                field
-                    .split('.')
-                    .try_fold(value, |at, name| at.get(name))?
-                    .as_str()
-            },
+            |field| field_text(value, field),
         )
         .ok_or_else(|| ApiError::bad_request("invalid metadata: too large"))?;
         Ok(StoredObject {

@@ -1,13 +1,34 @@
 //! What selectors read from a stored object — its name, namespace, labels and the values of its
 //! resource's other selectable fields — packed in one buffer: two allocations per object however
 //! many labels it has, which matters when the store writes and drops objects by the hundred
-//! thousand.
+//! thousand; and which field selector labels each resource accepts, as kube-apiserver's field
+//! label conversions accept them.
+
+use serde_json::Value;
 
 use super::resources::ResourceType;
 
-/// The field selectors a resource supports.
-pub fn selectable_fields(resource: &ResourceType) -> &'static [&'static str] {
-    const COMMON: &[&str] = &["metadata.name", "metadata.namespace"];
+/// How a kind's field label conversion refuses a label it does not know.
+#[derive(Debug, Clone, Copy)]
+enum Refusal {
+    /// The kinds with an `AddFieldLabelConversionFunc` of their own (`pkg/apis/core/v1/
+    /// conversion.go`) and custom resources (`apiextensions-apiserver/pkg/apiserver/conversion/
+    /// converter.go`, `ConvertFieldLabel`).
+    NotSupported,
+    /// Every other kind: `runtime.DefaultMetaV1FieldSelectorConversion`
+    /// (`apimachinery/pkg/runtime/conversion.go`).
+    NotKnown,
+}
+
+/// `metadata.name` and `metadata.namespace`: what every kind without a conversion of its own
+/// accepts.
+const METADATA: &[&str] = &["metadata.name", "metadata.namespace"];
+
+/// The field labels kube-apiserver's conversion accepts for a resource's kind, and how it
+/// refuses the others (`pkg/apis/core/v1/conversion.go`: Pod, Node, Event, Namespace, Secret,
+/// Service; apps/v1 registers none, so a ReplicaSet's `status.replicas`, selectable in its
+/// strategy, is refused before it is looked at).
+fn field_labels(resource: &ResourceType) -> (&'static [&'static str], Refusal) {
     const POD: &[&str] = &[
         "metadata.name",
         "metadata.namespace",
@@ -15,29 +36,128 @@ pub fn selectable_fields(resource: &ResourceType) -> &'static [&'static str] {
         "spec.restartPolicy",
         "spec.schedulerName",
         "spec.serviceAccountName",
+        "spec.hostNetwork",
         "status.phase",
         "status.podIP",
+        "status.podIPs",
+        "status.nominatedNodeName",
     ];
-    const SECRET: &[&str] = &["metadata.name", "metadata.namespace", "type"];
     const EVENT: &[&str] = &[
-        "metadata.name",
-        "metadata.namespace",
-        "involvedObject.apiVersion",
-        "involvedObject.fieldPath",
         "involvedObject.kind",
-        "involvedObject.name",
         "involvedObject.namespace",
-        "involvedObject.resourceVersion",
+        "involvedObject.name",
         "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
         "reason",
         "reportingComponent",
+        "source",
+        "type",
+        "metadata.namespace",
+        "metadata.name",
+    ];
+    use Refusal::{NotKnown, NotSupported};
+    match (resource.group.as_str(), resource.plural.as_str()) {
+        ("", "pods") => (POD, NotSupported),
+        ("", "nodes") => (&["metadata.name", "spec.unschedulable"], NotSupported),
+        ("", "events") => (EVENT, NotSupported),
+        ("", "namespaces") => (&["status.phase", "metadata.name"], NotSupported),
+        ("", "secrets") => (
+            &["type", "metadata.namespace", "metadata.name"],
+            NotSupported,
+        ),
+        ("", "services") => (
+            &[
+                "metadata.namespace",
+                "metadata.name",
+                "spec.clusterIP",
+                "spec.type",
+            ],
+            NotSupported,
+        ),
+        _ if resource.custom && !resource.namespaced => (&["metadata.name"], NotSupported),
+        _ if resource.custom => (METADATA, NotSupported),
+        _ => (METADATA, NotKnown),
+    }
+}
+
+/// The field a field selector's `label` selects on, converted as kube-apiserver converts it
+/// (a pod's legacy `spec.host` is `spec.nodeName`); the message of its 400 when the resource's
+/// kind does not accept it.
+pub fn convert_label(resource: &ResourceType, label: &str) -> Result<&'static str, String> {
+    if resource.is_pod() && label == "spec.host" {
+        return Ok("spec.nodeName");
+    }
+    let (accepted, refusal) = field_labels(resource);
+    accepted
+        .iter()
+        .find(|accepted| **accepted == label)
+        .copied()
+        .ok_or_else(|| match refusal {
+            Refusal::NotSupported => format!("field label not supported: {label}"),
+            Refusal::NotKnown => format!(
+                "{label:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+            ),
+        })
+}
+
+/// The fields beyond name and namespace a resource's strategy gives its objects' values of
+/// (its `GetAttrs`); an accepted label not among them (a pod's `status.podIPs`) reads empty.
+fn value_fields(resource: &ResourceType) -> &'static [&'static str] {
+    const POD: &[&str] = &[
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.nominatedNodeName",
+    ];
+    const EVENT: &[&str] = &[
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
         "type",
     ];
     match (resource.group.as_str(), resource.plural.as_str()) {
         ("", "pods") => POD,
-        ("", "secrets") => SECRET,
+        ("", "nodes") => &["spec.unschedulable"],
         ("", "events") => EVENT,
-        _ => COMMON,
+        ("", "namespaces") => &["status.phase"],
+        ("", "secrets") => &["type"],
+        ("", "services") => &["spec.clusterIP", "spec.type"],
+        _ => &[],
+    }
+}
+
+/// The text of `field` in `object` as the strategies' `GetAttrs` write it: a boolean as
+/// `true`/`false` (false when absent), a pod's IP its first `podIPs` entry's, an event's
+/// `source` its source component or else its reporting controller; a string as it is.
+pub fn field_text<'v>(object: &'v Value, field: &str) -> Option<&'v str> {
+    let at = |path: &str| path.split('.').try_fold(object, |at, name| at.get(name));
+    let text = |path: &str| at(path).and_then(Value::as_str);
+    match field {
+        "spec.hostNetwork" | "spec.unschedulable" => {
+            let set = at(field).and_then(Value::as_bool).unwrap_or(false);
+            Some(if set { "true" } else { "false" })
+        }
+        "status.podIP" => object
+            .pointer("/status/podIPs/0/ip")
+            .and_then(Value::as_str)
+            .or_else(|| text(field)),
+        "source" => text("source.component")
+            .filter(|c| !c.is_empty())
+            .or_else(|| text("reportingComponent")),
+        _ => text(field),
     }
 }
 
@@ -95,7 +215,7 @@ impl Selectable {
         resource: &ResourceType,
         mut field: impl FnMut(&'static str) -> Option<T>,
     ) -> Option<Selectable> {
-        let fields = selectable_fields(resource).get(2..).unwrap_or_default();
+        let fields = value_fields(resource);
         let mut packing = Packing {
             text: Vec::with_capacity(name.len() + namespace.len() + 160),
             ends: Vec::with_capacity(16),
