@@ -122,6 +122,36 @@ async fn kubectl_version_reports_the_server() -> TestResult {
     Ok(())
 }
 
+/// kubectl reads aggregated discovery: `/api` and `/apis` answer it everything, so it asks
+/// for no group version's resource list, and `api-resources` lists what the server serves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_discovers_through_aggregated_discovery() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let output = tokio::time::timeout(
+        Duration::from_secs(60),
+        fixture
+            .command(&["api-resources", "-o", "name", "-v=6"])
+            .output(),
+    )
+    .await??;
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout)?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for name in [
+        "pods",
+        "deployments.apps",
+        "customresourcedefinitions.apiextensions.k8s.io",
+    ] {
+        assert!(stdout.lines().any(|l| l == name), "{name}: {stdout}");
+    }
+    assert!(stderr.contains("/apis?timeout="), "{stderr}");
+    assert!(
+        !stderr.contains("/api/v1?") && !stderr.contains("/apis/apps/v1?"),
+        "no group version list is fetched: {stderr}"
+    );
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_gets_builtin_resources() -> TestResult {
     let fixture = Fixture::start().await?;
