@@ -4,6 +4,7 @@
 //! object in its slot and touches neither index (a lookup in an ordered map of thousands of keys
 //! costs a cache miss per key compared); only creates and deletes change the key order.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::RangeBounds;
 use std::sync::{Arc, OnceLock};
@@ -76,7 +77,7 @@ impl StoredObject {
         let labels = metadata
             .labels
             .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()));
+            .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(v.as_str())));
         let selectable = Selectable::new(
             &metadata.name,
             &metadata.namespace,

@@ -102,6 +102,12 @@ pub struct ResourceType {
     pub status_subresource: bool,
     /// The subresources each served version has (a CRD declares them per version).
     pub subresources: Arc<[VersionSubresources]>,
+    /// A custom resource's `selectableFields` (as field labels, `spec.colour`) per served
+    /// version; empty for built-ins.
+    pub selectable_fields: Arc<[(String, Vec<String>)]>,
+    /// Every served version's selectable fields, each once: the fields its objects' values are
+    /// kept of.
+    pub selectable_union: Arc<[String]>,
     /// A custom resource's structural schema (`schema.openAPIV3Schema`) per served version,
     /// storage version first: server-side apply reads its list and map types. Empty for
     /// built-ins (their types come from `patch_meta`'s table).
@@ -212,6 +218,13 @@ impl ResourceType {
             )
     }
 
+    /// Whether `version` declares `label` a selectable field (a CRD's `selectableFields`).
+    pub fn declares_selectable(&self, version: &str, label: &str) -> bool {
+        self.selectable_fields
+            .iter()
+            .any(|(v, labels)| v == version && labels.iter().any(|l| l == label))
+    }
+
     /// Whether the resource is core/v1 `group`/`plural`.
     pub fn is_core(&self, plural: &str) -> bool {
         self.group.is_empty() && self.plural == plural
@@ -268,6 +281,8 @@ where
             status: has_status::<K>(),
             scale: has_scale::<K>().then(workload_scale),
         }]),
+        selectable_fields: Arc::new([]),
+        selectable_union: Arc::new([]),
         schemas: Arc::new([]),
     }
 }
@@ -362,6 +377,13 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
     }
     let schemas = schemas(spec, &versions);
     let subresources = crd_subresources(spec, &versions)?;
+    let selectable_fields = declared_selectable_fields(spec, &versions);
+    let mut selectable_union: Vec<String> = selectable_fields
+        .iter()
+        .flat_map(|(_, labels)| labels.iter().cloned())
+        .collect();
+    selectable_union.sort();
+    selectable_union.dedup();
     Ok(ResourceType {
         group,
         versions,
@@ -375,6 +397,8 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         custom: true,
         status_subresource: subresources.iter().any(|s| s.status),
         subresources,
+        selectable_fields,
+        selectable_union: selectable_union.into(),
         schemas,
     })
 }
@@ -468,6 +492,29 @@ fn json_pointer(path: &str) -> Option<String> {
         pointer.push_str(&step.replace('~', "~0").replace('/', "~1"));
     }
     Some(pointer)
+}
+
+/// The `selectableFields` each of `versions` (served) declares, as field labels: a JSON path
+/// without its leading dot (`registry/customresource/strategy.go`, `prepareSelectableFields`).
+fn declared_selectable_fields(spec: &Value, versions: &[String]) -> Arc<[(String, Vec<String>)]> {
+    let declared = spec.get("versions").and_then(Value::as_array);
+    versions
+        .iter()
+        .map(|name| {
+            let labels = declared
+                .into_iter()
+                .flatten()
+                .find(|v| v.get("name").and_then(Value::as_str) == Some(name))
+                .and_then(|v| v.get("selectableFields"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|field| field.get("jsonPath")?.as_str())
+                .map(|path| path.strip_prefix('.').unwrap_or(path).to_owned())
+                .collect();
+            (name.clone(), labels)
+        })
+        .collect()
 }
 
 /// The served versions of a CRD spec, storage version first.

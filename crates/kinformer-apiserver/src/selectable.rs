@@ -4,6 +4,9 @@
 //! thousand; and which field selector labels each resource accepts, as kube-apiserver's field
 //! label conversions accept them.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::resources::ResourceType;
@@ -82,18 +85,26 @@ fn field_labels(resource: &ResourceType) -> (&'static [&'static str], Refusal) {
     }
 }
 
-/// The field a field selector's `label` selects on, converted as kube-apiserver converts it
-/// (a pod's legacy `spec.host` is `spec.nodeName`); the message of its 400 when the resource's
-/// kind does not accept it.
-pub fn convert_label(resource: &ResourceType, label: &str) -> Result<&'static str, String> {
+/// The field a field selector's `label` selects on at `version`, converted as kube-apiserver
+/// converts it (a pod's legacy `spec.host` is `spec.nodeName`; a custom resource's version
+/// adds its declared `selectableFields`); the message of its 400 when the resource's kind does
+/// not accept it.
+pub fn convert_label(
+    resource: &ResourceType,
+    version: &str,
+    label: &str,
+) -> Result<String, String> {
     if resource.is_pod() && label == "spec.host" {
-        return Ok("spec.nodeName");
+        return Ok("spec.nodeName".into());
+    }
+    if resource.declares_selectable(version, label) {
+        return Ok(label.to_owned());
     }
     let (accepted, refusal) = field_labels(resource);
     accepted
         .iter()
         .find(|accepted| **accepted == label)
-        .copied()
+        .map(|accepted| (*accepted).to_owned())
         .ok_or_else(|| match refusal {
             Refusal::NotSupported => format!("field label not supported: {label}"),
             Refusal::NotKnown => format!(
@@ -102,9 +113,49 @@ pub fn convert_label(resource: &ResourceType, label: &str) -> Result<&'static st
         })
 }
 
-/// The fields beyond name and namespace a resource's strategy gives its objects' values of
+/// The names of the fields beyond name and namespace whose values an object keeps.
+#[derive(Debug, Clone)]
+enum Fields {
+    /// A built-in kind's, from its strategy.
+    Builtin(&'static [&'static str]),
+    /// A custom resource's declared `selectableFields`.
+    Custom(Arc<[String]>),
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields::Builtin(&[])
+    }
+}
+
+impl Fields {
+    /// Field number `index`.
+    fn get(&self, index: usize) -> Option<&str> {
+        match self {
+            Fields::Builtin(names) => names.get(index).copied(),
+            Fields::Custom(names) => names.get(index).map(String::as_str),
+        }
+    }
+
+    /// The number of `field`.
+    fn position(&self, field: &str) -> Option<usize> {
+        (0..64).map_while(|i| self.get(i)).position(|f| f == field)
+    }
+}
+
+/// The fields whose values a resource's objects keep: a custom resource's declared
+/// `selectableFields`, a built-in's [`builtin_value_fields`].
+fn value_fields(resource: &ResourceType) -> Fields {
+    if resource.custom {
+        Fields::Custom(Arc::clone(&resource.selectable_union))
+    } else {
+        Fields::Builtin(builtin_value_fields(resource))
+    }
+}
+
+/// The fields beyond name and namespace a built-in's strategy gives its objects' values of
 /// (its `GetAttrs`); an accepted label not among them (a pod's `status.podIPs`) reads empty.
-fn value_fields(resource: &ResourceType) -> &'static [&'static str] {
+fn builtin_value_fields(resource: &ResourceType) -> &'static [&'static str] {
     const POD: &[&str] = &[
         "spec.nodeName",
         "spec.restartPolicy",
@@ -141,23 +192,30 @@ fn value_fields(resource: &ResourceType) -> &'static [&'static str] {
 
 /// The text of `field` in `object` as the strategies' `GetAttrs` write it: a boolean as
 /// `true`/`false` (false when absent), a pod's IP its first `podIPs` entry's, an event's
-/// `source` its source component or else its reporting controller; a string as it is.
-pub fn field_text<'v>(object: &'v Value, field: &str) -> Option<&'v str> {
+/// `source` its source component or else its reporting controller; otherwise the scalar at
+/// its path as Go's `fmt.Sprint` writes it (a custom resource's `selectableFields`).
+pub fn field_text<'v>(object: &'v Value, field: &str) -> Option<Cow<'v, str>> {
     let at = |path: &str| path.split('.').try_fold(object, |at, name| at.get(name));
-    let text = |path: &str| at(path).and_then(Value::as_str);
+    let text = |path: &str| at(path).and_then(Value::as_str).map(Cow::Borrowed);
     match field {
         "spec.hostNetwork" | "spec.unschedulable" => {
             let set = at(field).and_then(Value::as_bool).unwrap_or(false);
-            Some(if set { "true" } else { "false" })
+            Some(Cow::Borrowed(if set { "true" } else { "false" }))
         }
         "status.podIP" => object
             .pointer("/status/podIPs/0/ip")
             .and_then(Value::as_str)
+            .map(Cow::Borrowed)
             .or_else(|| text(field)),
         "source" => text("source.component")
             .filter(|c| !c.is_empty())
             .or_else(|| text("reportingComponent")),
-        _ => text(field),
+        _ => match at(field)? {
+            Value::String(text) => Some(Cow::Borrowed(text)),
+            Value::Number(number) => Some(Cow::Owned(number.to_string())),
+            Value::Bool(set) => Some(Cow::Borrowed(if *set { "true" } else { "false" })),
+            _ => None,
+        },
     }
 }
 
@@ -168,6 +226,13 @@ pub trait Text {
 }
 
 impl Text for &str {
+    fn append_to(&self, out: &mut Vec<u8>) -> bool {
+        out.extend_from_slice(self.as_bytes());
+        true
+    }
+}
+
+impl Text for Cow<'_, str> {
     fn append_to(&self, out: &mut Vec<u8>) -> bool {
         out.extend_from_slice(self.as_bytes());
         true
@@ -185,7 +250,7 @@ pub struct Selectable {
     /// How many labels there are.
     labels: usize,
     /// The resource's selectable fields beyond name and namespace.
-    fields: &'static [&'static str],
+    fields: Fields,
     /// Bit `i` set: `fields[i]` has a value.
     present: u64,
 }
@@ -213,7 +278,7 @@ impl Selectable {
         namespace: &str,
         labels: impl IntoIterator<Item = (T, T)>,
         resource: &ResourceType,
-        mut field: impl FnMut(&'static str) -> Option<T>,
+        mut field: impl FnMut(&str) -> Option<T>,
     ) -> Option<Selectable> {
         let fields = value_fields(resource);
         let mut packing = Packing {
@@ -229,7 +294,7 @@ impl Selectable {
             count += 1;
         }
         let mut present = 0;
-        for (bit, path) in fields.iter().enumerate().take(64) {
+        for (bit, path) in (0..64).map_while(|i| fields.get(i)).enumerate() {
             if let Some(value) = field(path) {
                 packing.push(&value)?;
                 present |= 1 << bit;
@@ -278,7 +343,7 @@ impl Selectable {
             "metadata.name" => Some(self.name()),
             "metadata.namespace" => Some(self.namespace()),
             _ => {
-                let bit = self.fields.iter().position(|f| *f == field)?;
+                let bit = self.fields.position(field)?;
                 let mask = 1u64.checked_shl(u32::try_from(bit).ok()?)?;
                 if self.present & mask == 0 {
                     return None;

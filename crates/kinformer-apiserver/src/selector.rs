@@ -21,8 +21,8 @@ impl Selection {
         let labels = LabelSelector::parse(request.param("labelSelector").unwrap_or(""))
             .map_err(ApiError::bad_request)?;
         let text = request.param("fieldSelector").unwrap_or("");
-        let fields = FieldSelector::parse(text, |label| convert_label(&request.resource, label))
-            .map_err(ApiError::bad_request)?;
+        let convert = |label: &str| convert_label(&request.resource, &request.version, label);
+        let fields = FieldSelector::parse(text, convert).map_err(ApiError::bad_request)?;
         Ok(Selection {
             namespace: request.namespace.clone(),
             labels,
@@ -212,7 +212,7 @@ impl FieldSelector {
     /// the message refusing it (kube-apiserver's field label conversion).
     pub fn parse(
         text: &str,
-        convert: impl Fn(&str) -> Result<&'static str, String>,
+        convert: impl Fn(&str) -> Result<String, String>,
     ) -> Result<Self, String> {
         let mut terms = Vec::new();
         for term in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
@@ -228,7 +228,7 @@ impl FieldSelector {
                 ));
             };
             let field = convert(field.trim())?;
-            terms.push((field.to_owned(), equal, value.trim().to_owned()));
+            terms.push((field, equal, value.trim().to_owned()));
         }
         Ok(FieldSelector(terms))
     }
@@ -305,7 +305,7 @@ mod tests {
         let Some(pods) = registry.find("", "v1", "pods") else {
             unreachable!("pods are built in")
         };
-        let convert = |label: &str| convert_label(&pods, label);
+        let convert = |label: &str| convert_label(&pods, "v1", label);
         let parsed = FieldSelector::parse("metadata.name=x,spec.host!=n", convert);
         assert_eq!(
             parsed,

@@ -707,3 +707,52 @@ async fn field_selectors_are_those_kube_apiserver_converts() -> TestResult {
     }
     Ok(())
 }
+
+/// A CRD version's `selectableFields` are field selectors of its resource at that version
+/// (`apiextensions-apiserver/pkg/apiserver/conversion/converter.go`, `ConvertFieldLabel`), each
+/// object's value the one its JSON path finds, written as Go's `fmt.Sprint` writes it, empty
+/// when absent (`registry/customresource/strategy.go`, `selectableFields`).
+#[tokio::test]
+async fn a_crd_versions_selectable_fields_select() -> TestResult {
+    let server = seeded(Vec::new()).await?;
+    let mut crd = scalable_crd();
+    crd["spec"]["versions"][0]["selectableFields"] =
+        json!([{"jsonPath": ".spec.colour"}, {"jsonPath": ".spec.size"}]);
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let (code, created) = call(&server, "POST", crds, Some((JSON, crd))).await?;
+    assert_eq!(code, 201, "{created}");
+    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
+    for (name, spec) in [
+        ("blue", json!({"colour": "blue", "size": 2})),
+        ("red", json!({"colour": "red", "size": 3})),
+        ("bare", json!({})),
+    ] {
+        let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": name}, "spec": spec});
+        let (code, created) = call(&server, "POST", widgets, Some((JSON, widget))).await?;
+        assert_eq!(code, 201, "{created}");
+    }
+    for (selector, expected) in [
+        ("spec.colour=blue", Ok(1)),
+        ("spec.colour!=blue", Ok(2)),
+        ("spec.colour=", Ok(1)),
+        ("spec.size=3", Ok(1)),
+        (
+            "spec.weight=1",
+            Err("field label not supported: spec.weight".to_owned()),
+        ),
+    ] {
+        assert_eq!(
+            selected(&server, widgets, selector).await?,
+            expected,
+            "{selector}"
+        );
+    }
+    let beta = "/apis/example.com/v1beta1/namespaces/default/widgets";
+    assert_eq!(
+        selected(&server, beta, "spec.colour=blue").await?,
+        Err("field label not supported: spec.colour".to_owned()),
+        "v1beta1 declares no selectable field"
+    );
+    Ok(())
+}
