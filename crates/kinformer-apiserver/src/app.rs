@@ -25,7 +25,7 @@ pub struct App {
     pub token: Option<String>,
     /// Interval between BOOKMARK events on watches that allow them.
     pub bookmark_interval: Duration,
-    /// Minor version reported by `/version`.
+    /// The Kubernetes minor the server behaves as (`/version`, discovery).
     pub kubernetes_minor: u32,
     /// Whether LISTs at resourceVersion "0" are served like kube-apiserver's watch cache.
     pub watch_cache: bool,
@@ -84,6 +84,8 @@ impl Representation {
 pub struct ResourceRequest {
     /// The resource type.
     pub resource: Arc<ResourceType>,
+    /// The version from the path.
+    pub version: String,
     /// Namespace from the path.
     pub namespace: Option<String>,
     /// Object name from the path.

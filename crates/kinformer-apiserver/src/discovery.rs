@@ -1,11 +1,13 @@
 //! Discovery: `/version`, `/api`, `/apis`, `/apis/{group}` and the per-group-version resource
-//! lists, in the legacy (unaggregated) JSON form, which kubectl and kube-rs both accept.
+//! lists, in the legacy (unaggregated) JSON form kube-rs reads, and `/api` and `/apis` as the
+//! aggregated `APIGroupDiscoveryList` kubectl and client-go ask for first.
 
 use axum::response::Response;
-use http::StatusCode;
+use http::{HeaderValue, StatusCode, header};
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::resources::{Registry, ResourceType, group_version};
+use super::resources::{Registry, ResourceType, Subresource, group_version};
 use super::status::{ApiError, json_response};
 
 /// Verbs every served resource supports.
@@ -24,25 +26,129 @@ fn ok(value: &Value) -> Response {
     json_response(StatusCode::OK, value.to_string())
 }
 
-/// `/version`: `v1.{minor}.4` (32 by default, so kubectl's dispatcher runs kubectl 1.32).
-pub fn version(minor: u32) -> Response {
-    ok(&json!({
-        "major": "1",
-        "minor": minor.to_string(),
-        "gitVersion": format!("v1.{minor}.4"),
-        "gitCommit": "0000000000000000000000000000000000000000",
-        "gitTreeState": "clean",
-        "buildDate": "2025-04-22T00:00:00Z",
-        "goVersion": "go1.23.8",
-        "compiler": "gc",
-        "platform": "linux/amd64",
-        "emulationMajor": "1",
-        "emulationMinor": minor.to_string()
-    }))
+/// The patch release `/version` reports of every minor: its `.0`, the one release every minor
+/// has.
+const PATCH: u32 = 0;
+
+/// `v1.{minor}.0`: the release the server reports it is.
+pub fn git_version(minor: u32) -> String {
+    format!("v1.{minor}.{PATCH}")
 }
 
-/// `/api`: the core group's versions.
-pub fn core_versions(address: &str) -> Response {
+/// The Go release and build date of `v1.{minor}.0` (its `kubectl version` output); minors
+/// after the table report its last row's, those before it its first row's.
+fn release(minor: u32) -> (&'static str, &'static str) {
+    const RELEASES: [(u32, &str, &str); 10] = [
+        (26, "go1.19.4", "2022-12-08T10:08:09Z"),
+        (27, "go1.20.3", "2023-04-11T17:04:24Z"),
+        (28, "go1.20.7", "2023-08-15T10:15:54Z"),
+        (29, "go1.21.5", "2023-12-13T08:43:59Z"),
+        (30, "go1.22.2", "2024-04-17T17:27:09Z"),
+        (31, "go1.22.5", "2024-08-13T07:28:49Z"),
+        (32, "go1.23.3", "2024-12-11T17:56:14Z"),
+        (33, "go1.24.2", "2025-04-23T13:03:27Z"),
+        (34, "go1.24.6", "2025-08-27T10:17:09Z"),
+        (35, "go1.25.5", "2025-12-17T12:32:41Z"),
+    ];
+    let row = RELEASES
+        .iter()
+        .rev()
+        .find(|(first, _, _)| *first <= minor)
+        .unwrap_or(&RELEASES[0]);
+    (row.1, row.2)
+}
+
+/// The first minor whose `/version` reports the emulated and minimum compatibility versions
+/// (KEP-4330's members of `version.Info`, added in 1.33).
+const COMPATIBILITY_VERSIONS_IN: u32 = 33;
+
+/// `version.Info` (`apimachinery/pkg/version/types.go`), members in its Go field order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct VersionInfo {
+    major: &'static str,
+    minor: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    emulation_major: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    emulation_minor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_compatibility_major: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_compatibility_minor: Option<String>,
+    git_version: String,
+    git_commit: &'static str,
+    git_tree_state: &'static str,
+    build_date: &'static str,
+    go_version: &'static str,
+    compiler: &'static str,
+    platform: String,
+}
+
+/// This machine's platform as Go names it (`linux/amd64`).
+fn platform() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        "powerpc64" => "ppc64le",
+        other => other,
+    };
+    format!("{}/{arch}", std::env::consts::OS)
+}
+
+/// `/version`: the `version.Info` of `v1.{minor}.0` (32 by default, so kubectl's dispatcher runs
+/// kubectl 1.32), indented as kube-apiserver's `responsewriters.WriteRawJSON` writes it.
+pub fn version(minor: u32) -> Response {
+    let (go_version, build_date) = release(minor);
+    let compatibility = minor >= COMPATIBILITY_VERSIONS_IN;
+    let info = VersionInfo {
+        major: "1",
+        minor: minor.to_string(),
+        emulation_major: compatibility.then_some("1"),
+        emulation_minor: compatibility.then(|| minor.to_string()),
+        min_compatibility_major: compatibility.then_some("1"),
+        min_compatibility_minor: compatibility.then(|| minor.saturating_sub(1).to_string()),
+        git_version: git_version(minor),
+        git_commit: "0000000000000000000000000000000000000000",
+        git_tree_state: "clean",
+        build_date,
+        go_version,
+        compiler: "gc",
+        platform: platform(),
+    };
+    let text = serde_json::to_string_pretty(&info).unwrap_or_default();
+    json_response(StatusCode::OK, text)
+}
+
+/// `/api`: the core group's versions, aggregated when the client asks for it.
+pub fn core(registry: &Registry, address: &str, format: DiscoveryFormat) -> Response {
+    match format {
+        DiscoveryFormat::Aggregated(version) => {
+            let core = group_discovery(registry, "", &["v1".to_owned()]);
+            aggregated(version, vec![core])
+        }
+        DiscoveryFormat::Legacy => core_versions(address),
+    }
+}
+
+/// `/apis`: every non-core group, aggregated when the client asks for it.
+pub fn groups(registry: &Registry, format: DiscoveryFormat) -> Response {
+    match format {
+        DiscoveryFormat::Aggregated(version) => {
+            let groups = registry
+                .groups()
+                .iter()
+                .map(|(name, versions)| group_discovery(registry, name, versions))
+                .collect();
+            aggregated(version, groups)
+        }
+        DiscoveryFormat::Legacy => group_list(registry),
+    }
+}
+
+/// The legacy `/api`: the core group's versions.
+fn core_versions(address: &str) -> Response {
     ok(&json!({
         "kind": "APIVersions",
         "versions": ["v1"],
@@ -60,8 +166,8 @@ fn api_group(name: &str, versions: &[String]) -> Value {
     json!({"name": name, "versions": versions, "preferredVersion": preferred})
 }
 
-/// `/apis`: every non-core group.
-pub fn group_list(registry: &Registry) -> Response {
+/// The legacy `/apis`: every non-core group.
+fn group_list(registry: &Registry) -> Response {
     let groups: Vec<Value> = registry
         .groups()
         .iter()
@@ -105,20 +211,32 @@ fn api_resource(resource: &ResourceType) -> Value {
     value
 }
 
-/// The `scale` subresource entry: kubectl's scale client finds its group, version and kind here.
-fn scale_subresource(resource: &ResourceType) -> Value {
-    json!({
-        "name": format!("{}/scale", resource.plural),
+/// Verbs of the `status` and `scale` subresources (their storages are getters, updaters and
+/// patchers).
+const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
+
+/// One subresource's APIResource, as kube-apiserver's installer lists it
+/// (`apiserver/pkg/endpoints/installer.go`, `registerResourceHandlers`): `plural/sub`, no
+/// singular name, the parent's scope, the kind it answers (the parent's for `status`,
+/// autoscaling/v1 `Scale` for `scale`, which kubectl's scale client looks up here).
+fn subresource_entry(resource: &ResourceType, subresource: Subresource) -> Value {
+    let mut entry = json!({
+        "name": format!("{}/{}", resource.plural, subresource.name()),
         "singularName": "",
         "namespaced": resource.namespaced,
-        "group": "autoscaling",
-        "version": "v1",
-        "kind": "Scale",
-        "verbs": ["get", "patch", "update"],
-    })
+        "kind": resource.kind,
+        "verbs": SUBRESOURCE_VERBS,
+    });
+    if let (Subresource::Scale, Some(map)) = (subresource, entry.as_object_mut()) {
+        map.insert("group".into(), "autoscaling".into());
+        map.insert("version".into(), "v1".into());
+        map.insert("kind".into(), "Scale".into());
+    }
+    entry
 }
 
-/// `/api/v1` and `/apis/{group}/{version}`.
+/// `/api/v1` and `/apis/{group}/{version}`: each resource followed by its subresources (the
+/// resources come by plural, so this is kube-apiserver's order, sorted by path).
 pub fn resource_list(
     registry: &Registry,
     group: &str,
@@ -128,14 +246,12 @@ pub fn resource_list(
     if resources.is_empty() {
         return Err(ApiError::no_route());
     }
-    let scales = resources
-        .iter()
-        .filter(|r| r.has_scale())
-        .map(|r| scale_subresource(r));
     let resources: Vec<Value> = resources
         .iter()
-        .map(|r| api_resource(r))
-        .chain(scales)
+        .flat_map(|r| {
+            let subresources = r.subresources_of(version).into_iter();
+            std::iter::once(api_resource(r)).chain(subresources.map(|s| subresource_entry(r, s)))
+        })
         .collect();
     Ok(ok(&json!({
         "kind": "APIResourceList",
@@ -143,4 +259,184 @@ pub fn resource_list(
         "groupVersion": group_version(group, version),
         "resources": resources
     })))
+}
+
+/// The group of aggregated discovery's types.
+const DISCOVERY_GROUP: &str = "apidiscovery.k8s.io";
+
+/// The kind aggregated discovery answers `/api` and `/apis` with.
+const DISCOVERY_LIST: &str = "APIGroupDiscoveryList";
+
+/// The first minor whose kube-apiserver no longer serves aggregated discovery's `v2beta1`
+/// (`AggregatedDiscoveryRemoveBetaType` defaults to on from 1.33:
+/// `apiserver/pkg/features/kube_features.go`).
+const V2BETA1_REMOVED_IN: u32 = 33;
+
+/// What a client asks `/api` and `/apis` for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiscoveryFormat {
+    /// The legacy `APIVersions` and `APIGroupList`.
+    Legacy,
+    /// An `APIGroupDiscoveryList` of this apidiscovery.k8s.io version (`v2`, `v2beta1`).
+    Aggregated(&'static str),
+}
+
+impl DiscoveryFormat {
+    /// The format of the first clause of `accept` the server answers, as kube-apiserver's
+    /// `WrappedHandler` negotiates it (`apiserver/pkg/endpoints/discovery/aggregated/wrapper.go`,
+    /// `negotiation.go`): a JSON clause asking `as=APIGroupDiscoveryList` in
+    /// apidiscovery.k8s.io at `v2` (or `v2beta1` before 1.33) is aggregated discovery, a clause
+    /// asking for any other `as` is passed over, a plain one is the legacy types.
+    pub fn negotiate(accept: &str, minor: u32) -> Self {
+        accept
+            .split(',')
+            .find_map(|clause| Self::of_clause(clause, minor))
+            .unwrap_or(DiscoveryFormat::Legacy)
+    }
+
+    /// The format one `Accept` clause asks for; None when the server cannot answer it.
+    fn of_clause(clause: &str, minor: u32) -> Option<Self> {
+        let mut parts = clause.split(';').map(str::trim);
+        let media = parts.next().unwrap_or_default();
+        if !matches!(media, "application/json" | "application/*" | "*/*") {
+            return None;
+        }
+        let params: Vec<(&str, &str)> = parts
+            .filter_map(|p| p.split_once('='))
+            .map(|(key, value)| (key.trim(), value.trim()))
+            .collect();
+        let param = |name: &str| params.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+        if param("q") == Some("0") {
+            return None;
+        }
+        let Some(kind) = param("as") else {
+            return Some(DiscoveryFormat::Legacy);
+        };
+        if kind != DISCOVERY_LIST || param("g") != Some(DISCOVERY_GROUP) {
+            return None;
+        }
+        match param("v") {
+            Some("v2") => Some(DiscoveryFormat::Aggregated("v2")),
+            Some("v2beta1") if minor < V2BETA1_REMOVED_IN => {
+                Some(DiscoveryFormat::Aggregated("v2beta1"))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// An `APIGroupDiscoveryList` of `version` holding `items`, its media type as `Content-Type`
+/// (`responsewriters.WriteObjectNegotiated` with `generateMediaTypeWithGVK`).
+fn aggregated(version: &str, items: Vec<Value>) -> Response {
+    let list = json!({
+        "kind": DISCOVERY_LIST,
+        "apiVersion": format!("{DISCOVERY_GROUP}/{version}"),
+        "metadata": {},
+        "items": items,
+    });
+    let mut response = ok(&list);
+    let media = format!("application/json;g={DISCOVERY_GROUP};v={version};as={DISCOVERY_LIST}");
+    if let Ok(value) = HeaderValue::from_str(&media) {
+        response.headers_mut().insert(header::CONTENT_TYPE, value);
+    }
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
+}
+
+/// One `APIGroupDiscovery`: the group (unnamed for the core group) with each served version's
+/// resources.
+fn group_discovery(registry: &Registry, group: &str, versions: &[String]) -> Value {
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|version| {
+            let resources: Vec<Value> = registry
+                .in_group_version(group, version)
+                .iter()
+                .map(|r| resource_discovery(r, version))
+                .collect();
+            json!({"version": version, "resources": resources, "freshness": "Current"})
+        })
+        .collect();
+    let metadata = if group.is_empty() {
+        json!({})
+    } else {
+        json!({"name": group})
+    };
+    json!({"metadata": metadata, "versions": versions})
+}
+
+/// A `GroupVersionKind` as aggregated discovery writes one (every member, even an empty group).
+fn response_kind(group: &str, version: &str, kind: &str) -> Value {
+    json!({"group": group, "version": version, "kind": kind})
+}
+
+/// One `APIResourceDiscovery`.
+fn resource_discovery(resource: &ResourceType, version: &str) -> Value {
+    let subresources: Vec<Value> = resource
+        .subresources_of(version)
+        .into_iter()
+        .map(|subresource| {
+            let kind = match subresource {
+                Subresource::Status => response_kind(&resource.group, version, &resource.kind),
+                Subresource::Scale => response_kind("autoscaling", "v1", "Scale"),
+            };
+            json!({"subresource": subresource.name(), "responseKind": kind, "verbs": SUBRESOURCE_VERBS})
+        })
+        .collect();
+    let mut value = json!({
+        "resource": resource.plural,
+        "responseKind": response_kind(&resource.group, version, &resource.kind),
+        "scope": if resource.namespaced { "Namespaced" } else { "Cluster" },
+        "singularResource": resource.singular,
+        "verbs": VERBS,
+    });
+    if let Some(map) = value.as_object_mut() {
+        for (key, list) in [
+            ("shortNames", &resource.short_names),
+            ("categories", &resource.categories),
+        ] {
+            if !list.is_empty() {
+                map.insert(key.into(), json!(list));
+            }
+        }
+        if !subresources.is_empty() {
+            map.insert("subresources".into(), subresources.into());
+        }
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_clauses_negotiate_as_kube_apiserver_does() {
+        let kubectl = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+        let beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+        let table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+        let cases = [
+            (kubectl, 32, DiscoveryFormat::Aggregated("v2")),
+            (kubectl, 35, DiscoveryFormat::Aggregated("v2")),
+            (beta, 32, DiscoveryFormat::Aggregated("v2beta1")),
+            (beta, 33, DiscoveryFormat::Legacy),
+            (table, 33, DiscoveryFormat::Legacy),
+            ("", 33, DiscoveryFormat::Legacy),
+            ("*/*", 33, DiscoveryFormat::Legacy),
+            (
+                "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json ; g=apidiscovery.k8s.io ; v=v2 ; as=APIGroupDiscoveryList",
+                33,
+                DiscoveryFormat::Aggregated("v2"),
+            ),
+        ];
+        for (accept, minor, format) in cases {
+            assert_eq!(
+                DiscoveryFormat::negotiate(accept, minor),
+                format,
+                "{accept}"
+            );
+        }
+    }
 }

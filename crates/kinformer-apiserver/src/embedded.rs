@@ -51,8 +51,11 @@ pub struct ServerConfig {
     /// Interval between BOOKMARK events on watches that allow them (default a minute, about
     /// as often as kube-apiserver sends them; tests shorten it).
     pub bookmark_interval: Duration,
-    /// Minor version `/version` reports (default 32: `v1.32.4`). kubectl's dispatcher runs the
-    /// installed kubectl of that minor, so tests can pin older clients.
+    /// The Kubernetes minor the server behaves as: `/version` reports `v1.{minor}.0` with that
+    /// release's Go version and build date (default 32: `v1.32.0`), and what differs between
+    /// releases (aggregated discovery's `v2beta1`, the `/version` members) follows it.
+    /// kubectl's dispatcher runs the installed kubectl of that minor, so tests can pin older
+    /// clients.
     pub kubernetes_minor: u32,
     /// kube-apiserver's `--watch-cache` (default on): a LIST at resourceVersion "0" is served
     /// from the cache, the current state in one page whatever its `limit`. Off, such a LIST
@@ -132,7 +135,7 @@ impl EmbeddedServer {
         let listener = TcpListener::bind(config.listen).await.map_err(bind_error)?;
         let address = listener.local_addr().map_err(bind_error)?;
         let store = Arc::new(Store::new(config.history));
-        seed::seed_system_namespaces(&store)?;
+        seed::seed_system_objects(&store)?;
         seed_store(&store, &config.seed)?;
         let token = config
             .auth

@@ -89,5 +89,5 @@ pub use self::error::ServerError;
 pub use self::faults::{FAULTS_PATH, Fault, FaultError};
 pub use self::kubeconfig::{CONTEXT, Endpoint};
 pub use self::seed::synthetic_pod;
-pub use self::status::ApiError;
+pub use self::status::{ApiError, StatusCause, StatusDetails};
 pub use self::tls::{ServingTls, TlsError};

@@ -4,6 +4,7 @@
 //! object in its slot and touches neither index (a lookup in an ordered map of thousands of keys
 //! costs a cache miss per key compared); only creates and deletes change the key order.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::RangeBounds;
 use std::sync::{Arc, OnceLock};
@@ -17,7 +18,7 @@ use super::json::managed_entries::{self, ManagedEntry};
 use super::json::members::{self, Member};
 use super::json::type_meta::{self, TypeMetaSpans};
 use super::resources::ResourceType;
-use super::selectable::Selectable;
+use super::selectable::{Selectable, field_text};
 use super::status::ApiError;
 
 /// One stored object: its JSON bytes plus the parsed bits selectors need.
@@ -76,18 +77,13 @@ impl StoredObject {
         let labels = metadata
             .labels
             .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()));
+            .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(v.as_str())));
         let selectable = Selectable::new(
             &metadata.name,
             &metadata.namespace,
             labels,
             resource,
-            |field| {
-                field
-                    .split('.')
-                    .try_fold(value, |at, name| at.get(name))?
-                    .as_str()
-            },
+            |field| field_text(value, field),
         )
         .ok_or_else(|| ApiError::bad_request("invalid metadata: too large"))?;
         Ok(StoredObject {

@@ -9,6 +9,7 @@ use axum::response::Response;
 use http::StatusCode;
 use serde_json::{Map, Value, json};
 
+use super::discovery::git_version;
 use super::resources::{Registry, ResourceType};
 use super::status::{ApiError, json_response};
 
@@ -45,7 +46,7 @@ fn hash(resources: &[std::sync::Arc<ResourceType>]) -> String {
 /// `/openapi/v2`: an empty document (older kubectl, ≤ 1.28, validates with OpenAPI v2 and fails
 /// when it is missing; with no definitions it leaves validation to the server). The protobuf
 /// form of an empty document is zero bytes.
-pub fn v2(accept: &str) -> Response {
+pub fn v2(accept: &str, minor: u32) -> Response {
     if accept.contains("protobuf") {
         let mut response = json_response(StatusCode::OK, Vec::new());
         response.headers_mut().insert(
@@ -56,7 +57,8 @@ pub fn v2(accept: &str) -> Response {
         );
         return response;
     }
-    let document = json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.4"}, "paths": {}});
+    let info = json!({"title": "Kubernetes", "version": git_version(minor)});
+    let document = json!({"swagger": "2.0", "info": info, "paths": {}});
     json_response(StatusCode::OK, document.to_string())
 }
 
@@ -75,7 +77,12 @@ pub fn index(registry: &Registry) -> Response {
 }
 
 /// `/openapi/v3/api/v1` or `/openapi/v3/apis/{group}/{version}`.
-pub fn document(registry: &Registry, group: &str, version: &str) -> Result<Response, ApiError> {
+pub fn document(
+    registry: &Registry,
+    group: &str,
+    version: &str,
+    minor: u32,
+) -> Result<Response, ApiError> {
     let resources = registry.in_group_version(group, version);
     if resources.is_empty() {
         return Err(ApiError::no_route());
@@ -87,7 +94,7 @@ pub fn document(registry: &Registry, group: &str, version: &str) -> Result<Respo
     }
     let document = json!({
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.32.4"},
+        "info": {"title": "Kubernetes", "version": git_version(minor)},
         "paths": paths,
         "components": {"schemas": {}}
     });

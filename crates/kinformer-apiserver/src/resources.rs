@@ -22,6 +22,57 @@ pub struct ResourceKey {
     pub plural: String,
 }
 
+/// The subresources one served version of a resource has.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VersionSubresources {
+    /// The version.
+    pub version: String,
+    /// Whether it has `status`.
+    pub status: bool,
+    /// Its `scale`, when it has one.
+    pub scale: Option<ScalePaths>,
+}
+
+/// Where the `scale` subresource reads and writes an object (a CRD's `subresources.scale`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScalePaths {
+    /// JSON pointer of the desired replicas (`specReplicasPath`; `/spec/replicas`).
+    pub spec_replicas: String,
+    /// JSON pointer of the observed replicas (`statusReplicasPath`; `/status/replicas`).
+    pub status_replicas: String,
+    /// Where the Scale's `status.selector` comes from.
+    pub selector: ScaleSelector,
+}
+
+/// Where a Scale's `status.selector` comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScaleSelector {
+    /// A built-in workload's `spec.selector` (a LabelSelector), written as text.
+    Workload,
+    /// The text at a custom resource's `labelSelectorPath` (a JSON pointer; None: no path
+    /// declared, an empty selector).
+    Text(Option<String>),
+}
+
+/// A subresource as discovery lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subresource {
+    /// `status`: the object itself, only its status written.
+    Status,
+    /// `scale`: an autoscaling/v1 `Scale`.
+    Scale,
+}
+
+impl Subresource {
+    /// Its name in paths (`status`, `scale`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Subresource::Status => "status",
+            Subresource::Scale => "scale",
+        }
+    }
+}
+
 /// Everything discovery and the REST handlers need to know about one resource type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResourceType {
@@ -49,6 +100,14 @@ pub struct ResourceType {
     /// Whether the resource has the `status` subresource: a write of the resource itself then
     /// keeps the stored `status`, and only `/status` writes change it.
     pub status_subresource: bool,
+    /// The subresources each served version has (a CRD declares them per version).
+    pub subresources: Arc<[VersionSubresources]>,
+    /// A custom resource's `selectableFields` (as field labels, `spec.colour`) per served
+    /// version; empty for built-ins.
+    pub selectable_fields: Arc<[(String, Vec<String>)]>,
+    /// Every served version's selectable fields, each once: the fields its objects' values are
+    /// kept of.
+    pub selectable_union: Arc<[String]>,
     /// A custom resource's structural schema (`schema.openAPIV3Schema`) per served version,
     /// storage version first: server-side apply reads its list and map types. Empty for
     /// built-ins (their types come from `patch_meta`'s table).
@@ -111,15 +170,59 @@ impl ResourceType {
         self.custom || self.is_crd() || self.group == Deployment::GROUP
     }
 
-    /// Whether the resource has the `scale` subresource (`kubectl scale`).
-    pub fn has_scale(&self) -> bool {
-        self.group == Deployment::GROUP
-            && [
-                Deployment::URL_PATH_SEGMENT,
-                ReplicaSet::URL_PATH_SEGMENT,
-                StatefulSet::URL_PATH_SEGMENT,
-            ]
-            .contains(&self.plural.as_str())
+    /// The subresources `version` serves, in kube-apiserver's order: a built-in's by path
+    /// (`scale` before `status`), a custom resource's `status` first
+    /// (`apiextensions-apiserver/pkg/apiserver/customresource_discovery_controller.go`).
+    pub fn subresources_of(&self, version: &str) -> Vec<Subresource> {
+        let Some(served) = self.subresources.iter().find(|s| s.version == version) else {
+            return Vec::new();
+        };
+        let scale = served.scale.is_some().then_some(Subresource::Scale);
+        let status = served.status.then_some(Subresource::Status);
+        if self.custom {
+            status.into_iter().chain(scale).collect()
+        } else {
+            scale.into_iter().chain(status).collect()
+        }
+    }
+
+    /// Whether `version` serves the subresource named `name`.
+    pub fn serves_subresource(&self, version: &str, name: &str) -> bool {
+        self.subresources_of(version)
+            .iter()
+            .any(|s| s.name() == name)
+    }
+
+    /// Where `version`'s `scale` subresource reads and writes, when it has one.
+    pub fn scale_paths(&self, version: &str) -> Option<&ScalePaths> {
+        self.subresources
+            .iter()
+            .find(|s| s.version == version)?
+            .scale
+            .as_ref()
+    }
+
+    /// Whether kube-apiserver's storage of the resource sets `ReturnDeletedObject`, so that a
+    /// DELETE answers the deleted object rather than a Success `Status`
+    /// (`apiserver/pkg/registry/generic/registry/store.go:1462`, `finalizeDelete`). Of the
+    /// served resources: pods (`pkg/registry/core/pod/storage/storage.go:89`), services
+    /// (`core/service/storage/storage.go:89`), namespaces
+    /// (`core/namespace/storage/storage.go:72`) and serviceaccounts
+    /// (`core/serviceaccount/storage/storage.go:66`); not custom resources
+    /// (`apiextensions-apiserver/pkg/registry/customresource/etcd.go` leaves it unset).
+    pub fn returns_deleted_object(&self) -> bool {
+        self.group.is_empty()
+            && matches!(
+                self.plural.as_str(),
+                "pods" | "services" | "namespaces" | "serviceaccounts"
+            )
+    }
+
+    /// Whether `version` declares `label` a selectable field (a CRD's `selectableFields`).
+    pub fn declares_selectable(&self, version: &str, label: &str) -> bool {
+        self.selectable_fields
+            .iter()
+            .any(|(v, labels)| v == version && labels.iter().any(|l| l == label))
     }
 
     /// Whether the resource is core/v1 `group`/`plural`.
@@ -173,7 +276,34 @@ where
         categories: categories.iter().map(|s| (*s).to_owned()).collect(),
         custom: false,
         status_subresource: has_status::<K>(),
+        subresources: Arc::new([VersionSubresources {
+            version: K::VERSION.to_owned(),
+            status: has_status::<K>(),
+            scale: has_scale::<K>().then(workload_scale),
+        }]),
+        selectable_fields: Arc::new([]),
+        selectable_union: Arc::new([]),
         schemas: Arc::new([]),
+    }
+}
+
+/// Whether kube-apiserver serves built-in `K` with a `scale` subresource (`kubectl scale`).
+fn has_scale<K: Resource>() -> bool {
+    K::GROUP == Deployment::GROUP
+        && [
+            Deployment::URL_PATH_SEGMENT,
+            ReplicaSet::URL_PATH_SEGMENT,
+            StatefulSet::URL_PATH_SEGMENT,
+        ]
+        .contains(&K::URL_PATH_SEGMENT)
+}
+
+/// A workload's scale: `spec.replicas`, `status.replicas` and its `spec.selector`.
+fn workload_scale() -> ScalePaths {
+    ScalePaths {
+        spec_replicas: "/spec/replicas".into(),
+        status_replicas: "/status/replicas".into(),
+        selector: ScaleSelector::Workload,
     }
 }
 
@@ -246,6 +376,14 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         ));
     }
     let schemas = schemas(spec, &versions);
+    let subresources = crd_subresources(spec, &versions)?;
+    let selectable_fields = declared_selectable_fields(spec, &versions);
+    let mut selectable_union: Vec<String> = selectable_fields
+        .iter()
+        .flat_map(|(_, labels)| labels.iter().cloned())
+        .collect();
+    selectable_union.sort();
+    selectable_union.dedup();
     Ok(ResourceType {
         group,
         versions,
@@ -257,7 +395,10 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         namespaced,
         categories,
         custom: true,
-        status_subresource: declares_status(spec),
+        status_subresource: subresources.iter().any(|s| s.status),
+        subresources,
+        selectable_fields,
+        selectable_union: selectable_union.into(),
         schemas,
     })
 }
@@ -277,17 +418,103 @@ fn schemas(spec: &Value, versions: &[String]) -> Arc<[(String, Value)]> {
         .collect()
 }
 
-/// Whether a served version of the CRD spec declares `subresources.status`.
-fn declares_status(spec: &Value) -> bool {
-    spec.get("versions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(true))
-        .any(|v| {
-            v.pointer("/subresources/status")
-                .is_some_and(Value::is_object)
+/// The `subresources` each of `versions` (served) declares.
+fn crd_subresources(
+    spec: &Value,
+    versions: &[String],
+) -> Result<Arc<[VersionSubresources]>, String> {
+    let declared = spec.get("versions").and_then(Value::as_array);
+    versions
+        .iter()
+        .map(|name| {
+            let (index, version) = declared
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .find(|(_, v)| v.get("name").and_then(Value::as_str) == Some(name))
+                .unzip();
+            let subresources = version.and_then(|v| v.get("subresources"));
+            let status = subresources
+                .and_then(|s| s.get("status"))
+                .is_some_and(Value::is_object);
+            let scale = subresources
+                .and_then(|s| s.get("scale"))
+                .filter(|s| s.is_object())
+                .map(|s| declared_scale(s, index.unwrap_or_default()))
+                .transpose()?;
+            Ok(VersionSubresources {
+                version: name.clone(),
+                status,
+                scale,
+            })
         })
+        .collect()
+}
+
+/// A CRD version's `subresources.scale`.
+fn declared_scale(scale: &Value, index: usize) -> Result<ScalePaths, String> {
+    let path = |field: &str, under: &str| -> Result<Option<String>, String> {
+        let Some(text) = scale.get(field).and_then(Value::as_str) else {
+            return Ok(None);
+        };
+        json_pointer(text)
+            .filter(|pointer| under.is_empty() || pointer.starts_with(under))
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "spec.versions[{index}].subresources.scale.{field}: Invalid value: {text:?}: should be a json path under .{}",
+                    under.trim_matches('/')
+                )
+            })
+    };
+    let required = |field: &str, under: &str| {
+        path(field, under)?.ok_or_else(|| {
+            format!("spec.versions[{index}].subresources.scale.{field}: Required value")
+        })
+    };
+    Ok(ScalePaths {
+        spec_replicas: required("specReplicasPath", "/spec/")?,
+        status_replicas: required("statusReplicasPath", "/status/")?,
+        selector: ScaleSelector::Text(path("labelSelectorPath", "")?),
+    })
+}
+
+/// A dotted JSON path (`.spec.replicas`) as a JSON pointer (`/spec/replicas`); None for other
+/// paths (brackets, an empty step).
+fn json_pointer(path: &str) -> Option<String> {
+    let steps = path.strip_prefix('.')?;
+    let mut pointer = String::new();
+    for step in steps.split('.') {
+        if step.is_empty() || step.contains(['[', ']']) {
+            return None;
+        }
+        pointer.push('/');
+        pointer.push_str(&step.replace('~', "~0").replace('/', "~1"));
+    }
+    Some(pointer)
+}
+
+/// The `selectableFields` each of `versions` (served) declares, as field labels: a JSON path
+/// without its leading dot (`registry/customresource/strategy.go`, `prepareSelectableFields`).
+fn declared_selectable_fields(spec: &Value, versions: &[String]) -> Arc<[(String, Vec<String>)]> {
+    let declared = spec.get("versions").and_then(Value::as_array);
+    versions
+        .iter()
+        .map(|name| {
+            let labels = declared
+                .into_iter()
+                .flatten()
+                .find(|v| v.get("name").and_then(Value::as_str) == Some(name))
+                .and_then(|v| v.get("selectableFields"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|field| field.get("jsonPath")?.as_str())
+                .map(|path| path.strip_prefix('.').unwrap_or(path).to_owned())
+                .collect();
+            (name.clone(), labels)
+        })
+        .collect()
 }
 
 /// The served versions of a CRD spec, storage version first.
@@ -456,5 +683,32 @@ mod tests {
             && r.singular == "widget"
             && r.list_kind == "WidgetList"));
         assert!(from_crd(&json!({"spec": {}})).is_err());
+    }
+
+    #[test]
+    fn a_crd_scale_reads_its_paths_as_pointers() {
+        let crd = |scale: Value| {
+            from_crd(&json!({
+                "metadata": {"name": "widgets.example.com"},
+                "spec": {"group": "example.com", "names": {"plural": "widgets", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": true, "storage": true,
+                        "subresources": {"scale": scale}}]}
+            }))
+        };
+        let paths = crd(json!({"specReplicasPath": ".spec.size",
+            "statusReplicasPath": ".status.ready", "labelSelectorPath": ".status.a/b"}));
+        assert_eq!(
+            paths.map(|r| r.scale_paths("v1").cloned()),
+            Ok(Some(ScalePaths {
+                spec_replicas: "/spec/size".into(),
+                status_replicas: "/status/ready".into(),
+                selector: ScaleSelector::Text(Some("/status/a~1b".into())),
+            }))
+        );
+        let outside =
+            crd(json!({"specReplicasPath": ".status.size", "statusReplicasPath": ".status.ready"}));
+        assert!(outside.is_err_and(|e| e.contains("should be a json path under .spec")));
+        let missing = crd(json!({"specReplicasPath": ".spec.size"}));
+        assert!(missing.is_err_and(|e| e.ends_with("statusReplicasPath: Required value")));
     }
 }

@@ -1,7 +1,8 @@
-//! The `scale` subresource of deployments, replicasets and statefulsets (`kubectl scale`): an
-//! autoscaling/v1 `Scale` read from the object (`spec.replicas`, `status.replicas`, the
-//! selector as a string) and written back to `spec.replicas` by PUT or PATCH (`dryRun=All`
-//! honoured).
+//! The `scale` subresource of deployments, replicasets, statefulsets and the custom resources
+//! whose CRD declares one (`kubectl scale`): an
+//! autoscaling/v1 `Scale` read from the object (its desired and observed replicas, the
+//! selector as a string, where the resource's [`ScalePaths`] say) and written back to the
+//! desired replicas by PUT or PATCH (`dryRun=All` honoured).
 
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::app::{App, ResourceRequest};
 use super::objects::StoredObject;
-use super::resources::ResourceType;
+use super::resources::{ResourceType, ScalePaths, ScaleSelector};
 use super::status::{ApiError, json_response};
 use super::validation::invalid_field;
 use super::write::{PatchKind, Target, WriteKind, WriteOptions, parse_object, update_in};
@@ -23,6 +24,7 @@ pub fn serve(
     request: &ResourceRequest,
     name: &str,
     body: &[u8],
+    paths: &ScalePaths,
 ) -> Result<Response, ApiError> {
     let target = Target::of(request, name);
     let resource = target.resource;
@@ -43,16 +45,16 @@ pub fn serve(
                 let value = found(txn.get(&resource.key(), &target.key()))?;
                 let requested = match method.as_str() {
                     "PUT" => parse_object(body)?,
-                    _ => patched(request, &value, body, name)?,
+                    _ => patched(request, &value, body, name, paths)?,
                 };
-                let scaled = with_replicas(value, &requested, resource, name)?;
+                let scaled = with_replicas(value, &requested, resource, name, paths)?;
                 update_in(txn, &target, scaled)
             })?;
             stored.to_value()?
         }
         other => return Err(ApiError::method_not_allowed(other)),
     };
-    let scale = scale_of(&object);
+    let scale = scale_of(&object, paths);
     Ok(json_response(StatusCode::OK, scale.to_string()))
 }
 
@@ -62,20 +64,23 @@ fn patched(
     object: &Value,
     body: &[u8],
     name: &str,
+    paths: &ScalePaths,
 ) -> Result<Value, ApiError> {
     let kind = PatchKind::from_content_type(&request.content_type)?;
     let patch = kind.parse(body)?;
-    let mut scale = scale_of(object);
+    let mut scale = scale_of(object, paths);
     kind.apply(&mut scale, &patch, &request.resource, name)?;
     Ok(scale)
 }
 
-/// `object` with the Scale's `spec.replicas`, guarded by the Scale's resourceVersion.
+/// `object` with the Scale's `spec.replicas` at its desired-replicas path, guarded by the
+/// Scale's resourceVersion.
 fn with_replicas(
     mut object: Value,
     scale: &Value,
     resource: &ResourceType,
     name: &str,
+    paths: &ScalePaths,
 ) -> Result<Value, ApiError> {
     let replicas = scale
         .pointer("/spec/replicas")
@@ -93,14 +98,8 @@ fn with_replicas(
             )
         })?;
     let precondition = scale.pointer("/metadata/resourceVersion").cloned();
-    let Some(fields) = object.as_object_mut() else {
-        return Err(ApiError::bad_request(
-            "the stored object is not a JSON object",
-        ));
-    };
-    let spec = fields.entry("spec").or_insert_with(|| json!({}));
-    spec["replicas"] = replicas.into();
-    if let Some(metadata) = fields.get_mut("metadata").and_then(Value::as_object_mut) {
+    set_at(&mut object, &paths.spec_replicas, replicas.into())?;
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         match precondition {
             Some(rv) => metadata.insert("resourceVersion".into(), rv),
             None => metadata.remove("resourceVersion"),
@@ -109,8 +108,43 @@ fn with_replicas(
     Ok(object)
 }
 
-/// The autoscaling/v1 Scale of a workload.
-fn scale_of(object: &Value) -> Value {
+/// Sets the member a JSON `pointer` names, making the objects on the way
+/// (`unstructured.SetNestedField`); 422 where a step is not an object.
+fn set_at(object: &mut Value, pointer: &str, value: Value) -> Result<(), ApiError> {
+    let steps: Vec<String> = pointer
+        .split('/')
+        .skip(1)
+        .map(|step| step.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let Some((last, parents)) = steps.split_last() else {
+        return Err(ApiError::bad_request("an empty replicas path"));
+    };
+    let mut at = object;
+    for step in parents {
+        at = at
+            .as_object_mut()
+            .ok_or_else(|| not_an_object(pointer))?
+            .entry(step.as_str())
+            .or_insert_with(|| json!({}));
+    }
+    at.as_object_mut()
+        .ok_or_else(|| not_an_object(pointer))?
+        .insert(last.clone(), value);
+    Ok(())
+}
+
+/// The answer to a replicas path that crosses something other than an object.
+fn not_an_object(pointer: &str) -> ApiError {
+    ApiError::new(
+        422,
+        "Invalid",
+        format!("the object has no object at {pointer} to write the replicas in"),
+    )
+}
+
+/// The autoscaling/v1 Scale of an object: the metadata kube-apiserver copies, the replicas at
+/// `paths`, and the selector as text.
+fn scale_of(object: &Value, paths: &ScalePaths) -> Value {
     let metadata = |key: &str| object.pointer(&format!("/metadata/{key}")).cloned();
     let mut meta = serde_json::Map::new();
     for key in [
@@ -125,18 +159,31 @@ fn scale_of(object: &Value) -> Value {
         }
     }
     let number = |pointer: &str| object.pointer(pointer).and_then(Value::as_i64).unwrap_or(0);
-    let selector: Vec<String> = object
-        .pointer("/spec/selector/matchLabels")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(key, value)| format!("{key}={}", value.as_str().unwrap_or_default()))
-        .collect();
     json!({
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
         "metadata": meta,
-        "spec": {"replicas": number("/spec/replicas")},
-        "status": {"replicas": number("/status/replicas"), "selector": selector.join(",")},
+        "spec": {"replicas": number(&paths.spec_replicas)},
+        "status": {"replicas": number(&paths.status_replicas), "selector": selector(object, &paths.selector)},
     })
+}
+
+/// The Scale's `status.selector`.
+fn selector(object: &Value, source: &ScaleSelector) -> String {
+    match source {
+        ScaleSelector::Workload => object
+            .pointer("/spec/selector/matchLabels")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(key, value)| format!("{key}={}", value.as_str().unwrap_or_default()))
+            .collect::<Vec<_>>()
+            .join(","),
+        ScaleSelector::Text(pointer) => pointer
+            .as_deref()
+            .and_then(|pointer| object.pointer(pointer))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+    }
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::error::ServerError;
+use super::objects::object_key;
 use super::status::ApiError;
 use super::store::Store;
 use super::write::create_object;
@@ -352,12 +353,6 @@ fn seed_config(store: &Store) -> Result<(), ApiError> {
     }
     create(
         store,
-        json!({"apiVersion": "v1", "kind": "Service",
-        "metadata": {"name": "kubernetes", "namespace": "default"},
-        "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}}),
-    )?;
-    create(
-        store,
         json!({"apiVersion": "v1", "kind": "Event",
         "metadata": {"name": "web.scaled", "namespace": "default"},
         "involvedObject": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "namespace": "default"},
@@ -489,23 +484,46 @@ fn create_namespace(store: &Store, name: &str) -> Result<(), ApiError> {
     }
 }
 
-/// Creates `default`, `kube-node-lease`, `kube-public` and `kube-system`, as every cluster
-/// has them.
-pub fn seed_system_namespaces(store: &Store) -> Result<(), ServerError> {
-    for name in SYSTEM_NAMESPACES {
-        create_namespace(store, name).map_err(|e| ServerError::Seed(e.message))?;
-    }
-    Ok(())
+/// The Service kube-apiserver keeps for itself in `default`
+/// (`pkg/controlplane/controller/kubernetesservice/controller.go`,
+/// `CreateOrUpdateMasterServiceIfNeeded`): the first address of the service range
+/// (10.96.0.0/12, the one new Services' cluster IPs come from), port 443 named `https` to the
+/// apiserver's secure port 6443, labelled as kube-apiserver labels it.
+fn kubernetes_service() -> Value {
+    json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "kubernetes", "namespace": "default",
+            "labels": {"component": "apiserver", "provider": "kubernetes"}},
+        "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1", "sessionAffinity": "None",
+            "ports": [{"name": "https", "protocol": "TCP", "port": 443, "targetPort": 6443}]}})
 }
 
-/// Whether `object` is a Namespace that already exists (a seed file may list the system ones).
-fn existing_namespace(store: &Store, object: &Value) -> bool {
-    let is_namespace = object.get("kind").and_then(Value::as_str) == Some("Namespace");
-    let name = object.pointer("/metadata/name").and_then(Value::as_str);
+/// Creates what kube-apiserver creates itself, as every cluster has it: the namespaces
+/// `default`, `kube-node-lease`, `kube-public` and `kube-system` and the Service
+/// `default/kubernetes`.
+pub fn seed_system_objects(store: &Store) -> Result<(), ServerError> {
+    let seeded = SYSTEM_NAMESPACES
+        .iter()
+        .try_for_each(|name| create_namespace(store, name))
+        .and_then(|()| create_object(store, kubernetes_service()).map(drop));
+    seeded.map_err(|e| ServerError::Seed(e.message))
+}
+
+/// Whether `object` is one [`seed_system_objects`] made that already exists (a seed file may
+/// list them): a Namespace, or the `default/kubernetes` Service.
+fn existing_system_object(store: &Store, object: &Value) -> bool {
+    let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str);
+    let (plural, namespace) = match (text("/kind"), text("/metadata/namespace")) {
+        (Some("Namespace"), _) => ("namespaces", ""),
+        (Some("Service"), Some("default")) if text("/metadata/name") == Some("kubernetes") => {
+            ("services", "default")
+        }
+        _ => return false,
+    };
     let registry = store.registry();
-    let namespaces = registry.find("", "v1", "namespaces");
-    match (is_namespace, name, namespaces) {
-        (true, Some(name), Some(resource)) => store.get(&resource.key(), name).is_some(),
+    match (text("/metadata/name"), registry.find("", "v1", plural)) {
+        (Some(name), Some(resource)) => store
+            .get(&resource.key(), &object_key(namespace, name))
+            .is_some(),
         _ => false,
     }
 }
@@ -535,7 +553,7 @@ pub fn seed_file(store: &Store, path: &Path) -> Result<(), ServerError> {
                     "not a Kubernetes object (expected a mapping)".into(),
                 ));
             }
-            if existing_namespace(store, &object) {
+            if existing_system_object(store, &object) {
                 continue;
             }
             create_object(store, object).map_err(|e| invalid(e.message))?;

@@ -1,13 +1,37 @@
 //! What selectors read from a stored object — its name, namespace, labels and the values of its
 //! resource's other selectable fields — packed in one buffer: two allocations per object however
 //! many labels it has, which matters when the store writes and drops objects by the hundred
-//! thousand.
+//! thousand; and which field selector labels each resource accepts, as kube-apiserver's field
+//! label conversions accept them.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde_json::Value;
 
 use super::resources::ResourceType;
 
-/// The field selectors a resource supports.
-pub fn selectable_fields(resource: &ResourceType) -> &'static [&'static str] {
-    const COMMON: &[&str] = &["metadata.name", "metadata.namespace"];
+/// How a kind's field label conversion refuses a label it does not know.
+#[derive(Debug, Clone, Copy)]
+enum Refusal {
+    /// The kinds with an `AddFieldLabelConversionFunc` of their own (`pkg/apis/core/v1/
+    /// conversion.go`) and custom resources (`apiextensions-apiserver/pkg/apiserver/conversion/
+    /// converter.go`, `ConvertFieldLabel`).
+    NotSupported,
+    /// Every other kind: `runtime.DefaultMetaV1FieldSelectorConversion`
+    /// (`apimachinery/pkg/runtime/conversion.go`).
+    NotKnown,
+}
+
+/// `metadata.name` and `metadata.namespace`: what every kind without a conversion of its own
+/// accepts.
+const METADATA: &[&str] = &["metadata.name", "metadata.namespace"];
+
+/// The field labels kube-apiserver's conversion accepts for a resource's kind, and how it
+/// refuses the others (`pkg/apis/core/v1/conversion.go`: Pod, Node, Event, Namespace, Secret,
+/// Service; apps/v1 registers none, so a ReplicaSet's `status.replicas`, selectable in its
+/// strategy, is refused before it is looked at).
+fn field_labels(resource: &ResourceType) -> (&'static [&'static str], Refusal) {
     const POD: &[&str] = &[
         "metadata.name",
         "metadata.namespace",
@@ -15,29 +39,183 @@ pub fn selectable_fields(resource: &ResourceType) -> &'static [&'static str] {
         "spec.restartPolicy",
         "spec.schedulerName",
         "spec.serviceAccountName",
+        "spec.hostNetwork",
         "status.phase",
         "status.podIP",
+        "status.podIPs",
+        "status.nominatedNodeName",
     ];
-    const SECRET: &[&str] = &["metadata.name", "metadata.namespace", "type"];
     const EVENT: &[&str] = &[
-        "metadata.name",
-        "metadata.namespace",
-        "involvedObject.apiVersion",
-        "involvedObject.fieldPath",
         "involvedObject.kind",
-        "involvedObject.name",
         "involvedObject.namespace",
-        "involvedObject.resourceVersion",
+        "involvedObject.name",
         "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
         "reason",
         "reportingComponent",
+        "source",
+        "type",
+        "metadata.namespace",
+        "metadata.name",
+    ];
+    use Refusal::{NotKnown, NotSupported};
+    match (resource.group.as_str(), resource.plural.as_str()) {
+        ("", "pods") => (POD, NotSupported),
+        ("", "nodes") => (&["metadata.name", "spec.unschedulable"], NotSupported),
+        ("", "events") => (EVENT, NotSupported),
+        ("", "namespaces") => (&["status.phase", "metadata.name"], NotSupported),
+        ("", "secrets") => (
+            &["type", "metadata.namespace", "metadata.name"],
+            NotSupported,
+        ),
+        ("", "services") => (
+            &[
+                "metadata.namespace",
+                "metadata.name",
+                "spec.clusterIP",
+                "spec.type",
+            ],
+            NotSupported,
+        ),
+        _ if resource.custom && !resource.namespaced => (&["metadata.name"], NotSupported),
+        _ if resource.custom => (METADATA, NotSupported),
+        _ => (METADATA, NotKnown),
+    }
+}
+
+/// The field a field selector's `label` selects on at `version`, converted as kube-apiserver
+/// converts it (a pod's legacy `spec.host` is `spec.nodeName`; a custom resource's version
+/// adds its declared `selectableFields`); the message of its 400 when the resource's kind does
+/// not accept it.
+pub fn convert_label(
+    resource: &ResourceType,
+    version: &str,
+    label: &str,
+) -> Result<String, String> {
+    if resource.is_pod() && label == "spec.host" {
+        return Ok("spec.nodeName".into());
+    }
+    if resource.declares_selectable(version, label) {
+        return Ok(label.to_owned());
+    }
+    let (accepted, refusal) = field_labels(resource);
+    accepted
+        .iter()
+        .find(|accepted| **accepted == label)
+        .map(|accepted| (*accepted).to_owned())
+        .ok_or_else(|| match refusal {
+            Refusal::NotSupported => format!("field label not supported: {label}"),
+            Refusal::NotKnown => format!(
+                "{label:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+            ),
+        })
+}
+
+/// The names of the fields beyond name and namespace whose values an object keeps.
+#[derive(Debug, Clone)]
+enum Fields {
+    /// A built-in kind's, from its strategy.
+    Builtin(&'static [&'static str]),
+    /// A custom resource's declared `selectableFields`.
+    Custom(Arc<[String]>),
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields::Builtin(&[])
+    }
+}
+
+impl Fields {
+    /// Field number `index`.
+    fn get(&self, index: usize) -> Option<&str> {
+        match self {
+            Fields::Builtin(names) => names.get(index).copied(),
+            Fields::Custom(names) => names.get(index).map(String::as_str),
+        }
+    }
+
+    /// The number of `field`.
+    fn position(&self, field: &str) -> Option<usize> {
+        (0..64).map_while(|i| self.get(i)).position(|f| f == field)
+    }
+}
+
+/// The fields whose values a resource's objects keep: a custom resource's declared
+/// `selectableFields`, a built-in's [`builtin_value_fields`].
+fn value_fields(resource: &ResourceType) -> Fields {
+    if resource.custom {
+        Fields::Custom(Arc::clone(&resource.selectable_union))
+    } else {
+        Fields::Builtin(builtin_value_fields(resource))
+    }
+}
+
+/// The fields beyond name and namespace a built-in's strategy gives its objects' values of
+/// (its `GetAttrs`); an accepted label not among them (a pod's `status.podIPs`) reads empty.
+fn builtin_value_fields(resource: &ResourceType) -> &'static [&'static str] {
+    const POD: &[&str] = &[
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.nominatedNodeName",
+    ];
+    const EVENT: &[&str] = &[
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
         "type",
     ];
     match (resource.group.as_str(), resource.plural.as_str()) {
         ("", "pods") => POD,
-        ("", "secrets") => SECRET,
+        ("", "nodes") => &["spec.unschedulable"],
         ("", "events") => EVENT,
-        _ => COMMON,
+        ("", "namespaces") => &["status.phase"],
+        ("", "secrets") => &["type"],
+        ("", "services") => &["spec.clusterIP", "spec.type"],
+        _ => &[],
+    }
+}
+
+/// The text of `field` in `object` as the strategies' `GetAttrs` write it: a boolean as
+/// `true`/`false` (false when absent), a pod's IP its first `podIPs` entry's, an event's
+/// `source` its source component or else its reporting controller; otherwise the scalar at
+/// its path as Go's `fmt.Sprint` writes it (a custom resource's `selectableFields`).
+pub fn field_text<'v>(object: &'v Value, field: &str) -> Option<Cow<'v, str>> {
+    let at = |path: &str| path.split('.').try_fold(object, |at, name| at.get(name));
+    let text = |path: &str| at(path).and_then(Value::as_str).map(Cow::Borrowed);
+    match field {
+        "spec.hostNetwork" | "spec.unschedulable" => {
+            let set = at(field).and_then(Value::as_bool).unwrap_or(false);
+            Some(Cow::Borrowed(if set { "true" } else { "false" }))
+        }
+        "status.podIP" => object
+            .pointer("/status/podIPs/0/ip")
+            .and_then(Value::as_str)
+            .map(Cow::Borrowed)
+            .or_else(|| text(field)),
+        "source" => text("source.component")
+            .filter(|c| !c.is_empty())
+            .or_else(|| text("reportingComponent")),
+        _ => match at(field)? {
+            Value::String(text) => Some(Cow::Borrowed(text)),
+            Value::Number(number) => Some(Cow::Owned(number.to_string())),
+            Value::Bool(set) => Some(Cow::Borrowed(if *set { "true" } else { "false" })),
+            _ => None,
+        },
     }
 }
 
@@ -48,6 +226,13 @@ pub trait Text {
 }
 
 impl Text for &str {
+    fn append_to(&self, out: &mut Vec<u8>) -> bool {
+        out.extend_from_slice(self.as_bytes());
+        true
+    }
+}
+
+impl Text for Cow<'_, str> {
     fn append_to(&self, out: &mut Vec<u8>) -> bool {
         out.extend_from_slice(self.as_bytes());
         true
@@ -65,7 +250,7 @@ pub struct Selectable {
     /// How many labels there are.
     labels: usize,
     /// The resource's selectable fields beyond name and namespace.
-    fields: &'static [&'static str],
+    fields: Fields,
     /// Bit `i` set: `fields[i]` has a value.
     present: u64,
 }
@@ -93,9 +278,9 @@ impl Selectable {
         namespace: &str,
         labels: impl IntoIterator<Item = (T, T)>,
         resource: &ResourceType,
-        mut field: impl FnMut(&'static str) -> Option<T>,
+        mut field: impl FnMut(&str) -> Option<T>,
     ) -> Option<Selectable> {
-        let fields = selectable_fields(resource).get(2..).unwrap_or_default();
+        let fields = value_fields(resource);
         let mut packing = Packing {
             text: Vec::with_capacity(name.len() + namespace.len() + 160),
             ends: Vec::with_capacity(16),
@@ -109,7 +294,7 @@ impl Selectable {
             count += 1;
         }
         let mut present = 0;
-        for (bit, path) in fields.iter().enumerate().take(64) {
+        for (bit, path) in (0..64).map_while(|i| fields.get(i)).enumerate() {
             if let Some(value) = field(path) {
                 packing.push(&value)?;
                 present |= 1 << bit;
@@ -158,7 +343,7 @@ impl Selectable {
             "metadata.name" => Some(self.name()),
             "metadata.namespace" => Some(self.namespace()),
             _ => {
-                let bit = self.fields.iter().position(|f| *f == field)?;
+                let bit = self.fields.position(field)?;
                 let mask = 1u64.checked_shl(u32::try_from(bit).ok()?)?;
                 if self.present & mask == 0 {
                     return None;

@@ -4,7 +4,7 @@
 
 use super::app::ResourceRequest;
 use super::objects::StoredObject;
-use super::selectable::selectable_fields;
+use super::selectable::convert_label;
 use super::status::ApiError;
 
 /// Which objects a list, watch or delete-collection request addresses.
@@ -20,9 +20,9 @@ impl Selection {
     pub fn from_request(request: &ResourceRequest) -> Result<Self, ApiError> {
         let labels = LabelSelector::parse(request.param("labelSelector").unwrap_or(""))
             .map_err(ApiError::bad_request)?;
-        let supported = selectable_fields(&request.resource);
-        let fields = FieldSelector::parse(request.param("fieldSelector").unwrap_or(""), supported)
-            .map_err(ApiError::bad_request)?;
+        let text = request.param("fieldSelector").unwrap_or("");
+        let convert = |label: &str| convert_label(&request.resource, &request.version, label);
+        let fields = FieldSelector::parse(text, convert).map_err(ApiError::bad_request)?;
         Ok(Selection {
             namespace: request.namespace.clone(),
             labels,
@@ -208,8 +208,12 @@ fn label_value(value: &str) -> Result<String, String> {
 pub struct FieldSelector(Vec<(String, bool, String)>);
 
 impl FieldSelector {
-    /// Parses a `fieldSelector` query value; `supported` lists the selectable fields.
-    pub fn parse(text: &str, supported: &[&str]) -> Result<Self, String> {
+    /// Parses a `fieldSelector` query value; `convert` gives the field a label selects on, or
+    /// the message refusing it (kube-apiserver's field label conversion).
+    pub fn parse(
+        text: &str,
+        convert: impl Fn(&str) -> Result<String, String>,
+    ) -> Result<Self, String> {
         let mut terms = Vec::new();
         for term in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
             let (field, equal, value) = if let Some((f, v)) = term.split_once("!=") {
@@ -223,11 +227,8 @@ impl FieldSelector {
                     "invalid selector: '{text}'; can't understand '{term}'"
                 ));
             };
-            let field = field.trim();
-            if !supported.contains(&field) {
-                return Err(format!("field label not supported: {field}"));
-            }
-            terms.push((field.to_owned(), equal, value.trim().to_owned()));
+            let field = convert(field.trim())?;
+            terms.push((field, equal, value.trim().to_owned()));
         }
         Ok(FieldSelector(terms))
     }
@@ -300,10 +301,21 @@ mod tests {
 
     #[test]
     fn field_selectors_are_restricted() {
-        let supported = ["metadata.name", "spec.nodeName"];
-        assert!(FieldSelector::parse("metadata.name=x,spec.nodeName!=n", &supported).is_ok());
-        let err = FieldSelector::parse("status.foo=x", &supported);
-        assert!(err.is_err_and(|e| e.contains("status.foo")));
-        assert!(FieldSelector::parse("metadata.name", &supported).is_err());
+        let registry = crate::resources::Registry::with_builtins();
+        let Some(pods) = registry.find("", "v1", "pods") else {
+            unreachable!("pods are built in")
+        };
+        let convert = |label: &str| convert_label(&pods, "v1", label);
+        let parsed = FieldSelector::parse("metadata.name=x,spec.host!=n", convert);
+        assert_eq!(
+            parsed,
+            Ok(FieldSelector(vec![
+                ("metadata.name".into(), true, "x".into()),
+                ("spec.nodeName".into(), false, "n".into()),
+            ]))
+        );
+        let err = FieldSelector::parse("status.foo=x", convert);
+        assert_eq!(err, Err("field label not supported: status.foo".into()));
+        assert!(FieldSelector::parse("metadata.name", convert).is_err());
     }
 }

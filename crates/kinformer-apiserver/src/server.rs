@@ -14,6 +14,7 @@ use http::{Method, header};
 use http_body_util::BodyExt;
 
 use super::app::{App, Representation, ResourceRequest, accept, field_manager};
+use super::discovery::DiscoveryFormat;
 use super::faults::{FAULTS_PATH, Fault};
 use super::listener::ConnectionId;
 use super::status::{ApiError, json_response};
@@ -160,18 +161,22 @@ async fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Respons
     let path = parts.uri.path().to_owned();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let registry = || app.store.registry();
+    let minor = app.kubernetes_minor;
+    let format = || DiscoveryFormat::negotiate(accept(&parts.headers), minor);
     match segments.as_slice() {
-        ["version"] => Ok(discovery::version(app.kubernetes_minor)),
+        ["version"] => Ok(discovery::version(minor)),
         ["healthz" | "livez" | "readyz"] => Ok("ok".into_response()),
-        ["api"] => Ok(discovery::core_versions(&app.address)),
-        ["apis"] => Ok(discovery::group_list(&registry())),
+        ["api"] => Ok(discovery::core(&registry(), &app.address, format())),
+        ["apis"] => Ok(discovery::groups(&registry(), format())),
         ["apis", group] => discovery::group(&registry(), group),
         ["api", version] => discovery::resource_list(&registry(), "", version),
         ["apis", group, version] => discovery::resource_list(&registry(), group, version),
-        ["openapi", "v2"] => Ok(openapi::v2(accept(&parts.headers))),
+        ["openapi", "v2"] => Ok(openapi::v2(accept(&parts.headers), minor)),
         ["openapi", "v3"] => Ok(openapi::index(&registry())),
-        ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version),
-        ["openapi", "v3", "apis", group, version] => openapi::document(&registry(), group, version),
+        ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version, minor),
+        ["openapi", "v3", "apis", group, version] => {
+            openapi::document(&registry(), group, version, minor)
+        }
         ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest).await,
         ["apis", group, version, rest @ ..] => {
             resource(app, parts, body, group, version, rest).await
@@ -237,10 +242,10 @@ async fn resource(
     if path.namespace.is_some() && !resource.namespaced {
         return Err(ApiError::no_route());
     }
-    let served_subresource = |s: &str| {
-        (s == "status" && resource.status_subresource) || (s == "scale" && resource.has_scale())
-    };
-    if path.subresource.is_some_and(|s| !served_subresource(s)) {
+    if path
+        .subresource
+        .is_some_and(|s| !resource.serves_subresource(version, s))
+    {
         return Err(ApiError::no_route());
     }
     let Query(params) = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
@@ -259,6 +264,7 @@ async fn resource(
         field_manager: field_manager(&params, &parts.headers),
         params,
         resource,
+        version: version.to_owned(),
     };
     route_method(app, &parts.method, &request, body).await
 }
@@ -271,7 +277,11 @@ async fn route_method(
 ) -> Result<Response, ApiError> {
     let needs_namespace = request.resource.namespaced && request.namespace.is_none();
     if let (Some("scale"), Some(name)) = (request.subresource.as_deref(), &request.name) {
-        return scale::serve(app, method, request, name, body);
+        let paths = request
+            .resource
+            .scale_paths(&request.version)
+            .ok_or_else(ApiError::no_route)?;
+        return scale::serve(app, method, request, name, body, paths);
     }
     match (method.as_str(), &request.name) {
         ("GET", None) if request.flag("watch") => watch_handler::serve(app, request).await,

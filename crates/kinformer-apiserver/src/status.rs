@@ -1,9 +1,11 @@
 //! metav1.Status errors: every failure the server reports is one of these, with the HTTP code and
-//! `reason` kube-apiserver would use.
+//! `reason` kube-apiserver would use, written byte for byte as kube-apiserver writes a `Status`
+//! (Go field order, `omitempty` members left out, HTML characters escaped as Go's encoder
+//! escapes them, a closing newline).
 
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::resources::ResourceType;
 
@@ -16,8 +18,8 @@ pub struct ApiError {
     pub reason: &'static str,
     /// Human-readable message.
     pub message: String,
-    /// Optional `details` (name, group, kind).
-    pub details: Option<Value>,
+    /// Optional `details` (name, group, kind, causes).
+    pub details: Option<Box<StatusDetails>>,
 }
 
 impl ApiError {
@@ -31,10 +33,15 @@ impl ApiError {
         }
     }
 
-    /// Attaches `details` naming the object concerned.
+    /// Attaches `details` naming the object concerned: its name, group and resource, which
+    /// kube-apiserver writes as `kind` (`apimachinery/pkg/api/errors/errors.go`, `NewNotFound`).
     fn about(mut self, resource: &ResourceType, name: &str) -> Self {
-        self.details =
-            Some(json!({"name": name, "group": resource.group, "kind": resource.plural}));
+        self.details = Some(Box::new(StatusDetails {
+            name: name.to_owned(),
+            group: resource.group.clone(),
+            kind: resource.plural.clone(),
+            ..StatusDetails::default()
+        }));
         self
     }
 
@@ -124,9 +131,14 @@ impl ApiError {
             "Timeout",
             format!("Too large resource version: {requested}, current: {current}"),
         );
-        error.details = Some(json!({
-            "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-            "retryAfterSeconds": 1,
+        error.details = Some(Box::new(StatusDetails {
+            causes: vec![StatusCause {
+                reason: "ResourceVersionTooLarge".into(),
+                message: "Too large resource version".into(),
+                field: String::new(),
+            }],
+            retry_after_seconds: 1,
+            ..StatusDetails::default()
         }));
         error
     }
@@ -156,38 +168,156 @@ impl ApiError {
         )
     }
 
-    /// 422 Invalid.
+    /// 422 Invalid: the message names the kind qualified by its group (`Deployment.apps`), and
+    /// so do the details (`NewInvalid` takes a GroupKind, not a resource).
     pub fn invalid(resource: &ResourceType, name: &str, cause: &str) -> Self {
-        ApiError::new(
+        let what = if resource.group.is_empty() {
+            resource.kind.clone()
+        } else {
+            format!("{}.{}", resource.kind, resource.group)
+        };
+        let mut error = ApiError::new(
             422,
             "Invalid",
-            format!("{} \"{name}\" is invalid: {cause}", resource.kind),
-        )
-        .about(resource, name)
+            format!("{what} \"{name}\" is invalid: {cause}"),
+        );
+        error.details = Some(Box::new(StatusDetails {
+            name: name.to_owned(),
+            group: resource.group.clone(),
+            kind: resource.kind.clone(),
+            ..StatusDetails::default()
+        }));
+        error
     }
 
-    /// The `Status` object.
-    pub fn to_status(&self) -> Value {
-        let mut status = json!({
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Failure",
-            "message": self.message,
-            "reason": self.reason,
-            "code": self.code,
-        });
-        if let Some(map) = status.as_object_mut() {
-            if self.reason.is_empty() {
-                // `reason` is omitempty.
-                map.remove("reason");
-            }
-            if let Some(details) = &self.details {
-                map.insert("details".into(), details.clone());
-            }
-        }
-        status
+    /// The `Status` object as a JSON value (its members in the map's order: write
+    /// [`ApiError::status_json`] for kube-apiserver's bytes).
+    pub fn to_status(&self) -> serde_json::Value {
+        serde_json::from_str(&self.status_json()).unwrap_or_default()
     }
+
+    /// The `Status` object's JSON text, as kube-apiserver encodes it but for the closing
+    /// newline (a watch's ERROR event embeds it).
+    pub fn status_json(&self) -> String {
+        StatusBody {
+            status: "Failure",
+            message: &self.message,
+            reason: self.reason,
+            details: self.details.as_deref(),
+            code: self.code,
+        }
+        .to_json()
+    }
+}
+
+/// A `Status` as kube-apiserver writes one: `metav1.Status`'s members in its Go field order
+/// (`kind, apiVersion, metadata, status, message, reason, details, code`), each `omitempty` one
+/// left out when empty (`apimachinery/pkg/apis/meta/v1/types.go`); `kind`, `apiVersion` and
+/// the empty `metadata` are written by [`StatusBody::to_json`].
+#[derive(Debug, Serialize)]
+struct StatusBody<'a> {
+    #[serde(skip_serializing_if = "str::is_empty")]
+    status: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    message: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a StatusDetails>,
+    #[serde(skip_serializing_if = "is_zero")]
+    code: u16,
+}
+
+impl StatusBody<'_> {
+    /// `{"kind":"Status","apiVersion":"v1","metadata":{},…}`, escaped as Go's encoder escapes.
+    fn to_json(&self) -> String {
+        let members = serde_json::to_string(self).unwrap_or_default();
+        let rest = members.strip_prefix('{').unwrap_or("}");
+        let comma = if rest == "}" { "" } else { "," };
+        let text = format!(r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}}{comma}{rest}"#);
+        go_escaped(&text)
+    }
+}
+
+/// Whether a number is zero (Go's `omitempty`).
+fn is_zero<T: Default + PartialEq>(number: &T) -> bool {
+    *number == T::default()
+}
+
+/// `text` with `<`, `>`, `&`, U+2028 and U+2029 escaped as Go's `json.Encoder` escapes them by
+/// default (`SetEscapeHTML`); in JSON text they can only stand inside strings.
+fn go_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `metav1.StatusDetails`, in its Go field order, empty members left out.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusDetails {
+    /// The object's name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Its API group (empty for the core group).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    /// Its resource (kube-apiserver writes the plural here), or, for `Invalid`, its kind.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    /// Its uid.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    /// What caused the failure, field by field.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<StatusCause>,
+    /// When the client may try again.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub retry_after_seconds: i32,
+}
+
+/// `metav1.StatusCause`: its `Type` is written as `reason`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StatusCause {
+    /// The cause's type (`FieldValueInvalid`, `FieldManagerConflict`…).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// What is wrong.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// The field concerned.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub field: String,
+}
+
+/// The Success `Status` a DELETE answers for an object its resource's storage does not return
+/// (`apiserver/pkg/registry/generic/registry/store.go`, `finalizeDelete`): no code, details
+/// naming the object, its group, its resource (in `kind`) and its uid.
+pub fn deleted_status(resource: &ResourceType, name: &str, uid: &str) -> Vec<u8> {
+    let details = StatusDetails {
+        name: name.to_owned(),
+        group: resource.group.clone(),
+        kind: resource.plural.clone(),
+        uid: uid.to_owned(),
+        ..StatusDetails::default()
+    };
+    let body = StatusBody {
+        status: "Success",
+        message: "",
+        reason: "",
+        details: Some(&details),
+        code: 0,
+    };
+    format!("{}\n", body.to_json()).into_bytes()
 }
 
 /// `pods` or `deployments.apps`, as kube-apiserver names resources in messages.
@@ -202,7 +332,7 @@ fn qualified(resource: &ResourceType) -> String {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        json_response(code, self.to_status().to_string().into_bytes())
+        json_response(code, format!("{}\n", self.status_json()).into_bytes())
     }
 }
 
@@ -215,4 +345,23 @@ pub fn json_response(code: StatusCode, body: impl Into<axum::body::Body>) -> Res
         HeaderValue::from_static("application/json"),
     );
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_escape_html_and_leave_out_empty_members() {
+        let error = ApiError::new(400, "BadRequest", "a <b> & c");
+        assert_eq!(
+            error.status_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"a \u003cb\u003e \u0026 c","reason":"BadRequest","code":400}"#
+        );
+        assert_eq!(error.to_status()["message"], "a <b> & c");
+        assert_eq!(
+            ApiError::unknown("boom").status_json(),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom","code":500}"#
+        );
+    }
 }

@@ -2,10 +2,8 @@
 //! DNS-1123 subdomains, namespaces DNS-1123 labels, services DNS-1035 labels; a violation is a
 //! 422 Invalid naming the field, with kube-apiserver's wording.
 
-use serde_json::json;
-
 use super::resources::ResourceType;
-use super::status::ApiError;
+use super::status::{ApiError, StatusCause};
 
 /// Which rule a resource's names follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,11 +77,12 @@ pub fn invalid_field(
 ) -> ApiError {
     let cause = format!("{field}: Invalid value: {value:?}: {why}");
     let mut error = ApiError::invalid(resource, name, &cause);
-    if let Some(details) = error.details.as_mut().and_then(|d| d.as_object_mut()) {
-        details.insert(
-            "causes".into(),
-            json!([{"reason": "FieldValueInvalid", "message": format!("Invalid value: {value:?}: {why}"), "field": field}]),
-        );
+    if let Some(details) = error.details.as_mut() {
+        details.causes.push(StatusCause {
+            reason: "FieldValueInvalid".into(),
+            message: format!("Invalid value: {value:?}: {why}"),
+            field: field.to_owned(),
+        });
     }
     error
 }

@@ -212,11 +212,8 @@ impl Watcher {
                 Some((subscription.receiver, last_rv))
             }
             Start::Expired(error) => {
-                self.send(watch_line(
-                    "ERROR",
-                    error.to_status().to_string().as_bytes(),
-                ))
-                .await;
+                self.send(watch_line("ERROR", error.status_json().as_bytes()))
+                    .await;
                 None
             }
         }
@@ -263,11 +260,8 @@ impl Watcher {
                 self.deliver(&subscription.backlog, last_rv).await
             }
             Err(expired) => {
-                self.send(watch_line(
-                    "ERROR",
-                    expired.to_status().to_string().as_bytes(),
-                ))
-                .await;
+                self.send(watch_line("ERROR", expired.status_json().as_bytes()))
+                    .await;
                 false
             }
         }

@@ -1,5 +1,6 @@
-//! DELETE of one object (with DeleteOptions preconditions) and of a collection (honouring
-//! selectors), after kube-apiserver's `handlers/delete.go`; `dryRun=All` in the query or the
+//! DELETE of one object (with DeleteOptions preconditions; answered with the object or a
+//! Success `Status` as kube-apiserver's storage of its resource answers) and of a collection
+//! (honouring selectors), after kube-apiserver's `handlers/delete.go`; `dryRun=All` in the query or the
 //! DeleteOptions body (where kubectl puts it) answers what would be deleted and deletes nothing.
 
 use axum::response::Response;
@@ -15,7 +16,7 @@ use crate::app::{App, ResourceRequest};
 use crate::list::render_list;
 use crate::objects::StoredObject;
 use crate::selector::Selection;
-use crate::status::{ApiError, json_response};
+use crate::status::{ApiError, deleted_status, json_response};
 
 /// Serves DELETE of one object.
 pub fn delete(
@@ -35,7 +36,23 @@ pub fn delete(
         preconditions.check(&current, &target)?;
         delete_in(txn, target.resource, &current)
     })?;
-    Ok(respond(StatusCode::OK, request, &object))
+    let value = object.to_value()?;
+    if target.resource.returns_deleted_object() || is_pending(&value) {
+        return Ok(respond(StatusCode::OK, request, &object));
+    }
+    let uid = str_at(&value, "/metadata/uid");
+    let status = deleted_status(target.resource, name, uid);
+    Ok(json_response(StatusCode::OK, status))
+}
+
+/// Whether a deleted object is still there, its finalizers not yet removed: kube-apiserver then
+/// answers the object itself, whatever its storage (`registry/generic/registry/store.go`,
+/// `Delete`: `out, false, err` before `finalizeDelete`).
+fn is_pending(value: &Value) -> bool {
+    value
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|finalizers| !finalizers.is_empty())
 }
 
 /// Serves DELETE of a collection (honouring selectors).

@@ -22,7 +22,7 @@ use super::managed_cap::cap_update_managers;
 use super::meta::{now, str_at};
 use super::patch_meta::{ListType, is_atomic_map, list_type};
 use crate::resources::ResourceType;
-use crate::status::ApiError;
+use crate::status::{ApiError, StatusCause, StatusDetails};
 
 /// Who writes: the field manager and the subresource written (`""`, `status`, `scale`).
 #[derive(Debug, Clone, Copy)]
@@ -481,23 +481,25 @@ fn conflict_error(mut conflicts: Vec<(String, FieldSet)>) -> ApiError {
         lines.push(format!("conflicts with {manager}:"));
         for path in fields.paths() {
             lines.push(format!("- {path}"));
-            causes.push(json!({
-                "type": "FieldManagerConflict",
-                "message": format!("conflict with {manager}"),
-                "field": path,
-            }));
+            causes.push(StatusCause {
+                reason: "FieldManagerConflict".into(),
+                message: format!("conflict with {manager}"),
+                field: path.to_string(),
+            });
         }
     }
     let message = match (causes.len(), causes.first()) {
         (1, Some(cause)) => format!(
             "Apply failed with 1 conflict: {}: {}",
-            str_at(cause, "/message"),
-            str_at(cause, "/field")
+            cause.message, cause.field
         ),
         (count, _) => format!("Apply failed with {count} conflicts: {}", lines.join("\n")),
     };
     let mut error = ApiError::new(409, "Conflict", message);
-    error.details = Some(json!({ "causes": causes }));
+    error.details = Some(Box::new(StatusDetails {
+        causes,
+        ..StatusDetails::default()
+    }));
     error
 }
 
@@ -1226,9 +1228,12 @@ mod tests {
             "Apply failed with 1 conflict: conflict with \"alice\": .spec.replicas"
         );
         assert_eq!(
-            error.details,
-            Some(json!({"causes": [{"type": "FieldManagerConflict",
-                "message": "conflict with \"alice\"", "field": ".spec.replicas"}]}))
+            error.details.map(|d| d.causes),
+            Some(vec![StatusCause {
+                reason: "FieldManagerConflict".into(),
+                message: "conflict with \"alice\"".into(),
+                field: ".spec.replicas".into(),
+            }])
         );
         let shared = apply(&resource, &first, &config(2), writer("bob"), false).expect("shared");
         assert_eq!(fields_of(&shared, "alice"), fields_of(&shared, "bob"));
