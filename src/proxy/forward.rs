@@ -294,9 +294,10 @@ async fn read_body(mut body: Incoming) -> Result<Bytes, ApiError> {
     Ok(kept.freeze())
 }
 
-/// A Kubernetes `Status` answer of the proxy's own.
+/// A Kubernetes `Status` answer of the proxy's own, in kube-apiserver's bytes (Go field order, a
+/// trailing newline).
 pub fn status(error: &ApiError) -> Response<ProxyBody> {
-    let body = Full::new(Bytes::from(error.to_status().to_string()))
+    let body = Full::new(Bytes::from(format!("{}\n", error.status_json())))
         .map_err(|never| match never {})
         .boxed_unsync();
     let mut response = Response::new(body);

@@ -109,7 +109,8 @@ const FIELD_MANAGER_MAX_LENGTH: usize = 128;
 /// A write's field manager as kube-apiserver picks it (`handlers/rest.go`,
 /// `managerOrUserAgent`): the `fieldManager` parameter, else the `User-Agent` up to its first
 /// `/` (`kubectl/v1.32.4 (linux/amd64) …` is `kubectl`), printable characters only, at most
-/// 128 bytes.
+/// 128 bytes; `unknown` when that leaves nothing (managedfields' `buildManagerInfo`,
+/// apimachinery `pkg/util/managedfields/internal/buildmanagerinfo.go` v0.37.2:70-72).
 pub fn field_manager(params: &HashMap<String, String>, headers: &HeaderMap) -> String {
     if let Some(manager) = params.get("fieldManager").filter(|m| !m.is_empty()) {
         return manager.clone();
@@ -127,6 +128,9 @@ pub fn field_manager(params: &HashMap<String, String>, headers: &HeaderMap) -> S
             break;
         }
         out.push(c);
+    }
+    if out.is_empty() {
+        out.push_str("unknown");
     }
     out
 }
@@ -215,6 +219,20 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_without_field_manager_or_user_agent_is_recorded_as_unknown() {
+        let none = HashMap::new();
+        let mut headers = HeaderMap::new();
+        assert_eq!(field_manager(&none, &headers), "unknown");
+        headers.insert(header::USER_AGENT, "/v1".parse().unwrap());
+        assert_eq!(field_manager(&none, &headers), "unknown");
+        headers.insert(
+            header::USER_AGENT,
+            "kubectl/v1.37.2 (linux/amd64)".parse().unwrap(),
+        );
+        assert_eq!(field_manager(&none, &headers), "kubectl");
+    }
 
     #[test]
     fn accept_header_selects_representation() {
