@@ -510,3 +510,212 @@ async fn a_restarted_kube_apiserver_answers_the_old_watch_410_and_kinformer_reli
     assert!(syncs.is_empty(), "unchanged objects are no sync: {syncs:?}");
     watch.child.kill().await.expect("kinformer stops");
 }
+
+/// A pod `name` in `ns` (never scheduled: the reference server runs no scheduler).
+fn pod_yaml(ns: &str, name: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  \
+         containers:\n  - name: c\n    image: nginx\n"
+    )
+}
+
+/// `KEY -> resourceVersion` of the pods in `ns`, as kubectl reads them from the server.
+fn server_pods(server: &RefServer, ns: &str) -> std::collections::BTreeMap<String, String> {
+    let list: Value =
+        serde_json::from_str(&server.kubectl(&["get", "pods", "-n", ns, "-o", "json"]))
+            .expect("kubectl's JSON");
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|p| {
+            let m = &p["metadata"];
+            (
+                format!("{ns}/{}", m["name"].as_str().expect("a name")),
+                m["resourceVersion"].as_str().expect("an RV").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_proxy_in_front_of_kube_apiserver_traces_real_clients_and_replays_them() {
+    use futures_util::StreamExt;
+    use kube::runtime::watcher;
+
+    // Watches served from etcd, compacted every second: a client re-watching from a
+    // resourceVersion that writes elsewhere have left behind gets a real 410.
+    let server = RefServer::dedicated("--watch-cache=false --etcd-compaction-interval=1s");
+    let ns = server.namespace("proxy");
+    server.apply(&pod_yaml(&ns, "p-a"));
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (proxied, record, stop) = (
+        dir.path().join("proxy"),
+        dir.path().join("record.jsonl"),
+        dir.path().join("stop"),
+    );
+    let mut proxy = kinformer(&["proxy", "-o", "jsonl", "--show", "all"]);
+    proxy
+        .arg("--kubeconfig")
+        .arg(server.kubeconfig())
+        .arg("--kubeconfig-out")
+        .arg(&proxied)
+        .arg("--record")
+        .arg(&record);
+    let mut trace = Streaming::spawn(proxy);
+    let deadline = std::time::Instant::now() + DEADLINE;
+    while !proxied.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the proxy wrote no kubeconfig"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // The Python client (LIST, WATCH with 3 s timeouts, relist on 410) through the proxy.
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/binary/proxy_clients/python_informer.py"
+    );
+    let mut python = tokio::process::Command::new("python3")
+        .arg(script)
+        .arg(&proxied)
+        .arg(server.kubeconfig())
+        .arg(&ns)
+        .arg(&stop)
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("python3 with the kubernetes package (scripts/test installs it)");
+    let python_out = python.stdout.take().expect("stdout");
+    let python_lines = tokio::spawn(async move {
+        let mut lines = BufReader::new(python_out).lines();
+        let mut all = Vec::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            all.push(serde_json::from_str::<Value>(&line).expect("a JSON line"));
+        }
+        all
+    });
+    // kube-runtime's watcher on ConfigMaps through the proxy.
+    let config = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(&proxied).expect("the proxy's kubeconfig"),
+        &Default::default(),
+    )
+    .await
+    .expect("a config");
+    let client = kube::Client::try_from(config).expect("a client");
+    let api: kube::Api<k8s_openapi::api::core::v1::ConfigMap> = kube::Api::namespaced(client, &ns);
+    let mut runtime = watcher(api, watcher::Config::default()).boxed();
+
+    let python_stream = trace
+        .until("the Python client's watch", |v| {
+            is(v, "reflector", "watch-start")
+                && v["resource"].as_str().is_some_and(|r| {
+                    r.starts_with("OpenAPI-Generator/") && r.ends_with(&format!("/pods@{ns}"))
+                })
+        })
+        .await["resource"]
+        .as_str()
+        .expect("a stream")
+        .to_owned();
+    server.kubectl(&["create", "configmap", "seen", "-n", &ns]);
+    let seen = tokio::time::timeout(DEADLINE, async {
+        while let Some(event) = runtime.next().await {
+            if let Ok(watcher::Event::Apply(cm) | watcher::Event::InitApply(cm)) = event
+                && cm.metadata.name.as_deref() == Some("seen")
+            {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(seen, Ok(true), "kube-runtime's watcher saw the ConfigMap");
+    trace
+        .until("kube-runtime's stream", |v| {
+            v["resource"]
+                .as_str()
+                .is_some_and(|r| r.contains(&format!("configmaps@{ns}")))
+        })
+        .await;
+
+    server.apply(&pod_yaml(&ns, "p-b"));
+    trace
+        .until("p-b on the Python stream", |v| {
+            is(v, "reflector", "watch-event")
+                && v["resource"] == python_stream
+                && v["key"] == format!("{ns}/p-b")
+        })
+        .await;
+    // Writes elsewhere move etcd's revision on and compaction passes the Python client's
+    // resourceVersion: its next re-watch (every 3 s) is answered 410, and it relists.
+    let other = server.namespace("proxy-other");
+    server.apply(&configmaps(&other, 2));
+    let relist = trace
+        .until("the Python client's relist", |v| {
+            is(v, "reflector", "relist") && v["resource"] == python_stream
+        })
+        .await;
+    assert_eq!(relist["reason"], "410 Expired", "{relist}");
+    server.apply(&pod_yaml(&ns, "p-c"));
+    trace
+        .until("p-c on the Python stream", |v| {
+            is(v, "reflector", "watch-event")
+                && v["resource"] == python_stream
+                && v["key"] == format!("{ns}/p-c")
+        })
+        .await;
+    std::fs::write(&stop, b"").expect("the stop file");
+    let printed = tokio::time::timeout(DEADLINE, python_lines)
+        .await
+        .expect("the Python client stops")
+        .expect("its output");
+    let cache = printed
+        .iter()
+        .find(|v| v["event"] == "cache")
+        .unwrap_or_else(|| panic!("no cache line: {printed:?}"));
+    let expected = server_pods(&server, &ns);
+    let cache: std::collections::BTreeMap<String, String> =
+        serde_json::from_value(cache["objects"].clone()).expect("key -> rv");
+    assert_eq!(cache, expected, "the Python client's cache is the server's");
+
+    let pid = trace.child.id().expect("the proxy runs").to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = tokio::time::timeout(DEADLINE, trace.child.wait())
+        .await
+        .expect("the proxy stops")
+        .expect("its status");
+    assert_eq!(status.code(), Some(130));
+
+    // The recording replays to the same cache: the client's stream, as the proxy saw it.
+    let mut replay = kinformer(&[
+        "replay", "--clock", "virtual", "-o", "jsonl", "--show", "all",
+    ]);
+    replay
+        .arg(&record)
+        .arg("--stream")
+        .arg(&python_stream)
+        .arg("--watch-list=false");
+    let replayed = run(replay).await;
+    assert_eq!(replayed.code, 0, "{}", replayed.stderr);
+    let mut replayed_cache = std::collections::BTreeMap::new();
+    for v in parse_jsonl(&replayed.stdout)
+        .iter()
+        .filter(|v| v["stage"] == "indexer")
+    {
+        let key = v["key"].as_str().expect("a key").to_owned();
+        if v["event"] == "delete" {
+            replayed_cache.remove(&key);
+        } else {
+            replayed_cache.insert(key, v["rv"].as_str().expect("an rv").to_owned());
+        }
+    }
+    assert_eq!(
+        replayed_cache, expected,
+        "the replay ends with the server's pods"
+    );
+}

@@ -1,6 +1,6 @@
 """A controller-like client written with the Python `kubernetes` package (nobody here wrote
 it): LIST, then WATCH from the list's resourceVersion, re-watch from the last one when a watch
-ends, relist on 410 Gone, as an informer does. Used by tests/proxy.rs behind `kinformer proxy`.
+ends or the server answers 5xx, relist on 410 Gone, as an informer does. Used by tests/proxy.rs behind `kinformer proxy`.
 
 Usage: python_informer.py PROXY_KUBECONFIG DIRECT_KUBECONFIG NAMESPACE STOP_FILE
 
@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
@@ -55,6 +56,12 @@ def main():
                     cache[key] = rv
                 say(event="watch", type=event["type"], key=key, rv=rv)
         except ApiException as e:
+            if e.status in (500, 502, 503, 504):
+                # A server restarting (the proxy answers 502 while it cannot reach it):
+                # re-watch from the same resourceVersion after a pause, as client-go does.
+                say(event="retry", status=e.status, rv=rv)
+                time.sleep(0.5)
+                continue
             if e.status != 410:
                 raise
             say(event="expired", rv=rv)
