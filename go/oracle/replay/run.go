@@ -201,7 +201,7 @@ func write(distinct [][]string) error {
 	return b.Flush()
 }
 
-// gates are the client-go gates the header reports (false also when a release lacks one).
+// gates are the client-go gates the header reports, those the release knows.
 var gates = []string{"InOrderInformers", "InOrderInformersBatchProcess", "WatchListClient", "AtomicFIFO",
 	"UnlockWhileProcessingFIFO", "InformerResourceVersion"}
 
@@ -212,7 +212,9 @@ var clientGo = "unknown"
 func header(distinct int) string {
 	var g []string
 	for _, name := range gates {
-		g = append(g, fmt.Sprintf("%q:%t", name, features.FeatureGates().Enabled(features.Feature(name))))
+		if on, known := enabled(name); known {
+			g = append(g, fmt.Sprintf("%q:%t", name, on))
+		}
 	}
 	return fmt.Sprintf(`{"oracle":1,"client_go":%q,"go":%q,"gates":{%s},"record":%q,"runs":%d,"distinct":%d}`,
 		clientGo, runtime.Version(), strings.Join(g, ","), *recordPath, *runs, distinct)
@@ -229,4 +231,14 @@ func PollSynced(ctx context.Context, reg cache.ResourceEventHandlerRegistration)
 		}
 	}
 	return true
+}
+
+// enabled reads a gate; known is false when the release does not have it (Enabled panics).
+func enabled(name string) (on, known bool) {
+	defer func() {
+		if recover() != nil {
+			on, known = false, false
+		}
+	}()
+	return features.FeatureGates().Enabled(features.Feature(name)), true
 }
