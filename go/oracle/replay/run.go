@@ -42,6 +42,10 @@ type Shim interface {
 	Synced(ctx context.Context, reg cache.ResourceEventHandlerRegistration) bool
 }
 
+// settle is how long kinformer replay lets the pipeline settle after a finished recording
+// (src/cli/replaying.rs SETTLE) before it stops.
+const settle = 100 * time.Millisecond
+
 // stall is kinformer replay's STALL: past the recording's end, a replay that asked for nothing
 // more during this long is finished with entries left over.
 const stall = 5 * time.Second
@@ -158,7 +162,8 @@ func runOnce(shim Shim, file *record.File, hs []handlers.Spec) []string {
 }
 
 // waitEnd mirrors kinformer replay's end: every entry handed out and the recording's stop time
-// reached, a mismatch (at once), or nothing asked for during a stall past the end.
+// reached (then the settle time), a mismatch (at once), or nothing asked for during a stall past
+// the end.
 func waitEnd(s *session, lastT int64) {
 	seen := -1
 	for {
@@ -166,12 +171,14 @@ func waitEnd(s *session, lastT int64) {
 		case <-s.ended:
 			if s.why == "finished" {
 				s.sleepUntil(nil, lastT)
+				time.Sleep(settle)
 			}
 			return
 		case <-time.After(stall):
 			left := s.left()
 			if !time.Now().Before(s.due(lastT)) && left == seen {
 				s.end("stalled")
+				time.Sleep(settle)
 				return
 			}
 			seen = left
