@@ -48,6 +48,14 @@ def expired(t, as_frame=True):
             ({"type": "ERROR", "status": status} if as_frame else status)}
 
 
+def stream_error(t, kind):
+    return {"t": t, "r": "pods", "stream_error": {"kind": kind, "message": f"stream {kind}"}}
+
+
+def refused(t):
+    return {"t": t, "r": "pods", "error": {"kind": "refused", "message": "connection refused"}}
+
+
 def end(t):
     return {"t": t, "r": "pods", "end": True}
 
@@ -111,6 +119,37 @@ CASES = {
         expired(10, as_frame=False), lst(10, "0", 0),
         page(15, "12", [pod("a", 5), pod("b", 6), pod("c", 11)]), watch(16, "12"),
         frame(500, "MODIFIED", pod("c", 13)), stopped(2000)],
+    # a watch-list whose stream breaks before the initial-events-end bookmark: retried from
+    # the last synced RV (still ""), not from the ADDEDs seen
+    "watch-list-broken-before-end": [
+        watch(0, "", True), frame(10, "ADDED", pod("a", 5)), frame(11, "ADDED", pod("b", 7)),
+        stream_error(500, "eof"), watch(500, "", True), frame(510, "ADDED", pod("a", 5)),
+        frame(511, "ADDED", pod("b", 7)), frame(512, "ADDED", pod("c", 8)), bookmark(513, 9, True),
+        frame(900, "MODIFIED", pod("c", 10)), stopped(4000)],
+    # a 410 on the watch, then the relist at the last RV answered 410 too: retried at once at ""
+    "relist-expired-then-consistent": [
+        lst(0, "0"), page(5, "10", [pod("a", 5), pod("b", 7)]), watch(6, "10"),
+        frame(300, "MODIFIED", pod("a", 11)), expired(600), lst(600, "11", 0),
+        expired(605, as_frame=False), lst(605, "", 500), page(610, "30", [pod("a", 25), pod("c", 28)]),
+        watch(611, "30"), frame(1500, "MODIFIED", pod("c", 31)), stopped(6000)],
+    # a broken stream (not EOF): StreamWatcher's InternalError event, then a relist
+    "broken-stream-relists": [
+        lst(0, "0"), page(5, "10", [pod("a", 5)]), watch(6, "10"), frame(300, "MODIFIED", pod("a", 11)),
+        stream_error(600, "transport"), lst(600, "11", 0), page(605, "12", [pod("a", 12)]),
+        watch(606, "12"), stopped(6000)],
+    # an EOF mid-stream: a normal close, re-watched at once from the last RV
+    "eof-rewatches": [
+        lst(0, "0"), page(5, "10", [pod("a", 5)]), watch(6, "10"), frame(300, "MODIFIED", pod("a", 11)),
+        stream_error(1600, "eof"), watch(1600, "11"), frame(2000, "MODIFIED", pod("a", 13)), stopped(4000)],
+    # a WATCH open refused: retried in place from the same RV (R8)
+    "refused-watch-retried-in-place": [
+        lst(0, "0"), page(5, "10", [pod("a", 5)]), watch(6, "10"), frame(300, "MODIFIED", pod("a", 11)),
+        end(1500), watch(1500, "11"), refused(1501), watch(1501, "11"),
+        frame(2000, "MODIFIED", pod("a", 13)), stopped(6000)],
+    # a watch closed at once with no events: "very short watch", a relist after a backoff
+    "very-short-watch": [
+        lst(0, "0"), page(5, "10", [pod("a", 5)]), watch(6, "10"), end(10), lst(10, "10", 0),
+        page(15, "12", [pod("a", 12)]), watch(16, "12"), stopped(6000)],
 }
 
 
