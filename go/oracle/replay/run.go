@@ -93,6 +93,11 @@ func Test(t *testing.T, shim Shim) {
 		hs = []handlers.Spec{{Name: "default"}}
 	}
 	utilruntime.ReallyCrash = false
+	// Keep only the log handler: apimachinery's error rate limiter (1 ms between errors) is made
+	// at package init with the real time.Now() (util/runtime/runtime.go v0.36.6:152-158, :258;
+	// since 1.34), 26 years after a bubble's clock, so the first HandleError in a bubble would
+	// sleep that long and stall the reflector's loop forever.
+	utilruntime.ErrorHandlers = utilruntime.ErrorHandlers[:1]
 	utilruntime.PanicHandlers = append(utilruntime.PanicHandlers, onHandlerPanic)
 	var distinct [][]string
 	seen := map[string]bool{}
