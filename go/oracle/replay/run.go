@@ -79,19 +79,14 @@ var current struct {
 // Test replays the -record file -runs times and writes the distinct runs.
 func Test(t *testing.T, shim Shim) {
 	if *recordPath == "" {
-		t.Fatal("-record FILE is required (go test ... -args -record FILE)")
+		t.Skip("replay mode needs -record FILE")
 	}
-	if *watchList != "" {
-		os.Setenv("KUBE_FEATURE_WatchListClient", *watchList)
-	}
+	SetGates()
 	file, err := record.Load(*recordPath, *stream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := specs
-	if len(hs) == 0 {
-		hs = []handlers.Spec{{Name: "default"}}
-	}
+	hs := Handlers()
 	utilruntime.ReallyCrash = false
 	// Keep only the log handler: apimachinery's error rate limiter (1 ms between errors) is made
 	// at package init with the real time.Now() (util/runtime/runtime.go v0.36.6:152-158, :258;
@@ -110,10 +105,28 @@ func Test(t *testing.T, shim Shim) {
 			distinct = append(distinct, lines)
 		}
 	}
-	if err := write(distinct); err != nil {
+	if err := Write(distinct); err != nil {
 		t.Fatal(err)
 	}
 }
+
+// SetGates sets the gates the flags ask for (-watch-list), before client-go reads them.
+func SetGates() {
+	if *watchList != "" {
+		os.Setenv("KUBE_FEATURE_WatchListClient", *watchList)
+	}
+}
+
+// Handlers are the -handler flags, or one `default` handler.
+func Handlers() []handlers.Spec {
+	if len(specs) == 0 {
+		return []handlers.Spec{{Name: "default"}}
+	}
+	return specs
+}
+
+// Resync is the -resync flag: the informer's default resync period.
+func Resync() time.Duration { return *resync }
 
 // onHandlerPanic: with -on-panic crash a handler's panic ends the replay (kinformer exits 6).
 func onHandlerPanic(_ context.Context, r any) {
@@ -141,7 +154,7 @@ func runOnce(shim Shim, file *record.File, hs []handlers.Spec) []string {
 	for _, r := range file.Header.Streams {
 		src := &source{resource: r, s: s, queue: file.Exchanges[r]}
 		inf := cache.NewSharedIndexInformerWithOptions(src, &unstructured.Unstructured{}, cache.SharedIndexInformerOptions{
-			ResyncPeriod: *resync,
+			ResyncPeriod: Resync(),
 			Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		})
 		for _, spec := range hs {
@@ -191,8 +204,8 @@ func waitEnd(s *session, lastT int64) {
 	}
 }
 
-// write writes the header and every distinct run, each after a run line.
-func write(distinct [][]string) error {
+// Write writes the header and every distinct run, each after a run line, to -out.
+func Write(distinct [][]string) error {
 	w := os.Stdout
 	if *outPath != "" {
 		f, err := os.Create(*outPath)
