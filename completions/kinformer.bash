@@ -208,7 +208,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36 1.37" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -334,7 +334,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36 1.37" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -416,7 +416,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36 1.37" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -880,7 +880,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36 1.37" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -986,7 +986,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36 1.37" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -1068,7 +1068,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36 1.37" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -1198,7 +1198,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36 1.37" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -1362,7 +1362,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36 1.37" -- "${cur}"))
                     return 0
                     ;;
                 --queue)
@@ -1496,7 +1496,7 @@ _kinformer() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "1.32 1.33 1.34 1.35 1.36 1.37" -- "${cur}"))
                     return 0
                     ;;
                 --queue)

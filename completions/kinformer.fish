@@ -76,7 +76,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l client-go 
 1.33\t''
 1.34\t''
 1.35\t''
-1.36\t''"
+1.36\t''
+1.37\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -129,7 +130,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l client-go -
 1.33\t''
 1.34\t''
 1.35\t''
-1.36\t''"
+1.36\t''
+1.37\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -181,7 +183,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l client-go
 1.33\t''
 1.34\t''
 1.35\t''
-1.36\t''"
+1.36\t''
+1.37\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -216,7 +219,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l client-go -d
 1.33\t''
 1.34\t''
 1.35\t''
-1.36\t''"
+1.36\t''
+1.37\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -260,7 +264,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -
 1.33\t''
 1.34\t''
 1.35\t''
-1.36\t''"
+1.36\t''
+1.37\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -296,7 +301,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l client-go
 1.33\t''
 1.34\t''
 1.35\t''
-1.36\t''"
+1.36\t''
+1.37\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -344,7 +350,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l client-go
 1.33\t''
 1.34\t''
 1.35\t''
-1.36\t''"
+1.36\t''
+1.37\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -409,7 +416,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l client-go
 1.33\t''
 1.34\t''
 1.35\t''
-1.36\t''"
+1.36\t''
+1.37\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand report" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r
@@ -437,7 +445,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l client-g
 1.33\t''
 1.34\t''
 1.35\t''
-1.36\t''"
+1.36\t''
+1.37\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l queue -d 'The queue between reflector and indexer (default: the --client-go release\'s)' -r -f -a "delta-fifo\t'client-go ≤ 1.32 DeltaFIFO (per-key delta lists)'
 real-fifo\t'client-go ≥ 1.33 RealFIFO (one entry per event, in order)'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -l page-size -d 'LIST page size (limit) for every LIST, as client-go\'s WatchListPageSize. 0 sends no limit at all, a what-if: client-go\'s 0 means its pager\'s defaults, it has no unpaged setting. Default: client-go\'s pager (limit=500; none on a relist at a resourceVersion)' -r

@@ -43,7 +43,7 @@ pub fn main() -> u8 {
 ///   main thread for the output. Every hand-off inside the pipeline (connection → Reflector →
 ///   process loop → listeners) is then a task switch on one thread, never a wake-up of another
 ///   (a second worker was woken for nearly every event: 0.82× the drain rate, 1.2× the CPU per
-///   event, README "Benchmark"); the output renders on its own core.
+///   event, benches/HISTORY.md, "Batched hand-offs"); the output renders on its own core.
 fn runtime_for(command: &Command) -> io::Result<tokio::runtime::Runtime> {
     let replay = match command {
         Command::Replay(a) => Some(&a.replay),

@@ -10,7 +10,7 @@ use crate::informer::{HandlerPanic, ReflectorError};
 use crate::proxy::ProxyError;
 use crate::report::trace::LineError;
 
-/// The documented exit codes: (code, meaning), for the README and the man page.
+/// The documented exit codes: (code, meaning), for `docs/exit-status.md` and the man page.
 pub const EXIT_CODES: &[(i32, &str)] = &[
     (
         0,
@@ -267,7 +267,7 @@ pub fn exit_status_roff() -> String {
     out
 }
 
-/// The exit-code table as Markdown: the README's "Exit status" table (a test keeps them equal).
+/// The exit-code table as Markdown: the table of `docs/exit-status.md` (a test keeps them equal).
 #[cfg(test)]
 fn exit_status_markdown() -> String {
     let mut out = String::from("| Code | Meaning |\n|-----:|---------|\n");
@@ -384,10 +384,10 @@ mod tests {
     fn exit_status_renderings() {
         assert!(exit_status_roff().contains(".TP\n\\fB143\\fR\nterminated (SIGTERM)"));
         assert!(!exit_status_roff().contains('`'));
-        let readme = include_str!("../../README.md");
+        let page = include_str!("../../docs/exit-status.md");
         assert!(
-            readme.contains(&exit_status_markdown()),
-            "the README's exit status table differs from EXIT_CODES:\n{}",
+            page.contains(&exit_status_markdown()),
+            "docs/exit-status.md's table differs from EXIT_CODES:\n{}",
             exit_status_markdown()
         );
     }

@@ -5,8 +5,8 @@
 //! The process also keeps one arena instead of one per thread: the pipeline's objects are
 //! allocated on one worker thread and freed on another, and a second arena's free space and
 //! fragmentation cost ~0.6 MB of RSS at 10k pods for no measured speed (benches/HISTORY.md);
-//! one arena per thread did not relieve the arena lock the two threads wait on either (README,
-//! "Benchmark").
+//! one arena per thread did not relieve the arena lock the two threads wait on either
+//! (benches/HISTORY.md, "Found, tried, not kept").
 
 /// Limits glibc's allocator to one arena; call first thing in `main`, before any thread
 /// starts. A no-op on other C libraries.

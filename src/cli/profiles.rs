@@ -7,9 +7,11 @@ use crate::informer::profile::{NEWEST, PROFILES, Profile};
 use crate::informer::reflector::BackoffReset;
 
 /// Columns: the release, its queue, then the gates `InOrderInformersBatchProcess`,
-/// `AtomicFIFO`, `UnlockWhileProcessingFIFO` and `WatchListClient`, and when the reflector's
-/// backoff starts again (Rule R12).
-const HEADER: [&str; 7] = [
+/// `AtomicFIFO`, `UnlockWhileProcessingFIFO` and `WatchListClient`, when the reflector's
+/// backoff starts again (Rule R12), and how kinformer removes a handler (Rule P6: `remove`,
+/// RemoveEventHandler; `shut-down`, 1.37's ShutDownEventHandler, which waits for the callback
+/// in hand).
+const HEADER: [&str; 8] = [
     "RELEASE",
     "QUEUE",
     "POP-BATCH",
@@ -17,11 +19,12 @@ const HEADER: [&str; 7] = [
     "UNLOCK",
     "INITIAL-LIST",
     "BACKOFF-RESET",
+    "REMOVAL",
 ];
 
 /// Writes the profile table, the default release marked.
 pub fn print(out: &mut dyn Write) -> io::Result<()> {
-    let rows: Vec<[String; 7]> = PROFILES.iter().map(row).collect();
+    let rows: Vec<[String; 8]> = PROFILES.iter().map(row).collect();
     let widths: Vec<usize> = (0..HEADER.len())
         .map(|c| {
             rows.iter()
@@ -43,7 +46,7 @@ pub fn print(out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-fn row(p: &Profile) -> [String; 7] {
+fn row(p: &Profile) -> [String; 8] {
     let on = |b: bool| if b { "on" } else { "-" }.to_owned();
     let version = if p.version == NEWEST {
         format!("{} (default)", p.version)
@@ -67,6 +70,12 @@ fn row(p: &Profile) -> [String; 7] {
             BackoffReset::Interval => "every 2m",
         }
         .to_owned(),
+        if p.shut_down_event_handler {
+            "shut-down"
+        } else {
+            "remove"
+        }
+        .to_owned(),
     ]
 }
 
@@ -83,8 +92,10 @@ mod tests {
         assert_eq!(lines.len(), 1 + PROFILES.len());
         assert!(lines[0].starts_with("RELEASE"));
         assert!(lines[1].starts_with("1.32 ") && lines[1].contains("delta-fifo"));
-        assert!(lines[5].starts_with("1.36 (default)") && lines[5].contains("watch-list"));
-        assert!(lines[4].ends_with("after 2m quiet") && lines[5].ends_with("every 2m"));
+        assert!(lines[5].starts_with("1.36 ") && lines[5].contains("watch-list"));
+        assert!(lines[6].starts_with("1.37 (default)") && lines[6].ends_with("shut-down"));
+        assert!(lines[4].contains("after 2m quiet") && lines[5].contains("every 2m"));
+        assert!(lines[5].ends_with("remove"));
         let queue_col = lines[0].find("QUEUE").unwrap();
         assert!(
             lines

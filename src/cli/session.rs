@@ -183,7 +183,7 @@ impl Session {
         self.registrations = kept;
         let mut removed = false;
         for (i, registration) in gone {
-            removed |= informers[i].1.remove_event_handler(&registration);
+            removed |= informers[i].1.remove_handler_as_released(&registration);
         }
         removed
     }

@@ -223,6 +223,9 @@ pub struct Listener {
     on_panic: PanicPolicy,
     /// Cancelled when the listener is removed or the informer stops: the worker ends.
     stopped: CancellationToken,
+    /// Cancelled once the worker has ended, or at the stop of a listener never started
+    /// (client-go 1.37's processorListener `runFinished`).
+    run_finished: CancellationToken,
     pending: Arc<AtomicUsize>,
     initial_pending: Arc<AtomicUsize>,
     stats: Arc<ListenerStats>,
@@ -260,6 +263,7 @@ impl Listener {
             removed: AtomicBool::new(false),
             on_panic,
             stopped: CancellationToken::new(),
+            run_finished: CancellationToken::new(),
             pending: Arc::default(),
             initial_pending: Arc::default(),
             stats: Arc::default(),
@@ -409,6 +413,14 @@ impl Listener {
             }
         }
         self.drop_pending(&mut worker.rx);
+        self.run_finished.cancel();
+    }
+
+    /// Resolves once the listener's worker has ended: its last callback has returned and
+    /// none will follow (client-go 1.37's `<-listener.runFinished`, shared_informer.go
+    /// v0.37.0-beta.0:1040). A stopped listener that never started is finished at once.
+    pub async fn finished(&self) {
+        self.run_finished.cancelled().await;
     }
 
     /// Counts what was still buffered when the listener ended: dropped, as client-go's
@@ -431,6 +443,17 @@ impl Listener {
     fn stop(&self) {
         self.removed.store(true, Ordering::Release);
         self.stopped.cancel();
+        // Never started: no worker will end, so the listener is finished now (client-go 1.37's
+        // removeListener closes runFinished itself then, shared_informer.go v0.37.0-beta.0:1117).
+        let never_started = self
+            .worker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .is_some();
+        if never_started {
+            self.run_finished.cancel();
+        }
     }
 
     /// Rule P9 (processorListener.run, shared_informer.go v0.36:1347-1354): with more than

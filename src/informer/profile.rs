@@ -2,13 +2,20 @@
 //! of client-go's feature gates (`staging/src/k8s.io/client-go/features/known_features.go` at
 //! each release tag) decide it.
 //!
-//! | gate (known_features.go) | 1.32 | 1.33 | 1.34 | 1.35 | 1.36 |
-//! |---|---|---|---|---|---|
-//! | InOrderInformers (RealFIFO) | – | Beta, on | Beta, on | Beta, on | GA, on |
-//! | InOrderInformersBatchProcess (PopBatch) | – | – | – | Beta, on | Beta, on |
-//! | WatchListClient (streaming list) | Beta, off | Beta, off | Beta, off | Beta, on | Beta, on |
-//! | AtomicFIFO (ReplacedAll/SyncAll/Bookmark) | – | – | – | – | Beta, on |
-//! | UnlockWhileProcessingFIFO | – | – | – | – | Beta, on |
+//! | gate (known_features.go) | 1.32 | 1.33 | 1.34 | 1.35 | 1.36 | 1.37 |
+//! |---|---|---|---|---|---|---|
+//! | InOrderInformers (RealFIFO) | – | Beta, on | Beta, on | Beta, on | GA, on | GA, on |
+//! | InOrderInformersBatchProcess (PopBatch) | – | – | – | Beta, on | Beta, on | Beta, on |
+//! | WatchListClient (streaming list) | Beta, off | Beta, off | Beta, off | Beta, on | Beta, on | Beta, on |
+//! | AtomicFIFO (ReplacedAll/SyncAll/Bookmark) | – | – | – | – | Beta, on | Beta, on |
+//! | UnlockWhileProcessingFIFO | – | – | – | – | Beta, on | Beta, on |
+//!
+//! 1.37 changed no gate (`features/known_features.go` is byte-identical in v0.36.3 and
+//! v0.37.0) and none of the pipeline's code; what an informer does differently is that a
+//! handler can be shut down (`cache.ShutDownEventHandler`, shared_informer.go
+//! v0.37:1032-1042): removed, then waited for until its in-flight callback has returned.
+//! kinformer removes handlers that way under 1.37 (scenario steps, `top`'s `r`), and with
+//! `RemoveEventHandler` before.
 //!
 //! The reflector's backoff has the same ladder in every profile (800 ms doubling to a 30 s cap,
 //! jitter 1.0, one delay function shared by the outer loop and the watch retries) but not the
@@ -24,7 +31,7 @@ use super::reflector::BackoffReset;
 /// One client-go release's informer behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Profile {
-    /// `1.32` … `1.36`.
+    /// `1.32` … `1.37`.
     pub version: &'static str,
     /// `InOrderInformers`: RealFIFO instead of DeltaFIFO.
     pub in_order_informers: bool,
@@ -40,10 +47,13 @@ pub struct Profile {
     pub backoff_reset: BackoffReset,
     /// `InOrderInformers` is GA and locked on: DeltaFIFO cannot be chosen (Rule Q2).
     pub in_order_informers_locked: bool,
+    /// `ShutDownEventHandler` exists: removing a handler waits for its in-flight callback
+    /// (Rule P6).
+    pub shut_down_event_handler: bool,
 }
 
 /// Every modelled release, oldest first.
-pub const PROFILES: [Profile; 5] = [
+pub const PROFILES: [Profile; 6] = [
     Profile {
         version: "1.32",
         in_order_informers: false,
@@ -53,6 +63,7 @@ pub const PROFILES: [Profile; 5] = [
         unlock_while_processing: false,
         backoff_reset: BackoffReset::AfterQuietPeriod,
         in_order_informers_locked: false,
+        shut_down_event_handler: false,
     },
     Profile {
         version: "1.33",
@@ -63,6 +74,7 @@ pub const PROFILES: [Profile; 5] = [
         unlock_while_processing: false,
         backoff_reset: BackoffReset::AfterQuietPeriod,
         in_order_informers_locked: false,
+        shut_down_event_handler: false,
     },
     Profile {
         version: "1.34",
@@ -73,6 +85,7 @@ pub const PROFILES: [Profile; 5] = [
         unlock_while_processing: false,
         backoff_reset: BackoffReset::AfterQuietPeriod,
         in_order_informers_locked: false,
+        shut_down_event_handler: false,
     },
     Profile {
         version: "1.35",
@@ -83,6 +96,7 @@ pub const PROFILES: [Profile; 5] = [
         unlock_while_processing: false,
         backoff_reset: BackoffReset::AfterQuietPeriod,
         in_order_informers_locked: false,
+        shut_down_event_handler: false,
     },
     Profile {
         version: "1.36",
@@ -93,15 +107,27 @@ pub const PROFILES: [Profile; 5] = [
         unlock_while_processing: true,
         backoff_reset: BackoffReset::Interval,
         in_order_informers_locked: true,
+        shut_down_event_handler: false,
+    },
+    Profile {
+        version: "1.37",
+        in_order_informers: true,
+        batch_process: true,
+        watch_list_client: true,
+        atomic_fifo: true,
+        unlock_while_processing: true,
+        backoff_reset: BackoffReset::Interval,
+        in_order_informers_locked: true,
+        shut_down_event_handler: true,
     },
 ];
 
 /// The newest release modelled: the default.
-pub const NEWEST: &str = "1.36";
+pub const NEWEST: &str = "1.37";
 
 /// A version no profile models.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("client-go {0:?} is not modelled (one of 1.32, 1.33, 1.34, 1.35, 1.36)")]
+#[error("client-go {0:?} is not modelled (one of 1.32, 1.33, 1.34, 1.35, 1.36, 1.37)")]
 pub struct UnknownVersion(pub String);
 
 impl Profile {
@@ -152,7 +178,10 @@ mod tests {
         for v in ["1.35", "v1.35", "1.35.2", "0.35", "v0.35.7"] {
             assert_eq!(Profile::of(v).unwrap().version, "1.35", "{v}");
         }
-        for v in ["1.31", "1.37", "2.0", "", "latest"] {
+        for v in ["1.37", "v0.37.2"] {
+            assert_eq!(Profile::of(v).unwrap().version, "1.37", "{v}");
+        }
+        for v in ["1.31", "1.38", "2.0", "", "latest"] {
             assert_eq!(Profile::of(v), Err(UnknownVersion(v.to_owned())));
         }
         assert_eq!(Profile::newest().version, NEWEST);

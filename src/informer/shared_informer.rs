@@ -56,6 +56,9 @@ pub struct InformerConfig {
     pub name: Option<String>,
     /// Why whoever cancels the stop token stopped the informer (the `stopped` line's reason).
     pub stop_reason: StopReason,
+    /// Handlers kinformer removes are shut down (client-go ≥ 1.37's ShutDownEventHandler,
+    /// waiting for the callback in hand) rather than removed (RemoveEventHandler).
+    pub shut_down_removes: bool,
 }
 
 /// Why an informer was stopped, set by whoever cancels its stop token before cancelling it
@@ -100,6 +103,7 @@ impl InformerConfig {
         config.reflector.watch_list = profile.watch_list_client;
         config.reflector.backoff.reset = profile.backoff_reset;
         config.reflector.hold_rv_through_synthetic_adds = propagates_rv_from_start(profile);
+        config.shut_down_removes = profile.shut_down_event_handler;
         config
     }
 
@@ -260,6 +264,13 @@ struct Inner {
     started_at: Instant,
     /// `informer_processing_latency_seconds`, as observed around each popped entry.
     processing: ProcessingLatency,
+}
+
+/// Tells the trace that `registration`'s handler was removed.
+fn tell_removed(inner: &Inner, registration: &Registration) {
+    inner.tracer.emit(Event::HandlerRemoved {
+        handler: registration.listener.name().clone(),
+    });
 }
 
 /// How long processing popped entries took (the_real_fifo.go v0.36:464 observes it around the
@@ -479,12 +490,42 @@ impl SharedIndexInformer {
         }
     }
 
-    /// Rule P6: the handler gets nothing more; removing twice is harmless.
+    /// Rule P6 (client-go's RemoveEventHandler): the handler gets nothing more; the callback
+    /// in hand may still be running when this returns; removing twice is harmless.
     pub fn remove_event_handler(&self, registration: &Registration) -> bool {
         let removed = self.inner.processor.remove_listener(&registration.listener);
         if removed {
-            self.inner.tracer.emit(Event::HandlerRemoved {
-                handler: registration.listener.name().clone(),
+            tell_removed(&self.inner, registration);
+        }
+        removed
+    }
+
+    /// Rule P6 (client-go 1.37's ShutDownEventHandler, shared_informer.go
+    /// v0.37.0-beta.0:1032-1042): removes the handler as [`Self::remove_event_handler`] does,
+    /// then waits until its in-flight callback has returned; `handler-removed` is told after
+    /// that wait. False (at once) when it was not registered.
+    pub async fn shut_down_event_handler(&self, registration: &Registration) -> bool {
+        let removed = self.inner.processor.remove_listener(&registration.listener);
+        if removed {
+            registration.listener.finished().await;
+            tell_removed(&self.inner, registration);
+        }
+        removed
+    }
+
+    /// Removes a handler the way this informer's client-go release removes one when kinformer
+    /// does (a scenario step, `top`'s `r`): ShutDownEventHandler from 1.37, its wait running
+    /// in the background; RemoveEventHandler before. False when it was not registered.
+    pub fn remove_handler_as_released(&self, registration: &Registration) -> bool {
+        if !self.inner.config.shut_down_removes {
+            return self.remove_event_handler(registration);
+        }
+        let removed = self.inner.processor.remove_listener(&registration.listener);
+        if removed {
+            let (inner, registration) = (self.inner.clone(), registration.clone());
+            tokio::spawn(async move {
+                registration.listener.finished().await;
+                tell_removed(&inner, &registration);
             });
         }
         removed

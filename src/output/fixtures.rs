@@ -1,5 +1,5 @@
 //! Test fixtures: one example of every event kind, shared by the renderer tests (and the
-//! source of the README's example lines).
+//! source of the example lines of the JSONL schema, `docs/jsonl.md`).
 
 use std::sync::Arc;
 use std::time::Duration;

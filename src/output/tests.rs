@@ -309,11 +309,11 @@ fn write_errors_surface() {
     assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
 }
 
-/// The README's JSONL schema shows one example line per event kind, as rendered from the
-/// fixtures (with `--diff`, as a flag can ask, plus a tombstone delete): they must stay what
-/// the renderer prints.
+/// The JSONL schema (`docs/jsonl.md`) shows one example line per event kind, as rendered from
+/// the fixtures (with `--diff`, as a flag can ask, plus a tombstone delete): they must stay
+/// what the renderer prints.
 #[test]
-fn readme_shows_every_event_kinds_jsonl_line_as_rendered() {
+fn docs_jsonl_shows_every_event_kinds_jsonl_line_as_rendered() {
     let mut opts = jsonl_opts();
     opts.diff = true;
     let mut r = EventRenderer::new(Vec::new(), opts);
@@ -323,11 +323,11 @@ fn readme_shows_every_event_kinds_jsonl_line_as_rendered() {
     r.render(&stamp(30, notify("default", tombstone_delete(), 0)))
         .unwrap();
     let lines = String::from_utf8(r.into_inner()).unwrap();
-    let readme = include_str!("../../README.md");
-    let missing: Vec<&str> = lines.lines().filter(|l| !readme.contains(l)).collect();
+    let schema = include_str!("../../docs/jsonl.md");
+    let missing: Vec<&str> = lines.lines().filter(|l| !schema.contains(l)).collect();
     assert!(
         missing.is_empty(),
-        "README's JSONL schema lacks (or shows differently):\n{}\n\nAll the lines, as rendered:\n{lines}",
+        "docs/jsonl.md lacks (or shows differently):\n{}\n\nAll the lines, as rendered:\n{lines}",
         missing.join("\n")
     );
 }

@@ -112,7 +112,7 @@ impl Tap {
             started,
         } = self;
         match reading {
-            // CBOR and the like are relayed, not read (README, "What is not supported").
+            // CBOR and the like are relayed, not read (docs/proxy.md, "What is not supported").
             Reading::List { stream, .. } if encoding == Encoding::Opaque => {
                 registry.ended(stream, ending);
             }

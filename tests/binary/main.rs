@@ -1,8 +1,9 @@
 //! The tests that drive the `kinformer` binary, one test binary (one link) with a module per
 //! area: the commands and their flags (`cli`, `multi_resource`, `bad_input`), fidelity through
 //! real sockets (`cli_fidelity`), record and replay, scenarios, the proxy with real clients,
-//! `serve`, `top` in tmux, the seeded chaos run, the generated docs and the README itself, and
-//! the differential test against client-go's own informer (`oracle_diff`, needs `scripts/oracle`).
+//! `serve`, `top` in tmux, the seeded chaos run, the generated docs, the README and docs/
+//! themselves, and the differential test against client-go's own informer (`oracle_diff`, needs
+//! `scripts/oracle`).
 //! Servers are started in-process on 127.0.0.1:0 or by the binary (`serve`).
 
 #[path = "../../crates/kinformer-apiserver/tests/server/support.rs"]
@@ -17,12 +18,16 @@ mod cli_fidelity;
 mod cli_generated_docs;
 #[path = "../common/mod.rs"]
 mod common;
+mod conformance;
 mod fuzz_protobuf;
 mod multi_resource;
 mod oracle_diff;
 mod proxy;
 mod readme;
 mod record_replay;
+mod refserver;
+#[path = "../common/refserver.rs"]
+mod refserver_fixture;
 mod report;
 mod scenarios;
 mod story;

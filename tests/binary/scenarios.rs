@@ -1,7 +1,7 @@
 //! Every file in `scenarios/` played by the binary (`demo --scenario F -o jsonl --show all`):
 //! the run ends on the scenario's `end` step with exit 0, every line parses, the summary's
 //! counts equal the lines printed, no handler sees a second add for an object it has, and the
-//! trace shows what the README says the user will notice.
+//! trace shows what docs/scenarios.md says the user will notice.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

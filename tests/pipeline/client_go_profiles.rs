@@ -29,6 +29,7 @@ fn every_profile_has_its_releases_gate_defaults() {
         ("1.34", true, false, false, false, false),
         ("1.35", true, true, true, false, false),
         ("1.36", true, true, true, true, true),
+        ("1.37", true, true, true, true, true),
     ];
     assert_eq!(PROFILES.len(), gates.len());
     for (version, in_order, batch, watch_list, atomic, unlock) in gates {
@@ -45,7 +46,7 @@ fn every_profile_has_its_releases_gate_defaults() {
             "{version}"
         );
     }
-    assert_eq!(NEWEST, "1.36");
+    assert_eq!(NEWEST, "1.37");
 }
 
 #[test]

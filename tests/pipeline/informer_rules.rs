@@ -14,7 +14,7 @@ use kinformer::informer::Transform;
 use kinformer::informer::source::{ApiStatus, WatchFrame};
 use kinformer::informer::trace::{Event, NotifyKind, TraceEvent};
 use kinformer::informer::{FnHandler, PANIC_PAUSE, PanicPolicy, SimulatedHandler};
-use kinformer::informer::{InformerConfig, InformerError};
+use kinformer::informer::{InformerConfig, InformerError, Profile};
 
 fn resync_config(resync: Duration) -> InformerConfig {
     InformerConfig {
@@ -563,6 +563,82 @@ async fn p6_a_removed_handler_gets_nothing_more_and_its_pending_notifications_ar
         "nothing after the removal"
     );
     h.shutdown().await;
+}
+
+/// The position of the first event matching `f`.
+fn position(events: &[TraceEvent], f: impl Fn(&Event) -> bool) -> Option<usize> {
+    events.iter().position(|e| f(&e.event))
+}
+
+#[tokio::test(start_paused = true)]
+async fn p6_shutting_down_a_handler_waits_for_its_in_flight_callback() {
+    // client-go 1.37's ShutDownEventHandler (shared_informer.go v0.37.0-beta.0:1032-1042):
+    // RemoveEventHandler, then block until the listener's run goroutine returned
+    // (`runFinished`, closed by run's defer, :1365-1366): afterwards no callback of that
+    // handler runs. The buffered notifications are dropped as RemoveEventHandler drops them.
+    let mut h = Harness::new(InformerConfig::default());
+    for i in 0..3 {
+        h.source.apply(pod("ns", &format!("p{i}"), "web"));
+    }
+    let slow = Arc::new(SimulatedHandler::new(Duration::from_secs(10)));
+    let reg = h.informer.add_event_handler("slow", slow).unwrap();
+    h.synced().await;
+    h.wait("three queued", |ev| notified(ev, "slow") == 3).await;
+    let started = tokio::time::Instant::now();
+    assert!(h.informer.shut_down_event_handler(&reg).await);
+    assert!(
+        started.elapsed() > Duration::from_secs(5),
+        "it waited for the 10 s callback in hand"
+    );
+    let events = h.events();
+    let handled = position(&events, |e| matches!(e, Event::Handled { .. }));
+    let removed = position(&events, |e| matches!(e, Event::HandlerRemoved { .. }));
+    assert!(
+        handled.is_some() && handled < removed,
+        "the in-flight callback ended before the removal was told: {}",
+        h.dump()
+    );
+    assert_eq!(
+        handled_by(&events, "slow"),
+        1,
+        "the two buffered were dropped"
+    );
+    assert!(
+        !h.informer.shut_down_event_handler(&reg).await,
+        "twice is harmless"
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn p6_removing_tells_the_removal_at_once_and_1_37_waits_like_shut_down() {
+    // RemoveEventHandler (every release) is asynchronous: `handler-removed` is told while the
+    // callback in hand still runs. Under the 1.37 profile kinformer removes handlers with
+    // ShutDownEventHandler, so the removal is told once that callback returned.
+    for (release, waits) in [("1.36", false), ("1.37", true)] {
+        let config = InformerConfig::for_profile(Profile::of(release).unwrap());
+        let mut h = Harness::new(config);
+        h.source.apply(pod("ns", "p0", "web"));
+        let slow = Arc::new(SimulatedHandler::new(Duration::from_secs(10)));
+        let reg = h.informer.add_event_handler("slow", slow).unwrap();
+        h.synced().await;
+        h.wait("one queued", |ev| notified(ev, "slow") == 1).await;
+        assert!(h.informer.remove_handler_as_released(&reg));
+        h.wait("removal told", |ev| {
+            count(ev, |e| matches!(e, Event::HandlerRemoved { .. })) == 1
+        })
+        .await;
+        let events = h.events();
+        let handled = position(&events, |e| matches!(e, Event::Handled { .. }));
+        let removed = position(&events, |e| matches!(e, Event::HandlerRemoved { .. }));
+        assert_eq!(
+            handled.is_some_and(|h| Some(h) < removed),
+            waits,
+            "{release}: {}",
+            h.dump()
+        );
+        h.shutdown().await;
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,0 +1,455 @@
+//! The embedded server measured against the real kube-apiserver, request by request: every
+//! case of `crates/kinformer-apiserver/tests/conformance/corpus.yaml` is sent, in order, to
+//! both servers; their answers — status code, `Content-Type`, `Warning` headers and the body,
+//! normalised — are compared, and the outcome is the conformance table of
+//! `crates/kinformer-apiserver/README.md` (between its `conformance:begin` and
+//! `conformance:end` marks). The test fails when the table there is not the one measured; to
+//! write it: `KINFORMER_CONFORMANCE_WRITE=1 scripts/test --test binary conformance`.
+//!
+//! Normalised on both sides (what no two servers or runs share): `uid`,
+//! `creationTimestamp`, `deletionTimestamp`, `resourceVersion`, `continue` tokens,
+//! managedFields `time`s, conditions' `lastTransitionTime`, `/version`'s build fields, the
+//! server's own address in `/api`, an `Age` cell of a Table, OpenAPI v3 hashes.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use http_body_util::BodyExt;
+use kinformer_apiserver::{EmbeddedServer, ServerConfig};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::refserver_fixture::RefServer;
+
+/// The namespace the corpus writes in (`{ns}` in its paths and bodies).
+const NAMESPACE: &str = "conformance";
+
+/// How long a case with `until` repeats its request.
+const UNTIL_DEADLINE: Duration = Duration::from_secs(30);
+
+/// One request of the corpus.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    method: String,
+    path: String,
+    body: Option<String>,
+    content_type: Option<String>,
+    accept: Option<String>,
+    until: Option<u16>,
+    /// `status` compares the status code alone (bodies no normalisation makes comparable).
+    compare: Option<String>,
+}
+
+/// What a server answered, normalised.
+#[derive(Debug, PartialEq)]
+struct Answer {
+    status: u16,
+    content_type: String,
+    warnings: Vec<String>,
+    body: Body,
+}
+
+#[derive(Debug, PartialEq)]
+enum Body {
+    /// The normalised value (keys sorted), and the order the top-level keys were written in.
+    Json(Value, TopKeys),
+    Text(String),
+}
+
+/// An object's top-level keys in the order they were written (kube-apiserver writes Go's
+/// field order: `kind`, `apiVersion`, `metadata`, …); empty for a value that is no object.
+#[derive(Debug, Default, PartialEq)]
+struct TopKeys(Vec<String>);
+
+impl<'de> Deserialize<'de> for TopKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = TopKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<TopKeys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    m.next_value::<serde::de::IgnoredAny>()?;
+                    keys.push(k);
+                }
+                Ok(TopKeys(keys))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> Result<TopKeys, A::Error> {
+                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(TopKeys::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<TopKeys, E> {
+                Ok(TopKeys::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<TopKeys, E> {
+                Ok(TopKeys::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<TopKeys, E> {
+                Ok(TopKeys::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<TopKeys, E> {
+                Ok(TopKeys::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<TopKeys, E> {
+                Ok(TopKeys::default())
+            }
+            fn visit_unit<E>(self) -> Result<TopKeys, E> {
+                Ok(TopKeys::default())
+            }
+        }
+        d.deserialize_any(Keys)
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/kinformer-apiserver")
+}
+
+fn corpus() -> Vec<Case> {
+    let path = root().join("tests/conformance/corpus.yaml");
+    let text = std::fs::read_to_string(&path).expect("the corpus");
+    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `case`'s request, `{ns}` filled in.
+fn request(case: &Case) -> http::Request<kube::client::Body> {
+    let fill = |s: &str| s.replace("{ns}", NAMESPACE);
+    let mut builder = http::Request::builder()
+        .method(case.method.as_str())
+        .uri(fill(&case.path))
+        .header(
+            http::header::ACCEPT,
+            case.accept.as_deref().unwrap_or("application/json"),
+        );
+    let body = match &case.body {
+        Some(body) => {
+            builder = builder.header(
+                http::header::CONTENT_TYPE,
+                case.content_type.as_deref().unwrap_or("application/json"),
+            );
+            fill(body).into_bytes()
+        }
+        None => Vec::new(),
+    };
+    builder
+        .body(kube::client::Body::from(body))
+        .expect("a request")
+}
+
+/// Sends `case` (again until its `until` status, if it has one) and normalises the answer.
+async fn send(client: &kube::Client, case: &Case) -> Answer {
+    let started = Instant::now();
+    loop {
+        let answer = send_once(client, case).await;
+        match case.until {
+            Some(want) if answer.status != want && started.elapsed() < UNTIL_DEADLINE => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            _ => return answer,
+        }
+    }
+}
+
+async fn send_once(client: &kube::Client, case: &Case) -> Answer {
+    let response = client
+        .send(request(case))
+        .await
+        .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+    let status = response.status().as_u16();
+    let header = |name: &http::HeaderName| -> Vec<String> {
+        response
+            .headers()
+            .get_all(name)
+            .iter()
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .collect()
+    };
+    let content_type = header(&http::header::CONTENT_TYPE).join(", ");
+    let warnings = header(&http::HeaderName::from_static("warning"));
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("a body")
+        .to_bytes();
+    let body = match serde_json::from_slice::<Value>(&bytes) {
+        Ok(mut v) => {
+            normalise(&mut v, "");
+            Body::Json(v, serde_json::from_slice(&bytes).unwrap_or_default())
+        }
+        Err(_) => Body::Text(String::from_utf8_lossy(&bytes).into_owned()),
+    };
+    let answer = Answer {
+        status,
+        content_type,
+        warnings,
+        body,
+    };
+    match case.compare.as_deref() {
+        Some("status") => Answer {
+            content_type: String::new(),
+            warnings: Vec::new(),
+            body: Body::Text(String::new()),
+            ..answer
+        },
+        _ => answer,
+    }
+}
+
+/// Masks, in place, what differs between any two servers or runs.
+fn normalise(v: &mut Value, key: &str) {
+    const MASKED: [&str; 11] = [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "resourceVersion",
+        "continue",
+        "time",
+        "lastTransitionTime",
+        "buildDate",
+        "gitCommit",
+        "goVersion",
+        "serverAddress",
+    ];
+    if MASKED.contains(&key) && !v.is_object() && !v.is_array() {
+        *v = Value::String("MASKED".into());
+        return;
+    }
+    if key == "serverRelativeURL"
+        && let Some(url) = v.as_str()
+    {
+        *v = Value::String(url.split('?').next().unwrap_or(url).to_owned());
+        return;
+    }
+    mask_table_age(v);
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                normalise(child, k);
+            }
+        }
+        Value::Array(items) => {
+            for child in items {
+                normalise(child, key);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A Table's `Age` cells (they tell how long ago each object was made).
+fn mask_table_age(v: &mut Value) {
+    if v["kind"] != "Table" {
+        return;
+    }
+    let Some(age) = v["columnDefinitions"]
+        .as_array()
+        .and_then(|columns| columns.iter().position(|c| c["name"] == "Age"))
+    else {
+        return;
+    };
+    for row in v["rows"].as_array_mut().into_iter().flatten() {
+        if let Some(cell) = row["cells"].get_mut(age) {
+            *cell = Value::String("MASKED".into());
+        }
+    }
+}
+
+/// The first difference between the real server's answer and the embedded one's, if any.
+fn difference(real: &Answer, embedded: &Answer) -> Option<String> {
+    if real.status != embedded.status {
+        return Some(format!("status {} vs {}", real.status, embedded.status));
+    }
+    if real.content_type != embedded.content_type {
+        return Some(format!(
+            "Content-Type `{}` vs `{}`",
+            real.content_type, embedded.content_type
+        ));
+    }
+    if real.warnings != embedded.warnings {
+        return Some(format!(
+            "Warning {:?} vs {:?}",
+            real.warnings, embedded.warnings
+        ));
+    }
+    match (&real.body, &embedded.body) {
+        (Body::Json(a, a_keys), Body::Json(b, b_keys)) => json_difference(a, b, "").or_else(|| {
+            (a_keys != b_keys)
+                .then(|| format!("key order: real {:?} vs embedded {:?}", a_keys.0, b_keys.0))
+        }),
+        (a, b) if a == b => None,
+        _ => Some("body: JSON vs text, or texts differ".to_owned()),
+    }
+}
+
+/// Where two JSON values first differ (a JSON pointer), with both sides shortened.
+fn json_difference(real: &Value, embedded: &Value, at: &str) -> Option<String> {
+    match (real, embedded) {
+        (Value::Object(a), Value::Object(b)) => {
+            if let Some(k) = a.keys().find(|k| !b.contains_key(*k)) {
+                return Some(format!("{at}/{k}: only the real server has it"));
+            }
+            if let Some(k) = b.keys().find(|k| !a.contains_key(*k)) {
+                return Some(format!("{at}/{k}: only the embedded server has it"));
+            }
+            a.iter()
+                .find_map(|(k, v)| json_difference(v, &b[k], &format!("{at}/{k}")))
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| json_difference(x, y, &format!("{at}/{i}"))),
+        (Value::Array(a), Value::Array(b)) => {
+            Some(format!("{at}: {} items vs {}", a.len(), b.len()))
+        }
+        (a, b) if a == b => None,
+        (a, b) => Some(format!(
+            "{at}: real {} vs embedded {}",
+            shortened(a),
+            shortened(b)
+        )),
+    }
+}
+
+fn shortened(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("`{}…`", &text[..cut]),
+        None => format!("`{text}`"),
+    }
+}
+
+/// The conformance table in Markdown, with its count line.
+fn table(rows: &[(String, Option<String>)]) -> String {
+    let identical = rows.iter().filter(|(_, d)| d.is_none()).count();
+    let mut out = format!(
+        "{identical} of {} requests answered identically (normalised as \
+         `tests/binary/conformance.rs` says), against kube-apiserver {}.\n\n\
+         | request | outcome |\n|---|---|\n",
+        rows.len(),
+        refserver_release()
+    );
+    for (name, difference) in rows {
+        let outcome = match difference {
+            None => "identical".to_owned(),
+            Some(d) => format!("differs: {}", d.replace('|', "\\|")),
+        };
+        out.push_str(&format!("| {} | {outcome} |\n", name.replace('|', "\\|")));
+    }
+    out
+}
+
+/// The release `go/refserver/go.mod` builds.
+fn refserver_release() -> String {
+    let go_mod = Path::new(env!("CARGO_MANIFEST_DIR")).join("go/refserver/go.mod");
+    let text = std::fs::read_to_string(go_mod).expect("go/refserver/go.mod");
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("k8s.io/kubernetes "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("k8s.io/kubernetes in go/refserver/go.mod")
+        .to_owned()
+}
+
+const BEGIN: &str = "<!-- conformance:begin -->\n";
+const END: &str = "<!-- conformance:end -->";
+
+#[tokio::test]
+async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
+    let real_server = RefServer::shared();
+    let config = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(real_server.kubeconfig()).expect("a kubeconfig"),
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .expect("the real server's kubeconfig");
+    let real = kube::Client::try_from(config).expect("a client");
+    let embedded_server = EmbeddedServer::start(ServerConfig::default())
+        .await
+        .expect("the embedded server starts");
+    let embedded = embedded_server.client();
+
+    let mut rows = Vec::new();
+    for case in corpus() {
+        let a = send(&real, &case).await;
+        let b = send(&embedded, &case).await;
+        rows.push((case.name.clone(), difference(&a, &b)));
+    }
+    let measured = table(&rows);
+
+    let readme_path = root().join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).expect("the server's README");
+    let (before, rest) = readme
+        .split_once(BEGIN)
+        .expect("the README has a conformance:begin mark");
+    let (kept, after) = rest
+        .split_once(END)
+        .expect("the README has a conformance:end mark");
+    if std::env::var_os("KINFORMER_CONFORMANCE_WRITE").is_some() {
+        std::fs::write(
+            &readme_path,
+            format!("{before}{BEGIN}{measured}{END}{after}"),
+        )
+        .expect("the README is written");
+        return;
+    }
+    assert_eq!(
+        kept, measured,
+        "the conformance table in crates/kinformer-apiserver/README.md is not the one measured; \
+         write it with KINFORMER_CONFORMANCE_WRITE=1 scripts/test --test binary conformance"
+    );
+}
+
+#[test]
+fn the_comparison_finds_the_first_difference_and_ignores_what_is_masked() {
+    let answer = |body: Value| {
+        let keys = serde_json::from_value(body.clone()).unwrap();
+        let mut body = body;
+        normalise(&mut body, "");
+        Answer {
+            status: 200,
+            content_type: "application/json".into(),
+            warnings: Vec::new(),
+            body: Body::Json(body, keys),
+        }
+    };
+    let a = answer(serde_json::json!({"metadata": {"uid": "1", "name": "x"}, "b": [1, 2]}));
+    let b = answer(serde_json::json!({"metadata": {"uid": "2", "name": "x"}, "b": [1, 2]}));
+    assert_eq!(difference(&a, &b), None, "uids are masked");
+    let c = answer(serde_json::json!({"metadata": {"uid": "2", "name": "y"}, "b": [1, 2]}));
+    assert_eq!(
+        difference(&a, &c).as_deref(),
+        Some("/metadata/name: real `\"x\"` vs embedded `\"y\"`")
+    );
+    let written = |text: &str| {
+        let v: Value = serde_json::from_str(text).unwrap();
+        Answer {
+            body: Body::Json(v, serde_json::from_str(text).unwrap()),
+            ..answer(serde_json::json!({}))
+        }
+    };
+    assert_eq!(
+        difference(
+            &written(r#"{"kind":"A","apiVersion":"v1"}"#),
+            &written(r#"{"apiVersion":"v1","kind":"A"}"#)
+        )
+        .as_deref(),
+        Some(r#"key order: real ["kind", "apiVersion"] vs embedded ["apiVersion", "kind"]"#)
+    );
+    let e = Answer {
+        status: 404,
+        ..answer(serde_json::json!({}))
+    };
+    assert_eq!(difference(&a, &e).as_deref(), Some("status 200 vs 404"));
+}
