@@ -76,9 +76,8 @@ fn oracle_binary(release: &str) -> PathBuf {
     bin
 }
 
-/// kinformer's replay in the compared form; `None` when this kinformer has no profile for
-/// `release` (shown in the table as `no profile`).
-async fn kinformer_trace(case: &Case, release: &str) -> Option<Trace> {
+/// kinformer's replay in the compared form.
+async fn kinformer_trace(case: &Case, release: &str) -> Trace {
     let file = corpus().join(&case.file);
     let path = file.to_str().unwrap();
     let mut args = vec![
@@ -108,9 +107,6 @@ async fn kinformer_trace(case: &Case, release: &str) -> Option<Trace> {
         args.extend(["--stream", s]);
     }
     let r = run(kinformer(&args)).await;
-    if r.code == 2 && r.stderr.contains("is not modelled") {
-        return None;
-    }
     assert!(
         r.code == 0 || r.code == 7,
         "kinformer {args:?}: exit {}\n{}",
@@ -128,7 +124,7 @@ async fn kinformer_trace(case: &Case, release: &str) -> Option<Trace> {
             .or_default()
             .push(format!("{what} line {line}"));
     }
-    Some(normalized(trace))
+    normalized(trace)
 }
 
 /// Sorts every run of consecutive sync or tombstone notifications (Go map order in client-go).
@@ -441,16 +437,13 @@ fn first_difference(ours: &Trace, theirs: &[Trace], per_key: &mut bool) -> Optio
 #[tokio::test]
 async fn kinformer_replays_the_corpus_as_client_go_does() {
     let cases = cases();
-    let mut table = vec![format!("{:<34} {}", "case", RELEASES.join("      "))];
+    let mut table = vec![format!("{:<36} {}", "case", RELEASES.join("      "))];
     let mut failures = Vec::new();
     for case in &cases {
-        let mut row = format!("{:<34}", case.name);
+        let mut row = format!("{:<36}", case.name);
         for release in RELEASES {
             let theirs = oracle_traces(case, release).await;
-            let Some(ours) = kinformer_trace(case, release).await else {
-                row.push_str(&format!(" {:<10}", "no profile"));
-                continue;
-            };
+            let ours = kinformer_trace(case, release).await;
             let mut per_key = false;
             let difference = first_difference(&ours, &theirs, &mut per_key);
             let cell = match (difference, case.known.get(release)) {
@@ -462,7 +455,7 @@ async fn kinformer_replays_the_corpus_as_client_go_does() {
                     "DIFF "
                 }
             };
-            row.push_str(&format!(" {cell:<10}"));
+            row.push_str(&format!(" {cell:<9}"));
         }
         table.push(row);
     }
