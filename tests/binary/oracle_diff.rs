@@ -5,15 +5,17 @@
 //! and handler, kinformer's sequence of (kind, key, rv, initial, sync, tombstone) must be one of
 //! the oracle's (it runs several times: same-instant wake-ups have no fixed order); so must the
 //! reflector's requests, the calls where they differ from the recording (the replay's notes),
-//! and a mismatch's line. kinformer traces a notification when the listener receives it
-//! (`notify`) and when the handler returns (`handled`); the oracle when the handler is called.
-//! Where the replay's end cuts a handler's backlog, the oracle's sequence must therefore be a
-//! prefix of kinformer's notified ones and at least as long as its handled ones. client-go queues a resync's sync updates and a relist's tombstones in
-//! Go map order (its store's `ListKeys`), so each run of consecutive sync or tombstone
-//! notifications compares as a set (sorted). Where a handler's sequence matches only object by
-//! object (a watch-list's Replace comes in Go map order) the cell says `same/key`. A silent
-//! request-layer retry of kinformer's counts as the request sent again. A table case × release
-//! is printed; a missing oracle binary fails.
+//! and a mismatch's line.
+//!
+//! kinformer traces a notification when the listener receives it (`notify`) and when the
+//! handler returns (`handled`); the oracle when the handler is called. Where the replay's end
+//! cuts a handler's backlog, the oracle's sequence must therefore be a prefix of kinformer's
+//! notified ones and at least as long as its handled ones. client-go queues a resync's sync
+//! updates and a relist's tombstones in Go map order (its store's `ListKeys`), so each run of
+//! consecutive sync or tombstone notifications compares as a set (sorted). Where a handler's
+//! sequence matches only object by object (a watch-list's Replace comes in Go map order) the
+//! cell says `same/key`. A silent request-layer retry of kinformer's counts as the request sent
+//! again. A table case × release is printed; a missing oracle binary fails.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
