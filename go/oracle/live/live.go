@@ -1,3 +1,5 @@
+//go:build live
+
 // Package live runs client-go's real SharedIndexInformer against a cluster (a kubeconfig) for
 // one resource, with the replay mode's handlers and output, until every handler synced (or for
 // -timeout), writing its requests and every handler callback as JSONL. Not reproducible (server

@@ -2,7 +2,7 @@
 
 // The client-go 1.32 oracle: `go test -c -o oracle.test`, then
 // `./oracle.test -test.run TestReplay -record FILE [-resync DUR] [-handler SPEC]… [-out FILE]`
-// (replay), or `-test.run TestLive -live RESOURCE [-kubeconfig F] [-namespace NS] [-timeout DUR]`.
+// (replay); live mode (`scripts/oracle --live`, build tag `live`): live_test.go.
 // 1.32 has no AddEventHandlerWithOptions, RunWithContext nor HasSyncedChecker.
 package oracle
 
@@ -13,7 +13,6 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 
-	"kinformer.dev/oracle/live"
 	"kinformer.dev/oracle/replay"
 )
 
@@ -33,5 +32,3 @@ func (shim) Synced(ctx context.Context, reg cache.ResourceEventHandlerRegistrati
 }
 
 func TestReplay(t *testing.T) { replay.Test(t, shim{}) }
-
-func TestLive(t *testing.T) { live.Test(t, shim{}) }
