@@ -104,6 +104,10 @@ pub struct ReflectorConfig {
     /// Seeds the reflector's randomness (backoff jitter, watch timeouts) so that every run
     /// draws the same numbers (a virtual-clock replay); None draws from the thread's generator.
     pub jitter_seed: Option<u64>,
+    /// client-go 1.36+ (`propagateRVFromStart`, reflector.go v0.36:586-636): a WATCH opened at
+    /// resourceVersion "" or "0" starts with the server's synthetic ADDED events, in no RV
+    /// order, so it moves the last synced RV only from its first non-ADDED event on (Rule R2).
+    pub hold_rv_through_synthetic_adds: bool,
 }
 
 impl Default for ReflectorConfig {
@@ -114,6 +118,7 @@ impl Default for ReflectorConfig {
             min_watch_timeout: Duration::from_secs(300),
             backoff: BackoffConfig::default(),
             jitter_seed: None,
+            hold_rv_through_synthetic_adds: false,
         }
     }
 }
@@ -528,7 +533,12 @@ impl Reflector {
                     })?);
                 }
                 match continue_token {
-                    Some(token) => opts.continue_token = Some(token),
+                    // client-go's pager asks for the next page with the token alone: the
+                    // resourceVersion goes (tools/pager/pager.go v0.36.6:159-164, Rule R1).
+                    Some(token) => {
+                        opts.continue_token = Some(token);
+                        opts.resource_version.clear();
+                    }
                     None => {
                         listed.resource_version = resource_version;
                         return Ok(listed);
@@ -654,7 +664,8 @@ impl Reflector {
             let obj = match self.decode_watched(&raw, meta) {
                 Ok(obj) => obj,
                 Err(DecodeError::Transform(why)) => {
-                    self.drop_untransformable(&raw, &why);
+                    let rv = self.drop_untransformable(&raw, &why);
+                    self.set_last_sync_rv(&rv);
                     continue;
                 }
                 Err(e) => {
@@ -713,13 +724,10 @@ impl Reflector {
             if stop.is_cancelled() {
                 return Ok(Ended::Stopped);
             }
-            let stream = match initial.take() {
-                Some(stream) => stream,
-                None => match self
-                    .open_watch(self.last_sync_resource_version(), false)
-                    .await
-                {
-                    Ok(stream) => stream,
+            let (stream, ordered) = match initial.take() {
+                Some(stream) => (stream, true),
+                None => match self.open_watch_from_last_rv().await {
+                    Ok(opened) => opened,
                     Err(e) => {
                         self.trace_error(&e);
                         if e.is_watch_retriable() {
@@ -730,7 +738,7 @@ impl Reflector {
                     }
                 },
             };
-            match self.handle_watch(stream).await {
+            match self.handle_watch(stream, ordered).await {
                 Ok(()) => {}
                 Err(WatchEnd::Failed(e)) if e.is_too_many_requests() => {
                     self.sleep_backoff(&e.summary()).await;
@@ -739,6 +747,15 @@ impl Reflector {
                 Err(WatchEnd::VeryShort(reason)) => return Ok(Ended::Restart(reason)),
             }
         }
+    }
+
+    /// A WATCH from the last synced RV, and whether its events come in RV order from the start
+    /// (see [`ReflectorConfig::hold_rv_through_synthetic_adds`]).
+    async fn open_watch_from_last_rv(&self) -> Result<(WatchStream, bool), SourceError> {
+        let rv = self.last_sync_resource_version();
+        let synthetic_adds = rv.is_empty() || rv == "0";
+        let ordered = !(self.config.hold_rv_through_synthetic_adds && synthetic_adds);
+        Ok((self.open_watch(rv, false).await?, ordered))
     }
 
     /// Sleeps the shared backoff's next delay, tracing it. client-go's backoff does not read
@@ -754,8 +771,13 @@ impl Reflector {
         tokio::time::sleep(delay).await;
     }
 
-    /// Applies one watch stream's frames to the queue until it ends.
-    async fn handle_watch(&self, mut stream: WatchStream) -> Result<(), WatchEnd> {
+    /// Applies one watch stream's frames to the queue until it ends; each moves the last synced
+    /// RV once the stream is `ordered` (from the start, or since its first non-ADDED event).
+    async fn handle_watch(
+        &self,
+        mut stream: WatchStream,
+        mut ordered: bool,
+    ) -> Result<(), WatchEnd> {
         let started = Instant::now();
         let mut events = 0u64;
         let outcome = loop {
@@ -771,6 +793,7 @@ impl Reflector {
                 }
                 Some(Ok(frame)) => frame,
             };
+            ordered |= !matches!(frame, WatchFrame::Added(_));
             let applied = match frame {
                 WatchFrame::Added(object) => self.apply(WatchEventType::Added, object),
                 WatchFrame::Modified(object) => self.apply(WatchEventType::Modified, object),
@@ -782,9 +805,8 @@ impl Reflector {
                     // Rule R4: a bookmark moves the RV and queues no delta (an atomic
                     // RealFIFO passes it on as a Bookmark entry).
                     self.trace_bookmark(&resource_version, initial_events_end);
-                    self.set_last_sync_rv(&resource_version);
                     self.queue.bookmark(&resource_version);
-                    Ok(())
+                    Ok(resource_version)
                 }
                 WatchFrame::Error(status) => {
                     let e = SourceError::Api(status);
@@ -792,8 +814,10 @@ impl Reflector {
                     Err(e)
                 }
             };
-            if let Err(e) = applied {
-                break WatchOutcome::Failed(e);
+            match applied {
+                Ok(rv) if ordered => self.set_last_sync_rv(&rv),
+                Ok(_) => {}
+                Err(e) => break WatchOutcome::Failed(e),
             }
             events += 1;
         };
@@ -820,18 +844,20 @@ impl Reflector {
         }
     }
 
-    /// Queues one watched object. An object that cannot be decoded is client-go's
-    /// StreamWatcher decode failure (an InternalError event: relist); one the transform
-    /// rejects is lost and the watch goes on, its resourceVersion still recorded (client-go's
-    /// watchHandler logs the failed store write and continues, reflector.go v0.36 handleWatch).
-    fn apply(&self, event_type: WatchEventType, object: WatchObject) -> Result<(), SourceError> {
+    /// Queues one watched object and returns its resourceVersion, for the caller to record.
+    /// An object that cannot be decoded is client-go's StreamWatcher decode failure (an
+    /// InternalError event: relist); one the transform rejects is lost and the watch goes on,
+    /// its resourceVersion still returned (client-go's watchHandler logs the failed store
+    /// write and continues, reflector.go v0.36 handleWatch).
+    fn apply(
+        &self,
+        event_type: WatchEventType,
+        object: WatchObject,
+    ) -> Result<String, SourceError> {
         let (raw, meta) = object.into_parts();
         let obj = match self.decode_watched(&raw, meta) {
             Ok(obj) => obj,
-            Err(DecodeError::Transform(why)) => {
-                self.drop_untransformable(&raw, &why);
-                return Ok(());
-            }
+            Err(DecodeError::Transform(why)) => return Ok(self.drop_untransformable(&raw, &why)),
             Err(e) => {
                 let e = internal_error(&SourceError::Decode(e.to_string()));
                 self.trace_error(&e);
@@ -845,13 +871,12 @@ impl Reflector {
             WatchEventType::Modified => self.queue.update(queued),
             WatchEventType::Deleted => self.queue.delete(queued),
         }
-        self.set_last_sync_rv(obj.resource_version());
-        Ok(())
+        Ok(obj.resource_version().to_owned())
     }
 
-    /// A watched object the transform failed on: traced, not queued; its resourceVersion
-    /// still advances the reflector's.
-    fn drop_untransformable(&self, raw: &[u8], why: &str) {
+    /// A watched object the transform failed on: traced, not queued; its resourceVersion is
+    /// returned, as it still advances the reflector's.
+    fn drop_untransformable(&self, raw: &[u8], why: &str) -> String {
         let untransformed = super::object::CachedObject::from_json(Bytes::copy_from_slice(raw));
         let rv = untransformed
             .as_ref()
@@ -862,7 +887,7 @@ impl Reflector {
             reason: "Transform".into(),
             message: format!("transform failed, event dropped, watch continues: {why}"),
         });
-        self.set_last_sync_rv(&rv);
+        rv
     }
 
     fn trace_watch_event(&self, event_type: WatchEventType, obj: &ObjectRef) {

@@ -80,6 +80,16 @@ impl StopReason {
     }
 }
 
+/// client-go 1.36 added `propagateRVFromStart` (reflector.go v0.36:586-636; unchanged in
+/// v0.37): releases from 1.36 on hold the RV through a watch's synthetic ADDEDs.
+fn propagates_rv_from_start(profile: &Profile) -> bool {
+    let minor = profile
+        .version
+        .strip_prefix("1.")
+        .and_then(|m| m.parse::<u32>().ok());
+    minor.is_some_and(|m| m >= 36)
+}
+
 impl InformerConfig {
     /// The settings client-go `profile` chooses: its queue, RealFIFO behaviours and list
     /// strategy.
@@ -92,6 +102,7 @@ impl InformerConfig {
         };
         config.reflector.watch_list = profile.watch_list_client;
         config.reflector.backoff.reset = profile.backoff_reset;
+        config.reflector.hold_rv_through_synthetic_adds = propagates_rv_from_start(profile);
         config.shut_down_removes = profile.shut_down_event_handler;
         config
     }

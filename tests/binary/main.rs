@@ -1,7 +1,9 @@
 //! The tests that drive the `kinformer` binary, one test binary (one link) with a module per
 //! area: the commands and their flags (`cli`, `multi_resource`, `bad_input`), fidelity through
 //! real sockets (`cli_fidelity`), record and replay, scenarios, the proxy with real clients,
-//! `serve`, `top` in tmux, the seeded chaos run, the generated docs, and the README and docs/ themselves.
+//! `serve`, `top` in tmux, the seeded chaos run, the generated docs, the README and docs/
+//! themselves, and the differential test against client-go's own informer (`oracle_diff`, needs
+//! `scripts/oracle`).
 //! Servers are started in-process on 127.0.0.1:0 or by the binary (`serve`).
 
 #[path = "../../crates/kinformer-apiserver/tests/server/support.rs"]
@@ -19,6 +21,7 @@ mod common;
 mod conformance;
 mod fuzz_protobuf;
 mod multi_resource;
+mod oracle_diff;
 mod proxy;
 mod readme;
 mod record_replay;

@@ -104,12 +104,14 @@ async fn r1_list_pages_with_limit_and_continue_then_one_replace() {
         h.source.apply(pod("ns", &format!("p{i}"), "web"));
     }
     h.synced().await;
+    // A next page is asked with the token alone, without the resourceVersion
+    // (tools/pager/pager.go v0.36.6:159-164; found by the client-go oracle, docs/oracle.md).
     assert_eq!(
         lists(&h),
         [
             "list rv=0 limit=Some(2) continue=None",
-            "list rv=0 limit=Some(2) continue=Some(\"ns/p1\")",
-            "list rv=0 limit=Some(2) continue=Some(\"ns/p3\")",
+            "list rv= limit=Some(2) continue=Some(\"ns/p1\")",
+            "list rv= limit=Some(2) continue=Some(\"ns/p3\")",
         ]
     );
     let ev = h.events();
@@ -260,7 +262,7 @@ async fn r1_an_expired_continue_token_falls_back_to_one_full_list_at_the_same_rv
     assert_eq!(
         lists(&h)[1..],
         [
-            "list rv=0 limit=Some(2) continue=Some(\"ns/p1\")",
+            "list rv= limit=Some(2) continue=Some(\"ns/p1\")",
             "list rv=0 limit=None continue=None",
         ]
     );
@@ -1329,4 +1331,113 @@ async fn r2_watch_timeouts_are_drawn_from_min_to_just_below_twice_min() {
         "{timeouts:?}"
     );
     h.shutdown().await;
+}
+
+/// Rule R2, client-go 1.36+ (`propagateRVFromStart`, tools/cache/reflector.go v0.36.6:586-636,
+/// unchanged in v0.37.2): a WATCH opened at resourceVersion "" (a LIST answered without one)
+/// starts with the server's synthetic ADDEDs in no RV order, so they do not move the last
+/// synced RV: a watch that ends after ADDEDs only is re-opened from "" again. Before 1.36 every
+/// event moved it. Found by the client-go oracle (docs/oracle.md, `list-at-rv-empty-added-only`).
+mod rv_from_start {
+    use std::sync::Mutex;
+
+    use bytes::Bytes;
+    use futures_util::StreamExt;
+    use kinformer::informer::source::{
+        ListOptions, ListPage, ListerWatcher, SourceFuture, WatchOptions, WatchStream,
+    };
+    use kinformer::informer::testing::MemorySink;
+    use kinformer::informer::trace::{StageSet, Tracer};
+    use kinformer::informer::{PROFILES, SharedIndexInformer};
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+
+    /// A LIST answered at resourceVersion "", a first WATCH of two ADDEDs that then ends, and
+    /// later WATCHes that stay open; records every WATCH's resourceVersion. (The informer
+    /// LISTs: watch-list off.)
+    #[derive(Default)]
+    struct SyntheticAdds {
+        watched_from: Mutex<Vec<String>>,
+    }
+
+    fn object(name: &str, rv: u32) -> Bytes {
+        let pod = common::pod("ns", name, "web");
+        let mut pod = pod;
+        pod["metadata"]["resourceVersion"] = rv.to_string().into();
+        Bytes::from(pod.to_string())
+    }
+
+    impl ListerWatcher for SyntheticAdds {
+        fn list<'a>(&'a self, _: &'a ListOptions) -> SourceFuture<'a, ListPage> {
+            Box::pin(async move {
+                Ok(ListPage {
+                    items: vec![object("a", 5)],
+                    resource_version: String::new(),
+                    continue_token: None,
+                })
+            })
+        }
+
+        fn watch<'a>(&'a self, opts: &'a WatchOptions) -> SourceFuture<'a, WatchStream> {
+            Box::pin(async move {
+                let first = {
+                    let mut from = self.watched_from.lock().unwrap();
+                    from.push(opts.resource_version.clone());
+                    from.len() == 1
+                };
+                if !first {
+                    return Ok(futures_util::stream::pending().boxed());
+                }
+                let adds =
+                    [("a", 5), ("b", 7)].map(|(n, rv)| Ok(WatchFrame::Added(object(n, rv).into())));
+                let closed_later = futures_util::stream::once(async {
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                    None
+                });
+                Ok(futures_util::stream::iter(adds)
+                    .chain(closed_later.filter_map(std::future::ready))
+                    .boxed())
+            })
+        }
+    }
+
+    async fn rewatched_from(release: &str) -> String {
+        let profile = PROFILES.iter().find(|p| p.version == release).unwrap();
+        let source = Arc::new(SyntheticAdds::default());
+        let tracer = Tracer::new(MemorySink::new(), StageSet::ALL);
+        let mut config = InformerConfig::for_profile(profile);
+        config.reflector.watch_list = false;
+        let informer = SharedIndexInformer::new(source.clone(), config, tracer);
+        let stop = CancellationToken::new();
+        let run = tokio::spawn({
+            let (informer, stop) = (informer.clone(), stop.clone());
+            async move { informer.run(stop).await }
+        });
+        while source.watched_from.lock().unwrap().len() < 2 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        stop.cancel();
+        let _ = run.await;
+        let from = source.watched_from.lock().unwrap().clone();
+        assert_eq!(
+            from[0], "",
+            "{release}: the first WATCH starts at the LIST's RV"
+        );
+        from[1].clone()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn r2_a_watch_from_rv_empty_moves_the_rv_only_after_its_synthetic_adds() {
+        assert_eq!(
+            rewatched_from("1.35").await,
+            "7",
+            "before 1.36 every event moves the RV"
+        );
+        assert_eq!(
+            rewatched_from("1.36").await,
+            "",
+            "1.36 holds it through the ADDEDs"
+        );
+    }
 }
