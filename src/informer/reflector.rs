@@ -795,9 +795,11 @@ impl Reflector {
             };
             ordered |= !matches!(frame, WatchFrame::Added(_));
             let applied = match frame {
-                WatchFrame::Added(object) => self.apply(WatchEventType::Added, object),
-                WatchFrame::Modified(object) => self.apply(WatchEventType::Modified, object),
-                WatchFrame::Deleted(object) => self.apply(WatchEventType::Deleted, object),
+                WatchFrame::Added(object) => self.apply(WatchEventType::Added, object, ordered),
+                WatchFrame::Modified(object) => {
+                    self.apply(WatchEventType::Modified, object, ordered)
+                }
+                WatchFrame::Deleted(object) => self.apply(WatchEventType::Deleted, object, ordered),
                 WatchFrame::Bookmark {
                     resource_version,
                     initial_events_end,
@@ -805,8 +807,9 @@ impl Reflector {
                     // Rule R4: a bookmark moves the RV and queues no delta (an atomic
                     // RealFIFO passes it on as a Bookmark entry).
                     self.trace_bookmark(&resource_version, initial_events_end);
+                    self.set_last_sync_rv(&resource_version);
                     self.queue.bookmark(&resource_version);
-                    Ok(resource_version)
+                    Ok(())
                 }
                 WatchFrame::Error(status) => {
                     let e = SourceError::Api(status);
@@ -814,10 +817,8 @@ impl Reflector {
                     Err(e)
                 }
             };
-            match applied {
-                Ok(rv) if ordered => self.set_last_sync_rv(&rv),
-                Ok(_) => {}
-                Err(e) => break WatchOutcome::Failed(e),
+            if let Err(e) = applied {
+                break WatchOutcome::Failed(e);
             }
             events += 1;
         };
@@ -844,20 +845,27 @@ impl Reflector {
         }
     }
 
-    /// Queues one watched object and returns its resourceVersion, for the caller to record.
-    /// An object that cannot be decoded is client-go's StreamWatcher decode failure (an
-    /// InternalError event: relist); one the transform rejects is lost and the watch goes on,
-    /// its resourceVersion still returned (client-go's watchHandler logs the failed store
-    /// write and continues, reflector.go v0.36 handleWatch).
+    /// Queues one watched object and, when the stream is `ordered`, records its resourceVersion
+    /// as the last synced one (Rule R2). An object that cannot be decoded is client-go's
+    /// StreamWatcher decode failure (an InternalError event: relist); one the transform
+    /// rejects is lost and the watch goes on, its resourceVersion still recorded (client-go's
+    /// watchHandler logs the failed store write and continues, reflector.go v0.36 handleWatch).
     fn apply(
         &self,
         event_type: WatchEventType,
         object: WatchObject,
-    ) -> Result<String, SourceError> {
+        ordered: bool,
+    ) -> Result<(), SourceError> {
         let (raw, meta) = object.into_parts();
         let obj = match self.decode_watched(&raw, meta) {
             Ok(obj) => obj,
-            Err(DecodeError::Transform(why)) => return Ok(self.drop_untransformable(&raw, &why)),
+            Err(DecodeError::Transform(why)) => {
+                let rv = self.drop_untransformable(&raw, &why);
+                if ordered {
+                    self.set_last_sync_rv(&rv);
+                }
+                return Ok(());
+            }
             Err(e) => {
                 let e = internal_error(&SourceError::Decode(e.to_string()));
                 self.trace_error(&e);
@@ -871,7 +879,10 @@ impl Reflector {
             WatchEventType::Modified => self.queue.update(queued),
             WatchEventType::Deleted => self.queue.delete(queued),
         }
-        Ok(obj.resource_version().to_owned())
+        if ordered {
+            self.set_last_sync_rv(obj.resource_version());
+        }
+        Ok(())
     }
 
     /// A watched object the transform failed on: traced, not queued; its resourceVersion is
