@@ -19,6 +19,7 @@ mod renderer;
 pub mod resync;
 pub mod status;
 pub mod summary;
+pub mod sync_cause;
 pub mod table;
 
 pub use options::{ExtraLine, Hidden, OutputFormat, RenderOptions};
