@@ -157,7 +157,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --timeout --churn --scenario --record --report --output --no-headers --show --diff --show-secret-data --columns --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --resync --handler --v --help --version"
+            opts="-o -v -h -V --duration --timeout --churn --scenario --record --report --output --no-headers --show --kinds --diff --show-secret-data --columns --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --resync --handler --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -197,6 +197,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -263,12 +267,16 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -o -v -h -V --by-index --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --by-index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -315,6 +323,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -927,7 +939,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__replay)
-            opts="-o -v -h -V --speed --clock --stream --duration --timeout --top --report --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-o -v -h -V --speed --clock --stream --duration --timeout --top --report --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -967,6 +979,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -1119,7 +1135,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1179,6 +1195,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -1409,7 +1429,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --report --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --report --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1477,6 +1497,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --columns)

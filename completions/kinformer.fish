@@ -68,6 +68,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l resync -d 'The informer\'s default resync period (0 = never)' -r
@@ -99,6 +100,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show-secre
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l by-index -d 'Print only the objects under one value of one index (client-go\'s ByIndex): `namespace` or an --index\'s NAME' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
@@ -122,6 +124,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l resync -d 'The informer\'s default resync period (0 = never)' -r
@@ -175,6 +178,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l resync -d 'The informer\'s default resync period (0 = never)' -r
@@ -258,6 +262,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
@@ -342,6 +347,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l resync -d 'The informer\'s default resync period (0 = never)' -r

@@ -19,7 +19,7 @@ pub use crate::informer::source::replay::Speed;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::object_columns::ObjectColumns;
-use crate::output::{Hidden, OutputFormat};
+use crate::output::{Hidden, NotifyKinds, OutputFormat};
 use kinformer_apiserver::Seed;
 
 use crate::duration::parse_duration;
@@ -150,8 +150,22 @@ pub struct DumpArgs {
     /// several as separate words or comma-separated (pods deploy, pods,deploy)
     #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
     pub resources: Vec<ResourceList>,
+    /// Print only the objects under one value of one index (client-go's ByIndex): `namespace`
+    /// or an --index's NAME
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_by_index, help_heading = "Output")]
+    pub by_index: Option<(String, String)>,
     #[command(flatten)]
     pub informer: InformerArgs,
+}
+
+/// Parses `dump --by-index NAME=VALUE`.
+fn parse_by_index(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
+        _ => Err(format!(
+            "expected NAME=VALUE (an index and one of its values), got {text:?}"
+        )),
+    }
 }
 
 /// `kinformer resync`.
@@ -519,6 +533,7 @@ pub fn parse_proxy_show(text: &str) -> Result<ShowSet, String> {
         notify: true,
         handled: true,
         only: None,
+        kinds: None,
     };
     Ok(ShowSet { stages, hidden })
 }
@@ -615,6 +630,10 @@ pub struct OutputArgs {
         hide_possible_values = true
     )]
     pub show: ShowSet,
+    /// Show only these notifications (table and JSONL), comma-separated: add, update, delete,
+    /// sync (an update with equal resourceVersions: a resync or a relist)
+    #[arg(long, value_name = "KINDS", value_parser = NotifyKinds::parse)]
+    pub kinds: Option<NotifyKinds>,
     /// Print field-level diffs of update notifications
     #[arg(long)]
     pub diff: bool,
@@ -626,6 +645,17 @@ pub struct OutputArgs {
     /// default columns
     #[arg(long, value_name = "SPEC", value_parser = ObjectColumns::parse)]
     pub columns: Option<ObjectColumns>,
+}
+
+impl OutputArgs {
+    /// The events of the delivered stages left out: `--show`'s, and the notifications
+    /// `--kinds` leaves out.
+    pub fn hidden(&self) -> Hidden {
+        Hidden {
+            kinds: self.kinds,
+            ..self.show.hidden()
+        }
+    }
 }
 
 /// How the informer is built.
@@ -927,6 +957,7 @@ pub fn parse_show(text: &str) -> Result<ShowSet, String> {
         notify: !notify,
         handled: !handled,
         only: None,
+        kinds: None,
     };
     Ok(ShowSet { stages, hidden })
 }
@@ -1242,6 +1273,11 @@ const IGNORED_FLAGS: &[(&str, &str, &str)] = &[
         "dump",
         "diff",
         "--diff has no effect on dump: it prints the cache, not update notifications",
+    ),
+    (
+        "dump",
+        "kinds",
+        "--kinds has no effect on dump: it prints the cache, not notifications (--by-index NAME=VALUE selects objects)",
     ),
 ];
 

@@ -22,7 +22,7 @@ pub mod summary;
 pub mod sync_cause;
 pub mod table;
 
-pub use options::{ExtraLine, Hidden, OutputFormat, RenderOptions};
+pub use options::{ExtraLine, Hidden, NotifyKinds, OutputFormat, RenderOptions};
 pub use renderer::{BeforeSummary, EventRenderer, Tap};
 
 #[cfg(test)]
