@@ -52,6 +52,9 @@ _kinformer() {
             kinformer,resync)
                 cmd="kinformer__subcmd__resync"
                 ;;
+            kinformer,scenarios)
+                cmd="kinformer__subcmd__scenarios"
+                ;;
             kinformer,serve)
                 cmd="kinformer__subcmd__serve"
                 ;;
@@ -97,6 +100,9 @@ _kinformer() {
             kinformer__subcmd__help,resync)
                 cmd="kinformer__subcmd__help__subcmd__resync"
                 ;;
+            kinformer__subcmd__help,scenarios)
+                cmd="kinformer__subcmd__help__subcmd__scenarios"
+                ;;
             kinformer__subcmd__help,serve)
                 cmd="kinformer__subcmd__help__subcmd__serve"
                 ;;
@@ -113,7 +119,7 @@ _kinformer() {
 
     case "${cmd}" in
         kinformer)
-            opts="-v -h -V --v --help --version watch dump resync top demo record replay serve proxy report explain profiles completions man help"
+            opts="-v -h -V --v --help --version watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -479,7 +485,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help)
-            opts="watch dump resync top demo record replay serve proxy report explain profiles completions man help"
+            opts="watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -647,6 +653,20 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help__subcmd__resync)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__help__subcmd__scenarios)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1249,6 +1269,28 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__scenarios)
+            opts="-v -h -V --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

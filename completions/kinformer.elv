@@ -36,6 +36,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand report 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
             cand explain 'Tell one object''s story in a run: server states, deltas, cache writes, notifications'
             cand profiles 'Print what each client-go release profile (--client-go) switches'
+            cand scenarios 'List the built-in scenarios (demo --scenario NAME plays one) and what each shows'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -171,7 +172,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --version 'Print version'
         }
         &'kinformer;top'= {
-            cand --scenario 'Play a scenario file on the --embedded server (its writes, faults and handler steps)'
+            cand --scenario 'Play a scenario on the --embedded server (its writes, faults and handler steps): a file, or a built-in one by NAME (kinformer scenarios lists them)'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'
             cand -n 'The namespace scope (default: the context''s namespace)'
@@ -207,7 +208,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --timeout 'Stop after this long (default, or 0: run until interrupted)'
             cand --duration 'Stop after this long (default, or 0: run until interrupted)'
             cand --churn 'Writes per second the embedded server makes (creates, updates, deletes)'
-            cand --scenario 'Play a scenario file (timed writes, faults, handler changes) instead of churning'
+            cand --scenario 'Play a scenario (timed writes, faults, handler changes) instead of churning: a file, or a built-in one by NAME: broken-stream-vs-410, delete-during-disconnect, delta-vs-real-fifo, late-handler, relist-after-410, slow-handler-backlog, three-handlers-resync, throttled-server, version-differences (kinformer scenarios says what each shows)'
             cand --record 'Also record the informer''s LIST pages and WATCH frames to FILE (see kinformer record)'
             cand --report 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed'
             cand -o 'Output format'
@@ -316,7 +317,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --seed 'Objects to start with: `builtin` or a YAML file (repeatable)'
             cand --history 'How many events the watch history keeps (older resourceVersions get 410 Gone)'
             cand --churn 'Writes per second to generate (0 = none)'
-            cand --scenario 'Play a scenario file''s writes and faults (handler steps are skipped with a warning)'
+            cand --scenario 'Play a scenario''s writes and faults (handler steps are skipped with a warning): a file, or a built-in one by NAME (kinformer scenarios lists them)'
             cand --watch-cache 'Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit'
             cand --bookmark-interval 'Interval between BOOKMARK events on watches that ask for them'
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
@@ -409,6 +410,14 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kinformer;scenarios'= {
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kinformer;completions'= {
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
@@ -439,6 +448,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand report 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
             cand explain 'Tell one object''s story in a run: server states, deltas, cache writes, notifications'
             cand profiles 'Print what each client-go release profile (--client-go) switches'
+            cand scenarios 'List the built-in scenarios (demo --scenario NAME plays one) and what each shows'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -466,6 +476,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;help;explain'= {
         }
         &'kinformer;help;profiles'= {
+        }
+        &'kinformer;help;scenarios'= {
         }
         &'kinformer;help;completions'= {
         }

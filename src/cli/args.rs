@@ -108,6 +108,8 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Print what each client-go release profile (--client-go) switches
     Profiles,
+    /// List the built-in scenarios (demo --scenario NAME plays one) and what each shows
+    Scenarios,
     /// Print a shell completion script to stdout
     Completions(CompletionsArgs),
     /// Print the man page, or write every page into a directory
@@ -214,8 +216,9 @@ pub struct TopArgs {
     /// separate words or comma-separated: one informer each, Tab switches the view
     #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
     pub resources: Vec<ResourceList>,
-    /// Play a scenario file on the --embedded server (its writes, faults and handler steps)
-    #[arg(long, value_name = "FILE", requires = "embedded")]
+    /// Play a scenario on the --embedded server (its writes, faults and handler steps): a file,
+    /// or a built-in one by NAME (kinformer scenarios lists them)
+    #[arg(long, value_name = "FILE|NAME", requires = "embedded")]
     pub scenario: Option<PathBuf>,
     #[command(flatten)]
     pub connection: ConnectionArgs,
@@ -239,8 +242,9 @@ pub struct DemoArgs {
     /// Writes per second the embedded server makes (creates, updates, deletes)
     #[arg(long, value_name = "OPS", default_value_t = 5)]
     pub churn: u32,
-    /// Play a scenario file (timed writes, faults, handler changes) instead of churning
-    #[arg(long, value_name = "FILE")]
+    /// Play a scenario (timed writes, faults, handler changes) instead of churning: a file, or
+    /// a built-in one by NAME: broken-stream-vs-410, delete-during-disconnect, delta-vs-real-fifo, late-handler, relist-after-410, slow-handler-backlog, three-handlers-resync, throttled-server, version-differences (kinformer scenarios says what each shows)
+    #[arg(long, value_name = "FILE|NAME")]
     pub scenario: Option<PathBuf>,
     /// Also record the informer's LIST pages and WATCH frames to FILE (see kinformer record)
     #[arg(long, value_name = "FILE")]
@@ -426,8 +430,9 @@ pub struct ServeArgs {
     /// Writes per second to generate (0 = none)
     #[arg(long, value_name = "OPS_PER_S", default_value_t = 0.0, value_parser = parse_rate)]
     pub churn: f64,
-    /// Play a scenario file's writes and faults (handler steps are skipped with a warning)
-    #[arg(long, value_name = "FILE")]
+    /// Play a scenario's writes and faults (handler steps are skipped with a warning): a file,
+    /// or a built-in one by NAME (kinformer scenarios lists them)
+    #[arg(long, value_name = "FILE|NAME")]
     pub scenario: Option<PathBuf>,
     /// Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
