@@ -1197,7 +1197,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args = custom_columns_output(args.into_iter().map(Into::into).collect());
+    let args = negative_values_joined(custom_columns_output(
+        args.into_iter().map(Into::into).collect(),
+    ));
     let argv0 = args
         .first()
         .map(|a| a.to_string_lossy().into_owned())
@@ -1219,6 +1221,31 @@ where
             target.error(clap::error::ErrorKind::ValueValidation, msg)
         })?;
     Ok(cli)
+}
+
+/// `--FLAG -1s` as `--FLAG=-1s`: clap takes a word starting with `-` for a flag, so a negative
+/// value after a space would be "unexpected argument '-1'"; joined, the flag's own parser says
+/// what is wrong with it (a duration must not be negative).
+fn negative_values_joined(args: Vec<OsString>) -> Vec<OsString> {
+    let negative = |a: &OsString| {
+        let text = a.to_string_lossy();
+        text.len() > 1 && text.starts_with('-') && text.as_bytes()[1].is_ascii_digit()
+    };
+    let mut out: Vec<OsString> = Vec::with_capacity(args.len());
+    for arg in args {
+        let long_flag = out.last().is_some_and(|flag| {
+            let text = flag.to_string_lossy();
+            text.starts_with("--") && text.len() > 2 && !text.contains('=')
+        });
+        match out.last_mut() {
+            Some(flag) if long_flag && negative(&arg) => {
+                flag.push("=");
+                flag.push(&arg);
+            }
+            _ => out.push(arg),
+        }
+    }
+    out
 }
 
 /// kubectl's `-o custom-columns=SPEC` (any spelling of `-o`/`--output`) as `-o table
@@ -1336,6 +1363,13 @@ mod tests {
             watch(&["pods", "-o", "wide"]).informer.output.output,
             OutputFormat::Wide
         );
+    }
+
+    #[test]
+    fn a_negative_duration_after_a_space_is_the_durations_error() {
+        let e = parse(&["watch", "pods", "--resync", "-1s"]).expect_err("negative");
+        let text = e.to_string();
+        assert!(text.contains("must not be negative"), "{text}");
     }
 
     #[test]

@@ -183,7 +183,15 @@ pub fn warn_of_differences(replay: &Replay, path: &str, end: Option<&ReplayEnd>)
     }
     let left = replay.left_over();
     if left > 0 && end == Some(&ReplayEnd::Finished) {
-        eprintln!("warning: {path}: {left} recorded entries were never asked for");
+        eprintln!("warning: {path}: {}", never_asked(left));
+    }
+}
+
+/// `1 recorded entry was never asked for`, `3 recorded entries were never asked for`.
+fn never_asked(left: usize) -> String {
+    match left {
+        1 => "1 recorded entry was never asked for".to_owned(),
+        n => format!("{n} recorded entries were never asked for"),
     }
 }
 
@@ -243,6 +251,12 @@ mod tests {
             "\n"
         );
         RecordFile::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_entries_never_asked_for_are_counted_in_good_english() {
+        assert_eq!(never_asked(1), "1 recorded entry was never asked for");
+        assert_eq!(never_asked(3), "3 recorded entries were never asked for");
     }
 
     #[test]
