@@ -53,7 +53,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s l -l selec
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
@@ -109,7 +109,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s l -l select
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
@@ -163,7 +163,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s l -l sele
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
@@ -247,7 +247,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l churn -d 'W
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l scenario -d 'Play a scenario (timed writes, faults, handler changes) instead of churning: a file, or a built-in one by NAME: broken-stream-vs-410, delete-during-disconnect, delta-vs-real-fifo, late-handler, relist-after-410, slow-handler-backlog, three-handlers-resync, throttled-server, version-differences (kinformer scenarios says what each shows)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l record -d 'Also record the informer\'s LIST pages and WATCH frames to FILE (see kinformer record)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l report -d 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed' -r -F
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
@@ -332,7 +332,7 @@ virtual\t'tokio\'s paused clock: timestamps are the recording\'s, timers fire in
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l stream -d 'Replay only this stream of a kinformer proxy recording (a client\'s informer, as the header\'s resources name it: CLIENT/RESOURCE…)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l timeout -l duration -d 'Stop after this long (of the replay\'s clock; 0 = at the end of the recording)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l report -d 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed' -r -F
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''

@@ -85,34 +85,85 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)
+    #[command(after_help = "Examples:
+  kinformer watch pods -A                          # every change, one row each
+  kinformer watch pods -n shop --show all          # every stage of the pipeline
+  kinformer watch deploy -o jsonl | jq .           # JSONL for scripts
+  kinformer watch pods -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName
+  kinformer watch pods --handler slow:delay=200ms --kinds sync")]
     Watch(WatchArgs),
     /// List RESOURCE through an informer and print the cache and its indices
+    #[command(after_help = "Examples:
+  kinformer dump pods -A                           # the cache after the initial sync
+  kinformer dump pods --index by-node=field:spec.nodeName -o wide
+  kinformer dump pods -A --by-index namespace=shop # client-go's ByIndex
+  kinformer dump deploy -o json | jq '.items[].metadata.name'")]
     Dump(DumpArgs),
     /// Debug resync: show each handler's schedule, every resync tick and a timeline
+    #[command(after_help = "Examples:
+  kinformer resync configmaps --handler a:resync=5s --resync 30s
+  kinformer resync pods -A --handler ctrl:resync=5m --timeout 2m")]
     Resync(ResyncArgs),
     /// A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler
     Top(TopArgs),
     /// Run against an embedded API server with generated churn (no cluster needed)
+    #[command(after_help = "Examples:
+  kinformer demo                                   # the narrated tour, no cluster needed
+  kinformer demo --scenario relist-after-410       # a built-in scenario (kinformer scenarios)
+  kinformer demo -o jsonl --timeout 10s | jq .
+  kinformer demo --report demo.html")]
     Demo(DemoArgs),
     /// Record RESOURCE's raw LIST pages and WATCH frames, with their timing, to a file
+    #[command(after_help = "Examples:
+  kinformer record pods -A -o pods.jsonl.zst --timeout 10m
+  kinformer record pods,deploy -n shop -o shop.jsonl")]
     Record(RecordArgs),
     /// Feed a record file through the informer pipeline offline (deterministic)
+    #[command(after_help = "Examples:
+  kinformer replay pods.jsonl.zst --clock virtual --speed max
+  kinformer replay pods.jsonl.zst --client-go 1.32 --show all -o jsonl
+  kinformer replay controller.jsonl --stream kubectl/pods@default")]
     Replay(ReplayArgs),
     /// Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)
+    #[command(after_help = "Examples:
+  kinformer serve                                  # an API server for kubectl and kube-rs
+  kinformer serve --churn 5 --scenario throttled-server")]
     Serve(ServeArgs),
     /// Relay any client to the API server and show what its informers did (records them too)
+    #[command(after_help = "Examples:
+  kinformer proxy --record controller.jsonl        # then point the client at its kubeconfig
+  kinformer proxy --show all --timeout 5m")]
     Proxy(ProxyArgs),
     /// Draw a run as one self-contained HTML page: timeline, plots, markers, object stories
+    #[command(after_help = "Examples:
+  kinformer report run.jsonl -o run.html
+  kinformer report pods.jsonl.zst -o replay.html   # a record file, replayed")]
     Report(ReportArgs),
     /// Tell one object's story in a run: server states, deltas, cache writes, notifications
+    #[command(after_help = "Examples:
+  kinformer explain default/web-1 run.jsonl
+  kinformer explain web-1 pods.jsonl.zst           # a bare name: the default namespace
+  kinformer explain default/web-1 run.jsonl -o jsonl")]
     Explain(ExplainArgs),
     /// Print what each client-go release profile (--client-go) switches
+    #[command(after_help = "Examples:
+  kinformer profiles
+  kinformer watch pods --client-go 1.32            # run one of them")]
     Profiles,
     /// List the built-in scenarios (demo --scenario NAME plays one) and what each shows
+    #[command(after_help = "Examples:
+  kinformer scenarios
+  kinformer demo --scenario late-handler")]
     Scenarios,
     /// Print a shell completion script to stdout
+    #[command(after_help = "Examples:
+  kinformer completions bash > ~/.local/share/bash-completion/completions/kinformer
+  kinformer completions zsh > \"${fpath[1]}/_kinformer\"")]
     Completions(CompletionsArgs),
     /// Print the man page, or write every page into a directory
+    #[command(after_help = "Examples:
+  kinformer man | man -l -
+  kinformer man --out-dir ~/.local/share/man/man1")]
     Man(ManArgs),
 }
 
@@ -617,7 +668,8 @@ pub const DEFAULT_SHOW: &str = "lifecycle,notifications,resync";
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Output")]
 pub struct OutputArgs {
-    /// Output format
+    /// Output format; also kubectl's custom-columns=SPEC (the table with those columns, as
+    /// --columns SPEC)
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table")]
     pub output: OutputFormat,
     /// Don't print table headers
@@ -1370,6 +1422,32 @@ mod tests {
         let e = parse(&["watch", "pods", "--resync", "-1s"]).expect_err("negative");
         let text = e.to_string();
         assert!(text.contains("must not be negative"), "{text}");
+    }
+
+    #[test]
+    fn every_command_help_has_examples_and_output_lists_custom_columns() {
+        let mut cli = Cli::command();
+        for sub in cli.get_subcommands_mut() {
+            let name = sub.get_name().to_owned();
+            let help = sub.render_long_help().to_string();
+            assert!(help.contains("Examples:\n  kinformer "), "{name}: {help}");
+            for example in help.lines().filter_map(|l| l.strip_prefix("  kinformer ")) {
+                let command = example.split(['#', '|', '>']).next().unwrap_or_default();
+                let words: Vec<&str> = command.split_whitespace().collect();
+                if let Err(e) = parse(&words) {
+                    assert!(
+                        matches!(e.kind(), clap::error::ErrorKind::DisplayHelp),
+                        "{name}: `kinformer {example}`: {e}"
+                    );
+                }
+            }
+            if sub.get_arguments().any(|a| a.get_id() == "columns") {
+                assert!(
+                    help.contains("custom-columns="),
+                    "{name}: -o custom-columns=SPEC"
+                );
+            }
+        }
     }
 
     #[test]
