@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Tell one object''s story in a run: server states, deltas, cache writes, notifications')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
+            [CompletionResult]::new('scenarios', 'scenarios', [CompletionResultType]::ParameterValue, 'List the built-in scenarios (demo --scenario NAME plays one) and what each shows')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write every page into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -58,9 +59,10 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector (e.g. --field-selector spec.nodeName=node-a)')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Pod writes per second on the --embedded server (0 = a static cluster)')
             [CompletionResult]::new('--retry-timeout', '--retry-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)')
+            [CompletionResult]::new('--kinds', '--kinds', [CompletionResultType]::ParameterName, 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns')
             [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
@@ -92,6 +94,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;dump' {
+            [CompletionResult]::new('--by-index', '--by-index', [CompletionResultType]::ParameterName, 'Print only the objects under one value of one index (client-go''s ByIndex): `namespace` or an --index''s NAME')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
@@ -101,9 +104,10 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector (e.g. --field-selector spec.nodeName=node-a)')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Pod writes per second on the --embedded server (0 = a static cluster)')
             [CompletionResult]::new('--retry-timeout', '--retry-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)')
+            [CompletionResult]::new('--kinds', '--kinds', [CompletionResultType]::ParameterName, 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns')
             [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
@@ -143,9 +147,10 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector (e.g. --field-selector spec.nodeName=node-a)')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Pod writes per second on the --embedded server (0 = a static cluster)')
             [CompletionResult]::new('--retry-timeout', '--retry-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)')
+            [CompletionResult]::new('--kinds', '--kinds', [CompletionResultType]::ParameterName, 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns')
             [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
@@ -174,7 +179,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;top' {
-            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario file on the --embedded server (its writes, faults and handler steps)')
+            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario on the --embedded server (its writes, faults and handler steps): a file, or a built-in one by NAME (kinformer scenarios lists them)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')
@@ -211,12 +216,13 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (default, or 0: run until interrupted)')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (default, or 0: run until interrupted)')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Writes per second the embedded server makes (creates, updates, deletes)')
-            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario file (timed writes, faults, handler changes) instead of churning')
+            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario (timed writes, faults, handler changes) instead of churning: a file, or a built-in one by NAME: broken-stream-vs-410, delete-during-disconnect, delta-vs-real-fifo, late-handler, relist-after-410, slow-handler-backlog, three-handlers-resync, throttled-server, version-differences (kinformer scenarios says what each shows)')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Also record the informer''s LIST pages and WATCH frames to FILE (see kinformer record)')
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)')
+            [CompletionResult]::new('--kinds', '--kinds', [CompletionResultType]::ParameterName, 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns')
             [CompletionResult]::new('--index', '--index', [CompletionResultType]::ParameterName, 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)')
             [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy')
@@ -286,9 +292,10 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)')
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)')
             [CompletionResult]::new('--show', '--show', [CompletionResultType]::ParameterName, 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)')
+            [CompletionResult]::new('--kinds', '--kinds', [CompletionResultType]::ParameterName, 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns')
             [CompletionResult]::new('--handler', '--handler', [CompletionResultType]::ParameterName, 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'The informer''s default resync period (0 = never)')
@@ -321,7 +328,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Objects to start with: `builtin` or a YAML file (repeatable)')
             [CompletionResult]::new('--history', '--history', [CompletionResultType]::ParameterName, 'How many events the watch history keeps (older resourceVersions get 410 Gone)')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Writes per second to generate (0 = none)')
-            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario file''s writes and faults (handler steps are skipped with a warning)')
+            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario''s writes and faults (handler steps are skipped with a warning): a file, or a built-in one by NAME (kinformer scenarios lists them)')
             [CompletionResult]::new('--watch-cache', '--watch-cache', [CompletionResultType]::ParameterName, 'Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit')
             [CompletionResult]::new('--bookmark-interval', '--bookmark-interval', [CompletionResultType]::ParameterName, 'Interval between BOOKMARK events on watches that ask for them')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
@@ -419,6 +426,15 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kinformer;scenarios' {
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kinformer;completions' {
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
             [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)')
@@ -451,6 +467,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Tell one object''s story in a run: server states, deltas, cache writes, notifications')
             [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'Print what each client-go release profile (--client-go) switches')
+            [CompletionResult]::new('scenarios', 'scenarios', [CompletionResultType]::ParameterValue, 'List the built-in scenarios (demo --scenario NAME plays one) and what each shows')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write every page into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -490,6 +507,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
             break
         }
         'kinformer;help;profiles' {
+            break
+        }
+        'kinformer;help;scenarios' {
             break
         }
         'kinformer;help;completions' {

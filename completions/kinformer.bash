@@ -52,6 +52,9 @@ _kinformer() {
             kinformer,resync)
                 cmd="kinformer__subcmd__resync"
                 ;;
+            kinformer,scenarios)
+                cmd="kinformer__subcmd__scenarios"
+                ;;
             kinformer,serve)
                 cmd="kinformer__subcmd__serve"
                 ;;
@@ -97,6 +100,9 @@ _kinformer() {
             kinformer__subcmd__help,resync)
                 cmd="kinformer__subcmd__help__subcmd__resync"
                 ;;
+            kinformer__subcmd__help,scenarios)
+                cmd="kinformer__subcmd__help__subcmd__scenarios"
+                ;;
             kinformer__subcmd__help,serve)
                 cmd="kinformer__subcmd__help__subcmd__serve"
                 ;;
@@ -113,7 +119,7 @@ _kinformer() {
 
     case "${cmd}" in
         kinformer)
-            opts="-v -h -V --v --help --version watch dump resync top demo record replay serve proxy report explain profiles completions man help"
+            opts="-v -h -V --v --help --version watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -157,7 +163,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__demo)
-            opts="-o -v -h -V --duration --timeout --churn --scenario --record --report --output --no-headers --show --diff --show-secret-data --columns --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --resync --handler --v --help --version"
+            opts="-o -v -h -V --duration --timeout --churn --scenario --record --report --output --no-headers --show --kinds --diff --show-secret-data --columns --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --resync --handler --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -197,6 +203,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -263,12 +273,16 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -o -v -h -V --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -o -v -h -V --by-index --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --by-index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -315,6 +329,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -467,7 +485,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help)
-            opts="watch dump resync top demo record replay serve proxy report explain profiles completions man help"
+            opts="watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -635,6 +653,20 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__help__subcmd__resync)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__help__subcmd__scenarios)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -927,7 +959,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__replay)
-            opts="-o -v -h -V --speed --clock --stream --duration --timeout --top --report --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-o -v -h -V --speed --clock --stream --duration --timeout --top --report --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -967,6 +999,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -1119,7 +1155,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1181,6 +1217,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
                     return 0
                     ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --columns)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1229,6 +1269,28 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinformer__subcmd__scenarios)
+            opts="-v -h -V --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1409,7 +1471,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --report --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --report --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1477,6 +1539,10 @@ _kinformer() {
                     ;;
                 --show)
                     COMPREPLY=($(compgen -W "reflector lifecycle deltas fifo indexer notifications handled handlers handler resync all" -- "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --columns)

@@ -36,6 +36,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand report 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
             cand explain 'Tell one object''s story in a run: server states, deltas, cache writes, notifications'
             cand profiles 'Print what each client-go release profile (--client-go) switches'
+            cand scenarios 'List the built-in scenarios (demo --scenario NAME plays one) and what each shows'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -54,9 +55,10 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --field-selector 'Field selector (e.g. --field-selector spec.nodeName=node-a)'
             cand --churn 'Pod writes per second on the --embedded server (0 = a static cluster)'
             cand --retry-timeout 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)'
-            cand -o 'Output format'
-            cand --output 'Output format'
+            cand -o 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
+            cand --output 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
             cand --show 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)'
+            cand --kinds 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)'
             cand --columns 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns'
             cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)'
             cand --resync 'The informer''s default resync period (0 = never)'
@@ -87,6 +89,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --version 'Print version'
         }
         &'kinformer;dump'= {
+            cand --by-index 'Print only the objects under one value of one index (client-go''s ByIndex): `namespace` or an --index''s NAME'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'
             cand -n 'The namespace scope (default: the context''s namespace)'
@@ -96,9 +99,10 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --field-selector 'Field selector (e.g. --field-selector spec.nodeName=node-a)'
             cand --churn 'Pod writes per second on the --embedded server (0 = a static cluster)'
             cand --retry-timeout 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)'
-            cand -o 'Output format'
-            cand --output 'Output format'
+            cand -o 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
+            cand --output 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
             cand --show 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)'
+            cand --kinds 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)'
             cand --columns 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns'
             cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)'
             cand --resync 'The informer''s default resync period (0 = never)'
@@ -137,9 +141,10 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --field-selector 'Field selector (e.g. --field-selector spec.nodeName=node-a)'
             cand --churn 'Pod writes per second on the --embedded server (0 = a static cluster)'
             cand --retry-timeout 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)'
-            cand -o 'Output format'
-            cand --output 'Output format'
+            cand -o 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
+            cand --output 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
             cand --show 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)'
+            cand --kinds 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)'
             cand --columns 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns'
             cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)'
             cand --resync 'The informer''s default resync period (0 = never)'
@@ -167,7 +172,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --version 'Print version'
         }
         &'kinformer;top'= {
-            cand --scenario 'Play a scenario file on the --embedded server (its writes, faults and handler steps)'
+            cand --scenario 'Play a scenario on the --embedded server (its writes, faults and handler steps): a file, or a built-in one by NAME (kinformer scenarios lists them)'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'
             cand -n 'The namespace scope (default: the context''s namespace)'
@@ -203,12 +208,13 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --timeout 'Stop after this long (default, or 0: run until interrupted)'
             cand --duration 'Stop after this long (default, or 0: run until interrupted)'
             cand --churn 'Writes per second the embedded server makes (creates, updates, deletes)'
-            cand --scenario 'Play a scenario file (timed writes, faults, handler changes) instead of churning'
+            cand --scenario 'Play a scenario (timed writes, faults, handler changes) instead of churning: a file, or a built-in one by NAME: broken-stream-vs-410, delete-during-disconnect, delta-vs-real-fifo, late-handler, relist-after-410, slow-handler-backlog, three-handlers-resync, throttled-server, version-differences (kinformer scenarios says what each shows)'
             cand --record 'Also record the informer''s LIST pages and WATCH frames to FILE (see kinformer record)'
             cand --report 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed'
-            cand -o 'Output format'
-            cand --output 'Output format'
+            cand -o 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
+            cand --output 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
             cand --show 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)'
+            cand --kinds 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)'
             cand --columns 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns'
             cand --index 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)'
             cand --client-go 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy'
@@ -276,9 +282,10 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --timeout 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)'
             cand --duration 'Stop after this long (of the replay''s clock; 0 = at the end of the recording)'
             cand --report 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed'
-            cand -o 'Output format'
-            cand --output 'Output format'
+            cand -o 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
+            cand --output 'Output format; also kubectl''s custom-columns=SPEC (the table with those columns, as --columns SPEC)'
             cand --show 'What to show, comma-separated: reflector (every reflector event), lifecycle (its list/watch starts, ends, errors, backoffs and relists), deltas, indexer, notifications, handled, handlers (notifications and handled), resync, all. Left at its default, a table folds a burst of notifications into one row (`demo -o jsonl` defaults to all)'
+            cand --kinds 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)'
             cand --columns 'The object''s fields on notification rows (tables), kubectl''s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource''s default columns'
             cand --handler 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)'
             cand --resync 'The informer''s default resync period (0 = never)'
@@ -310,7 +317,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand --seed 'Objects to start with: `builtin` or a YAML file (repeatable)'
             cand --history 'How many events the watch history keeps (older resourceVersions get 410 Gone)'
             cand --churn 'Writes per second to generate (0 = none)'
-            cand --scenario 'Play a scenario file''s writes and faults (handler steps are skipped with a warning)'
+            cand --scenario 'Play a scenario''s writes and faults (handler steps are skipped with a warning): a file, or a built-in one by NAME (kinformer scenarios lists them)'
             cand --watch-cache 'Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit'
             cand --bookmark-interval 'Interval between BOOKMARK events on watches that ask for them'
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
@@ -403,6 +410,14 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kinformer;scenarios'= {
+            cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kinformer;completions'= {
             cand -v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
             cand --v 'Log verbosity on stderr, like kubectl''s -v (0 warnings, 2 info, 4 debug, 6+ trace)'
@@ -433,6 +448,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
             cand report 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
             cand explain 'Tell one object''s story in a run: server states, deltas, cache writes, notifications'
             cand profiles 'Print what each client-go release profile (--client-go) switches'
+            cand scenarios 'List the built-in scenarios (demo --scenario NAME plays one) and what each shows'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page, or write every page into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -460,6 +476,8 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         &'kinformer;help;explain'= {
         }
         &'kinformer;help;profiles'= {
+        }
+        &'kinformer;help;scenarios'= {
         }
         &'kinformer;help;completions'= {
         }

@@ -39,6 +39,7 @@ complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "proxy" -d 'Rela
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "report" -d 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "explain" -d 'Tell one object\'s story in a run: server states, deltas, cache writes, notifications'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
+complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "scenarios" -d 'List the built-in scenarios (demo --scenario NAME plays one) and what each shows'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "man" -d 'Print the man page, or write every page into a directory'
 complete -c kinformer -n "__fish_kinformer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -52,7 +53,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s l -l selec
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
@@ -68,6 +69,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l resync -d 'The informer\'s default resync period (0 = never)' -r
@@ -99,6 +101,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show-secre
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l by-index -d 'Print only the objects under one value of one index (client-go\'s ByIndex): `namespace` or an --index\'s NAME' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
@@ -106,7 +109,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s l -l select
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
@@ -122,6 +125,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l resync -d 'The informer\'s default resync period (0 = never)' -r
@@ -159,7 +163,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s l -l sele
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
@@ -175,6 +179,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l resync -d 'The informer\'s default resync period (0 = never)' -r
@@ -204,7 +209,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show-secr
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s V -l version -d 'Print version'
-complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l scenario -d 'Play a scenario file on the --embedded server (its writes, faults and handler steps)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l scenario -d 'Play a scenario on the --embedded server (its writes, faults and handler steps): a file, or a built-in one by NAME (kinformer scenarios lists them)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r
@@ -239,10 +244,10 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s h -l help -d
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l timeout -l duration -d 'Stop after this long (default, or 0: run until interrupted)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l churn -d 'Writes per second the embedded server makes (creates, updates, deletes)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l scenario -d 'Play a scenario file (timed writes, faults, handler changes) instead of churning' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l scenario -d 'Play a scenario (timed writes, faults, handler changes) instead of churning: a file, or a built-in one by NAME: broken-stream-vs-410, delete-during-disconnect, delta-vs-real-fifo, late-handler, relist-after-410, slow-handler-backlog, three-handlers-resync, throttled-server, version-differences (kinformer scenarios says what each shows)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l record -d 'Also record the informer\'s LIST pages and WATCH frames to FILE (see kinformer record)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l report -d 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed' -r -F
-complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
@@ -258,6 +263,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand demo" -l client-go -d 'The client-go release to model: its queue, PopBatch, atomic FIFO and list strategy' -r -f -a "1.32\t''
@@ -326,7 +332,7 @@ virtual\t'tokio\'s paused clock: timestamps are the recording\'s, timers fire in
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l stream -d 'Replay only this stream of a kinformer proxy recording (a client\'s informer, as the header\'s resources name it: CLIENT/RESOURCE…)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l timeout -l duration -d 'Stop after this long (of the replay\'s clock; 0 = at the end of the recording)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l report -d 'Also write the run as a self-contained HTML page to FILE at exit (see kinformer report); the informer then traces every stage, --show still narrows what is printed' -r -F
-complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
 json\t''
@@ -342,6 +348,7 @@ handlers\t''
 handler\t''
 resync\t''
 all\t''"
+complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l kinds -d 'Show only these notifications (table and JSONL), comma-separated: add, update, delete, sync (an update with equal resourceVersions: a resync or a relist)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l columns -d 'The object\'s fields on notification rows (tables), kubectl\'s custom-columns syntax: NAME:JSONPATH[,NAME:JSONPATH…] (e.g. PHASE:.status.phase); replaces the resource\'s default columns' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand replay" -l resync -d 'The informer\'s default resync period (0 = never)' -r
@@ -376,7 +383,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l token -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l seed -d 'Objects to start with: `builtin` or a YAML file (repeatable)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l history -d 'How many events the watch history keeps (older resourceVersions get 410 Gone)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l churn -d 'Writes per second to generate (0 = none)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l scenario -d 'Play a scenario file\'s writes and faults (handler steps are skipped with a warning)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l scenario -d 'Play a scenario\'s writes and faults (handler steps are skipped with a warning): a file, or a built-in one by NAME (kinformer scenarios lists them)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l watch-cache -d 'Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit' -r -f -a "true\t''
 false\t''"
 complete -c kinformer -n "__fish_kinformer_using_subcommand serve" -l bookmark-interval -d 'Interval between BOOKMARK events on watches that ask for them' -r
@@ -466,6 +473,9 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand explain" -s V -l ver
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand profiles" -s V -l version -d 'Print version'
+complete -c kinformer -n "__fish_kinformer_using_subcommand scenarios" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand scenarios" -s h -l help -d 'Print help'
+complete -c kinformer -n "__fish_kinformer_using_subcommand scenarios" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand completions" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand completions" -s V -l version -d 'Print version'
@@ -473,18 +483,19 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand man" -l out-dir -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s h -l help -d 'Print help'
 complete -c kinformer -n "__fish_kinformer_using_subcommand man" -s V -l version -d 'Print version'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "top" -d 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "proxy" -d 'Relay any client to the API server and show what its informers did (records them too)'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "report" -d 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "explain" -d 'Tell one object\'s story in a run: server states, deltas, cache writes, notifications'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "man" -d 'Print the man page, or write every page into a directory'
-complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "watch" -d 'Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "dump" -d 'List RESOURCE through an informer and print the cache and its indices'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "resync" -d 'Debug resync: show each handler\'s schedule, every resync tick and a timeline'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "top" -d 'A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "demo" -d 'Run against an embedded API server with generated churn (no cluster needed)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "record" -d 'Record RESOURCE\'s raw LIST pages and WATCH frames, with their timing, to a file'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "replay" -d 'Feed a record file through the informer pipeline offline (deterministic)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "serve" -d 'Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "proxy" -d 'Relay any client to the API server and show what its informers did (records them too)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "report" -d 'Draw a run as one self-contained HTML page: timeline, plots, markers, object stories'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "explain" -d 'Tell one object\'s story in a run: server states, deltas, cache writes, notifications'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "profiles" -d 'Print what each client-go release profile (--client-go) switches'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "scenarios" -d 'List the built-in scenarios (demo --scenario NAME plays one) and what each shows'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "man" -d 'Print the man page, or write every page into a directory'
+complete -c kinformer -n "__fish_kinformer_using_subcommand help; and not __fish_seen_subcommand_from watch dump resync top demo record replay serve proxy report explain profiles scenarios completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -19,7 +19,7 @@ pub use crate::informer::source::replay::Speed;
 use crate::informer::store::{IndexError, IndexFunc, Indexers};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::object_columns::ObjectColumns;
-use crate::output::{Hidden, OutputFormat};
+use crate::output::{Hidden, NotifyKinds, OutputFormat};
 use kinformer_apiserver::Seed;
 
 use crate::duration::parse_duration;
@@ -85,32 +85,85 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run an informer on RESOURCE and show its pipeline live (like kubectl get -w)
+    #[command(after_help = "Examples:
+  kinformer watch pods -A                          # every change, one row each
+  kinformer watch pods -n shop --show all          # every stage of the pipeline
+  kinformer watch deploy -o jsonl | jq .           # JSONL for scripts
+  kinformer watch pods -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName
+  kinformer watch pods --handler slow:delay=200ms --kinds sync")]
     Watch(WatchArgs),
     /// List RESOURCE through an informer and print the cache and its indices
+    #[command(after_help = "Examples:
+  kinformer dump pods -A                           # the cache after the initial sync
+  kinformer dump pods --index by-node=field:spec.nodeName -o wide
+  kinformer dump pods -A --by-index namespace=shop # client-go's ByIndex
+  kinformer dump deploy -o json | jq '.items[].metadata.name'")]
     Dump(DumpArgs),
     /// Debug resync: show each handler's schedule, every resync tick and a timeline
+    #[command(after_help = "Examples:
+  kinformer resync configmaps --handler a:resync=5s --resync 30s
+  kinformer resync pods -A --handler ctrl:resync=5m --timeout 2m")]
     Resync(ResyncArgs),
     /// A live pipeline view on the terminal: reflector, queue, indexer, one lane per handler
     Top(TopArgs),
     /// Run against an embedded API server with generated churn (no cluster needed)
+    #[command(after_help = "Examples:
+  kinformer demo                                   # the narrated tour, no cluster needed
+  kinformer demo --scenario relist-after-410       # a built-in scenario (kinformer scenarios)
+  kinformer demo -o jsonl --timeout 10s | jq .
+  kinformer demo --report demo.html")]
     Demo(DemoArgs),
     /// Record RESOURCE's raw LIST pages and WATCH frames, with their timing, to a file
+    #[command(after_help = "Examples:
+  kinformer record pods -A -o pods.jsonl.zst --timeout 10m
+  kinformer record pods,deploy -n shop -o shop.jsonl")]
     Record(RecordArgs),
     /// Feed a record file through the informer pipeline offline (deterministic)
+    #[command(after_help = "Examples:
+  kinformer replay pods.jsonl.zst --clock virtual --speed max
+  kinformer replay pods.jsonl.zst --client-go 1.32 --show all -o jsonl
+  kinformer replay controller.jsonl --stream kubectl/pods@default")]
     Replay(ReplayArgs),
     /// Serve the embedded Kubernetes API server (for kubectl, kube-rs and tests)
+    #[command(after_help = "Examples:
+  kinformer serve                                  # an API server for kubectl and kube-rs
+  kinformer serve --churn 5 --scenario throttled-server")]
     Serve(ServeArgs),
     /// Relay any client to the API server and show what its informers did (records them too)
+    #[command(after_help = "Examples:
+  kinformer proxy --record controller.jsonl        # then point the client at its kubeconfig
+  kinformer proxy --show all --timeout 5m")]
     Proxy(ProxyArgs),
     /// Draw a run as one self-contained HTML page: timeline, plots, markers, object stories
+    #[command(after_help = "Examples:
+  kinformer report run.jsonl -o run.html
+  kinformer report pods.jsonl.zst -o replay.html   # a record file, replayed")]
     Report(ReportArgs),
     /// Tell one object's story in a run: server states, deltas, cache writes, notifications
+    #[command(after_help = "Examples:
+  kinformer explain default/web-1 run.jsonl
+  kinformer explain web-1 pods.jsonl.zst           # a bare name: the default namespace
+  kinformer explain default/web-1 run.jsonl -o jsonl")]
     Explain(ExplainArgs),
     /// Print what each client-go release profile (--client-go) switches
+    #[command(after_help = "Examples:
+  kinformer profiles
+  kinformer watch pods --client-go 1.32            # run one of them")]
     Profiles,
+    /// List the built-in scenarios (demo --scenario NAME plays one) and what each shows
+    #[command(after_help = "Examples:
+  kinformer scenarios
+  kinformer demo --scenario late-handler")]
+    Scenarios,
     /// Print a shell completion script to stdout
+    #[command(after_help = "Examples:
+  kinformer completions bash > ~/.local/share/bash-completion/completions/kinformer
+  kinformer completions zsh > \"${fpath[1]}/_kinformer\"")]
     Completions(CompletionsArgs),
     /// Print the man page, or write every page into a directory
+    #[command(after_help = "Examples:
+  kinformer man | man -l -
+  kinformer man --out-dir ~/.local/share/man/man1")]
     Man(ManArgs),
 }
 
@@ -150,8 +203,22 @@ pub struct DumpArgs {
     /// several as separate words or comma-separated (pods deploy, pods,deploy)
     #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
     pub resources: Vec<ResourceList>,
+    /// Print only the objects under one value of one index (client-go's ByIndex): `namespace`
+    /// or an --index's NAME
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_by_index, help_heading = "Output")]
+    pub by_index: Option<(String, String)>,
     #[command(flatten)]
     pub informer: InformerArgs,
+}
+
+/// Parses `dump --by-index NAME=VALUE`.
+fn parse_by_index(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
+        _ => Err(format!(
+            "expected NAME=VALUE (an index and one of its values), got {text:?}"
+        )),
+    }
 }
 
 /// `kinformer resync`.
@@ -200,8 +267,9 @@ pub struct TopArgs {
     /// separate words or comma-separated: one informer each, Tab switches the view
     #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
     pub resources: Vec<ResourceList>,
-    /// Play a scenario file on the --embedded server (its writes, faults and handler steps)
-    #[arg(long, value_name = "FILE", requires = "embedded")]
+    /// Play a scenario on the --embedded server (its writes, faults and handler steps): a file,
+    /// or a built-in one by NAME (kinformer scenarios lists them)
+    #[arg(long, value_name = "FILE|NAME", requires = "embedded")]
     pub scenario: Option<PathBuf>,
     #[command(flatten)]
     pub connection: ConnectionArgs,
@@ -225,8 +293,9 @@ pub struct DemoArgs {
     /// Writes per second the embedded server makes (creates, updates, deletes)
     #[arg(long, value_name = "OPS", default_value_t = 5)]
     pub churn: u32,
-    /// Play a scenario file (timed writes, faults, handler changes) instead of churning
-    #[arg(long, value_name = "FILE")]
+    /// Play a scenario (timed writes, faults, handler changes) instead of churning: a file, or
+    /// a built-in one by NAME: broken-stream-vs-410, delete-during-disconnect, delta-vs-real-fifo, late-handler, relist-after-410, slow-handler-backlog, three-handlers-resync, throttled-server, version-differences (kinformer scenarios says what each shows)
+    #[arg(long, value_name = "FILE|NAME")]
     pub scenario: Option<PathBuf>,
     /// Also record the informer's LIST pages and WATCH frames to FILE (see kinformer record)
     #[arg(long, value_name = "FILE")]
@@ -412,8 +481,9 @@ pub struct ServeArgs {
     /// Writes per second to generate (0 = none)
     #[arg(long, value_name = "OPS_PER_S", default_value_t = 0.0, value_parser = parse_rate)]
     pub churn: f64,
-    /// Play a scenario file's writes and faults (handler steps are skipped with a warning)
-    #[arg(long, value_name = "FILE")]
+    /// Play a scenario's writes and faults (handler steps are skipped with a warning): a file,
+    /// or a built-in one by NAME (kinformer scenarios lists them)
+    #[arg(long, value_name = "FILE|NAME")]
     pub scenario: Option<PathBuf>,
     /// Serve LISTs at resourceVersion 0 from the watch cache, in one page ignoring limit
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
@@ -519,6 +589,7 @@ pub fn parse_proxy_show(text: &str) -> Result<ShowSet, String> {
         notify: true,
         handled: true,
         only: None,
+        kinds: None,
     };
     Ok(ShowSet { stages, hidden })
 }
@@ -597,7 +668,8 @@ pub const DEFAULT_SHOW: &str = "lifecycle,notifications,resync";
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Output")]
 pub struct OutputArgs {
-    /// Output format
+    /// Output format; also kubectl's custom-columns=SPEC (the table with those columns, as
+    /// --columns SPEC)
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table")]
     pub output: OutputFormat,
     /// Don't print table headers
@@ -615,6 +687,10 @@ pub struct OutputArgs {
         hide_possible_values = true
     )]
     pub show: ShowSet,
+    /// Show only these notifications (table and JSONL), comma-separated: add, update, delete,
+    /// sync (an update with equal resourceVersions: a resync or a relist)
+    #[arg(long, value_name = "KINDS", value_parser = NotifyKinds::parse)]
+    pub kinds: Option<NotifyKinds>,
     /// Print field-level diffs of update notifications
     #[arg(long)]
     pub diff: bool,
@@ -626,6 +702,17 @@ pub struct OutputArgs {
     /// default columns
     #[arg(long, value_name = "SPEC", value_parser = ObjectColumns::parse)]
     pub columns: Option<ObjectColumns>,
+}
+
+impl OutputArgs {
+    /// The events of the delivered stages left out: `--show`'s, and the notifications
+    /// `--kinds` leaves out.
+    pub fn hidden(&self) -> Hidden {
+        Hidden {
+            kinds: self.kinds,
+            ..self.show.hidden()
+        }
+    }
 }
 
 /// How the informer is built.
@@ -927,6 +1014,7 @@ pub fn parse_show(text: &str) -> Result<ShowSet, String> {
         notify: !notify,
         handled: !handled,
         only: None,
+        kinds: None,
     };
     Ok(ShowSet { stages, hidden })
 }
@@ -1161,7 +1249,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args = custom_columns_output(args.into_iter().map(Into::into).collect());
+    let args = negative_values_joined(custom_columns_output(
+        args.into_iter().map(Into::into).collect(),
+    ));
     let argv0 = args
         .first()
         .map(|a| a.to_string_lossy().into_owned())
@@ -1183,6 +1273,31 @@ where
             target.error(clap::error::ErrorKind::ValueValidation, msg)
         })?;
     Ok(cli)
+}
+
+/// `--FLAG -1s` as `--FLAG=-1s`: clap takes a word starting with `-` for a flag, so a negative
+/// value after a space would be "unexpected argument '-1'"; joined, the flag's own parser says
+/// what is wrong with it (a duration must not be negative).
+fn negative_values_joined(args: Vec<OsString>) -> Vec<OsString> {
+    let negative = |a: &OsString| {
+        let text = a.to_string_lossy();
+        text.len() > 1 && text.starts_with('-') && text.as_bytes()[1].is_ascii_digit()
+    };
+    let mut out: Vec<OsString> = Vec::with_capacity(args.len());
+    for arg in args {
+        let long_flag = out.last().is_some_and(|flag| {
+            let text = flag.to_string_lossy();
+            text.starts_with("--") && text.len() > 2 && !text.contains('=')
+        });
+        match out.last_mut() {
+            Some(flag) if long_flag && negative(&arg) => {
+                flag.push("=");
+                flag.push(&arg);
+            }
+            _ => out.push(arg),
+        }
+    }
+    out
 }
 
 /// kubectl's `-o custom-columns=SPEC` (any spelling of `-o`/`--output`) as `-o table
@@ -1243,6 +1358,11 @@ const IGNORED_FLAGS: &[(&str, &str, &str)] = &[
         "diff",
         "--diff has no effect on dump: it prints the cache, not update notifications",
     ),
+    (
+        "dump",
+        "kinds",
+        "--kinds has no effect on dump: it prints the cache, not notifications (--by-index NAME=VALUE selects objects)",
+    ),
 ];
 
 fn reject_ignored_flags(matches: &clap::ArgMatches) -> Result<(), String> {
@@ -1295,6 +1415,39 @@ mod tests {
             watch(&["pods", "-o", "wide"]).informer.output.output,
             OutputFormat::Wide
         );
+    }
+
+    #[test]
+    fn a_negative_duration_after_a_space_is_the_durations_error() {
+        let e = parse(&["watch", "pods", "--resync", "-1s"]).expect_err("negative");
+        let text = e.to_string();
+        assert!(text.contains("must not be negative"), "{text}");
+    }
+
+    #[test]
+    fn every_command_help_has_examples_and_output_lists_custom_columns() {
+        let mut cli = Cli::command();
+        for sub in cli.get_subcommands_mut() {
+            let name = sub.get_name().to_owned();
+            let help = sub.render_long_help().to_string();
+            assert!(help.contains("Examples:\n  kinformer "), "{name}: {help}");
+            for example in help.lines().filter_map(|l| l.strip_prefix("  kinformer ")) {
+                let command = example.split(['#', '|', '>']).next().unwrap_or_default();
+                let words: Vec<&str> = command.split_whitespace().collect();
+                if let Err(e) = parse(&words) {
+                    assert!(
+                        matches!(e.kind(), clap::error::ErrorKind::DisplayHelp),
+                        "{name}: `kinformer {example}`: {e}"
+                    );
+                }
+            }
+            if sub.get_arguments().any(|a| a.get_id() == "columns") {
+                assert!(
+                    help.contains("custom-columns="),
+                    "{name}: -o custom-columns=SPEC"
+                );
+            }
+        }
     }
 
     #[test]

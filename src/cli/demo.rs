@@ -62,7 +62,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     let (shown, hidden) = ReportAtExit::stages(
         report.as_ref(),
         args.output.show.stages(),
-        args.output.show.hidden(),
+        args.output.hidden(),
     );
     let started = Instant::now();
     let deadline = deadline_after(args.timeout);

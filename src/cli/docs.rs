@@ -185,6 +185,7 @@ mod tests {
                 "kinformer-report.1",
                 "kinformer-explain.1",
                 "kinformer-profiles.1",
+                "kinformer-scenarios.1",
                 "kinformer-completions.1",
                 "kinformer-man.1"
             ]
@@ -224,7 +225,7 @@ mod tests {
     #[test]
     fn regenerate_then_nothing_is_stale() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(stale_files(dir.path()).unwrap().len(), 20);
+        assert_eq!(stale_files(dir.path()).unwrap().len(), 21);
         regenerate(dir.path()).unwrap();
         assert!(stale_files(dir.path()).unwrap().is_empty());
     }

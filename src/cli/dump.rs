@@ -19,6 +19,7 @@ use super::stream::{Ending, STDOUT_BUFFER, Signals};
 
 pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let resources = resource_names(&args.resources);
+    check_by_index(&args)?;
     let preparing = Inspection::for_command(&args.informer, &resources, None, dump_stages());
     let inspection = match unless_interrupted(preparing, signals, None).await {
         Ok(prepared) => prepared?,
@@ -66,7 +67,7 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
                     out.write_all(b"\n")?;
                 }
             }
-            let (objects, index_names, indices) = snapshot(store);
+            let (objects, index_names, indices) = snapshot(store, args.by_index.as_ref());
             let secret_indices = if opts.redacts() {
                 opts.secret_indices.clone()
             } else {
@@ -87,6 +88,23 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(0),
     }
+}
+
+/// `--by-index NAME=…` names an index the store has: `namespace` or an `--index`.
+fn check_by_index(args: &DumpArgs) -> Result<(), CliError> {
+    let Some((name, _)) = &args.by_index else {
+        return Ok(());
+    };
+    let indexes = &args.informer.pipeline.indexes;
+    if name == "namespace" || indexes.iter().any(|d| d.name == *name) {
+        return Ok(());
+    }
+    let mut known = vec!["namespace"];
+    known.extend(indexes.iter().map(|d| d.name.as_str()));
+    Err(CliError::Usage(format!(
+        "--by-index {name}=…: no index {name:?} (the indexes: {}; add one with --index {name}=EXPR)",
+        known.join(", ")
+    )))
 }
 
 /// Feeds the LIST progress bar until every informer synced, a signal, or an informer ended by
@@ -123,8 +141,16 @@ type Snapshot = (
     BTreeMap<String, BTreeMap<String, Vec<String>>>,
 );
 
-fn snapshot(store: &Cache) -> Snapshot {
-    let objects = store.list_sorted();
+/// `by_index`: only the objects under that index value (client-go's ByIndex).
+fn snapshot(store: &Cache, by_index: Option<&(String, String)>) -> Snapshot {
+    let objects = match by_index {
+        Some((name, value)) => {
+            let mut objects = store.by_index(name, value).unwrap_or_default();
+            objects.sort_by(|a, b| a.key().cmp(b.key()));
+            objects
+        }
+        None => store.list_sorted(),
+    };
     let index_names: Vec<String> = store.indexers().names().map(str::to_owned).collect();
     let indices = index_names
         .iter()

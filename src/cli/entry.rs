@@ -7,8 +7,8 @@ use super::args::{self, Cli, Command};
 use super::exit::CliError;
 use super::stream::Signals;
 use super::{
-    demo, docs, dump, explain, memory, profiles, proxy, record, replay, report, resync, serve, top,
-    watch,
+    demo, docs, dump, explain, memory, profiles, proxy, record, replay, report, resync, scenarios,
+    serve, top, watch,
 };
 
 /// Runs the command line and returns the process exit code.
@@ -107,6 +107,7 @@ async fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Report(a) => report::run(a, &mut signals).await,
         Command::Explain(a) => explain::run(a, &mut signals).await,
         Command::Profiles => quiet_pipe(profiles::print(&mut io::stdout())),
+        Command::Scenarios => quiet_pipe(scenarios::print(&mut io::stdout())),
         Command::Completions(a) => quiet_pipe(docs::print_completions(a.shell, &mut io::stdout())),
         Command::Man(a) => quiet_pipe(docs::run_man(a.out_dir.as_deref(), &mut io::stdout())),
     }

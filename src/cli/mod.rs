@@ -24,6 +24,7 @@ mod reporting;
 mod resolve;
 mod resync;
 mod scenario_play;
+mod scenarios;
 mod serve;
 mod session;
 mod stream;

@@ -26,11 +26,8 @@ use super::tui;
 
 pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let report = ReportAtExit::asked(args.report.path.as_deref());
-    let (shown, hidden) = ReportAtExit::stages(
-        report.as_ref(),
-        shown_stages(&args),
-        args.output.show.hidden(),
-    );
+    let (shown, hidden) =
+        ReportAtExit::stages(report.as_ref(), shown_stages(&args), args.output.hidden());
     let replaying = replaying::start(&args.file, &args.replay, &args.pipeline, shown)?;
     if args.top {
         let replaying::Replaying {

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::informer::shared_informer::InformerConfig;
-use crate::informer::source::record_file::{RecordError, RecordFile};
+use crate::informer::source::record_file::{EntryKind, RecordError, RecordFile};
 use crate::informer::source::replay::{Replay, ReplayEnd};
 use crate::informer::trace::{Event, StageSet, TraceClock};
 use crate::output::EventRenderer;
@@ -25,6 +25,9 @@ use super::stream::{self, Ending, Signals, StopWhen};
 
 /// How long the pipeline may settle after the last entry before the replay stops.
 const SETTLE: Duration = Duration::from_millis(100);
+
+/// The header's `client_go` of a recording of a client kinformer only observed (a proxy's).
+const OBSERVED: &str = "observed";
 
 /// At most this many `warning:` lines about calls that differ from the recording.
 const MAX_NOTES: usize = 5;
@@ -67,6 +70,7 @@ pub fn start(
     let resources = recording.header.resources.clone();
     let server_version = recording.header.server_version.clone();
     let virtual_clock = flags.clock == ClockArg::Virtual;
+    let informer = replay_informer_config(pipeline, &recording, virtual_clock);
     let mut replay = Replay::new(recording, flags.speed).map_err(bad)?;
     let plan = SessionPlan {
         resources: replay
@@ -74,7 +78,7 @@ pub fn start(
             .into_iter()
             .map(|(resource, source)| ResourcePlan { resource, source })
             .collect(),
-        informer: replay_informer_config(pipeline, virtual_clock),
+        informer,
         indexers: pipeline.index_functions(),
         handlers: pipeline.handler_specs(),
         shown,
@@ -179,16 +183,95 @@ pub fn warn_of_differences(replay: &Replay, path: &str, end: Option<&ReplayEnd>)
     }
     let left = replay.left_over();
     if left > 0 && end == Some(&ReplayEnd::Finished) {
-        eprintln!("warning: {path}: {left} recorded entries were never asked for");
+        eprintln!("warning: {path}: {}", never_asked(left));
+    }
+}
+
+/// `1 recorded entry was never asked for`, `3 recorded entries were never asked for`.
+fn never_asked(left: usize) -> String {
+    match left {
+        1 => "1 recorded entry was never asked for".to_owned(),
+        n => format!("{n} recorded entries were never asked for"),
     }
 }
 
 /// The informer's configuration; on a virtual clock its randomness (backoff jitter, watch
-/// timeouts) is seeded, so that a replay prints the same trace every time.
-fn replay_informer_config(pipeline: &PipelineArgs, virtual_clock: bool) -> InformerConfig {
+/// timeouts) is seeded, so that a replay prints the same trace every time. A recording of a
+/// client kinformer only observed (a proxy's) is replayed with the list strategy and paging
+/// of its first request, unless `--watch-list` or `--page-size` says otherwise.
+fn replay_informer_config(
+    pipeline: &PipelineArgs,
+    recording: &RecordFile,
+    virtual_clock: bool,
+) -> InformerConfig {
     let mut config = informer_config(pipeline);
     if virtual_clock {
         config.reflector.jitter_seed = Some(0);
     }
+    let observed = recording.header.client_go == OBSERVED;
+    let first = recording.entries.iter().find_map(|e| match &e.kind {
+        EntryKind::List(opts) => Some(Some(opts.limit)),
+        EntryKind::Watch(opts) if opts.send_initial_events => Some(None),
+        _ => None,
+    });
+    match first.filter(|_| observed) {
+        Some(Some(limit)) => {
+            if pipeline.watch_list.is_none() {
+                config.reflector.watch_list = false;
+            }
+            if pipeline.page_size.is_none() {
+                config.reflector.page_size = limit;
+            }
+        }
+        Some(None) if pipeline.watch_list.is_none() => config.reflector.watch_list = true,
+        _ => {}
+    }
     config
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::{Command, parse_from};
+
+    fn pipeline(args: &[&str]) -> PipelineArgs {
+        let argv = ["kinformer", "replay", "rec.jsonl"].iter().chain(args);
+        match parse_from(argv).unwrap().command {
+            Command::Replay(r) => r.pipeline,
+            other => panic!("not replay: {other:?}"),
+        }
+    }
+
+    /// A proxy's recording of a client that LISTs 100 at a time.
+    fn observed() -> RecordFile {
+        let text = concat!(
+            r#"{"kinformer-record":1,"created":"2026-11-23T17:17:08Z","client_go":"observed","resources":["OpenAPI-Generator/pods@default"]}"#,
+            "\n",
+            r#"{"t":0,"r":"OpenAPI-Generator/pods@default","list":{"rv":"0","limit":100}}"#,
+            "\n"
+        );
+        RecordFile::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_entries_never_asked_for_are_counted_in_good_english() {
+        assert_eq!(never_asked(1), "1 recorded entry was never asked for");
+        assert_eq!(never_asked(3), "3 recorded entries were never asked for");
+    }
+
+    #[test]
+    fn an_observed_client_is_replayed_with_its_recorded_list_strategy_and_paging() {
+        let config = replay_informer_config(&pipeline(&[]), &observed(), false);
+        assert_eq!(
+            (config.reflector.watch_list, config.reflector.page_size),
+            (false, Some(100))
+        );
+        let asked = pipeline(&["--watch-list=true", "--page-size", "7"]);
+        let config = replay_informer_config(&asked, &observed(), false);
+        assert_eq!(
+            (config.reflector.watch_list, config.reflector.page_size),
+            (true, Some(7)),
+            "the flags given win"
+        );
+    }
 }

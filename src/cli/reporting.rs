@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::informer::trace::StageSet;
+use crate::informer::trace::{Stage, StageSet};
 use crate::output::{Hidden, Tap};
 use crate::report::capture::Capture;
 use crate::report::{RunInfo, Trace};
@@ -32,18 +32,19 @@ impl ReportAtExit {
     }
 
     /// The stages the informer must deliver and what the output then leaves out: every
-    /// stage reaches the page, `--show`'s `shown` stages (less `hidden`) are printed.
+    /// stage reaches the page, `--show`'s `shown` stages (less `hidden`) are printed. Shown
+    /// notifications bring the relists and resync ticks that send sync updates, unprinted, so
+    /// a burst of them can say which sent it.
     pub fn stages(report: Option<&Self>, shown: StageSet, hidden: Hidden) -> (StageSet, Hidden) {
-        match report {
-            Some(_) => (
-                StageSet::ALL,
-                Hidden {
-                    only: Some(shown),
-                    ..hidden
-                },
-            ),
-            None => (shown, hidden),
-        }
+        let delivered = match report {
+            Some(_) => StageSet::ALL,
+            None if shown.contains(Stage::Handler) => {
+                shown.with(Stage::Reflector).with(Stage::Resync)
+            }
+            None => shown,
+        };
+        let only = (delivered != shown).then_some(shown);
+        (delivered, Hidden { only, ..hidden })
     }
 
     /// What the renderer hands every event to.

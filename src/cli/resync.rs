@@ -77,7 +77,7 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     };
     let mut renderer = EventRenderer::new(stdout, render)
         .with_before_summary(Box::new(at_exit))
-        .with_hidden(args.informer.output.show.hidden());
+        .with_hidden(args.informer.output.hidden());
     for line in schedule_lines(&schedule(&listeners, &Resyncs::new()), "start") {
         renderer.insert(&line)?;
     }

@@ -71,6 +71,7 @@ fn unused_output() -> Result<OutputArgs, CliError> {
         diff: false,
         show_secret_data: false,
         columns: None,
+        kinds: None,
     })
 }
 

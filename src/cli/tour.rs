@@ -25,11 +25,29 @@ pub struct Narrator {
     behind: bool,
     resync: bool,
     relist: bool,
+    /// The handlers, in the order they were added.
+    handlers: Vec<String>,
+    /// The relist being told: how many sync updates reached which handlers so far (told at
+    /// the next resync tick or the end).
+    relisting: Option<Relisting>,
+}
+
+/// What the relist's sync updates reached so far.
+#[derive(Debug, Default)]
+struct Relisting {
+    /// Each handler reached and how many sync updates it got.
+    reached: Vec<(String, usize)>,
 }
 
 impl Narrator {
     /// The line to print for `event`, when it starts a phase not told yet.
     pub fn observe(&mut self, event: &Event) -> Option<String> {
+        if let Event::HandlerAdded { handler, .. } = event {
+            self.handlers.push(handler.to_string());
+        }
+        if let Some(told) = self.relist_reached(event) {
+            return told;
+        }
         match event {
             Event::Synced { objects, .. } if !self.synced => {
                 self.synced = true;
@@ -70,16 +88,73 @@ impl Narrator {
                 }
                 None
             }
-            Event::Relist { .. } if !self.relist => {
+            Event::Relist { reason } if !self.relist => {
                 self.relist = true;
-                Some(
+                self.relisting = Some(Relisting::default());
+                Some(format!(
                     "── 410 Gone: the server no longer has the watch's resourceVersion, so the \
-                     Reflector relists; the relist reaches every handler as updates (Replaced)"
-                        .to_owned(),
-                )
+                     Reflector relists ({reason}); each pod it brings back unchanged is a \
+                     Replaced delta, an update with equal resourceVersions for the handlers in \
+                     the syncing set"
+                ))
             }
             _ => None,
         }
+    }
+
+    /// While the relist is told: counts its sync updates (Some(None)); at the next resync
+    /// tick or the end says which handlers they reached (Some(Some(line))). The relist's
+    /// other notifications (changed objects, deletes) come between them, so only the next
+    /// tick, which may send sync updates of its own, ends them for sure.
+    fn relist_reached(&mut self, event: &Event) -> Option<Option<String>> {
+        let relisting = self.relisting.as_mut()?;
+        let ends = match event {
+            Event::Notify {
+                handler,
+                notification,
+                ..
+            } if notification.is_sync() => {
+                match relisting.reached.iter_mut().find(|(h, _)| **h == **handler) {
+                    Some((_, updates)) => *updates += 1,
+                    None => relisting.reached.push((handler.to_string(), 1)),
+                }
+                return Some(None);
+            }
+            Event::ResyncTick { .. } | Event::Stopped { .. } => true,
+            _ => false,
+        };
+        let relisting = self.relisting.take_if(|_| ends)?;
+        Some(Some(self.relist_text(&relisting)))
+    }
+
+    /// Which handlers the relist's sync updates reached, and which they did not.
+    fn relist_text(&self, relisting: &Relisting) -> String {
+        if relisting.reached.is_empty() {
+            return "── the relist's sync updates: none — no handler was in the syncing set (due at \
+                    the last resync tick)"
+                .to_owned();
+        }
+        let missed: Vec<&str> = self
+            .handlers
+            .iter()
+            .filter(|h| !relisting.reached.iter().any(|(r, _)| r == *h))
+            .map(String::as_str)
+            .collect();
+        let missed = match missed.as_slice() {
+            [] => String::new(),
+            names => format!("; {} got none", names.join(", ")),
+        };
+        let reached: Vec<String> = relisting
+            .reached
+            .iter()
+            .map(|(h, n)| format!("{h} ({n})"))
+            .collect();
+        format!(
+            "── the relist's sync updates reached {}: updates with equal resourceVersions for \
+             the pods it brought back unchanged, to the syncing set (the handlers due at the \
+             last resync tick){missed}",
+            reached.join(", ")
+        )
     }
 }
 
@@ -117,6 +192,55 @@ mod tests {
                 reason: "410".into(),
             },
         ]
+    }
+
+    fn added(handler: &str) -> Event {
+        Event::HandlerAdded {
+            handler: handler.into(),
+            requested_resync: Duration::ZERO,
+            effective_resync: Duration::ZERO,
+            check_period: Duration::ZERO,
+            after_start: false,
+            adjustment: None,
+        }
+    }
+
+    /// What the narrator tells of `events`, from the relist on.
+    fn told_after_relist(events: &[Event]) -> Vec<String> {
+        let mut narrator = Narrator::default();
+        let told: Vec<String> = events.iter().filter_map(|e| narrator.observe(e)).collect();
+        let from = told.iter().position(|l| l.starts_with("── 410 Gone"));
+        told[from.expect("the relist is told")..].to_vec()
+    }
+
+    #[test]
+    fn the_relist_is_told_with_the_handlers_its_sync_updates_reached() {
+        let relist = Event::Relist {
+            reason: "410 Expired".into(),
+        };
+        let churn = notify_add(9, "slow", "churn-2", false).event;
+        let tick = Event::ResyncTick {
+            due: Vec::new(),
+            check_period: Duration::from_secs(10),
+        };
+        let events = [
+            added("fast"),
+            added("slow"),
+            relist,
+            notify_sync_update(7, "fast", "web-1").event,
+            churn,
+            notify_sync_update(8, "fast", "web-2").event,
+            tick,
+        ];
+        let told = told_after_relist(&events);
+        assert_eq!(told.len(), 2, "{told:?}");
+        assert!(!told[0].contains("every handler"), "{}", told[0]);
+        assert_eq!(
+            told[1],
+            "── the relist's sync updates reached fast (2): updates with equal \
+             resourceVersions for the pods it brought back unchanged, to the syncing set (the \
+             handlers due at the last resync tick); slow got none"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
     }
     let report = ReportAtExit::asked(args.report.path.as_deref());
     let (shown, hidden) =
-        ReportAtExit::stages(report.as_ref(), shown, args.informer.output.show.hidden());
+        ReportAtExit::stages(report.as_ref(), shown, args.informer.output.hidden());
     let started = Instant::now();
     let deadline = deadline_after(args.timeout);
     let preparing = Inspection::for_command(

@@ -11,6 +11,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::sync_cause::{SyncCause, SyncCauses};
 use crate::informer::trace::{Event, Notification, NotifyKind, TraceEvent};
 
 /// The fewest notifications of one kind to one handler that make one summary row.
@@ -27,17 +28,25 @@ struct GroupKey {
     kind: NotifyKind,
     initial: bool,
     sync: bool,
+    cause: Option<SyncCause>,
 }
 
 impl GroupKey {
     /// The group of a notification to `handler` of `resource`.
-    fn of(resource: Option<&Arc<str>>, handler: &Arc<str>, notification: &Notification) -> Self {
+    /// `cause`: what last sent sync updates to it (only a sync update's group keeps it).
+    fn of(
+        resource: Option<&Arc<str>>,
+        handler: &Arc<str>,
+        notification: &Notification,
+        cause: Option<&SyncCause>,
+    ) -> Self {
         Self {
             resource: resource.cloned(),
             handler: Arc::clone(handler),
             kind: notification.kind(),
             initial: notification.is_initial(),
             sync: notification.is_sync(),
+            cause: cause.filter(|_| notification.is_sync()).cloned(),
         }
     }
 }
@@ -53,6 +62,8 @@ pub struct Burst {
     pub kind: NotifyKind,
     pub initial: bool,
     pub sync: bool,
+    /// What sent these sync updates, when the stream told.
+    pub cause: Option<SyncCause>,
     pub count: usize,
     pub first_key: String,
     pub last_key: String,
@@ -69,12 +80,10 @@ impl Burst {
             (NotifyKind::Update, false) => "updates",
             (NotifyKind::Delete, _) => "deletes",
         };
-        let why = if self.initial {
-            " (initial list)"
-        } else if self.sync {
-            " (resync)"
-        } else {
-            ""
+        let why = match (&self.cause, self.initial) {
+            (_, true) => " (initial list)".to_owned(),
+            (Some(cause), false) => format!(" ({})", cause.text()),
+            (None, false) => String::new(),
         };
         format!("{} {kind} to {}{why}", self.count, self.handler)
     }
@@ -102,6 +111,8 @@ impl Row {
 #[derive(Debug, Default)]
 pub struct Bursts {
     groups: Vec<Group>,
+    /// What sent each handler's sync updates.
+    causes: SyncCauses,
     /// When the last notification was held.
     last_held: Option<Instant>,
 }
@@ -115,6 +126,18 @@ struct Group {
 }
 
 impl Bursts {
+    /// Notes what sends sync updates (a relist, a resync tick), shown or not.
+    pub fn observe(&mut self, event: &TraceEvent) {
+        let resource = event.resource.as_deref().unwrap_or_default();
+        match &event.event {
+            Event::Relist { reason } => self.causes.relisted(resource, reason),
+            Event::ResyncTick { due, .. } => {
+                self.causes.ticked(resource, due.iter().map(|h| &**h));
+            }
+            _ => {}
+        }
+    }
+
     /// Takes `event` if it is a notification (true), to be written at the next flush.
     pub fn hold(&mut self, event: &TraceEvent) -> bool {
         let Event::Notify {
@@ -125,7 +148,15 @@ impl Bursts {
         else {
             return false;
         };
-        let key = GroupKey::of(event.resource.as_ref(), handler, notification);
+        let cause = self
+            .causes
+            .of(event.resource.as_deref().unwrap_or_default(), handler);
+        let key = GroupKey::of(
+            event.resource.as_ref(),
+            handler,
+            notification,
+            cause.as_ref(),
+        );
         self.last_held = Some(Instant::now());
         match self.groups.iter_mut().find(|g| g.key == key) {
             Some(group) => {
@@ -145,6 +176,7 @@ impl Bursts {
                     kind: key.kind,
                     initial: key.initial,
                     sync: key.sync,
+                    cause: key.cause.clone(),
                     count: 1,
                     first_key: notification.key().to_owned(),
                     last_key: notification.key().to_owned(),
@@ -229,7 +261,7 @@ fn same_change(a: &TraceEvent, b: &TraceEvent) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::fixtures::{notify_add, notify_sync_update};
+    use crate::output::fixtures::{notify_add, notify_sync_update, stamp};
 
     fn held(events: &[TraceEvent]) -> Vec<Row> {
         let mut bursts = Bursts::default();
@@ -284,13 +316,64 @@ mod tests {
 
     #[test]
     fn a_resync_storm_is_one_row_and_says_so() {
-        let events: Vec<TraceEvent> = (0..24)
-            .map(|i| notify_sync_update(i + 1, "fast", &format!("pod-{i}")))
-            .collect();
-        match held(&events).as_slice() {
-            [Row::Burst(b)] => assert_eq!(b.sentence(), "24 sync updates to fast (resync)"),
+        let mut events = vec![tick(1, &["fast"])];
+        events.extend((0..24).map(|i| notify_sync_update(i + 2, "fast", &format!("pod-{i}"))));
+        assert_eq!(
+            sentence_of(&events),
+            "24 sync updates to fast (resync tick)"
+        );
+    }
+
+    fn relist(seq: u64, reason: &str) -> TraceEvent {
+        stamp(
+            seq,
+            Event::Relist {
+                reason: reason.into(),
+            },
+        )
+    }
+
+    fn tick(seq: u64, due: &[&str]) -> TraceEvent {
+        stamp(
+            seq,
+            Event::ResyncTick {
+                due: due.iter().map(|&h| Arc::from(h)).collect(),
+                check_period: Duration::from_secs(1),
+            },
+        )
+    }
+
+    /// The sentence of the one burst `events` make, each first observed.
+    fn sentence_of(events: &[TraceEvent]) -> String {
+        let mut bursts = Bursts::default();
+        for event in events {
+            bursts.observe(event);
+            bursts.hold(event);
+        }
+        match bursts.take().as_slice() {
+            [Row::Burst(b)] => b.sentence(),
             other => panic!("one burst expected, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_relist_storm_names_the_relist_and_its_reason() {
+        let mut events = vec![relist(1, "410 Expired")];
+        events.extend((0..10).map(|i| notify_sync_update(i + 2, "fast", &format!("pod-{i}"))));
+        assert_eq!(
+            sentence_of(&events),
+            "10 sync updates to fast (relist after 410 Expired)"
+        );
+    }
+
+    #[test]
+    fn a_resync_tick_after_a_relist_is_the_cause_of_what_follows_it() {
+        let mut events = vec![relist(1, "410 Expired"), tick(2, &["fast"])];
+        events.extend((0..10).map(|i| notify_sync_update(i + 3, "fast", &format!("pod-{i}"))));
+        assert_eq!(
+            sentence_of(&events),
+            "10 sync updates to fast (resync tick)"
+        );
     }
 
     #[test]

@@ -199,8 +199,10 @@ fn write_tables(buf: &mut Vec<u8>, input: &DumpInput<'_>, opts: &RenderOptions) 
     for (name, values) in &input.shown_indices() {
         buf.extend_from_slice(format!("\nINDEX {name}\n").as_bytes());
         let header = ["VALUE", "COUNT", "KEYS"];
-        // On a terminal the KEYS cell takes what is left of the line, cut with `(+N more)`.
-        let room = opts.width.map(|w| {
+        // On a terminal the KEYS cell takes what is left of the line, cut with `(+N more)`;
+        // `-o wide` keeps every key, as kubectl's wide output cuts nothing.
+        let width = opts.width.filter(|_| opts.format != OutputFormat::Wide);
+        let room = width.map(|w| {
             let widest = |cells: &mut dyn Iterator<Item = usize>| cells.max().unwrap_or(0);
             let value = widest(&mut values.keys().map(|v| v.chars().count())).max(5);
             let count = widest(&mut values.values().map(|k| k.len().to_string().len())).max(5);
@@ -350,6 +352,15 @@ mod tests {
         let text = rendered(&input_for(&objects, &names, &indices), &opts);
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
         assert!(text.contains("more)"));
+        let wide = RenderOptions {
+            format: OutputFormat::Wide,
+            ..opts
+        };
+        let text = rendered(&input_for(&objects, &names, &indices), &wide);
+        assert!(
+            !text.contains("more)") && text.contains(&keys.join(",")),
+            "-o wide keeps every key: {text}"
+        );
     }
 
     #[test]

@@ -19,9 +19,10 @@ mod renderer;
 pub mod resync;
 pub mod status;
 pub mod summary;
+pub mod sync_cause;
 pub mod table;
 
-pub use options::{ExtraLine, Hidden, OutputFormat, RenderOptions};
+pub use options::{ExtraLine, Hidden, NotifyKinds, OutputFormat, RenderOptions};
 pub use renderer::{BeforeSummary, EventRenderer, Tap};
 
 #[cfg(test)]

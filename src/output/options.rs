@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::informer::trace::{Event, Notification, StageSet, Summary};
+use crate::informer::trace::{Event, Notification, NotifyKind, StageSet, Summary};
 use crate::redact::REDACTED;
 
 use super::object_columns::{ColumnsByResource, ObjectColumns};
@@ -176,6 +176,50 @@ pub struct Hidden {
     /// The stages printed, when the tracer delivers more than `--show` asks (a `--report` run
     /// delivers every stage to its page); None: every delivered stage.
     pub only: Option<StageSet>,
+    /// `--kinds`: the notifications (and handled lines) shown, by kind; None: all.
+    pub kinds: Option<NotifyKinds>,
+}
+
+/// `--kinds add,update,delete,sync`: notifications by kind, a sync update (equal
+/// resourceVersions: a resync or a relist) apart from other updates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NotifyKinds {
+    add: bool,
+    update: bool,
+    delete: bool,
+    sync: bool,
+}
+
+impl NotifyKinds {
+    /// Parses `add,update,delete,sync` (any of them, comma-separated).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut kinds = Self::default();
+        for name in text.split(',').map(str::trim) {
+            let kind = match name {
+                "add" => &mut kinds.add,
+                "update" => &mut kinds.update,
+                "delete" => &mut kinds.delete,
+                "sync" => &mut kinds.sync,
+                _ => {
+                    return Err(format!(
+                        "unknown kind {name:?} in --kinds: expected add, update, delete or sync"
+                    ));
+                }
+            };
+            *kind = true;
+        }
+        Ok(kinds)
+    }
+
+    /// Whether a notification of `kind` (`sync`: a sync update) is shown.
+    pub fn shows(self, kind: NotifyKind, sync: bool) -> bool {
+        match kind {
+            NotifyKind::Add => self.add,
+            NotifyKind::Update if sync => self.sync,
+            NotifyKind::Update => self.update,
+            NotifyKind::Delete => self.delete,
+        }
+    }
 }
 
 impl Hidden {
@@ -183,11 +227,14 @@ impl Hidden {
         if self.only.is_some_and(|only| !only.contains(event.stage())) {
             return true;
         }
+        let shows_kind = |kind, sync| self.kinds.is_none_or(|k| k.shows(kind, sync));
         match event {
             Event::WatchEvent { .. } => self.watch_events,
             Event::Bookmark { .. } => self.bookmarks,
-            Event::Notify { .. } => self.notify,
-            Event::Handled { .. } => self.handled,
+            Event::Notify { notification, .. } => {
+                self.notify || !shows_kind(notification.kind(), notification.is_sync())
+            }
+            Event::Handled { kind, sync, .. } => self.handled || !shows_kind(*kind, *sync),
             _ => false,
         }
     }

@@ -112,6 +112,7 @@ impl<W: Write> EventRenderer<W> {
     /// [`Event::Summary`] themselves with [`summary::render`].
     pub fn render(&mut self, event: &TraceEvent) -> io::Result<()> {
         self.tap(event);
+        self.bursts.observe(event);
         if self.opts.format.is_table() && !self.hidden.notify {
             self.write_status_rows(event)?;
         }

@@ -80,8 +80,8 @@ fn metrics_table(metrics: &[InformerMetrics]) -> Columns {
     let figures: [(&str, MetricFigure); 5] = [
         ("informer_queued_items", |m| m.queued_items.to_string()),
         ("processing latency: count", |m| m.processed.to_string()),
-        ("processing latency: mean", |m| micros(m.mean_processing)),
-        ("processing latency: max", |m| micros(m.max_processing)),
+        ("processing latency: mean", |m| latency(m.mean_processing)),
+        ("processing latency: max", |m| latency(m.max_processing)),
         ("informer_store_resource_version", |m| {
             m.store_resource_version
                 .map_or_else(|| "-".to_owned(), |rv| rv.to_string())
@@ -108,9 +108,16 @@ fn index_table(counts: &[(String, usize)]) -> Columns {
 type MetricFigure = fn(&InformerMetrics) -> String;
 
 /// A duration to the microsecond, as people read it.
-fn micros(d: std::time::Duration) -> String {
-    let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-    format_duration(std::time::Duration::from_micros(us))
+/// A latency rounded to three significant digits (`58us`, `71.2ms`, `23.3s`): every figure
+/// of a row in one style, whatever its unit.
+fn latency(d: std::time::Duration) -> String {
+    let nanos = d.as_nanos();
+    let digits = nanos.checked_ilog10().map_or(1, |l| l + 1);
+    let unit = 10u128.pow(digits.saturating_sub(3));
+    let rounded = (nanos + unit / 2) / unit * unit;
+    format_duration(std::time::Duration::from_nanos(
+        u64::try_from(rounded).unwrap_or(u64::MAX),
+    ))
 }
 
 fn counts_table(summary: &Summary) -> Columns {
@@ -142,7 +149,7 @@ fn handlers_table(summary: &Summary) -> Columns {
         ("panics", |h| h.panics.to_string()),
         ("dropped", |h| h.dropped.to_string()),
         ("max pending", |h| h.max_pending.to_string()),
-        ("mean latency", |h| micros(h.mean_latency)),
+        ("mean latency", |h| latency(h.mean_latency)),
     ];
     for (label, value) in &figures {
         let mut row = vec![(*label).to_owned()];
@@ -175,6 +182,16 @@ mod tests {
     }
 
     #[test]
+    fn latencies_have_three_significant_digits_in_one_style() {
+        let shown: Vec<String> = [58_000, 71_237_000, 23_284_458_000]
+            .map(std::time::Duration::from_nanos)
+            .iter()
+            .map(|d| latency(*d))
+            .collect();
+        assert_eq!(shown, ["58us", "71.2ms", "23.3s"]);
+    }
+
+    #[test]
     fn table_lists_counts_and_handlers() {
         let text = rendered(OutputFormat::Table);
         let line = |start: &str| {
@@ -196,7 +213,7 @@ mod tests {
             .map(|l| l.chars().count())
             .collect();
         assert_eq!(ends.len(), 1, "{text}");
-        assert!(text.contains("250.04ms"));
+        assert!(text.contains("250ms"));
         assert!(
             text.starts_with(
                 "Summary (12.345s elapsed; stopped: count of 3 notifications reached)"

@@ -331,3 +331,16 @@ fn docs_jsonl_shows_every_event_kinds_jsonl_line_as_rendered() {
         missing.join("\n")
     );
 }
+
+#[test]
+fn kinds_shows_only_the_notifications_of_those_kinds() {
+    use super::fixtures::{notify_add, notify_sync_update};
+    let kinds = NotifyKinds::parse("sync,delete").unwrap_or_else(|e| panic!("{e}"));
+    let hidden = Hidden {
+        kinds: Some(kinds),
+        ..Hidden::default()
+    };
+    assert!(hidden.hides(&notify_add(1, "fast", "a", false).event));
+    assert!(!hidden.hides(&notify_sync_update(2, "fast", "a").event));
+    assert!(NotifyKinds::parse("adds").is_err());
+}

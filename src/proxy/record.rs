@@ -22,6 +22,8 @@ pub struct RecordWriter {
     part: PathBuf,
     out: BufWriter<File>,
     start: Instant,
+    /// When the recording started: the header's `created`, the instant entry offsets count from.
+    created: jiff::Timestamp,
     line: Vec<u8>,
     entries: u64,
 }
@@ -44,9 +46,15 @@ impl RecordWriter {
             part,
             out,
             start: Instant::now(),
+            created: jiff::Timestamp::now(),
             line: Vec::new(),
             entries: 0,
         })
+    }
+
+    /// When the recording started (the header's `created`: replayed times are live times).
+    pub fn created(&self) -> jiff::Timestamp {
+        self.created
     }
 
     /// Appends one entry of `stream`; `secrets`: its objects are Secrets, written with their

@@ -289,7 +289,7 @@ impl Registry {
             .collect();
         let header = Header {
             version: VERSION,
-            created: jiff::Timestamp::now().to_string(),
+            created: recorder.created().to_string(),
             server_version,
             client_go: "observed".into(),
             resources: recorded.iter().map(|s| s.name.clone()).collect(),
@@ -794,6 +794,34 @@ mod tests {
             text.contains("OpenAPI-Generator/secrets@default") && !text.contains("c2VjcmV0"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_header_says_when_the_recording_started() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("record.jsonl");
+        let recorder = RecordWriter::create(&path).ok();
+        let started = jiff::Timestamp::now();
+        let registry = Registry::new(Tracer::counting_only(), recorder);
+        let client = registry.client("kubectl/v1.32.4");
+        let id = registry.open_list(client, 1, &collection(), &list("0"));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let page = ListPage {
+            items: Vec::new(),
+            resource_version: "3".into(),
+            continue_token: None,
+        };
+        registry.list_answered(id, page, 90);
+        assert!(matches!(registry.finish_recording(None), Some(Ok(_))));
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let header: serde_json::Value =
+            serde_json::from_str(text.lines().next().unwrap_or_default()).unwrap_or_default();
+        let created: jiff::Timestamp = header["created"]
+            .as_str()
+            .unwrap_or_default()
+            .parse()
+            .unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert!(created <= started, "created {created}, started {started}");
     }
 
     #[test]

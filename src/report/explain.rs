@@ -5,16 +5,31 @@ use std::io::Write;
 
 use super::story::{Story, clock};
 
-/// The stories of `key`.
+/// The stories of `key`; a bare name that no cluster-scoped object has is looked up in the
+/// `default` namespace, as kubectl does.
 pub fn find<'a>(stories: &'a [Story], key: &str) -> Vec<&'a Story> {
-    stories.iter().filter(|s| s.key == key).collect()
+    let of = |key: &str| -> Vec<&'a Story> { stories.iter().filter(|s| s.key == key).collect() };
+    match of(key) {
+        found if found.is_empty() && !key.contains('/') => of(&format!("default/{key}")),
+        found => found,
+    }
 }
 
-/// Up to three keys of the trace that look like `key` (closest first).
+/// Up to three keys of the trace that look like `key` (closest first); a bare name matches
+/// that name in every namespace first.
 pub fn nearest<'a>(stories: &'a [Story], key: &str) -> Vec<&'a str> {
+    let suffix = format!("/{key}");
     let mut scored: Vec<(f64, &str)> = stories
         .iter()
-        .map(|s| (strsim::jaro_winkler(key, &s.key), s.key.as_str()))
+        .map(|s| {
+            let named = !key.contains('/') && s.key.ends_with(&suffix);
+            let score = if named {
+                2.0
+            } else {
+                strsim::jaro_winkler(key, &s.key)
+            };
+            (score, s.key.as_str())
+        })
         .filter(|(score, _)| *score > 0.8)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
@@ -78,6 +93,15 @@ mod tests {
                 text: "final cached state: never written to the cache in this trace".into(),
             }],
         }
+    }
+
+    #[test]
+    fn a_name_without_a_namespace_is_found_in_default_or_suggested_elsewhere() {
+        let all = [story("default/web-1"), story("shop/api-1")];
+        let found: Vec<&str> = find(&all, "web-1").iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(found, ["default/web-1"], "kubectl's default namespace");
+        assert!(find(&all, "api-1").is_empty());
+        assert_eq!(nearest(&all, "api-1"), ["shop/api-1"]);
     }
 
     #[test]

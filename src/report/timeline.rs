@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::trace::{Trace, TraceLine};
+use crate::output::sync_cause::{SyncCause, SyncCauses};
 
 /// The tick styles, by index: a lane's `c` values point here (the page colours them by name).
 pub const STYLES: [&str; 14] = [
@@ -130,6 +131,9 @@ struct Builder {
     markers: Vec<Marker>,
     plots: Vec<Plot>,
     informers: HashMap<String, InformerLanes>,
+    /// What sent each handler's sync updates, and what sent each open burst (by lane).
+    causes: SyncCauses,
+    burst_causes: HashMap<usize, SyncCause>,
 }
 
 /// The timeline of `trace`.
@@ -142,6 +146,8 @@ pub fn timeline(trace: &Trace) -> Timeline {
         markers: Vec::new(),
         plots: Vec::new(),
         informers: HashMap::new(),
+        causes: SyncCauses::default(),
+        burst_causes: HashMap::new(),
     };
     // A proxy's own requests (`client`) and the summaries belong to no lane.
     for line in &trace.lines {
@@ -172,6 +178,8 @@ impl Builder {
             "indexer" => self.tick(indexer, t, indexer_style(&line.event)),
             "handler" => self.handler(line, t),
             "resync" if line.event == "tick" => {
+                let handlers = line.due.iter().map(String::as_str);
+                self.causes.ticked(line.resource(), handlers);
                 self.mark(
                     queue,
                     t,
@@ -283,7 +291,11 @@ impl Builder {
             "watch-error" => "watch-error",
             "list-error" => "list-error",
             "backoff" => "backoff",
-            "relist" => "relist",
+            "relist" => {
+                let reason = line.reason.as_deref().unwrap_or_default();
+                self.causes.relisted(line.resource(), reason);
+                "relist"
+            }
             "bookmark" => "bookmark",
             "retry" => "retry",
             _ => return,
@@ -359,9 +371,12 @@ impl Builder {
                 previous
             }
         };
-        let lane = h.lane;
+        let (lane, opened) = (h.lane, h.burst.is_some_and(|(_, _, n)| n == 1));
         if let Some(burst) = ended {
             self.storm(lane, burst);
+        }
+        if opened && let Some(cause) = self.causes.of(line.resource(), line.handler()) {
+            self.burst_causes.insert(lane, cause);
         }
     }
 
@@ -400,13 +415,18 @@ impl Builder {
         }
     }
 
+    /// Marks the burst that ended on `lane` if it is a storm, with what sent it.
     fn storm(&mut self, lane: usize, (first, _, n): (i64, i64, usize)) {
+        let cause = self.burst_causes.remove(&lane);
         if n >= STORM_SIZE {
+            let why = cause
+                .map(|c| format!(" ({})", c.text()))
+                .unwrap_or_default();
             self.mark(
                 lane,
                 first,
                 "sync-storm",
-                format!("sync storm: {n} sync notifications"),
+                format!("sync storm: {n} sync notifications{why}"),
             );
         }
     }
@@ -531,6 +551,10 @@ mod tests {
             labels,
             ["reflector", "handler fast"],
             "empty lanes left out"
+        );
+        assert_eq!(
+            tl.markers[3].label,
+            "sync storm: 4 sync notifications (relist after 410 Expired)"
         );
         let lanes: Vec<usize> = tl.markers.iter().map(|m| m.lane).collect();
         assert_eq!(lanes, [1, 0, 0, 1], "markers follow their lanes");

@@ -1,4 +1,4 @@
-//! Scenario files: a timed list of steps — writes to the embedded server, faults, and
+//! Scenario files (the shipped ones built in: [`builtin`]): a timed list of steps — writes to the embedded server, faults, and
 //! inspector actions (add or remove a handler) — that `kinformer demo --scenario` and
 //! `kinformer serve --scenario` play so a user can watch the informer react to events a real
 //! cluster gives only by accident.
@@ -16,6 +16,7 @@
 //!     end: true
 //! ```
 
+pub mod builtin;
 mod model;
 mod parse;
 mod run;

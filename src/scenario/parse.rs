@@ -20,9 +20,13 @@ const MAX_WRITES: usize = 100_000;
 /// Why a scenario file cannot be played.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
-    #[error("cannot read scenario {path}: {source}")]
+    #[error(
+        "cannot read scenario {path}: {source}, and no scenario is built in by that name (built in: {builtin})"
+    )]
     Read {
         path: String,
+        /// The built-in scenarios' names.
+        builtin: String,
         source: std::io::Error,
     },
     #[error("invalid scenario {path}: {message}")]
@@ -99,13 +103,23 @@ struct RawWrites {
     label: Option<String>,
 }
 
-/// Reads and parses a scenario file.
+/// Reads and parses a scenario file, or, when no file is there, the built-in scenario of that
+/// name.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-        path: shown.clone(),
-        source,
-    })?;
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(source) => match super::builtin::builtin(&shown) {
+            Some(text) => text.to_owned(),
+            None => {
+                return Err(ScenarioError::Read {
+                    path: shown,
+                    builtin: super::builtin::names(),
+                    source,
+                });
+            }
+        },
+    };
     parse(&text).map_err(|message| ScenarioError::Invalid {
         path: shown,
         message,

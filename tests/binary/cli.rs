@@ -218,6 +218,43 @@ async fn dump_prints_the_cache_and_every_index_in_each_mode() {
 }
 
 #[tokio::test]
+async fn dump_by_index_prints_only_the_objects_under_one_index_value() {
+    let c = Cluster::start().await;
+    let all = run(c.cmd(&["dump", "cm", "-A", "-o", "json"])).await;
+    let all: Value = serde_json::from_str(&all.stdout).unwrap();
+    let one = run(c.cmd(&[
+        "dump",
+        "cm",
+        "-A",
+        "-o",
+        "json",
+        "--by-index",
+        "namespace=default",
+    ]))
+    .await;
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    let v: Value = serde_json::from_str(&one.stdout).unwrap();
+    let namespaces: Vec<&str> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["metadata"]["namespace"].as_str().unwrap_or_default())
+        .collect();
+    assert!(
+        !namespaces.is_empty() && namespaces.iter().all(|n| *n == "default"),
+        "{namespaces:?}"
+    );
+    assert!(namespaces.len() < all["items"].as_array().unwrap().len());
+    let unknown = run(c.cmd(&["dump", "cm", "-A", "--by-index", "owner=x"])).await;
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    assert!(
+        unknown.stdout.is_empty() && unknown.stderr.starts_with("error: --by-index"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[tokio::test]
 async fn dump_redacts_secret_data_unless_asked() {
     let c = Cluster::start().await;
     let hidden = run(c.cmd(&["dump", "secrets", "-A", "-o", "json"])).await;

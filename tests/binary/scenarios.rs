@@ -465,3 +465,40 @@ async fn a_broken_stream_rewatches_without_a_relist_and_only_the_410_relists() {
         .count();
     assert!(updates >= 1, "the cut event arrived on the new watch");
 }
+
+/// `kinformer` run in an empty directory (as after `cargo install`): no scenario files.
+async fn elsewhere(args: &[&str]) -> std::process::Output {
+    let empty = tempfile::tempdir().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+        .args(args)
+        .current_dir(empty.path())
+        .env("NO_COLOR", "1")
+        .kill_on_drop(true)
+        .output();
+    tokio::time::timeout(DEADLINE, run).await.unwrap().unwrap()
+}
+
+#[tokio::test]
+async fn the_shipped_scenarios_are_built_in_listed_and_played_by_name() {
+    let listed = elsewhere(&["scenarios"]).await;
+    assert_eq!(listed.status.code(), Some(0));
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    let help = elsewhere(&["demo", "--help"]).await;
+    let help = String::from_utf8(help.stdout).unwrap();
+    for entry in std::fs::read_dir(scenario_path("x").parent().unwrap()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
+        assert!(listed.contains(&name), "{name} not listed: {listed}");
+        assert!(help.contains(&name), "{name} not in demo --help");
+    }
+    let played = elsewhere(&["demo", "--scenario", "late-handler", "-o", "jsonl"]).await;
+    let stderr = String::from_utf8_lossy(&played.stderr);
+    assert_eq!(played.status.code(), Some(0), "{stderr}");
+    let unknown = elsewhere(&["demo", "--scenario", "no-such-scenario"]).await;
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert_eq!(unknown.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("relist-after-410"),
+        "names the built-in ones: {stderr}"
+    );
+}

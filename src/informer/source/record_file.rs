@@ -564,14 +564,23 @@ fn stopped_at(rec: &EntryRec<'_>) -> Result<u64, String> {
     }
 }
 
+/// `replay --stream NAME` names a stream the recording does not hold.
+#[derive(Debug, thiserror::Error)]
+#[error("no stream {stream:?} in this recording (it has: {})", streams.join(", "))]
+pub struct NoSuchStream {
+    pub stream: String,
+    /// The streams the recording holds (its header's `resources`).
+    pub streams: Vec<String>,
+}
+
 impl RecordFile {
     /// Keeps only `stream`'s entries (`replay --stream`); Err names the streams there are.
-    pub fn select_stream(&mut self, stream: &str) -> Result<(), String> {
+    pub fn select_stream(&mut self, stream: &str) -> Result<(), NoSuchStream> {
         if !self.header.resources.iter().any(|r| r == stream) {
-            return Err(format!(
-                "no stream {stream:?} in this recording (it has: {})",
-                self.header.resources.join(", ")
-            ));
+            return Err(NoSuchStream {
+                stream: stream.to_owned(),
+                streams: self.header.resources.clone(),
+            });
         }
         self.header.resources = vec![stream.to_owned()];
         self.entries.retain(|e| e.resource == stream);
@@ -616,6 +625,18 @@ mod tests {
 
     fn header() -> String {
         r#"{"kinformer-record":1,"created":"2026-11-22T10:00:00Z","server_version":null,"client_go":"1.36","resources":["pods"]}"#.to_owned()
+    }
+
+    #[test]
+    fn selecting_a_stream_that_is_not_there_names_the_ones_that_are() {
+        let text = format!("{}\n", header());
+        let mut recording = RecordFile::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        let e: NoSuchStream = recording.select_stream("kubectl/pods").unwrap_err();
+        assert_eq!(e.streams, ["pods"]);
+        assert_eq!(
+            e.to_string(),
+            r#"no stream "kubectl/pods" in this recording (it has: pods)"#
+        );
     }
 
     #[test]
