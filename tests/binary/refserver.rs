@@ -167,6 +167,13 @@ async fn a_crd_and_its_objects_are_dumped_by_every_kubectl_name() {
     }
 }
 
+/// `kinformer watch cm -n NS -o jsonl --show all EXTRA` against `server`, read as it comes.
+fn watching(server: &RefServer, ns: &str, extra: &[&str]) -> Streaming {
+    let mut args = vec!["watch", "cm", "-n", ns, "-o", "jsonl", "--show", "all"];
+    args.extend(extra);
+    Streaming::spawn(real(server, &args))
+}
+
 /// A `kinformer` child whose JSONL stdout is read line by line as it comes.
 struct Streaming {
     child: tokio::process::Child,
@@ -235,25 +242,11 @@ async fn watch_streams_the_initial_list_and_sees_each_later_write() {
     let server = RefServer::shared();
     let ns = server.namespace("watch");
     server.apply(&configmaps(&ns, 2));
-    let mut watch = Streaming::spawn(real(
+    let mut watch = watching(
         &server,
-        &[
-            "watch",
-            "cm",
-            "-n",
-            &ns,
-            "-o",
-            "jsonl",
-            "--show",
-            "all",
-            "--handler",
-            "a",
-            "--handler",
-            "b",
-            "--timeout",
-            "60s",
-        ],
-    ));
+        &ns,
+        &["--handler", "a", "--handler", "b", "--timeout", "60s"],
+    );
     // client-go 1.37 streams the initial list (WatchListClient), and kube-apiserver ends it
     // with a bookmark annotated k8s.io/initial-events-end (reflector.go v0.37:361-368).
     let start = watch
@@ -420,22 +413,7 @@ async fn the_real_server_sends_bookmarks_kinformer_takes_without_a_delta() {
     let server = RefServer::shared();
     let ns = server.namespace("bookmarks");
     server.apply(&configmaps(&ns, 1));
-    let mut watch = Streaming::spawn(real(
-        &server,
-        &[
-            "watch",
-            "cm",
-            "-n",
-            &ns,
-            "--watch-list=false",
-            "-o",
-            "jsonl",
-            "--show",
-            "all",
-            "--timeout",
-            "120s",
-        ],
-    ));
+    let mut watch = watching(&server, &ns, &["--watch-list=false", "--timeout", "120s"]);
     watch.until("synced", |v| is(v, "informer", "synced")).await;
     // kube-apiserver's watch cache sends a watch that allows bookmarks one about every
     // minute (cacher.go's bookmarkFrequency), carrying the cache's newest resourceVersion.
@@ -462,17 +440,10 @@ async fn a_restarted_kube_apiserver_answers_the_old_watch_410_and_kinformer_reli
     let server = RefServer::dedicated("");
     let ns = server.namespace("restart");
     server.apply(&configmaps(&ns, 2));
-    let mut watch = Streaming::spawn(real(
+    let mut watch = watching(
         &server,
+        &ns,
         &[
-            "watch",
-            "cm",
-            "-n",
-            &ns,
-            "-o",
-            "jsonl",
-            "--show",
-            "all",
             "--handler",
             "a",
             "--retry-timeout",
@@ -480,7 +451,7 @@ async fn a_restarted_kube_apiserver_answers_the_old_watch_410_and_kinformer_reli
             "--timeout",
             "120s",
         ],
-    ));
+    );
     let synced = watch.until("synced", |v| is(v, "informer", "synced")).await;
     // Writes elsewhere move etcd's revision past the watch's resourceVersion; the restarted
     // server's watch cache starts there, so the re-watch from the old resourceVersion is too
