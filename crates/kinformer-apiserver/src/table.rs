@@ -1,76 +1,80 @@
-//! `meta.k8s.io/v1` Table rendering for kubectl's human-readable output: a NAME and AGE column
-//! for every resource, plus STATUS and NODE for pods.
+//! `meta.k8s.io/v1` Table rendering for kubectl's human-readable output, with the columns and
+//! cells kube-apiserver's printers give (kubernetes v1.37.2
+//! `pkg/printers/internalversion/printers.go`), always wide as the server prints them.
 
 use bytes::Bytes;
 use jiff::Timestamp;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::objects::StoredObject;
 use super::resources::ResourceType;
 
-#[derive(Deserialize)]
-struct CreationMetadata {
-    #[serde(rename = "creationTimestamp")]
-    creation_timestamp: Option<String>,
+mod cells;
+mod columns;
+mod duration;
+
+/// The printers this server knows, chosen by group and plural.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Printer {
+    Pod,
+    Deployment,
+    ReplicaSet,
+    Service,
+    Node,
+    /// NAME and AGE (kube-apiserver's default table, and ours for anything not listed).
+    Default,
 }
 
-#[derive(Deserialize)]
-struct WithCreation {
-    metadata: Option<CreationMetadata>,
-}
+impl Printer {
+    fn of(resource: &ResourceType) -> Printer {
+        if resource.custom {
+            return Printer::Default;
+        }
+        match (resource.group.as_str(), resource.plural.as_str()) {
+            ("", "pods") => Printer::Pod,
+            ("apps", "deployments") => Printer::Deployment,
+            ("apps", "replicasets") => Printer::ReplicaSet,
+            ("", "services") => Printer::Service,
+            ("", "nodes") => Printer::Node,
+            _ => Printer::Default,
+        }
+    }
 
-fn column(name: &str, format: &str) -> Value {
-    json!({"name": name, "type": "string", "format": format, "description": "", "priority": 0})
-}
+    fn columns(self) -> Vec<Value> {
+        match self {
+            Printer::Pod => columns::pod(),
+            Printer::Deployment => columns::deployment(),
+            Printer::ReplicaSet => columns::replica_set(),
+            Printer::Service => columns::service(),
+            Printer::Node => columns::node(),
+            Printer::Default => vec![columns::name(), columns::age()],
+        }
+    }
 
-fn columns(resource: &ResourceType) -> Vec<Value> {
-    if resource.is_pod() {
-        vec![
-            column("Name", "name"),
-            column("Status", ""),
-            column("Node", ""),
-            column("Age", ""),
-        ]
-    } else {
-        vec![column("Name", "name"), column("Age", "")]
+    fn cells(self, object: &Value, now: Timestamp) -> Vec<Value> {
+        match self {
+            Printer::Pod => cells::pod(object, now),
+            Printer::Deployment => cells::deployment(object, now),
+            Printer::ReplicaSet => cells::replica_set(object, now),
+            Printer::Service => cells::service(object, now),
+            Printer::Node => cells::node(object, now),
+            Printer::Default => cells::default(object, now),
+        }
     }
 }
 
-/// kubectl's short age (`45s`, `12m`, `3h`, `5d`).
-fn age(object: &StoredObject) -> String {
-    let created = serde_json::from_slice::<WithCreation>(&object.bytes)
-        .ok()
-        .and_then(|o| o.metadata?.creation_timestamp)
-        .and_then(|t| t.parse::<Timestamp>().ok());
-    let Some(created) = created else {
-        return "<unknown>".into();
-    };
-    let seconds = Timestamp::now()
-        .as_second()
-        .saturating_sub(created.as_second())
-        .max(0);
-    match seconds {
-        s if s < 120 => format!("{s}s"),
-        s if s < 2 * 3600 => format!("{}m", s / 60),
-        s if s < 48 * 3600 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86400),
-    }
-}
-
-fn cells(resource: &ResourceType, object: &StoredObject) -> Vec<String> {
-    let mut cells = vec![object.name().to_owned()];
-    if resource.is_pod() {
-        cells.push(object.field("status.phase").unwrap_or("Unknown").to_owned());
-        cells.push(object.field("spec.nodeName").unwrap_or("<none>").to_owned());
-    }
-    cells.push(age(object));
-    cells
-}
-
-fn row(resource: &ResourceType, object: &StoredObject) -> Value {
+/// One row: its cells, a pod's completion conditions, and the object as
+/// `PartialObjectMetadata` (kube-apiserver's default `includeObject=Metadata`).
+fn row(printer: Printer, object: &StoredObject, now: Timestamp) -> Value {
+    let value = serde_json::from_slice::<Value>(&object.bytes).unwrap_or(Value::Null);
     let partial = serde_json::from_slice::<Value>(object.metadata_only()).unwrap_or(Value::Null);
-    json!({"cells": cells(resource, object), "object": partial})
+    let mut row = json!({"cells": printer.cells(&value, now), "object": partial});
+    if printer == Printer::Pod
+        && let (Some(conditions), Some(map)) = (cells::pod_conditions(&value), row.as_object_mut())
+    {
+        map.insert("conditions".into(), conditions);
+    }
+    row
 }
 
 /// A Table of `objects`; `continue_token` and `rv` go into its list metadata.
@@ -84,12 +88,14 @@ pub fn render(
     if let (Some(token), Some(map)) = (continue_token, metadata.as_object_mut()) {
         map.insert("continue".into(), token.into());
     }
-    let rows: Vec<Value> = objects.iter().map(|o| row(resource, o)).collect();
+    let printer = Printer::of(resource);
+    let now = Timestamp::now();
+    let rows: Vec<Value> = objects.iter().map(|o| row(printer, o, now)).collect();
     let table = json!({
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": metadata,
-        "columnDefinitions": columns(resource),
+        "columnDefinitions": printer.columns(),
         "rows": rows,
     });
     Bytes::from(table.to_string())

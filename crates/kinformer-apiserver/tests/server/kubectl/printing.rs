@@ -1,0 +1,414 @@
+//! `kubectl get` prints the columns kube-apiserver's printers give (kubernetes v1.37.2
+//! `pkg/printers/internalversion/printers.go`): column definitions registered in `AddHandlers`
+//! (line 100 on) and cells from `printDeployment` (2506), `printReplicaSet` (1264),
+//! `printPod` (967), `printService` (1456) and `printNode` (2021), always wide
+//! (`pkg/printers/storage/storage.go:46`); kubectl shows the priority-1 columns with `-o wide`.
+
+use serde_json::{Value, json};
+
+use super::Fixture;
+use crate::support::TestResult;
+
+/// kubectl's output as tables (separated by blank lines), each a list of lines, each line its
+/// cells (kubectl's tab writer pads columns with at least 3 spaces; cells hold single spaces).
+fn tables(output: &str) -> Vec<Vec<Vec<String>>> {
+    output
+        .split("\n\n")
+        .filter(|t| !t.trim().is_empty())
+        .map(|table| {
+            table
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|line| {
+                    line.split("  ")
+                        .map(str::trim)
+                        .filter(|c| !c.is_empty())
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// An age cell: digits then a unit, as `duration.HumanDuration` writes a fresh object's age.
+fn is_age(cell: &str) -> bool {
+    let digits = cell.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) && digits.len() < cell.len()
+}
+
+fn objects() -> Vec<Value> {
+    let labels = json!({"app": "web"});
+    let template = json!({"metadata": {"labels": labels}, "spec": {"containers": [
+        {"name": "nginx", "image": "nginx:1.27"}, {"name": "envoy", "image": "envoy:1.31"}]}});
+    let pod = |name: &str, spec: Value, status: Value| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "print", "labels": labels},
+            "spec": spec, "status": status})
+    };
+    let two = json!({"nodeName": "n1", "containers": [{"name": "a", "image": "a"},
+        {"name": "b", "image": "b"}]});
+    let one = json!({"containers": [{"name": "a", "image": "a"}]});
+    vec![
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "print"}}),
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "print"},
+            "spec": {"replicas": 3, "template": template, "selector": {"matchLabels": labels,
+                "matchExpressions": [{"key": "tier", "operator": "In", "values": ["b", "a"]}]}},
+            "status": {"replicas": 3, "readyReplicas": 2, "updatedReplicas": 3,
+                "availableReplicas": 1}}),
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": "web-5d8f", "namespace": "print"},
+            "spec": {"replicas": 3, "template": template, "selector": {"matchLabels": labels}},
+            "status": {"replicas": 3, "readyReplicas": 2}}),
+        pod(
+            "running",
+            two.clone(),
+            json!({"phase": "Running", "podIP": "10.244.1.7",
+            "nominatedNodeName": "n2",
+            "containerStatuses": [
+                {"name": "a", "ready": true, "restartCount": 2, "image": "a", "imageID": "",
+                 "state": {"running": {}},
+                 "lastState": {"terminated": {"exitCode": 1,
+                    "finishedAt": "2020-01-01T00:00:00Z"}}},
+                {"name": "b", "ready": false, "restartCount": 0, "image": "b", "imageID": "",
+                 "state": {"running": {}}}]}),
+        ),
+        pod(
+            "crash",
+            one.clone(),
+            json!({"phase": "Running", "containerStatuses": [
+                {"name": "a", "ready": false, "restartCount": 4, "image": "a", "imageID": "",
+                 "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}),
+        ),
+        pod(
+            "done",
+            one.clone(),
+            json!({"phase": "Succeeded", "containerStatuses": [
+                {"name": "a", "ready": false, "restartCount": 0, "image": "a", "imageID": "",
+                 "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]}),
+        ),
+        pod(
+            "starting",
+            json!({"initContainers": [{"name": "i", "image": "i"}],
+                "containers": [{"name": "a", "image": "a"}],
+                "readinessGates": [{"conditionType": "example.com/x"}]}),
+            json!({"phase": "Pending", "initContainerStatuses": [
+                {"name": "i", "ready": false, "restartCount": 0, "image": "i", "imageID": "",
+                 "state": {"running": {}}}]}),
+        ),
+        json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "lb", "namespace": "print"},
+            "spec": {"type": "LoadBalancer", "clusterIP": "10.96.7.7", "clusterIPs": ["10.96.7.7"],
+                "selector": {"tier": "a", "app": "web"},
+                "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP",
+                           "nodePort": 30080},
+                          {"name": "dns", "port": 53, "targetPort": 53, "protocol": "UDP",
+                           "nodePort": 30053}]},
+            "status": {"loadBalancer": {"ingress": [{"ip": "203.0.113.9"}]}}}),
+        json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "n1", "labels": {"node-role.kubernetes.io/control-plane": ""}},
+            "spec": {"unschedulable": true},
+            "status": {"conditions": [{"type": "Ready", "status": "False"}],
+                "addresses": [{"type": "InternalIP", "address": "172.18.0.2"},
+                              {"type": "ExternalIP", "address": "198.51.100.2"}],
+                "nodeInfo": {"kubeletVersion": "v1.32.4", "osImage": "Debian GNU/Linux 13",
+                    "kernelVersion": "6.12.0", "architecture": "amd64",
+                    "containerRuntimeVersion": "containerd://2.0.0", "machineID": "",
+                    "systemUUID": "", "bootID": "", "kubeProxyVersion": "",
+                    "operatingSystem": "linux"}}}),
+    ]
+}
+
+async fn fixture() -> Result<Fixture, Box<dyn std::error::Error>> {
+    let fixture = Fixture::start().await?;
+    for object in objects() {
+        fixture.server.create_object(object)?;
+    }
+    Ok(fixture)
+}
+
+/// Drops the AGE cell (at `index`) after checking it is an age.
+fn without_age(mut row: Vec<String>, index: usize) -> Vec<String> {
+    let age = row.remove(index);
+    assert!(is_age(&age), "age {age:?} in {row:?}");
+    row
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_get_prints_kube_apiserver_columns() -> TestResult {
+    let fixture = fixture().await?;
+    let out = fixture
+        .run(&["get", "deploy,rs,po,svc", "-n", "print"])
+        .await?;
+    let got = tables(&out);
+    assert_eq!(got.len(), 4, "{out}");
+    let (deploy, rs, pods, svc) = (&got[0], &got[1], &got[2], &got[3]);
+    assert_eq!(
+        deploy[0],
+        ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
+        "{out}"
+    );
+    assert_eq!(
+        without_age(deploy[1].clone(), 4),
+        ["deployment.apps/web", "2/3", "3", "1"]
+    );
+    assert_eq!(rs[0], ["NAME", "DESIRED", "CURRENT", "READY", "AGE"]);
+    assert_eq!(
+        without_age(rs[1].clone(), 4),
+        ["replicaset.apps/web-5d8f", "3", "3", "2"]
+    );
+    assert_eq!(pods[0], ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]);
+    let pod_rows: Vec<Vec<String>> = pods[1..]
+        .iter()
+        .map(|r| without_age(r.clone(), 4))
+        .collect();
+    let restarts_ago = &pod_rows[2][3];
+    assert!(
+        restarts_ago.starts_with("2 (") && restarts_ago.ends_with(" ago)"),
+        "{out}"
+    );
+    assert_eq!(
+        pod_rows,
+        [
+            vec!["pod/crash", "0/1", "CrashLoopBackOff", "4"],
+            vec!["pod/done", "0/1", "Completed", "0"],
+            vec!["pod/running", "1/2", "Running", restarts_ago.as_str()],
+            vec!["pod/starting", "0/1", "Init:0/1", "0"],
+        ]
+    );
+    assert_eq!(
+        svc[0],
+        [
+            "NAME",
+            "TYPE",
+            "CLUSTER-IP",
+            "EXTERNAL-IP",
+            "PORT(S)",
+            "AGE"
+        ]
+    );
+    assert_eq!(
+        without_age(svc[1].clone(), 5),
+        [
+            "service/lb",
+            "LoadBalancer",
+            "10.96.7.7",
+            "203.0.113.9",
+            "80:30080/TCP,53:30053/UDP"
+        ]
+    );
+
+    let nodes = tables(&fixture.run(&["get", "no", "n1"]).await?).remove(0);
+    assert_eq!(nodes[0], ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]);
+    assert_eq!(
+        without_age(nodes[1].clone(), 3),
+        [
+            "n1",
+            "NotReady,SchedulingDisabled",
+            "control-plane",
+            "v1.32.4"
+        ]
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_get_wide_prints_the_priority_one_columns() -> TestResult {
+    let fixture = fixture().await?;
+    let deploy = tables(
+        &fixture
+            .run(&["get", "deploy", "-n", "print", "-o", "wide"])
+            .await?,
+    )
+    .remove(0);
+    assert_eq!(
+        deploy[0],
+        [
+            "NAME",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
+    );
+    assert_eq!(
+        without_age(deploy[1].clone(), 4),
+        [
+            "web",
+            "2/3",
+            "3",
+            "1",
+            "nginx,envoy",
+            "nginx:1.27,envoy:1.31",
+            "app=web,tier in (a,b)"
+        ]
+    );
+    let rs = tables(
+        &fixture
+            .run(&["get", "rs", "-n", "print", "-o", "wide"])
+            .await?,
+    )
+    .remove(0);
+    assert_eq!(
+        rs[0],
+        [
+            "NAME",
+            "DESIRED",
+            "CURRENT",
+            "READY",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
+    );
+    assert_eq!(
+        without_age(rs[1].clone(), 4)[4..],
+        ["nginx,envoy", "nginx:1.27,envoy:1.31", "app=web"]
+    );
+    let pods = tables(
+        &fixture
+            .run(&["get", "po", "-n", "print", "-o", "wide"])
+            .await?,
+    )
+    .remove(0);
+    assert_eq!(
+        pods[0],
+        [
+            "NAME",
+            "READY",
+            "STATUS",
+            "RESTARTS",
+            "AGE",
+            "IP",
+            "NODE",
+            "NOMINATED NODE",
+            "READINESS GATES"
+        ]
+    );
+    assert_eq!(
+        pods[3][5..],
+        ["10.244.1.7", "n1", "n2", "<none>"],
+        "{pods:?}"
+    );
+    assert_eq!(
+        pods[4][5..],
+        ["<none>", "<none>", "<none>", "0/1"],
+        "{pods:?}"
+    );
+    let svc = tables(
+        &fixture
+            .run(&["get", "svc", "lb", "-n", "print", "-o", "wide"])
+            .await?,
+    )
+    .remove(0);
+    assert_eq!(
+        svc[0],
+        [
+            "NAME",
+            "TYPE",
+            "CLUSTER-IP",
+            "EXTERNAL-IP",
+            "PORT(S)",
+            "AGE",
+            "SELECTOR"
+        ]
+    );
+    assert_eq!(svc[1][6], "app=web,tier=a");
+    let nodes = tables(&fixture.run(&["get", "no", "n1", "-o", "wide"]).await?).remove(0);
+    assert_eq!(
+        nodes[0],
+        [
+            "NAME",
+            "STATUS",
+            "ROLES",
+            "AGE",
+            "VERSION",
+            "INTERNAL-IP",
+            "EXTERNAL-IP",
+            "OS-IMAGE",
+            "KERNEL-VERSION",
+            "CONTAINER-RUNTIME"
+        ]
+    );
+    assert_eq!(
+        nodes[1][5..],
+        [
+            "172.18.0.2",
+            "198.51.100.2",
+            "Debian GNU/Linux 13",
+            "6.12.0 (amd64)",
+            "containerd://2.0.0"
+        ]
+    );
+    Ok(())
+}
+
+/// The Table itself: column types, formats, descriptions and priorities as registered, integer
+/// cells where the printers put integers, and a Succeeded pod's row condition.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_carry_the_printers_column_definitions() -> TestResult {
+    let fixture = fixture().await?;
+    let client = fixture.server.client();
+    let get = |path: &'static str| {
+        let client = client.clone();
+        async move {
+            let request = http::Request::get(path)
+                .header(
+                    http::header::ACCEPT,
+                    "application/json;as=Table;v=v1;g=meta.k8s.io",
+                )
+                .body(Vec::new())?;
+            let response = client.send(request.map(Into::into)).await?;
+            let body = http_body_util::BodyExt::collect(response.into_body())
+                .await?
+                .to_bytes();
+            Ok::<Value, Box<dyn std::error::Error>>(serde_json::from_slice(&body)?)
+        }
+    };
+    let deploy = get("/apis/apps/v1/namespaces/print/deployments").await?;
+    let columns = &deploy["columnDefinitions"];
+    assert_eq!(
+        columns[0],
+        json!({"name": "Name", "type": "string", "format": "name", "priority": 0,
+            "description": "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"})
+    );
+    assert_eq!(
+        columns[2],
+        json!({"name": "Up-to-date", "type": "string", "format": "", "priority": 0,
+            "description": "Total number of non-terminating pods targeted by this deployment that have the desired template spec."})
+    );
+    assert_eq!(
+        columns[5],
+        json!({"name": "Containers", "type": "string", "format": "", "priority": 1,
+            "description": "Names of each container in the template."})
+    );
+    assert_eq!(deploy["rows"][0]["cells"][2], json!(3));
+    assert_eq!(
+        deploy["rows"][0]["object"]["kind"],
+        json!("PartialObjectMetadata")
+    );
+    let rs = get("/apis/apps/v1/namespaces/print/replicasets").await?;
+    assert_eq!(rs["columnDefinitions"][1]["type"], json!("integer"));
+    assert_eq!(rs["rows"][0]["cells"][1], json!(3));
+    let pods = get("/api/v1/namespaces/print/pods").await?;
+    assert_eq!(
+        pods["columnDefinitions"][1],
+        json!({"name": "Ready", "type": "string", "format": "", "priority": 0,
+            "description": "The aggregate readiness state of this pod for accepting traffic."})
+    );
+    let done = pods["rows"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["cells"][0] == "done"))
+        .ok_or("no done row")?;
+    assert_eq!(
+        done["conditions"],
+        json!([{"type": "Completed", "status": "True", "reason": "Succeeded",
+            "message": "The pod has completed successfully."}])
+    );
+    Ok(())
+}
