@@ -21,6 +21,13 @@ enum Printer {
     ReplicaSet,
     Service,
     Node,
+    StatefulSet,
+    DaemonSet,
+    Namespace,
+    ConfigMap,
+    Secret,
+    Lease,
+    Event,
     /// NAME and AGE (kube-apiserver's default table, and ours for anything not listed).
     Default,
 }
@@ -36,6 +43,14 @@ impl Printer {
             ("apps", "replicasets") => Printer::ReplicaSet,
             ("", "services") => Printer::Service,
             ("", "nodes") => Printer::Node,
+            ("apps", "statefulsets") => Printer::StatefulSet,
+            ("apps", "daemonsets") => Printer::DaemonSet,
+            ("", "namespaces") => Printer::Namespace,
+            ("", "configmaps") => Printer::ConfigMap,
+            ("", "secrets") => Printer::Secret,
+            ("coordination.k8s.io", "leases") => Printer::Lease,
+            ("", "events") => Printer::Event,
+            // serviceaccounts print NAME and AGE (printers.go:305), as the default does.
             _ => Printer::Default,
         }
     }
@@ -47,7 +62,14 @@ impl Printer {
             Printer::ReplicaSet => columns::replica_set(),
             Printer::Service => columns::service(),
             Printer::Node => columns::node(),
-            Printer::Default => vec![columns::name(), columns::age()],
+            Printer::StatefulSet => columns::stateful_set(),
+            Printer::DaemonSet => columns::daemon_set(),
+            Printer::Namespace => columns::namespace(),
+            Printer::ConfigMap => columns::config_map(),
+            Printer::Secret => columns::secret(),
+            Printer::Lease => columns::lease(),
+            Printer::Event => columns::event(),
+            Printer::Default => columns::name_age(),
         }
     }
 
@@ -58,6 +80,13 @@ impl Printer {
             Printer::ReplicaSet => cells::replica_set(object, now),
             Printer::Service => cells::service(object, now),
             Printer::Node => cells::node(object, now),
+            Printer::StatefulSet => cells::stateful_set(object, now),
+            Printer::DaemonSet => cells::daemon_set(object, now),
+            Printer::Namespace => cells::namespace(object, now),
+            Printer::ConfigMap => cells::config_map(object, now),
+            Printer::Secret => cells::secret(object, now),
+            Printer::Lease => cells::lease(object, now),
+            Printer::Event => cells::event(object, now),
             Printer::Default => cells::default(object, now),
         }
     }

@@ -521,6 +521,147 @@ pub fn default(object: &Value, now: Timestamp) -> Vec<Value> {
     vec![name(object), age(object, now)]
 }
 
+/// `printStatefulSet` (printers.go:1603).
+pub fn stateful_set(object: &Value, now: Timestamp) -> Vec<Value> {
+    let [names, images] = containers(object, "/spec/template/spec/containers");
+    vec![
+        name(object),
+        json!(format!(
+            "{}/{}",
+            int(object, "/status/readyReplicas"),
+            int(object, "/spec/replicas")
+        )),
+        age(object, now),
+        names,
+        images,
+    ]
+}
+
+/// `printDaemonSet` (printers.go:1630).
+pub fn daemon_set(object: &Value, now: Timestamp) -> Vec<Value> {
+    let [names, images] = containers(object, "/spec/template/spec/containers");
+    let node_selector = label_set(object.pointer("/spec/template/spec/nodeSelector"));
+    let selector = label_selector(object.pointer("/spec/selector"))
+        .map_or_else(|| "<error>".to_owned(), |s| or_none(&s).to_owned());
+    vec![
+        name(object),
+        json!(int(object, "/status/desiredNumberScheduled")),
+        json!(int(object, "/status/currentNumberScheduled")),
+        json!(int(object, "/status/numberReady")),
+        json!(int(object, "/status/updatedNumberScheduled")),
+        json!(int(object, "/status/numberAvailable")),
+        json!(or_none(&node_selector)),
+        age(object, now),
+        names,
+        images,
+        json!(selector),
+    ]
+}
+
+/// `printNamespace` (printers.go:1961).
+pub fn namespace(object: &Value, now: Timestamp) -> Vec<Value> {
+    vec![
+        name(object),
+        json!(text(object, "/status/phase")),
+        age(object, now),
+    ]
+}
+
+/// How many keys the object at `pointer` has.
+fn keys(object: &Value, pointer: &str) -> i64 {
+    object
+        .pointer(pointer)
+        .and_then(Value::as_object)
+        .map_or(0, |m| i64::try_from(m.len()).unwrap_or(i64::MAX))
+}
+
+/// `printSecret` (printers.go:1981).
+pub fn secret(object: &Value, now: Timestamp) -> Vec<Value> {
+    vec![
+        name(object),
+        json!(text(object, "/type")),
+        json!(keys(object, "/data")),
+        age(object, now),
+    ]
+}
+
+/// `printConfigMap` (printers.go:2675): data and binaryData keys.
+pub fn config_map(object: &Value, now: Timestamp) -> Vec<Value> {
+    vec![
+        name(object),
+        json!(keys(object, "/data") + keys(object, "/binaryData")),
+        age(object, now),
+    ]
+}
+
+/// `printLease` (printers.go:2810).
+pub fn lease(object: &Value, now: Timestamp) -> Vec<Value> {
+    vec![
+        name(object),
+        json!(text(object, "/spec/holderIdentity")),
+        age(object, now),
+    ]
+}
+
+/// A timestamp field's age, None when it is absent (Go's zero time).
+fn age_of(object: &Value, pointer: &str, now: Timestamp) -> Option<String> {
+    object
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .map(|t| since(Some(t), now))
+}
+
+/// `printEvent` (printers.go:2227), wide: LAST SEEN, TYPE, REASON, OBJECT, SUBOBJECT, SOURCE,
+/// MESSAGE, FIRST SEEN, COUNT, NAME.
+pub fn event(object: &Value, now: Timestamp) -> Vec<Value> {
+    let first = age_of(object, "/firstTimestamp", now)
+        .unwrap_or_else(|| since(object.pointer("/eventTime").and_then(Value::as_str), now));
+    let mut last = age_of(object, "/lastTimestamp", now).unwrap_or_else(|| first.clone());
+    let mut count = int(object, "/count");
+    match object.get("series").filter(|s| !s.is_null()) {
+        Some(series) => {
+            last = since(series.get("lastObservedTime").and_then(Value::as_str), now);
+            count = int(series, "/count");
+        }
+        // Singleton events of the events.k8s.io API have no count.
+        None if count == 0 => count = 1,
+        None => {}
+    }
+    let kind = text(object, "/involvedObject/kind").to_lowercase();
+    let involved = text(object, "/involvedObject/name");
+    let target = if involved.is_empty() {
+        kind
+    } else {
+        format!("{kind}/{involved}")
+    };
+    // formatEventSource (printers.go:2884): component (else reportingController), then
+    // ", host" (else reportingInstance) when there is one.
+    let first_non_empty = |a: &str, b: &str| {
+        let a = text(object, a);
+        if a.is_empty() { text(object, b) } else { a }
+    };
+    let component = first_non_empty("/source/component", "/reportingComponent");
+    let instance = first_non_empty("/source/host", "/reportingInstance");
+    let source = if instance.is_empty() {
+        component.to_owned()
+    } else {
+        format!("{component}, {instance}")
+    };
+    vec![
+        json!(last),
+        json!(text(object, "/type")),
+        json!(text(object, "/reason")),
+        json!(target),
+        json!(text(object, "/involvedObject/fieldPath")),
+        json!(source),
+        json!(text(object, "/message").trim()),
+        json!(first),
+        json!(count),
+        name(object),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -808,6 +949,63 @@ mod tests {
                 json!(""),
                 json!("<none>")
             ]
+        );
+    }
+
+    #[test]
+    fn event_times_counts_and_source() {
+        let core = json!({"metadata": {"name": "e"}, "type": "Normal", "reason": "Pulled",
+            "involvedObject": {"kind": "Pod", "name": "p"}, "message": " done \n",
+            "source": {"component": "kubelet"},
+            "firstTimestamp": "2026-01-10T11:00:00Z", "lastTimestamp": "2026-01-10T11:58:00Z"});
+        assert_eq!(
+            event(&core, now()),
+            vec![
+                json!("2m"),
+                json!("Normal"),
+                json!("Pulled"),
+                json!("pod/p"),
+                json!(""),
+                json!("kubelet"),
+                json!("done"),
+                json!("60m"),
+                json!(1),
+                json!("e")
+            ]
+        );
+        // An events.k8s.io-style event: eventTime, a series, reporting fields, no name.
+        let series = json!({"metadata": {"name": "s"}, "involvedObject": {"kind": "Node"},
+            "eventTime": "2026-01-10T10:00:00.123456Z", "reportingComponent": "ctrl",
+            "reportingInstance": "ctrl-1",
+            "series": {"count": 7, "lastObservedTime": "2026-01-10T11:59:30.000000Z"}});
+        let cells = event(&series, now());
+        assert_eq!(cells[0], json!("30s"));
+        assert_eq!(cells[3], json!("node"));
+        assert_eq!(cells[5], json!("ctrl, ctrl-1"));
+        // 1h59m59.877s: HumanDuration truncates to whole minutes.
+        assert_eq!(cells[7], json!("119m"));
+        assert_eq!(cells[8], json!(7));
+        let bare = json!({"metadata": {"name": "b"}});
+        assert_eq!(event(&bare, now())[0], json!("<unknown>"));
+    }
+
+    #[test]
+    fn data_counts_holders_and_daemon_sets() {
+        let cm = json!({"metadata": {"name": "c"}, "data": {"a": "1"}, "binaryData": {"b": ""}});
+        assert_eq!(config_map(&cm, now())[1], json!(2));
+        let secret_value = json!({"metadata": {"name": "s"}, "type": "Opaque"});
+        assert_eq!(
+            secret(&secret_value, now())[1..3],
+            [json!("Opaque"), json!(0)]
+        );
+        assert_eq!(lease(&json!({}), now())[1], json!(""));
+        let ds = json!({"spec": {"template": {"spec": {}}}});
+        let cells = daemon_set(&ds, now());
+        assert_eq!(cells[6], json!("<none>"));
+        assert_eq!(cells[10], json!("<none>"));
+        assert_eq!(
+            stateful_set(&json!({"spec": {"replicas": 2}}), now())[1],
+            json!("0/2")
         );
     }
 }

@@ -31,6 +31,29 @@ const NODE_OS_IMAGE: &str =
 const NODE_KERNEL: &str =
     "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).";
 const NODE_RUNTIME: &str = "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).";
+const DS_DESIRED: &str = "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/";
+const DS_CURRENT: &str = "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/";
+const DS_READY: &str = "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.";
+const DS_UPDATED: &str = "The total number of nodes that are running updated daemon pod";
+const DS_AVAILABLE: &str = "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)";
+const DS_NODE_SELECTOR: &str = "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/";
+const DS_SELECTOR: &str = "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
+const EV_LAST: &str = "The time at which the most recent occurrence of this event was recorded.";
+const EV_TYPE: &str =
+    "Type of this event (Normal, Warning), new types could be added in the future";
+const EV_REASON: &str = "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.";
+const EV_OBJECT: &str = "The object that this event is about.";
+const EV_SUBOBJECT: &str = "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.";
+const EV_SOURCE: &str =
+    "The component reporting this event. Should be a short machine understandable string.";
+const EV_MESSAGE: &str = "A human-readable description of the status of this operation.";
+const EV_FIRST: &str =
+    "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)";
+const EV_COUNT: &str = "The number of times this event has occurred.";
+const SECRET_TYPE: &str = "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types";
+const SECRET_DATA: &str = "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4";
+const CM_DATA: &str = "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.";
+const LEASE_HOLDER: &str = "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.";
 const CONTAINERS: &str = "Names of each container in the template.";
 const IMAGES: &str = "Images referenced by each container in the template.";
 const POD_READY: &str = "Number of the pod with ready state";
@@ -142,4 +165,82 @@ pub fn node() -> Vec<Value> {
         wide("Kernel-Version", NODE_KERNEL),
         wide("Container-Runtime", NODE_RUNTIME),
     ]
+}
+
+/// printers.go:162.
+pub fn daemon_set() -> Vec<Value> {
+    vec![
+        name(),
+        integer("Desired", DS_DESIRED),
+        integer("Current", DS_CURRENT),
+        integer("Ready", DS_READY),
+        integer("Up-to-date", DS_UPDATED),
+        integer("Available", DS_AVAILABLE),
+        string("Node Selector", DS_NODE_SELECTOR),
+        age(),
+        wide("Containers", CONTAINERS),
+        wide("Images", IMAGES),
+        wide("Selector", DS_SELECTOR),
+    ]
+}
+
+/// printers.go:239.
+pub fn stateful_set() -> Vec<Value> {
+    vec![
+        name(),
+        string("Ready", POD_READY),
+        age(),
+        wide("Containers", CONTAINERS),
+        wide("Images", IMAGES),
+    ]
+}
+
+/// printers.go:273: Name comes last, at priority 1.
+pub fn event() -> Vec<Value> {
+    vec![
+        string("Last Seen", EV_LAST),
+        string("Type", EV_TYPE),
+        string("Reason", EV_REASON),
+        string("Object", EV_OBJECT),
+        wide("Subobject", EV_SUBOBJECT),
+        wide("Source", EV_SOURCE),
+        string("Message", EV_MESSAGE),
+        wide("First Seen", EV_FIRST),
+        wide("Count", EV_COUNT),
+        column("Name", "string", "name", NAME_DOC, 1),
+    ]
+}
+
+/// printers.go:288.
+pub fn namespace() -> Vec<Value> {
+    vec![
+        name(),
+        string("Status", "The status of the namespace"),
+        age(),
+    ]
+}
+
+/// printers.go:296.
+pub fn secret() -> Vec<Value> {
+    vec![
+        name(),
+        string("Type", SECRET_TYPE),
+        string("Data", SECRET_DATA),
+        age(),
+    ]
+}
+
+/// printers.go:305 (and the default Name/Age).
+pub fn name_age() -> Vec<Value> {
+    vec![name(), age()]
+}
+
+/// printers.go:376.
+pub fn config_map() -> Vec<Value> {
+    vec![name(), string("Data", CM_DATA), age()]
+}
+
+/// printers.go:444.
+pub fn lease() -> Vec<Value> {
+    vec![name(), string("Holder", LEASE_HOLDER), age()]
 }

@@ -31,10 +31,22 @@ fn tables(output: &str) -> Vec<Vec<Vec<String>>> {
         .collect()
 }
 
-/// An age cell: digits then a unit, as `duration.HumanDuration` writes a fresh object's age.
+/// An age cell as `duration.HumanDuration` writes one: digit runs each followed by a unit
+/// (`45s`, `3m20s`, `6y331d`).
 fn is_age(cell: &str) -> bool {
-    let digits = cell.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) && digits.len() < cell.len()
+    let mut digits = 0;
+    let mut units = 0;
+    for c in cell.chars() {
+        match c {
+            '0'..='9' => digits += 1,
+            's' | 'm' | 'h' | 'd' | 'y' if digits > 0 => {
+                digits = 0;
+                units += 1;
+            }
+            _ => return false,
+        }
+    }
+    digits == 0 && units > 0
 }
 
 fn objects() -> Vec<Value> {
@@ -410,5 +422,172 @@ async fn tables_carry_the_printers_column_definitions() -> TestResult {
         json!([{"type": "Completed", "status": "True", "reason": "Succeeded",
             "message": "The pod has completed successfully."}])
     );
+    Ok(())
+}
+
+fn more_objects() -> Vec<Value> {
+    let labels = json!({"app": "db"});
+    let template = json!({"metadata": {"labels": labels}, "spec": {
+        "nodeSelector": {"kubernetes.io/os": "linux"},
+        "containers": [{"name": "pg", "image": "postgres:17"}]}});
+    vec![
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "more"}}),
+        json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": "more"},
+            "spec": {"replicas": 3, "serviceName": "db", "selector": {"matchLabels": labels},
+                "template": template},
+            "status": {"replicas": 3, "readyReplicas": 1}}),
+        json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": "agent", "namespace": "more"},
+            "spec": {"selector": {"matchLabels": labels}, "template": template},
+            "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 3,
+                "numberReady": 2, "updatedNumberScheduled": 1, "numberAvailable": 2,
+                "numberMisscheduled": 0}}),
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "conf", "namespace": "more"},
+            "data": {"a": "1", "b": "2"}, "binaryData": {"c": "AA=="}}),
+        json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "token", "namespace": "more"},
+            "type": "kubernetes.io/basic-auth", "data": {"username": "YQ==", "password": "Yg=="}}),
+        json!({"apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": {"name": "robot", "namespace": "more"}}),
+        json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "leader", "namespace": "more"},
+            "spec": {"holderIdentity": "db-0"}}),
+        json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "db.1", "namespace": "more"},
+            "involvedObject": {"kind": "Pod", "name": "db-0", "namespace": "more",
+                "fieldPath": "spec.containers{pg}"},
+            "reason": "BackOff", "message": "Back-off restarting failed container ",
+            "type": "Warning", "count": 5, "source": {"component": "kubelet", "host": "n1"},
+            "firstTimestamp": "2020-01-01T00:00:00Z", "lastTimestamp": "2020-01-02T00:00:00Z"}),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_get_prints_workload_config_and_event_columns() -> TestResult {
+    let fixture = Fixture::start().await?;
+    for object in more_objects() {
+        fixture.server.create_object(object)?;
+    }
+    let out = fixture
+        .run(&[
+            "get",
+            "sts,ds,cm,secret,sa,lease",
+            "-n",
+            "more",
+            "-o",
+            "wide",
+        ])
+        .await?;
+    let got = tables(&out);
+    assert_eq!(got.len(), 6, "{out}");
+    assert_eq!(
+        got[0][0],
+        ["NAME", "READY", "AGE", "CONTAINERS", "IMAGES"],
+        "{out}"
+    );
+    assert_eq!(
+        without_age(got[0][1].clone(), 2),
+        ["statefulset.apps/db", "1/3", "pg", "postgres:17"]
+    );
+    assert_eq!(
+        got[1][0],
+        [
+            "NAME",
+            "DESIRED",
+            "CURRENT",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "NODE SELECTOR",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
+    );
+    assert_eq!(
+        without_age(got[1][1].clone(), 7),
+        [
+            "daemonset.apps/agent",
+            "3",
+            "3",
+            "2",
+            "1",
+            "2",
+            "kubernetes.io/os=linux",
+            "pg",
+            "postgres:17",
+            "app=db"
+        ]
+    );
+    assert_eq!(got[2][0], ["NAME", "DATA", "AGE"]);
+    let conf = got[2]
+        .iter()
+        .find(|r| r[0] == "configmap/conf")
+        .ok_or("no conf")?;
+    assert_eq!(without_age(conf.clone(), 2), ["configmap/conf", "3"]);
+    assert_eq!(got[3][0], ["NAME", "TYPE", "DATA", "AGE"]);
+    assert_eq!(
+        without_age(got[3][1].clone(), 3),
+        ["secret/token", "kubernetes.io/basic-auth", "2"]
+    );
+    assert_eq!(got[4][0], ["NAME", "AGE"]);
+    assert_eq!(got[5][0], ["NAME", "HOLDER", "AGE"]);
+    assert_eq!(
+        without_age(got[5][1].clone(), 2),
+        ["lease.coordination.k8s.io/leader", "db-0"]
+    );
+
+    let namespaces = tables(&fixture.run(&["get", "ns", "more"]).await?).remove(0);
+    assert_eq!(namespaces[0], ["NAME", "STATUS", "AGE"]);
+    assert_eq!(without_age(namespaces[1].clone(), 2), ["more", "Active"]);
+
+    let events = tables(&fixture.run(&["get", "events", "-n", "more"]).await?).remove(0);
+    assert_eq!(
+        events[0],
+        ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    );
+    assert!(is_age(&events[1][0]), "{events:?}");
+    assert_eq!(
+        events[1][1..],
+        [
+            "Warning",
+            "BackOff",
+            "pod/db-0",
+            "Back-off restarting failed container"
+        ]
+    );
+    let wide = tables(
+        &fixture
+            .run(&["get", "events", "-n", "more", "-o", "wide"])
+            .await?,
+    )
+    .remove(0);
+    assert_eq!(
+        wide[0],
+        [
+            "LAST SEEN",
+            "TYPE",
+            "REASON",
+            "OBJECT",
+            "SUBOBJECT",
+            "SOURCE",
+            "MESSAGE",
+            "FIRST SEEN",
+            "COUNT",
+            "NAME"
+        ]
+    );
+    assert_eq!(
+        wide[1][4..7],
+        [
+            "spec.containers{pg}",
+            "kubelet, n1",
+            "Back-off restarting failed container"
+        ]
+    );
+    assert_eq!(wide[1][8..], ["5", "db.1"]);
     Ok(())
 }
