@@ -94,6 +94,7 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
             let objects: Vec<&StoredObject> = page.items.iter().map(Arc::as_ref).collect();
             Body::from(table::render(
                 &request.resource,
+                &request.version,
                 &objects,
                 page.rv,
                 token.as_deref(),

@@ -11,6 +11,7 @@ use super::resources::ResourceType;
 
 mod cells;
 mod columns;
+mod custom;
 mod duration;
 
 /// The printers this server knows, chosen by group and plural.
@@ -28,6 +29,10 @@ enum Printer {
     Secret,
     Lease,
     Event,
+    /// `customresourcedefinitions` (apiextensions-apiserver's own convertor).
+    Crd,
+    /// A custom resource: its CRD version's `additionalPrinterColumns`.
+    Custom,
     /// NAME and AGE (kube-apiserver's default table, and ours for anything not listed).
     Default,
 }
@@ -35,7 +40,7 @@ enum Printer {
 impl Printer {
     fn of(resource: &ResourceType) -> Printer {
         if resource.custom {
-            return Printer::Default;
+            return Printer::Custom;
         }
         match (resource.group.as_str(), resource.plural.as_str()) {
             ("", "pods") => Printer::Pod,
@@ -50,12 +55,13 @@ impl Printer {
             ("", "secrets") => Printer::Secret,
             ("coordination.k8s.io", "leases") => Printer::Lease,
             ("", "events") => Printer::Event,
+            ("apiextensions.k8s.io", "customresourcedefinitions") => Printer::Crd,
             // serviceaccounts print NAME and AGE (printers.go:305), as the default does.
             _ => Printer::Default,
         }
     }
 
-    fn columns(self) -> Vec<Value> {
+    fn columns(self, custom: &custom::Columns) -> Vec<Value> {
         match self {
             Printer::Pod => columns::pod(),
             Printer::Deployment => columns::deployment(),
@@ -69,11 +75,13 @@ impl Printer {
             Printer::Secret => columns::secret(),
             Printer::Lease => columns::lease(),
             Printer::Event => columns::event(),
+            Printer::Crd => columns::crd(),
+            Printer::Custom => custom.definitions(),
             Printer::Default => columns::name_age(),
         }
     }
 
-    fn cells(self, object: &Value, now: Timestamp) -> Vec<Value> {
+    fn cells(self, custom: &custom::Columns, object: &Value, now: Timestamp) -> Vec<Value> {
         match self {
             Printer::Pod => cells::pod(object, now),
             Printer::Deployment => cells::deployment(object, now),
@@ -87,6 +95,8 @@ impl Printer {
             Printer::Secret => cells::secret(object, now),
             Printer::Lease => cells::lease(object, now),
             Printer::Event => cells::event(object, now),
+            Printer::Crd => cells::crd(object),
+            Printer::Custom => custom.cells(object, now),
             Printer::Default => cells::default(object, now),
         }
     }
@@ -94,10 +104,10 @@ impl Printer {
 
 /// One row: its cells, a pod's completion conditions, and the object as
 /// `PartialObjectMetadata` (kube-apiserver's default `includeObject=Metadata`).
-fn row(printer: Printer, object: &StoredObject, now: Timestamp) -> Value {
+fn row(printer: Printer, custom: &custom::Columns, object: &StoredObject, now: Timestamp) -> Value {
     let value = serde_json::from_slice::<Value>(&object.bytes).unwrap_or(Value::Null);
     let partial = serde_json::from_slice::<Value>(object.metadata_only()).unwrap_or(Value::Null);
-    let mut row = json!({"cells": printer.cells(&value, now), "object": partial});
+    let mut row = json!({"cells": printer.cells(custom, &value, now), "object": partial});
     if printer == Printer::Pod
         && let (Some(conditions), Some(map)) = (cells::pod_conditions(&value), row.as_object_mut())
     {
@@ -106,9 +116,10 @@ fn row(printer: Printer, object: &StoredObject, now: Timestamp) -> Value {
     row
 }
 
-/// A Table of `objects`; `continue_token` and `rv` go into its list metadata.
+/// A Table of `objects` read at `version` (a custom resource's columns are its version's); `continue_token` and `rv` go into its list metadata.
 pub fn render(
     resource: &ResourceType,
+    version: &str,
     objects: &[&StoredObject],
     rv: u64,
     continue_token: Option<&str>,
@@ -118,13 +129,17 @@ pub fn render(
         map.insert("continue".into(), token.into());
     }
     let printer = Printer::of(resource);
+    let custom = custom::Columns::of(resource, version);
     let now = Timestamp::now();
-    let rows: Vec<Value> = objects.iter().map(|o| row(printer, o, now)).collect();
+    let rows: Vec<Value> = objects
+        .iter()
+        .map(|o| row(printer, &custom, o, now))
+        .collect();
     let table = json!({
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": metadata,
-        "columnDefinitions": printer.columns(),
+        "columnDefinitions": printer.columns(&custom),
         "rows": rows,
     });
     Bytes::from(table.to_string())

@@ -315,7 +315,13 @@ impl Watcher {
             Representation::Object => watch_line(event_type.as_str(), &object.bytes),
             Representation::Metadata => watch_line(event_type.as_str(), object.metadata_only()),
             Representation::Table => {
-                let table = table::render(&self.resource, &[object], object.rv, None);
+                let table = table::render(
+                    &self.resource,
+                    self.resource.preferred_version(),
+                    &[object],
+                    object.rv,
+                    None,
+                );
                 watch_line(event_type.as_str(), &table)
             }
         }

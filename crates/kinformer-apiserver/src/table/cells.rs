@@ -662,6 +662,49 @@ pub fn event(object: &Value, now: Timestamp) -> Vec<Value> {
     ]
 }
 
+/// A CRD's row (apiextensions-apiserver
+/// `pkg/registry/customresourcedefinition/tableconvertor/tableconvertor.go:57`): served versions
+/// sorted, the storage one marked `(storage)`; Created At as RFC 3339 in UTC.
+pub fn crd(object: &Value) -> Vec<Value> {
+    let mut versions: Vec<String> = list(object, "/spec/versions")
+        .iter()
+        .filter(|v| v.get("served").and_then(Value::as_bool).unwrap_or(false))
+        .map(|v| {
+            let storage = v.get("storage").and_then(Value::as_bool).unwrap_or(false);
+            let name = text(v, "/name");
+            if storage {
+                format!("{name}(storage)")
+            } else {
+                name.to_owned()
+            }
+        })
+        .collect();
+    versions.sort();
+    let created = object
+        .pointer("/metadata/creationTimestamp")
+        .and_then(Value::as_str)
+        .and_then(|t| t.parse::<Timestamp>().ok())
+        .map_or_else(
+            // Go's zero time formatted.
+            || "0001-01-01T00:00:00Z".to_owned(),
+            |t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        );
+    let short_names: Vec<&str> = list(object, "/spec/names/shortNames")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    vec![
+        name(object),
+        json!(text(object, "/spec/scope")),
+        json!(versions.join(",")),
+        json!(created),
+        json!(text(object, "/spec/group")),
+        json!(text(object, "/spec/names/kind")),
+        json!(short_names.join(",")),
+        json!(condition_true(object, "Established")),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1007,5 +1050,30 @@ mod tests {
             stateful_set(&json!({"spec": {"replicas": 2}}), now())[1],
             json!("0/2")
         );
+    }
+
+    #[test]
+    fn crd_rows() {
+        let crd_value = json!({"metadata": {"name": "ws.example.com",
+                "creationTimestamp": "2026-01-10T11:00:00Z"},
+            "spec": {"group": "example.com", "scope": "Cluster", "names": {"kind": "W"},
+                "versions": [{"name": "v2", "served": true, "storage": true},
+                             {"name": "v1", "served": true}, {"name": "v0", "served": false}]},
+            "status": {"conditions": [{"type": "Established", "status": "True"}]}});
+        assert_eq!(
+            crd(&crd_value),
+            vec![
+                json!("ws.example.com"),
+                json!("Cluster"),
+                json!("v1,v2(storage)"),
+                json!("2026-01-10T11:00:00Z"),
+                json!("example.com"),
+                json!("W"),
+                json!(""),
+                json!(true)
+            ]
+        );
+        assert_eq!(crd(&json!({}))[3], json!("0001-01-01T00:00:00Z"));
+        assert_eq!(crd(&json!({}))[7], json!(false));
     }
 }

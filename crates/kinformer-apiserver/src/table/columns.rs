@@ -244,3 +244,40 @@ pub fn config_map() -> Vec<Value> {
 pub fn lease() -> Vec<Value> {
     vec![name(), string("Holder", LEASE_HOLDER), age()]
 }
+
+/// apiextensions-apiserver `pkg/registry/customresourcedefinition/tableconvertor/tableconvertor.go:46`.
+pub fn crd() -> Vec<Value> {
+    vec![
+        name(),
+        string("Scope", "Cluster/Namespaced"),
+        string("Versions", "Served versions"),
+        column("Created At", "date", "", AGE_DOC, 0),
+        wide("Group", "API group"),
+        wide("Kind", "CustomResource kind"),
+        wide("ShortNames", "Short names"),
+        column("Established", "boolean", "", "Established status", 1),
+    ]
+}
+
+/// A custom resource column: `additionalPrinterColumns` entry `declared`
+/// (apiextensions-apiserver `pkg/registry/customresource/tableconvertor/tableconvertor.go:49`).
+pub fn custom(declared: &Value) -> Value {
+    let text = |k: &str| declared.get(k).and_then(Value::as_str).unwrap_or("");
+    let description = match text("description") {
+        "" => format!(
+            "Custom resource definition column (in JSONPath format): {}",
+            text("jsonPath")
+        ),
+        d => d.to_owned(),
+    };
+    json!({"name": text("name"), "type": text("type"), "format": text("format"),
+        "description": description,
+        "priority": declared.get("priority").and_then(Value::as_i64).unwrap_or(0)})
+}
+
+/// The column a CRD version without `additionalPrinterColumns` is served with
+/// (apiextensions-apiserver `pkg/apiserver/helpers.go:86`).
+pub fn default_custom() -> Value {
+    json!({"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp",
+        "description": AGE_DOC})
+}

@@ -23,7 +23,13 @@ pub fn get(app: &App, request: &ResourceRequest, name: &str) -> Result<Response,
 /// The response for one object in the requested representation.
 pub fn respond(code: StatusCode, request: &ResourceRequest, object: &StoredObject) -> Response {
     let body = match request.representation {
-        Representation::Table => table::render(&request.resource, &[object], object.rv, None),
+        Representation::Table => table::render(
+            &request.resource,
+            &request.version,
+            &[object],
+            object.rv,
+            None,
+        ),
         representation => object_bytes(representation, object),
     };
     json_response(code, body)

@@ -591,3 +591,115 @@ async fn kubectl_get_prints_workload_config_and_event_columns() -> TestResult {
     assert_eq!(wide[1][8..], ["5", "db.1"]);
     Ok(())
 }
+
+/// CRDs print with apiextensions-apiserver's convertor
+/// (`pkg/registry/customresourcedefinition/tableconvertor/tableconvertor.go:46`), custom
+/// resources with their served version's `additionalPrinterColumns`
+/// (`pkg/registry/customresource/tableconvertor/tableconvertor.go`) or, without any, the
+/// default Age (`pkg/apiserver/helpers.go:86`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_get_prints_crd_and_printer_columns() -> TestResult {
+    let fixture = Fixture::start().await?;
+    let crd = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, shortNames: [gd, gg]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    - {name: Colour, type: string, jsonPath: .spec.colour, description: The colour}
+    - {name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status'}
+    - {name: Owner, type: string, jsonPath: .spec.owner, priority: 1}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+  - name: v1beta1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+"#;
+    let file = fixture.write("crd.yaml", crd)?;
+    fixture
+        .run(&["apply", "-f", super::path_arg(&file)?])
+        .await?;
+    let crds = tables(
+        &fixture
+            .run(&["get", "crd", "gadgets.example.com", "-o", "wide"])
+            .await?,
+    )
+    .remove(0);
+    assert_eq!(
+        crds[0],
+        [
+            "NAME",
+            "SCOPE",
+            "VERSIONS",
+            "CREATED AT",
+            "GROUP",
+            "KIND",
+            "SHORTNAMES",
+            "ESTABLISHED"
+        ]
+    );
+    assert_eq!(
+        crds[1][..3],
+        ["gadgets.example.com", "Namespaced", "v1(storage),v1beta1"]
+    );
+    assert!(
+        crds[1][3].ends_with('Z') && crds[1][3].len() == 20,
+        "{crds:?}"
+    );
+    assert_eq!(crds[1][4..], ["example.com", "Gadget", "gd,gg", "true"]);
+
+    fixture
+        .server
+        .create_object(json!({"apiVersion": "example.com/v1", "kind": "Gadget",
+        "metadata": {"name": "g1", "namespace": "default"},
+        "spec": {"size": 3, "colour": "red", "owner": "ops"},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}]}}))?;
+    let gadgets = tables(&fixture.run(&["get", "gadgets"]).await?).remove(0);
+    assert_eq!(gadgets[0], ["NAME", "SIZE", "COLOUR", "READY", "AGE"]);
+    assert_eq!(
+        without_age(gadgets[1].clone(), 4),
+        ["g1", "3", "red", "True"]
+    );
+    let wide = tables(&fixture.run(&["get", "gadgets", "-o", "wide"]).await?).remove(0);
+    assert_eq!(wide[0], ["NAME", "SIZE", "COLOUR", "READY", "OWNER", "AGE"]);
+    assert_eq!(wide[1][4], "ops");
+    // v1beta1 declares no columns: the default Age.
+    let beta = tables(&fixture.run(&["get", "gadgets.v1beta1.example.com"]).await?).remove(0);
+    assert_eq!(beta[0], ["NAME", "AGE"]);
+    assert_eq!(without_age(beta[1].clone(), 1), ["g1"]);
+
+    let client = fixture.server.client();
+    let request = http::Request::get("/apis/example.com/v1/namespaces/default/gadgets")
+        .header(
+            http::header::ACCEPT,
+            "application/json;as=Table;v=v1;g=meta.k8s.io",
+        )
+        .body(Vec::new())?;
+    let response = client.send(request.map(Into::into)).await?;
+    let body = http_body_util::BodyExt::collect(response.into_body())
+        .await?
+        .to_bytes();
+    let table: Value = serde_json::from_slice(&body)?;
+    assert_eq!(
+        table["columnDefinitions"][1],
+        json!({"name": "Size", "type": "integer", "format": "", "priority": 0,
+            "description": "Custom resource definition column (in JSONPath format): .spec.size"})
+    );
+    assert_eq!(
+        table["columnDefinitions"][2]["description"],
+        json!("The colour")
+    );
+    assert_eq!(table["rows"][0]["cells"][1], json!(3));
+    Ok(())
+}
