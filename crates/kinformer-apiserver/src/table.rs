@@ -6,13 +6,58 @@ use bytes::Bytes;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::app::{Representation, ResourceRequest};
 use super::objects::StoredObject;
 use super::resources::ResourceType;
+use super::status::ApiError;
 
 mod cells;
 mod columns;
 mod custom;
 mod duration;
+
+/// What each row carries as its `object` (the `includeObject` parameter; apiserver
+/// `pkg/endpoints/handlers/response.go:389` `asTable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Include {
+    /// `PartialObjectMetadata` (`Metadata`, the default).
+    Metadata,
+    /// The object itself (`Object`; kubectl's `--sort-by` asks for it).
+    Object,
+    /// Nothing (`None`): `object` is null.
+    Nothing,
+}
+
+/// How a request wants its Table: the version it named and what rows include.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The version of the request's path (a custom resource's columns are its version's).
+    pub version: String,
+    /// `includeObject`.
+    pub include: Include,
+}
+
+impl Options {
+    /// The Table options of `request`; 400 for an `includeObject` kube-apiserver rejects, when
+    /// the request asks for a Table.
+    pub fn of(request: &ResourceRequest) -> Result<Options, ApiError> {
+        let include = match request.params.get("includeObject").map(String::as_str) {
+            None | Some("" | "Metadata") => Include::Metadata,
+            Some("Object") => Include::Object,
+            Some("None") => Include::Nothing,
+            Some(_) if request.representation != Representation::Table => Include::Metadata,
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "unrecognized includeObject value: {other:?}"
+                )));
+            }
+        };
+        Ok(Options {
+            version: request.version.clone(),
+            include,
+        })
+    }
+}
 
 /// The printers this server knows, chosen by group and plural.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,12 +147,23 @@ impl Printer {
     }
 }
 
-/// One row: its cells, a pod's completion conditions, and the object as
-/// `PartialObjectMetadata` (kube-apiserver's default `includeObject=Metadata`).
-fn row(printer: Printer, custom: &custom::Columns, object: &StoredObject, now: Timestamp) -> Value {
+/// One row: its cells, a pod's completion conditions, and the object as `include` asks.
+fn row(
+    printer: Printer,
+    custom: &custom::Columns,
+    include: Include,
+    object: &StoredObject,
+    now: Timestamp,
+) -> Value {
     let value = serde_json::from_slice::<Value>(&object.bytes).unwrap_or(Value::Null);
-    let partial = serde_json::from_slice::<Value>(object.metadata_only()).unwrap_or(Value::Null);
-    let mut row = json!({"cells": printer.cells(custom, &value, now), "object": partial});
+    let included = match include {
+        Include::Metadata => {
+            serde_json::from_slice::<Value>(object.metadata_only()).unwrap_or(Value::Null)
+        }
+        Include::Object => value.clone(),
+        Include::Nothing => Value::Null,
+    };
+    let mut row = json!({"cells": printer.cells(custom, &value, now), "object": included});
     if printer == Printer::Pod
         && let (Some(conditions), Some(map)) = (cells::pod_conditions(&value), row.as_object_mut())
     {
@@ -116,10 +172,10 @@ fn row(printer: Printer, custom: &custom::Columns, object: &StoredObject, now: T
     row
 }
 
-/// A Table of `objects` read at `version` (a custom resource's columns are its version's); `continue_token` and `rv` go into its list metadata.
+/// A Table of `objects` as `options` ask; `continue_token` and `rv` go into its list metadata.
 pub fn render(
     resource: &ResourceType,
-    version: &str,
+    options: &Options,
     objects: &[&StoredObject],
     rv: u64,
     continue_token: Option<&str>,
@@ -129,11 +185,11 @@ pub fn render(
         map.insert("continue".into(), token.into());
     }
     let printer = Printer::of(resource);
-    let custom = custom::Columns::of(resource, version);
+    let custom = custom::Columns::of(resource, &options.version);
     let now = Timestamp::now();
     let rows: Vec<Value> = objects
         .iter()
-        .map(|o| row(printer, &custom, o, now))
+        .map(|o| row(printer, &custom, options.include, o, now))
         .collect();
     let table = json!({
         "kind": "Table",

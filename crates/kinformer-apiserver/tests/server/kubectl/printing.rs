@@ -703,3 +703,48 @@ spec:
     assert_eq!(table["rows"][0]["cells"][1], json!(3));
     Ok(())
 }
+
+/// `includeObject` (apiserver `pkg/endpoints/handlers/response.go:389`): `Object` puts the
+/// object in each row (kubectl's `--sort-by` asks for it), `None` nothing, anything else 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_include_the_object_asked_for() -> TestResult {
+    let fixture = fixture().await?;
+    let client = fixture.server.client();
+    let get = |path: String| {
+        let client = client.clone();
+        async move {
+            let request = http::Request::get(path)
+                .header(
+                    http::header::ACCEPT,
+                    "application/json;as=Table;v=v1;g=meta.k8s.io",
+                )
+                .body(Vec::new())?;
+            let response = client.send(request.map(Into::into)).await?;
+            let code = response.status().as_u16();
+            let body = http_body_util::BodyExt::collect(response.into_body())
+                .await?
+                .to_bytes();
+            Ok::<(u16, Value), Box<dyn std::error::Error>>((code, serde_json::from_slice(&body)?))
+        }
+    };
+    let base = "/api/v1/namespaces/print/pods";
+    let (_, object) = get(format!("{base}?includeObject=Object")).await?;
+    assert_eq!(object["rows"][0]["object"]["kind"], json!("Pod"));
+    assert!(object["rows"][0]["object"]["spec"].is_object(), "{object}");
+    let (_, none) = get(format!("{base}/done?includeObject=None")).await?;
+    assert_eq!(none["rows"][0]["object"], Value::Null);
+    assert_eq!(none["rows"][0]["cells"][0], json!("done"));
+    let (code, bad) = get(format!("{base}?includeObject=Everything")).await?;
+    assert_eq!(code, 400, "{bad}");
+
+    let sorted = tables(
+        &fixture
+            .run(&["get", "po", "-n", "print", "--sort-by=.status.phase"])
+            .await?,
+    )
+    .remove(0);
+    let names: Vec<&str> = sorted[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names.first(), Some(&"starting"), "{sorted:?}");
+    assert_eq!(names.last(), Some(&"done"), "{sorted:?}");
+    Ok(())
+}
