@@ -66,6 +66,12 @@ fn cell(kind: &str, value: &Value, now: Timestamp) -> Value {
     match (kind, value) {
         (_, Value::Null) => Value::Null,
         ("string", Value::String(s)) => json!(s),
+        // client-go jsonpath PrintResults (util/jsonpath/jsonpath.go:146): maps and lists as
+        // compact JSON, scalars through fmt.Fprint (a whole float64 prints without ".0").
+        ("string", Value::Number(n)) => match (n.as_i64(), n.as_f64()) {
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e21 => json!(format!("{f:.0}")),
+            _ => json!(n.to_string()),
+        },
         ("string", other) => json!(other.to_string()),
         ("integer", Value::Number(n)) => n
             .as_i64()
@@ -185,6 +191,13 @@ mod tests {
     fn cells_follow_the_column_type() {
         let now: Timestamp = "2026-01-01T01:00:00Z".parse().unwrap();
         assert_eq!(cell("string", &json!(3), now), json!("3"));
+        assert_eq!(cell("string", &json!(3.0), now), json!("3"));
+        assert_eq!(cell("string", &json!(1.5), now), json!("1.5"));
+        assert_eq!(cell("string", &json!(true), now), json!("true"));
+        assert_eq!(
+            cell("string", &json!({"a": [1]}), now),
+            json!(r#"{"a":[1]}"#)
+        );
         assert_eq!(cell("integer", &json!(2.7), now), json!(2));
         assert_eq!(cell("integer", &json!("2"), now), Value::Null);
         assert_eq!(cell("number", &json!(2), now), json!(2.0));
