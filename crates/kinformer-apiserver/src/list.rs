@@ -45,6 +45,7 @@ const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to di
 
 /// Serves a LIST request.
 pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, ApiError> {
+    let table_options = table::Options::of(request)?;
     let selection = Selection::from_request(request)?;
     let mut limit = parse_limit(request)?;
     let read = list_read(request, limit.is_some())?;
@@ -94,6 +95,7 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
             let objects: Vec<&StoredObject> = page.items.iter().map(Arc::as_ref).collect();
             Body::from(table::render(
                 &request.resource,
+                &table_options,
                 &objects,
                 page.rv,
                 token.as_deref(),

@@ -112,6 +112,9 @@ pub struct ResourceType {
     /// storage version first: server-side apply reads its list and map types. Empty for
     /// built-ins (their types come from `patch_meta`'s table).
     pub schemas: Arc<[(String, Value)]>,
+    /// A custom resource's `additionalPrinterColumns` per served version (the raw array, absent
+    /// when the version declares none); empty for built-ins.
+    pub printer_columns: Arc<[(String, Value)]>,
 }
 
 impl ResourceType {
@@ -284,6 +287,7 @@ where
         selectable_fields: Arc::new([]),
         selectable_union: Arc::new([]),
         schemas: Arc::new([]),
+        printer_columns: Arc::new([]),
     }
 }
 
@@ -378,6 +382,7 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
     let schemas = schemas(spec, &versions);
     let subresources = crd_subresources(spec, &versions)?;
     let selectable_fields = declared_selectable_fields(spec, &versions);
+    let printer_columns = printer_columns(spec, &versions);
     let mut selectable_union: Vec<String> = selectable_fields
         .iter()
         .flat_map(|(_, labels)| labels.iter().cloned())
@@ -400,6 +405,7 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         selectable_fields,
         selectable_union: selectable_union.into(),
         schemas,
+        printer_columns,
     })
 }
 
@@ -518,6 +524,22 @@ fn declared_selectable_fields(spec: &Value, versions: &[String]) -> Arc<[(String
 }
 
 /// The served versions of a CRD spec, storage version first.
+/// Each served version's `additionalPrinterColumns` (when it declares a non-empty list).
+fn printer_columns(spec: &Value, versions: &[String]) -> Arc<[(String, Value)]> {
+    let declared = spec.get("versions").and_then(Value::as_array);
+    declared
+        .into_iter()
+        .flatten()
+        .filter_map(|v| {
+            let name = v.get("name")?.as_str()?;
+            let columns = v.get("additionalPrinterColumns")?;
+            (versions.iter().any(|s| s == name)
+                && columns.as_array().is_some_and(|c| !c.is_empty()))
+            .then(|| (name.to_owned(), columns.clone()))
+        })
+        .collect()
+}
+
 fn served_versions(spec: &Value) -> Vec<String> {
     let Some(list) = spec.get("versions").and_then(Value::as_array) else {
         return Vec::new();

@@ -1,81 +1,181 @@
-//! `meta.k8s.io/v1` Table rendering for kubectl's human-readable output: a NAME and AGE column
-//! for every resource, plus STATUS and NODE for pods.
+//! `meta.k8s.io/v1` Table rendering for kubectl's human-readable output, with the columns and
+//! cells kube-apiserver's printers give (kubernetes v1.37.2
+//! `pkg/printers/internalversion/printers.go`), always wide as the server prints them.
 
 use bytes::Bytes;
 use jiff::Timestamp;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::app::{Representation, ResourceRequest};
 use super::objects::StoredObject;
 use super::resources::ResourceType;
+use super::status::ApiError;
 
-#[derive(Deserialize)]
-struct CreationMetadata {
-    #[serde(rename = "creationTimestamp")]
-    creation_timestamp: Option<String>,
+mod cells;
+mod columns;
+mod custom;
+mod duration;
+
+/// What each row carries as its `object` (the `includeObject` parameter; apiserver
+/// `pkg/endpoints/handlers/response.go:389` `asTable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Include {
+    /// `PartialObjectMetadata` (`Metadata`, the default).
+    Metadata,
+    /// The object itself (`Object`; kubectl's `--sort-by` asks for it).
+    Object,
+    /// Nothing (`None`): `object` is null.
+    Nothing,
 }
 
-#[derive(Deserialize)]
-struct WithCreation {
-    metadata: Option<CreationMetadata>,
+/// How a request wants its Table: the version it named and what rows include.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The version of the request's path (a custom resource's columns are its version's).
+    pub version: String,
+    /// `includeObject`.
+    pub include: Include,
 }
 
-fn column(name: &str, format: &str) -> Value {
-    json!({"name": name, "type": "string", "format": format, "description": "", "priority": 0})
-}
-
-fn columns(resource: &ResourceType) -> Vec<Value> {
-    if resource.is_pod() {
-        vec![
-            column("Name", "name"),
-            column("Status", ""),
-            column("Node", ""),
-            column("Age", ""),
-        ]
-    } else {
-        vec![column("Name", "name"), column("Age", "")]
+impl Options {
+    /// The Table options of `request`; 400 for an `includeObject` kube-apiserver rejects, when
+    /// the request asks for a Table.
+    pub fn of(request: &ResourceRequest) -> Result<Options, ApiError> {
+        let include = match request.params.get("includeObject").map(String::as_str) {
+            None | Some("" | "Metadata") => Include::Metadata,
+            Some("Object") => Include::Object,
+            Some("None") => Include::Nothing,
+            Some(_) if request.representation != Representation::Table => Include::Metadata,
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "unrecognized includeObject value: {other:?}"
+                )));
+            }
+        };
+        Ok(Options {
+            version: request.version.clone(),
+            include,
+        })
     }
 }
 
-/// kubectl's short age (`45s`, `12m`, `3h`, `5d`).
-fn age(object: &StoredObject) -> String {
-    let created = serde_json::from_slice::<WithCreation>(&object.bytes)
-        .ok()
-        .and_then(|o| o.metadata?.creation_timestamp)
-        .and_then(|t| t.parse::<Timestamp>().ok());
-    let Some(created) = created else {
-        return "<unknown>".into();
+/// The printers this server knows, chosen by group and plural.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Printer {
+    Pod,
+    Deployment,
+    ReplicaSet,
+    Service,
+    Node,
+    StatefulSet,
+    DaemonSet,
+    Namespace,
+    ConfigMap,
+    Secret,
+    Lease,
+    Event,
+    /// `customresourcedefinitions` (apiextensions-apiserver's own convertor).
+    Crd,
+    /// A custom resource: its CRD version's `additionalPrinterColumns`.
+    Custom,
+    /// NAME and AGE (kube-apiserver's default table, and ours for anything not listed).
+    Default,
+}
+
+impl Printer {
+    fn of(resource: &ResourceType) -> Printer {
+        if resource.custom {
+            return Printer::Custom;
+        }
+        match (resource.group.as_str(), resource.plural.as_str()) {
+            ("", "pods") => Printer::Pod,
+            ("apps", "deployments") => Printer::Deployment,
+            ("apps", "replicasets") => Printer::ReplicaSet,
+            ("", "services") => Printer::Service,
+            ("", "nodes") => Printer::Node,
+            ("apps", "statefulsets") => Printer::StatefulSet,
+            ("apps", "daemonsets") => Printer::DaemonSet,
+            ("", "namespaces") => Printer::Namespace,
+            ("", "configmaps") => Printer::ConfigMap,
+            ("", "secrets") => Printer::Secret,
+            ("coordination.k8s.io", "leases") => Printer::Lease,
+            ("", "events") => Printer::Event,
+            ("apiextensions.k8s.io", "customresourcedefinitions") => Printer::Crd,
+            // serviceaccounts print NAME and AGE (printers.go:305), as the default does.
+            _ => Printer::Default,
+        }
+    }
+
+    fn columns(self, custom: &custom::Columns) -> Vec<Value> {
+        match self {
+            Printer::Pod => columns::pod(),
+            Printer::Deployment => columns::deployment(),
+            Printer::ReplicaSet => columns::replica_set(),
+            Printer::Service => columns::service(),
+            Printer::Node => columns::node(),
+            Printer::StatefulSet => columns::stateful_set(),
+            Printer::DaemonSet => columns::daemon_set(),
+            Printer::Namespace => columns::namespace(),
+            Printer::ConfigMap => columns::config_map(),
+            Printer::Secret => columns::secret(),
+            Printer::Lease => columns::lease(),
+            Printer::Event => columns::event(),
+            Printer::Crd => columns::crd(),
+            Printer::Custom => custom.definitions(),
+            Printer::Default => columns::name_age(),
+        }
+    }
+
+    fn cells(self, custom: &custom::Columns, object: &Value, now: Timestamp) -> Vec<Value> {
+        match self {
+            Printer::Pod => cells::pod(object, now),
+            Printer::Deployment => cells::deployment(object, now),
+            Printer::ReplicaSet => cells::replica_set(object, now),
+            Printer::Service => cells::service(object, now),
+            Printer::Node => cells::node(object, now),
+            Printer::StatefulSet => cells::stateful_set(object, now),
+            Printer::DaemonSet => cells::daemon_set(object, now),
+            Printer::Namespace => cells::namespace(object, now),
+            Printer::ConfigMap => cells::config_map(object, now),
+            Printer::Secret => cells::secret(object, now),
+            Printer::Lease => cells::lease(object, now),
+            Printer::Event => cells::event(object, now),
+            Printer::Crd => cells::crd(object),
+            Printer::Custom => custom.cells(object, now),
+            Printer::Default => cells::default(object, now),
+        }
+    }
+}
+
+/// One row: its cells, a pod's completion conditions, and the object as `include` asks.
+fn row(
+    printer: Printer,
+    custom: &custom::Columns,
+    include: Include,
+    object: &StoredObject,
+    now: Timestamp,
+) -> Value {
+    let value = serde_json::from_slice::<Value>(&object.bytes).unwrap_or(Value::Null);
+    let included = match include {
+        Include::Metadata => {
+            serde_json::from_slice::<Value>(object.metadata_only()).unwrap_or(Value::Null)
+        }
+        Include::Object => value.clone(),
+        Include::Nothing => Value::Null,
     };
-    let seconds = Timestamp::now()
-        .as_second()
-        .saturating_sub(created.as_second())
-        .max(0);
-    match seconds {
-        s if s < 120 => format!("{s}s"),
-        s if s < 2 * 3600 => format!("{}m", s / 60),
-        s if s < 48 * 3600 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86400),
+    let mut row = json!({"cells": printer.cells(custom, &value, now), "object": included});
+    if printer == Printer::Pod
+        && let (Some(conditions), Some(map)) = (cells::pod_conditions(&value), row.as_object_mut())
+    {
+        map.insert("conditions".into(), conditions);
     }
+    row
 }
 
-fn cells(resource: &ResourceType, object: &StoredObject) -> Vec<String> {
-    let mut cells = vec![object.name().to_owned()];
-    if resource.is_pod() {
-        cells.push(object.field("status.phase").unwrap_or("Unknown").to_owned());
-        cells.push(object.field("spec.nodeName").unwrap_or("<none>").to_owned());
-    }
-    cells.push(age(object));
-    cells
-}
-
-fn row(resource: &ResourceType, object: &StoredObject) -> Value {
-    let partial = serde_json::from_slice::<Value>(object.metadata_only()).unwrap_or(Value::Null);
-    json!({"cells": cells(resource, object), "object": partial})
-}
-
-/// A Table of `objects`; `continue_token` and `rv` go into its list metadata.
+/// A Table of `objects` as `options` ask; `continue_token` and `rv` go into its list metadata.
 pub fn render(
     resource: &ResourceType,
+    options: &Options,
     objects: &[&StoredObject],
     rv: u64,
     continue_token: Option<&str>,
@@ -84,12 +184,18 @@ pub fn render(
     if let (Some(token), Some(map)) = (continue_token, metadata.as_object_mut()) {
         map.insert("continue".into(), token.into());
     }
-    let rows: Vec<Value> = objects.iter().map(|o| row(resource, o)).collect();
+    let printer = Printer::of(resource);
+    let custom = custom::Columns::of(resource, &options.version);
+    let now = Timestamp::now();
+    let rows: Vec<Value> = objects
+        .iter()
+        .map(|o| row(printer, &custom, options.include, o, now))
+        .collect();
     let table = json!({
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": metadata,
-        "columnDefinitions": columns(resource),
+        "columnDefinitions": printer.columns(&custom),
         "rows": rows,
     });
     Bytes::from(table.to_string())

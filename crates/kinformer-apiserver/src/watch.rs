@@ -54,6 +54,8 @@ struct Watcher {
     key: ResourceKey,
     selection: Selection,
     representation: Representation,
+    /// How Table events render their rows.
+    table: table::Options,
     bookmarks: bool,
     timeout: Option<Duration>,
     out: mpsc::Sender<Bytes>,
@@ -83,6 +85,7 @@ pub async fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response
         resource: Arc::clone(&request.resource),
         selection,
         representation: request.representation,
+        table: table::Options::of(request)?,
         bookmarks: request.flag("allowWatchBookmarks"),
         timeout,
         out,
@@ -315,7 +318,7 @@ impl Watcher {
             Representation::Object => watch_line(event_type.as_str(), &object.bytes),
             Representation::Metadata => watch_line(event_type.as_str(), object.metadata_only()),
             Representation::Table => {
-                let table = table::render(&self.resource, &[object], object.rv, None);
+                let table = table::render(&self.resource, &self.table, &[object], object.rv, None);
                 watch_line(event_type.as_str(), &table)
             }
         }

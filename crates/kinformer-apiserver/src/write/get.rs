@@ -12,6 +12,7 @@ use crate::table;
 
 /// Serves GET of one object.
 pub fn get(app: &App, request: &ResourceRequest, name: &str) -> Result<Response, ApiError> {
+    table::Options::of(request)?;
     let key = object_key(request.namespace.as_deref().unwrap_or(""), name);
     let object = app
         .store
@@ -23,7 +24,17 @@ pub fn get(app: &App, request: &ResourceRequest, name: &str) -> Result<Response,
 /// The response for one object in the requested representation.
 pub fn respond(code: StatusCode, request: &ResourceRequest, object: &StoredObject) -> Response {
     let body = match request.representation {
-        Representation::Table => table::render(&request.resource, &[object], object.rv, None),
+        Representation::Table => table::render(
+            &request.resource,
+            // A write's answer: an includeObject kube-apiserver rejects reads as Metadata.
+            &table::Options::of(request).unwrap_or_else(|_| table::Options {
+                version: request.version.clone(),
+                include: table::Include::Metadata,
+            }),
+            &[object],
+            object.rv,
+            None,
+        ),
         representation => object_bytes(representation, object),
     };
     json_response(code, body)

@@ -19,6 +19,7 @@ use tokio::process::Command;
 use crate::support::{TestResult, kubectl_binary};
 
 mod golden;
+mod printing;
 
 /// A running server plus a kubeconfig and a private kubectl cache directory.
 struct Fixture {
