@@ -1,5 +1,5 @@
 //! The embedded server measured against the real kube-apiserver, request by request: every
-//! case of `crates/kinformer-apiserver/tests/conformance/corpus.yaml` is sent, in order, to
+//! case of `crates/kinformer-apiserver/tests/conformance/*.yaml` is sent, in order, to
 //! both servers; their answers — status code, `Content-Type`, `Warning` headers and the body,
 //! normalised — are compared, and the outcome is the conformance table of
 //! `crates/kinformer-apiserver/README.md` (between its `conformance:begin` and
@@ -116,10 +116,24 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/kinformer-apiserver")
 }
 
+/// The corpus: `corpus.yaml` first (it creates the namespace the others write in), then every
+/// other `*.yaml` of `tests/conformance/` in name order (one file per area of the API).
 fn corpus() -> Vec<Case> {
-    let path = root().join("tests/conformance/corpus.yaml");
-    let text = std::fs::read_to_string(&path).expect("the corpus");
-    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let dir = root().join("tests/conformance");
+    let mut others: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the corpus directory")
+        .map(|entry| entry.expect("a corpus file").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml") && !p.ends_with("corpus.yaml"))
+        .collect();
+    others.sort();
+    std::iter::once(dir.join("corpus.yaml"))
+        .chain(others)
+        .flat_map(|path| {
+            let text = std::fs::read_to_string(&path).expect("a corpus file");
+            serde_saphyr::from_str::<Vec<Case>>(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        })
+        .collect()
 }
 
 /// `case`'s request, `{ns}` filled in.
