@@ -9,7 +9,9 @@
 //! Normalised on both sides (what no two servers or runs share): `uid`,
 //! `creationTimestamp`, `deletionTimestamp`, `resourceVersion`, `continue` tokens,
 //! managedFields `time`s, conditions' `lastTransitionTime`, `/version`'s build fields, the
-//! server's own address in `/api`, an `Age` cell of a Table, OpenAPI v3 hashes.
+//! server's own address in `/api`, an `Age` cell of a Table, OpenAPI v3 hashes, the current
+//! resourceVersion a 410's message names. A watch (ended by its `timeoutSeconds`) is compared
+//! event by event.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -152,7 +154,10 @@ fn request(case: &Case) -> http::Request<kube::client::Body> {
                 http::header::CONTENT_TYPE,
                 case.content_type.as_deref().unwrap_or("application/json"),
             );
-            fill(body).into_bytes()
+            fill(body)
+                .replace("{big}", &big())
+                .replace("{1MiB+}", &over_a_mebibyte())
+                .into_bytes()
         }
         None => Vec::new(),
     };
@@ -202,7 +207,10 @@ async fn send_once(client: &kube::Client, case: &Case) -> Answer {
             normalise(&mut v, "");
             Body::Json(v, serde_json::from_slice(&bytes).unwrap_or_default())
         }
-        Err(_) => Body::Text(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(_) => match watch_events(&bytes) {
+            Some(events) => Body::Json(events, TopKeys::default()),
+            None => Body::Text(String::from_utf8_lossy(&bytes).into_owned()),
+        },
     };
     let answer = Answer {
         status,
@@ -219,6 +227,32 @@ async fn send_once(client: &kube::Client, case: &Case) -> Answer {
         },
         _ => answer,
     }
+}
+
+/// A watch's body (one JSON event per line, ended by the request's `timeoutSeconds`) as an
+/// array of normalised events; `None` when some line is no JSON.
+fn watch_events(bytes: &[u8]) -> Option<Value> {
+    let events = bytes
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .map(|line| {
+            let mut event = serde_json::from_slice::<Value>(line).ok()?;
+            normalise(&mut event, "");
+            Some(event)
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Value::Array(events))
+}
+
+/// `{big}` in a body: one byte over kube-apiserver's 3 MiB limit on a request body
+/// (`MaxRequestBodyBytes`).
+fn big() -> String {
+    "x".repeat(3 * 1024 * 1024 + 1)
+}
+
+/// `{1MiB+}` in a body: a ConfigMap value one byte over the 1 MiB a ConfigMap may hold.
+fn over_a_mebibyte() -> String {
+    "x".repeat(1024 * 1024 + 1)
 }
 
 /// Masks, in place, what differs between any two servers or runs.
@@ -238,6 +272,14 @@ fn normalise(v: &mut Value, key: &str) {
     ];
     if MASKED.contains(&key) && !v.is_object() && !v.is_array() {
         *v = Value::String("MASKED".into());
+        return;
+    }
+    if key == "message"
+        && let Some(message) = v.as_str()
+        && let Some((head, _)) = message.split_once(" (")
+        && head.starts_with("too old resource version: ")
+    {
+        *v = Value::String(format!("{head} (MASKED)"));
         return;
     }
     if key == "serverRelativeURL"

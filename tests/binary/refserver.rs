@@ -690,3 +690,95 @@ async fn the_proxy_in_front_of_kube_apiserver_traces_real_clients_and_replays_th
         "the replay ends with the server's pods"
     );
 }
+
+#[tokio::test]
+async fn pods_leave_a_field_selected_watch_when_their_phase_changes_and_dump_agrees() {
+    let server = RefServer::shared();
+    let ns = server.namespace("pods");
+    server.apply(&format!(
+        "{}---\n{}",
+        pod_yaml(&ns, "p-0"),
+        pod_yaml(&ns, "p-1")
+    ));
+    let mut watch = Streaming::spawn(real(
+        &server,
+        &[
+            "watch",
+            "pods",
+            "-n",
+            &ns,
+            "-o",
+            "jsonl",
+            "--show",
+            "all",
+            "--field-selector",
+            "status.phase=Pending",
+            "--timeout",
+            "60s",
+        ],
+    ));
+    let synced = watch.until("synced", |v| is(v, "informer", "synced")).await;
+    assert_eq!(synced["objects"], 2, "both pods are Pending: {synced}");
+
+    // No kubelet runs: the phase changes only because a client writes the status subresource.
+    // kube-apiserver then sends the watch a DELETED for p-0 (it left the field selector).
+    server.kubectl(&[
+        "patch",
+        "pod",
+        "p-0",
+        "-n",
+        &ns,
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"phase":"Running"}}"#,
+    ]);
+    let left = watch
+        .until("p-0 leaving the selector", |v| {
+            is(v, "handler", "notify") && v["key"] == format!("{ns}/p-0")
+        })
+        .await;
+    assert_eq!(left["kind"], "delete", "{left}");
+
+    server.kubectl(&[
+        "delete",
+        "pod",
+        "p-1",
+        "-n",
+        &ns,
+        "--grace-period=0",
+        "--force",
+    ]);
+    watch
+        .until("p-1's delete", |v| {
+            is(v, "handler", "notify") && v["kind"] == "delete" && v["key"] == format!("{ns}/p-1")
+        })
+        .await;
+    watch.child.kill().await.expect("kinformer stops");
+
+    let dumped = run(real(
+        &server,
+        &[
+            "dump",
+            "pods",
+            "-n",
+            &ns,
+            "-o",
+            "json",
+            "--field-selector",
+            "status.phase=Running",
+        ],
+    ))
+    .await;
+    assert_eq!(dumped.code, 0, "{}", dumped.stderr);
+    assert_eq!(
+        dumped_names(&dumped.stdout),
+        kubectl_names(
+            &server,
+            "pods",
+            &ns,
+            &["--field-selector", "status.phase=Running"]
+        ),
+    );
+    assert_eq!(dumped_names(&dumped.stdout), ["p-0"]);
+}
