@@ -782,3 +782,128 @@ async fn pods_leave_a_field_selected_watch_when_their_phase_changes_and_dump_agr
     );
     assert_eq!(dumped_names(&dumped.stdout), ["p-0"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_get_watch_through_the_proxy_in_front_of_kube_apiserver_replays_to_its_pods() {
+    let server = RefServer::shared();
+    let ns = server.namespace("proxy-kubectl");
+    server.apply(&pod_yaml(&ns, "p-a"));
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (proxied, record) = (dir.path().join("proxy"), dir.path().join("record.jsonl"));
+    let mut proxy = kinformer(&["proxy", "-o", "jsonl", "--show", "all"]);
+    proxy
+        .arg("--kubeconfig")
+        .arg(server.kubeconfig())
+        .arg("--kubeconfig-out")
+        .arg(&proxied)
+        .arg("--record")
+        .arg(&record);
+    let mut trace = Streaming::spawn(proxy);
+    let deadline = std::time::Instant::now() + DEADLINE;
+    while !proxied.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the proxy wrote no kubeconfig"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // `kubectl get -w` as a person types it: server-side printing (a Table per event).
+    let mut kubectl = tokio::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&proxied)
+        .args(["get", "pods", "-n", &ns, "-w"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("kubectl (scripts/test installs it)");
+    let stream = format!("kubectl/pods@{ns}");
+    let listed = trace
+        .until("kubectl's LIST", |v| {
+            is(v, "reflector", "list-done") && v["resource"] == stream
+        })
+        .await;
+    assert_eq!(listed["items"], 1, "{listed}");
+    let started = trace
+        .until("kubectl's watch", |v| {
+            is(v, "reflector", "watch-start") && v["resource"] == stream
+        })
+        .await;
+    assert_eq!(
+        started["rv"], listed["rv"],
+        "kubectl watches from its list's RV"
+    );
+
+    server.apply(&pod_yaml(&ns, "p-b"));
+    trace
+        .until("p-b's ADDED on kubectl's stream", |v| {
+            is(v, "reflector", "watch-event")
+                && v["resource"] == stream
+                && v["type"] == "ADDED"
+                && v["key"] == format!("{ns}/p-b")
+        })
+        .await;
+    server.kubectl(&[
+        "delete",
+        "pod",
+        "p-a",
+        "-n",
+        &ns,
+        "--grace-period=0",
+        "--force",
+    ]);
+    trace
+        .until("p-a's DELETED on kubectl's stream", |v| {
+            is(v, "reflector", "watch-event")
+                && v["resource"] == stream
+                && v["type"] == "DELETED"
+                && v["key"] == format!("{ns}/p-a")
+        })
+        .await;
+    let expected = server_pods(&server, &ns);
+    kubectl.kill().await.expect("kubectl stops");
+    let printed = kubectl.wait_with_output().await.expect("kubectl's output");
+    let printed = String::from_utf8_lossy(&printed.stdout);
+    assert!(
+        printed
+            .lines()
+            .next()
+            .is_some_and(|h| h.starts_with("NAME") && h.contains("STATUS")),
+        "kubectl printed the server's columns: {printed}"
+    );
+    assert!(printed.contains("p-b"), "{printed}");
+
+    let pid = trace.child.id().expect("the proxy runs").to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    tokio::time::timeout(DEADLINE, trace.child.wait())
+        .await
+        .expect("the proxy stops")
+        .expect("its status");
+
+    let mut replay = kinformer(&[
+        "replay", "--clock", "virtual", "-o", "jsonl", "--show", "all",
+    ]);
+    replay.arg(&record).arg("--stream").arg(&stream);
+    let replayed = run(replay).await;
+    assert_eq!(replayed.code, 0, "{}", replayed.stderr);
+    let mut cache = std::collections::BTreeMap::new();
+    for v in parse_jsonl(&replayed.stdout)
+        .iter()
+        .filter(|v| v["stage"] == "indexer")
+    {
+        let key = v["key"].as_str().expect("a key").to_owned();
+        if v["event"] == "delete" {
+            cache.remove(&key);
+        } else {
+            cache.insert(key, v["rv"].as_str().expect("an rv").to_owned());
+        }
+    }
+    assert_eq!(
+        cache, expected,
+        "replaying kubectl's stream ends with the server's pods"
+    );
+}
