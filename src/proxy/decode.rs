@@ -29,12 +29,19 @@ pub enum Encoding {
 impl Encoding {
     /// The answer's encoding, from its Content-Type and the request's Accept.
     pub fn of(content_type: Option<&str>, accept: Option<&str>) -> Self {
-        let json =
-            content_type.is_none_or(|ct| ct.to_ascii_lowercase().starts_with("application/json"));
+        let content_type = content_type.map(str::to_ascii_lowercase);
+        let json = content_type
+            .as_deref()
+            .is_none_or(|ct| ct.starts_with("application/json"));
+        let protobuf = content_type
+            .as_deref()
+            .is_some_and(|ct| ct.starts_with("application/vnd.kubernetes.protobuf"));
         let table = |text: &str| text.to_ascii_lowercase().contains("as=table");
-        if !json {
+        if protobuf {
+            Encoding::Protobuf
+        } else if !json {
             Encoding::Opaque
-        } else if content_type.is_some_and(table) || accept.is_some_and(table) {
+        } else if content_type.as_deref().is_some_and(table) || accept.is_some_and(table) {
             Encoding::Table
         } else {
             Encoding::Json
@@ -194,6 +201,14 @@ mod tests {
                 Some("application/vnd.kubernetes.protobuf;stream=watch"),
                 None
             ),
+            Encoding::Protobuf
+        );
+        assert_eq!(
+            Encoding::of(Some("application/vnd.kubernetes.protobuf"), None),
+            Encoding::Protobuf
+        );
+        assert_eq!(
+            Encoding::of(Some("application/cbor"), None),
             Encoding::Opaque
         );
         let list = Bytes::from_static(br#"{"kind":"PodList","metadata":{"resourceVersion":"3"},"items":[{"metadata":{"name":"a"}}]}"#);

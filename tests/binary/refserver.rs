@@ -1,8 +1,10 @@
 //! kinformer against the real kube-apiserver (the reference server, `scripts/refserver`): the
 //! commands a user runs against a cluster — `dump`, `watch`, `resync` — on pods, deployments,
 //! a CRD's objects, metadata only, with label and field selectors, watch-list with the server's
-//! own `initial-events-end` bookmark, LIST paging and real bookmarks. Each test works in a
-//! namespace of its own on the shared server.
+//! own `initial-events-end` bookmark, LIST paging, real bookmarks and a real 410; and
+//! `kinformer proxy` in front of it with the Python client, kube-runtime, `kubectl get -w`
+//! (server-side printing) and a protobuf client, each stream replayed to the server's state.
+//! Each test works in a namespace of its own on the shared server (or a dedicated one).
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -509,6 +511,75 @@ fn server_pods(server: &RefServer, ns: &str) -> std::collections::BTreeMap<Strin
         .collect()
 }
 
+/// `kinformer proxy` in front of `server`, writing its kubeconfig to `proxied` and its
+/// recording to `record`; returned once the kubeconfig is there.
+async fn proxy_in_front_of(
+    server: &RefServer,
+    proxied: &std::path::Path,
+    record: &std::path::Path,
+) -> Streaming {
+    let mut proxy = kinformer(&["proxy", "-o", "jsonl", "--show", "all"]);
+    proxy
+        .arg("--kubeconfig")
+        .arg(server.kubeconfig())
+        .arg("--kubeconfig-out")
+        .arg(proxied)
+        .arg("--record")
+        .arg(record);
+    let trace = Streaming::spawn(proxy);
+    let deadline = std::time::Instant::now() + DEADLINE;
+    while !proxied.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the proxy wrote no kubeconfig"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    trace
+}
+
+/// Ctrl-C to the proxy, and its exit (130, as documented).
+async fn stop_proxy(trace: &mut Streaming) {
+    let pid = trace.child.id().expect("the proxy runs").to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = tokio::time::timeout(DEADLINE, trace.child.wait())
+        .await
+        .expect("the proxy stops")
+        .expect("its status");
+    assert_eq!(status.code(), Some(130));
+}
+
+/// The cache (`KEY -> resourceVersion`) `kinformer replay` of `stream` in `record` ends with.
+async fn replayed_cache(
+    record: &std::path::Path,
+    stream: &str,
+    extra: &[&str],
+) -> std::collections::BTreeMap<String, String> {
+    let mut replay = kinformer(&[
+        "replay", "--clock", "virtual", "-o", "jsonl", "--show", "all",
+    ]);
+    replay.arg(record).arg("--stream").arg(stream).args(extra);
+    let replayed = run(replay).await;
+    assert_eq!(replayed.code, 0, "{}", replayed.stderr);
+    let mut cache = std::collections::BTreeMap::new();
+    for v in parse_jsonl(&replayed.stdout)
+        .iter()
+        .filter(|v| v["stage"] == "indexer")
+    {
+        let key = v["key"].as_str().expect("a key").to_owned();
+        if v["event"] == "delete" {
+            cache.remove(&key);
+        } else {
+            cache.insert(key, v["rv"].as_str().expect("an rv").to_owned());
+        }
+    }
+    cache
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_proxy_in_front_of_kube_apiserver_traces_real_clients_and_replays_them() {
     use futures_util::StreamExt;
@@ -525,23 +596,7 @@ async fn the_proxy_in_front_of_kube_apiserver_traces_real_clients_and_replays_th
         dir.path().join("record.jsonl"),
         dir.path().join("stop"),
     );
-    let mut proxy = kinformer(&["proxy", "-o", "jsonl", "--show", "all"]);
-    proxy
-        .arg("--kubeconfig")
-        .arg(server.kubeconfig())
-        .arg("--kubeconfig-out")
-        .arg(&proxied)
-        .arg("--record")
-        .arg(&record);
-    let mut trace = Streaming::spawn(proxy);
-    let deadline = std::time::Instant::now() + DEADLINE;
-    while !proxied.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the proxy wrote no kubeconfig"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let mut trace = proxy_in_front_of(&server, &proxied, &record).await;
 
     // The Python client (LIST, WATCH with 3 s timeouts, relist on 410) through the proxy.
     let script = concat!(
@@ -650,43 +705,12 @@ async fn the_proxy_in_front_of_kube_apiserver_traces_real_clients_and_replays_th
         serde_json::from_value(cache["objects"].clone()).expect("key -> rv");
     assert_eq!(cache, expected, "the Python client's cache is the server's");
 
-    let pid = trace.child.id().expect("the proxy runs").to_string();
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    let status = tokio::time::timeout(DEADLINE, trace.child.wait())
-        .await
-        .expect("the proxy stops")
-        .expect("its status");
-    assert_eq!(status.code(), Some(130));
+    stop_proxy(&mut trace).await;
 
     // The recording replays to the same cache: the client's stream, as the proxy saw it.
-    let mut replay = kinformer(&[
-        "replay", "--clock", "virtual", "-o", "jsonl", "--show", "all",
-    ]);
-    replay
-        .arg(&record)
-        .arg("--stream")
-        .arg(&python_stream)
-        .arg("--watch-list=false");
-    let replayed = run(replay).await;
-    assert_eq!(replayed.code, 0, "{}", replayed.stderr);
-    let mut replayed_cache = std::collections::BTreeMap::new();
-    for v in parse_jsonl(&replayed.stdout)
-        .iter()
-        .filter(|v| v["stage"] == "indexer")
-    {
-        let key = v["key"].as_str().expect("a key").to_owned();
-        if v["event"] == "delete" {
-            replayed_cache.remove(&key);
-        } else {
-            replayed_cache.insert(key, v["rv"].as_str().expect("an rv").to_owned());
-        }
-    }
     assert_eq!(
-        replayed_cache, expected,
+        replayed_cache(&record, &python_stream, &["--watch-list=false"]).await,
+        expected,
         "the replay ends with the server's pods"
     );
 }
@@ -790,23 +814,7 @@ async fn kubectl_get_watch_through_the_proxy_in_front_of_kube_apiserver_replays_
     server.apply(&pod_yaml(&ns, "p-a"));
     let dir = tempfile::tempdir().expect("a temporary directory");
     let (proxied, record) = (dir.path().join("proxy"), dir.path().join("record.jsonl"));
-    let mut proxy = kinformer(&["proxy", "-o", "jsonl", "--show", "all"]);
-    proxy
-        .arg("--kubeconfig")
-        .arg(server.kubeconfig())
-        .arg("--kubeconfig-out")
-        .arg(&proxied)
-        .arg("--record")
-        .arg(&record);
-    let mut trace = Streaming::spawn(proxy);
-    let deadline = std::time::Instant::now() + DEADLINE;
-    while !proxied.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the proxy wrote no kubeconfig"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let mut trace = proxy_in_front_of(&server, &proxied, &record).await;
     // `kubectl get -w` as a person types it: server-side printing (a Table per event).
     let mut kubectl = tokio::process::Command::new("kubectl")
         .arg("--kubeconfig")
@@ -873,37 +881,99 @@ async fn kubectl_get_watch_through_the_proxy_in_front_of_kube_apiserver_replays_
     );
     assert!(printed.contains("p-b"), "{printed}");
 
-    let pid = trace.child.id().expect("the proxy runs").to_string();
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    tokio::time::timeout(DEADLINE, trace.child.wait())
-        .await
-        .expect("the proxy stops")
-        .expect("its status");
+    stop_proxy(&mut trace).await;
 
-    let mut replay = kinformer(&[
-        "replay", "--clock", "virtual", "-o", "jsonl", "--show", "all",
-    ]);
-    replay.arg(&record).arg("--stream").arg(&stream);
-    let replayed = run(replay).await;
-    assert_eq!(replayed.code, 0, "{}", replayed.stderr);
-    let mut cache = std::collections::BTreeMap::new();
-    for v in parse_jsonl(&replayed.stdout)
-        .iter()
-        .filter(|v| v["stage"] == "indexer")
-    {
-        let key = v["key"].as_str().expect("a key").to_owned();
-        if v["event"] == "delete" {
-            cache.remove(&key);
-        } else {
-            cache.insert(key, v["rv"].as_str().expect("an rv").to_owned());
-        }
-    }
     assert_eq!(
-        cache, expected,
+        replayed_cache(&record, &stream, &[]).await,
+        expected,
         "replaying kubectl's stream ends with the server's pods"
+    );
+}
+
+/// `GET path` through `client` asking for protobuf, as a Go controller's typed informer does.
+fn protobuf_get(path: &str) -> http::Request<kube::client::Body> {
+    http::Request::get(path)
+        .header(http::header::ACCEPT, "application/vnd.kubernetes.protobuf")
+        .header(http::header::USER_AGENT, "protobuf-client/1.0")
+        .body(kube::client::Body::empty())
+        .expect("a request")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_protobuf_list_and_watch_through_the_proxy_are_traced_and_replay_to_the_servers_pods() {
+    use http_body_util::BodyExt;
+
+    let server = RefServer::shared();
+    let ns = server.namespace("proxy-protobuf");
+    server.apply(&pod_yaml(&ns, "p-a"));
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (proxied, record) = (dir.path().join("proxy"), dir.path().join("record.jsonl"));
+    let mut trace = proxy_in_front_of(&server, &proxied, &record).await;
+    let config = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(&proxied).expect("the proxy's kubeconfig"),
+        &Default::default(),
+    )
+    .await
+    .expect("a config");
+    let client = kube::Client::try_from(config).expect("a client");
+    let stream = format!("protobuf-client/pods@{ns}");
+
+    let listed = client
+        .send(protobuf_get(&format!("/api/v1/namespaces/{ns}/pods")))
+        .await
+        .expect("the LIST");
+    assert_eq!(
+        listed.headers()[http::header::CONTENT_TYPE],
+        "application/vnd.kubernetes.protobuf",
+        "kube-apiserver answered protobuf"
+    );
+    listed.into_body().collect().await.expect("the LIST's body");
+    let list_done = trace
+        .until("the protobuf LIST", |v| {
+            is(v, "reflector", "list-done") && v["resource"] == stream
+        })
+        .await;
+    assert_eq!(list_done["items"], 1, "{list_done}");
+    let rv = list_done["rv"].as_str().expect("the list's RV").to_owned();
+
+    let watch = client
+        .send(protobuf_get(&format!(
+            "/api/v1/namespaces/{ns}/pods?watch=1&resourceVersion={rv}&timeoutSeconds=5"
+        )))
+        .await
+        .expect("the WATCH");
+    let watched =
+        tokio::spawn(async move { watch.into_body().collect().await.map(|b| b.to_bytes()) });
+    trace
+        .until("the protobuf watch", |v| {
+            is(v, "reflector", "watch-start") && v["resource"] == stream
+        })
+        .await;
+    server.apply(&pod_yaml(&ns, "p-b"));
+    let added = trace
+        .until("p-b's ADDED, decoded from protobuf", |v| {
+            is(v, "reflector", "watch-event")
+                && v["resource"] == stream
+                && v["key"] == format!("{ns}/p-b")
+        })
+        .await;
+    assert_eq!(added["type"], "ADDED", "{added}");
+    let body = tokio::time::timeout(DEADLINE, watched)
+        .await
+        .expect("the watch ends at its timeoutSeconds")
+        .expect("the task")
+        .expect("the watch's body");
+    assert!(
+        !body.is_empty(),
+        "the client got the protobuf frames untouched"
+    );
+    let expected = server_pods(&server, &ns);
+
+    stop_proxy(&mut trace).await;
+
+    assert_eq!(
+        replayed_cache(&record, &stream, &[]).await,
+        expected,
+        "replaying the protobuf stream ends with the server's pods"
     );
 }
