@@ -20,6 +20,7 @@ mod cli_generated_docs;
 mod common;
 mod conformance;
 mod fuzz_protobuf;
+mod golden_real;
 mod multi_resource;
 mod oracle_diff;
 mod proxy;
