@@ -13,7 +13,9 @@
 //! resource's is its CRD's structural schema, where an object declares exactly its
 //! `properties` unless it has `additionalProperties` or `x-kubernetes-preserve-unknown-fields`,
 //! and `metadata` (at the root and in `x-kubernetes-embedded-resource`s) is ObjectMeta.
-//! Duplicate fields are found in JSON bodies (YAML is converted before it gets here).
+//! Duplicate fields are found in JSON bodies (YAML is converted before it gets here); a
+//! built-in's duplicate objects are merged member by member, as Go's decoding into typed
+//! structs merges them, and otherwise the last value wins.
 //! Server-side apply and JSON patches are not checked here.
 //!
 //! [`openapi_data`]: crate::openapi_data
@@ -30,7 +32,7 @@ use serde_json::Value;
 use crate::app::ResourceRequest;
 use crate::openapi_data;
 use crate::resources::{ResourceType, group_version};
-use crate::status::ApiError;
+use crate::status::{ApiError, StatusCause, StatusDetails};
 
 /// The `fieldValidation` directive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,13 +114,28 @@ fn directive(request: &ResourceRequest, options_kind: &str) -> Result<Directive,
         None | Some("" | "Warn") => Ok(Directive::Warn),
         Some("Strict") => Ok(Directive::Strict),
         Some("Ignore") => Ok(Directive::Ignore),
-        Some(other) => Err(ApiError::invalid_options(
-            options_kind,
-            &[format!(
-                "fieldValidation: Unsupported value: {other:?}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""
-            )],
-        )),
+        Some(other) => Err(unsupported_directive(options_kind, other)),
     }
+}
+
+/// The options' `422` for an unsupported directive, with its cause.
+fn unsupported_directive(options_kind: &str, value: &str) -> ApiError {
+    let message = format!(
+        "Unsupported value: {value:?}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""
+    );
+    let mut error =
+        ApiError::invalid_options(options_kind, &[format!("fieldValidation: {message}")]);
+    error.details = Some(Box::new(StatusDetails {
+        group: "meta.k8s.io".into(),
+        kind: options_kind.into(),
+        causes: vec![StatusCause {
+            reason: "FieldValueNotSupported".into(),
+            message,
+            field: "fieldValidation".into(),
+        }],
+        ..StatusDetails::default()
+    }));
+    error
 }
 
 /// kube-apiserver's answer to a Strict write with problems.
@@ -209,7 +226,7 @@ impl<'de> Visitor<'de> for TreeVisitor {
 }
 
 impl Tree {
-    /// Writes the value as JSON, members in order (a duplicate's last value wins, as in Go).
+    /// Writes the value as JSON, members in order.
     fn write_json(&self, out: &mut String) {
         match self {
             Tree::Scalar(value) => {
@@ -227,15 +244,10 @@ impl Tree {
             }
             Tree::Object(members) => {
                 out.push('{');
-                let mut first = true;
                 for (i, (key, value)) in members.iter().enumerate() {
-                    if members[i + 1..].iter().any(|(k, _)| k == key) {
-                        continue;
-                    }
-                    if !first {
+                    if i > 0 {
                         out.push(',');
                     }
-                    first = false;
                     let _ = write!(out, "{}:", Value::String(key.clone()));
                     value.write_json(out);
                 }
@@ -394,7 +406,7 @@ impl Walker<'_> {
         problems: &mut Vec<Problem>,
     ) -> Tree {
         let mut seen = HashSet::new();
-        let mut kept = Vec::with_capacity(members.len());
+        let mut kept: Vec<(String, Tree)> = Vec::with_capacity(members.len());
         for (key, value) in members {
             let field = if at.path.is_empty() {
                 key.clone()
@@ -411,9 +423,10 @@ impl Walker<'_> {
                         resource_root: false,
                         structural: at.structural,
                     };
-                    kept.push((key.clone(), self.node(value, &child, at, problems)));
+                    let value = self.node(value, &child, at, problems);
+                    keep(&mut kept, key, value, !at.structural);
                 }
-                Member::Anything => kept.push((key.clone(), value.clone())),
+                Member::Anything => keep(&mut kept, key, value.clone(), !at.structural),
                 Member::Unknown => problems.push(Problem::Unknown(field)),
             }
         }
@@ -450,6 +463,24 @@ impl Walker<'_> {
             }
             _ => Member::Unknown,
         }
+    }
+}
+
+/// Keeps an object's member: a duplicate replaces the earlier value where it was, or, when
+/// `merge` (Go's decoding into typed structs and maps) and both are objects, is merged into it
+/// member by member.
+fn keep(kept: &mut Vec<(String, Tree)>, key: &str, value: Tree, merge: bool) {
+    let Some(index) = kept.iter().position(|(k, _)| k == key) else {
+        kept.push((key.to_owned(), value));
+        return;
+    };
+    match (&mut kept[index].1, value) {
+        (Tree::Object(earlier), Tree::Object(later)) if merge => {
+            for (k, v) in later {
+                keep(earlier, &k, v, merge);
+            }
+        }
+        (slot, value) => *slot = value,
     }
 }
 
@@ -519,12 +550,15 @@ mod tests {
     }
 
     #[test]
-    fn duplicates_are_found_and_the_last_value_wins() {
+    fn duplicates_are_found_and_merged_as_go_decodes_them() {
         let configmap = builtin("api/v1", "", "ConfigMap");
-        let body = r#"{"kind":"ConfigMap","data":{"a":"1"},"data":{"b":"2"}}"#;
+        let body = r#"{"kind":"ConfigMap","data":{"a":"1"},"data":{"b":"2"},"kind":"ConfigMap"}"#;
         let (found, pruned) = problems(&configmap, body, Body::Object);
-        assert_eq!(found, [r#"duplicate field "data""#]);
-        assert_eq!(pruned, r#"{"kind":"ConfigMap","data":{"b":"2"}}"#);
+        assert_eq!(
+            found,
+            [r#"duplicate field "data""#, r#"duplicate field "kind""#]
+        );
+        assert_eq!(pruned, r#"{"kind":"ConfigMap","data":{"a":"1","b":"2"}}"#);
     }
 
     #[test]
