@@ -13,10 +13,12 @@
 //! resource's is its CRD's structural schema, where an object declares exactly its
 //! `properties` unless it has `additionalProperties` or `x-kubernetes-preserve-unknown-fields`,
 //! and `metadata` (at the root and in `x-kubernetes-embedded-resource`s) is ObjectMeta.
+//! A server-side apply configuration with an unknown field is always refused (`500`, as
+//! structured-merge-diff cannot type it), whatever the directive.
 //! Duplicate fields are found in JSON bodies (YAML is converted before it gets here); a
 //! built-in's duplicate objects are merged member by member, as Go's decoding into typed
 //! structs merges them, and otherwise the last value wins.
-//! Server-side apply and JSON patches are not checked here.
+//! JSON patches are not checked here.
 //!
 //! [`openapi_data`]: crate::openapi_data
 
@@ -51,6 +53,9 @@ pub enum Body {
     MergePatch,
     /// A strategic merge patch (its `$`-directives are not fields).
     StrategicPatch,
+    /// A server-side apply configuration (YAML or JSON): an unknown field is always an error,
+    /// whatever the directive (structured-merge-diff cannot type it).
+    Apply,
 }
 
 /// One finding.
@@ -82,13 +87,16 @@ pub fn around(
     let Some(schema) = KindSchema::of(request) else {
         return write(body);
     };
-    let Ok(tree) = serde_json::from_slice::<Tree>(body) else {
+    let Some(tree) = parse(body, body_kind) else {
         return write(body);
     };
     let mut problems = Vec::new();
     let pruned = schema.walk(&tree, body_kind, &mut problems);
     if problems.is_empty() {
         return write(body);
+    }
+    if body_kind == Body::Apply {
+        return Err(untyped_apply(request, &tree, &problems));
     }
     match directive {
         Directive::Strict => return Err(strict_error(request, body_kind, body, &problems)),
@@ -106,6 +114,42 @@ pub fn around(
         }
     }
     Ok(response)
+}
+
+/// A body as a tree (None: not JSON, or for an apply not YAML either; the write answers that).
+fn parse(body: &[u8], body_kind: Body) -> Option<Tree> {
+    if body_kind == Body::Apply {
+        let text = std::str::from_utf8(body).ok()?;
+        return serde_saphyr::from_str(text).ok();
+    }
+    serde_json::from_slice(body).ok()
+}
+
+/// kube-apiserver's `500` for an apply configuration with a field its schema lacks
+/// ("failed to create typed patch object (ns/name; /v1, Kind=ConfigMap): .bogus: field not
+/// declared in schema"; of several, structured-merge-diff names the last).
+fn untyped_apply(request: &ResourceRequest, tree: &Tree, problems: &[Problem]) -> ApiError {
+    let text = |key: &str| match tree.member("metadata").and_then(|m| m.member(key)) {
+        Some(Tree::Scalar(Value::String(text))) => text.clone(),
+        _ => String::new(),
+    };
+    let resource = &request.resource;
+    let field = problems
+        .iter()
+        .filter_map(|p| match p {
+            Problem::Unknown(path) => Some(path.as_str()),
+            Problem::Duplicate(_) => None,
+        })
+        .max()
+        .unwrap_or_default();
+    ApiError::unknown(format!(
+        "failed to create typed patch object ({}/{}; {}/{}, Kind={}): .{field}: field not declared in schema",
+        text("namespace"),
+        text("name"),
+        resource.group,
+        request.version,
+        resource.kind
+    ))
 }
 
 /// The request's directive; an unsupported one is the options' `422`.
@@ -156,7 +200,7 @@ fn strict_error(
             "{kind} in version {:?} cannot be handled as a {kind}: strict decoding error: {list}",
             request.version
         )),
-        Body::MergePatch | Body::StrategicPatch => {
+        Body::MergePatch | Body::StrategicPatch | Body::Apply => {
             let patch = String::from_utf8_lossy(body);
             ApiError::new(
                 422,
@@ -226,6 +270,14 @@ impl<'de> Visitor<'de> for TreeVisitor {
 }
 
 impl Tree {
+    /// An object's member (its last value).
+    fn member(&self, key: &str) -> Option<&Tree> {
+        match self {
+            Tree::Object(members) => members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
     /// Writes the value as JSON, members in order.
     fn write_json(&self, out: &mut String) {
         match self {
@@ -313,6 +365,7 @@ impl KindSchema {
         let walker = Walker {
             schemas: &self.document["components"]["schemas"],
             directives: body_kind == Body::StrategicPatch,
+            keyed_paths: body_kind == Body::Apply,
         };
         let at = At {
             path: "",
@@ -343,7 +396,11 @@ fn find_kind(document: &Value, group: &str, version: &str, kind: &str) -> Option
 /// One walk's settings.
 struct Walker<'a> {
     schemas: &'a Value,
+    /// Keys starting with `$` are a strategic merge patch's directives.
     directives: bool,
+    /// A list item's path names its `x-kubernetes-list-map-keys` (`[name="c"]`), as
+    /// structured-merge-diff writes it, rather than its index.
+    keyed_paths: bool,
 }
 
 impl Walker<'_> {
@@ -375,7 +432,7 @@ impl Walker<'_> {
                     .iter()
                     .enumerate()
                     .map(|(i, item)| {
-                        let path = format!("{}[{i}]", at.path);
+                        let path = format!("{}[{}]", at.path, self.item_key(schema, item, i));
                         let at = At {
                             path: &path,
                             resource_root: false,
@@ -396,6 +453,22 @@ impl Walker<'_> {
                 self.object(members, schema, at, problems)
             }
         }
+    }
+
+    /// How a list item is named in a path: its index, or its list-map keys.
+    fn item_key(&self, list: &Value, item: &Tree, index: usize) -> String {
+        let keys = list["x-kubernetes-list-map-keys"].as_array();
+        let Some(keys) = keys.filter(|_| self.keyed_paths) else {
+            return index.to_string();
+        };
+        keys.iter()
+            .filter_map(Value::as_str)
+            .filter_map(|key| match item.member(key) {
+                Some(Tree::Scalar(value)) => Some(format!("{key}={value}")),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     fn object(
@@ -592,6 +665,21 @@ mod tests {
                 r#"unknown field "spec.m.k.b""#,
                 r#"unknown field "top""#
             ]
+        );
+    }
+
+    #[test]
+    fn an_apply_names_list_items_by_their_keys() {
+        let pod = builtin("api/v1", "", "Pod");
+        let body = "spec:\n  containers:\n  - name: c\n    bogus: 1\n";
+        let tree = parse(body.as_bytes(), Body::Apply).unwrap();
+        let mut found = Vec::new();
+        pod.walk(&tree, Body::Apply, &mut found);
+        assert_eq!(
+            found,
+            [Problem::Unknown(
+                r#"spec.containers[name="c"].bogus"#.into()
+            )]
         );
     }
 

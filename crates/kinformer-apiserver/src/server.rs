@@ -323,11 +323,12 @@ async fn route_method(
 
 /// A POST or PUT body as JSON: JSON as it is, YAML and protobuf converted; 415 for other
 /// media types.
-/// What field validation checks of a PATCH body (None: a JSON patch or an apply, not checked).
+/// What field validation checks of a PATCH body (None: a JSON patch, not checked).
 fn patch_body(request: &ResourceRequest) -> Option<field_validation::Body> {
     match request.content_type.split(';').next().unwrap_or("").trim() {
         "application/merge-patch+json" => Some(field_validation::Body::MergePatch),
         "application/strategic-merge-patch+json" => Some(field_validation::Body::StrategicPatch),
+        "application/apply-patch+yaml" => Some(field_validation::Body::Apply),
         _ => None,
     }
 }

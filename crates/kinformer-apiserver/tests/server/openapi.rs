@@ -306,6 +306,33 @@ async fn warn_is_the_default_and_unknown_fields_are_dropped() -> TestResult {
 }
 
 #[tokio::test]
+async fn server_side_apply_of_an_unknown_field_is_refused_whatever_the_directive() -> TestResult {
+    let server = with_gadgets().await?;
+    let apply = "application/apply-patch+yaml";
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: i\n    bogus: 1\n";
+    let path = "/api/v1/namespaces/default/pods/p?fieldManager=m&fieldValidation=Ignore";
+    let refused = send(&server, "PATCH", path, Some((apply, pod))).await?;
+    assert_eq!(refused.code, 500);
+    assert_eq!(
+        refused.json()["message"],
+        r#"failed to create typed patch object (/p; /v1, Kind=Pod): .spec.containers[name="c"].bogus: field not declared in schema"#
+    );
+    let gadget = r#"{"apiVersion":"openapi.example.com/v1","kind":"Gadget","metadata":{"name":"g","namespace":"default"},"spec":{"bogus":1}}"#;
+    let refused = send(
+        &server,
+        "PATCH",
+        &format!("{GADGETS}/g?fieldManager=m"),
+        Some((apply, gadget)),
+    )
+    .await?;
+    assert_eq!(
+        refused.json()["message"],
+        "failed to create typed patch object (default/g; openapi.example.com/v1, Kind=Gadget): .spec.bogus: field not declared in schema"
+    );
+    Ok(())
+}
+
+#[tokio::test]
 async fn a_custom_resource_is_checked_against_its_structural_schema() -> TestResult {
     let server = with_gadgets().await?;
     let body = r#"{"apiVersion":"openapi.example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"size":"s","bogus":1,"free":{"any":1}}}"#;
