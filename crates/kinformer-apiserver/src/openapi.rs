@@ -1,17 +1,35 @@
-//! A minimal OpenAPI v3 surface (`/openapi/v3` and one document per group version) that only
-//! declares each resource's PATCH operation with the `fieldValidation` query parameter. That is
-//! what kubectl's `apply`/`create` validation checks before leaving validation to the server;
-//! without it kubectl refuses to apply ("failed to download openapi"). No schemas are served,
-//! so kubectl computes strategic merge patches from its compiled-in types (or merge patches for
-//! custom resources).
+//! The OpenAPI surface, as kube-apiserver serves it: `/openapi/v2` and `/openapi/v3` (the
+//! index of documents with their hashes) and one document per path of that index. Built-in
+//! group versions are answered with the real kube-apiserver's documents ([`openapi_data`],
+//! captured from the release the crate embeds), so `kubectl explain` and kubectl's own
+//! validation see real schemas. A custom resource's group version gets a document built from
+//! its CRDs' `openAPIV3Schema`s, as the apiextensions-apiserver's builder makes one: the
+//! schema with `metadata` referring to ObjectMeta, a list schema referring to ListMeta, and
+//! `x-kubernetes-group-version-kind`. A group version served here but missing from the capture
+//! gets a minimal document declaring each resource's PATCH operation with `fieldValidation`
+//! (what kubectl's apply checks before leaving validation to the server).
+//!
+//! Headers follow kube-apiserver: the index is `text/plain; charset=utf-8`, a document is
+//! `application/json` with its hash as `ETag`, `Cache-Control: public, immutable` (and a year's
+//! `Expires`) when asked for with `?hash=` and `no-cache, private` otherwise; a matching
+//! `If-None-Match` answers `304 Not Modified`.
+//!
+//! [`openapi_data`]: crate::openapi_data
+
+use std::collections::BTreeSet;
 
 use axum::response::Response;
-use http::StatusCode;
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::{Map, Value, json};
 
 use super::discovery::git_version;
+use super::openapi_data;
 use super::resources::{Registry, ResourceType};
-use super::status::{ApiError, json_response};
+use super::status::ApiError;
+
+/// The media type of kube-apiserver's protobuf OpenAPI v2.
+const V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
 /// The URL path (without leading slash) of a group version's document.
 fn gv_path(group: &str, version: &str) -> String {
@@ -31,74 +49,310 @@ fn group_versions(registry: &Registry) -> Vec<(String, String)> {
     all
 }
 
-/// A short content hash, so kubectl's cache notices new CRDs.
-fn hash(resources: &[std::sync::Arc<ResourceType>]) -> String {
-    let text: String = resources
-        .iter()
-        .map(|r| format!("{}/{}/{};", r.plural, r.kind, r.namespaced))
-        .collect();
-    let value = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+/// A content hash of a document built here (FNV-1a; kube-apiserver's are SHA-512, and no
+/// client reads more into them than "changed or not").
+fn hash(bytes: &[u8]) -> String {
+    let value = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
     });
     format!("{value:016X}")
 }
 
-/// `/openapi/v2`: an empty document (older kubectl, ≤ 1.28, validates with OpenAPI v2 and fails
-/// when it is missing; with no definitions it leaves validation to the server). The protobuf
-/// form of an empty document is zero bytes.
-pub fn v2(accept: &str, minor: u32) -> Response {
+/// `/openapi/v2`: the captured document as JSON. The protobuf form kubectl's OpenAPI v2 client
+/// asks for is not served: an empty protobuf document (zero bytes) leaves validation to the
+/// server there.
+pub fn v2(accept: &str) -> Response {
     if accept.contains("protobuf") {
-        let mut response = json_response(StatusCode::OK, Vec::new());
-        response.headers_mut().insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static(
-                "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
-            ),
-        );
-        return response;
+        return respond(Bytes::new(), V2_PROTOBUF, "no-cache, private", None);
     }
-    let info = json!({"title": "Kubernetes", "version": git_version(minor)});
-    let document = json!({"swagger": "2.0", "info": info, "paths": {}});
-    json_response(StatusCode::OK, document.to_string())
+    respond(
+        openapi_data::v2(),
+        "application/json",
+        "no-cache, private",
+        None,
+    )
 }
 
-/// `/openapi/v3`: the index of group-version documents.
+/// `/openapi/v3`: the index of documents — the captured server-wide ones (`api`, `apis`,
+/// `version`, …), each served group and each served group version.
 pub fn index(registry: &Registry) -> Response {
     let mut paths = Map::new();
+    let mut add = |path: &str, digest: &str| {
+        let url = format!("/openapi/v3/{path}?hash={digest}");
+        paths.insert(path.to_owned(), json!({ "serverRelativeURL": url }));
+    };
+    for (path, digest) in openapi_data::v3_other_paths() {
+        add(path, digest);
+    }
+    let mut groups = BTreeSet::new();
     for (group, version) in group_versions(registry) {
         let path = gv_path(&group, &version);
-        let digest = hash(&registry.in_group_version(&group, &version));
-        paths.insert(
-            path.clone(),
-            json!({"serverRelativeURL": format!("/openapi/v3/{path}?hash={digest}")}),
-        );
+        if let Some((digest, _)) = gv_document(registry, &group, &version) {
+            add(&path, &digest);
+        }
+        if !group.is_empty() {
+            groups.insert(group);
+        }
     }
-    json_response(StatusCode::OK, json!({ "paths": paths }).to_string())
+    for group in groups {
+        let path = format!("apis/{group}");
+        if let Some((digest, _)) = openapi_data::v3(&path) {
+            add(&path, digest);
+        }
+    }
+    let body = serde_json::to_vec(&json!({ "paths": paths })).unwrap_or_default();
+    respond(
+        Bytes::from(body),
+        "text/plain; charset=utf-8",
+        "no-cache, private",
+        None,
+    )
 }
 
-/// `/openapi/v3/api/v1` or `/openapi/v3/apis/{group}/{version}`.
+/// `/openapi/v3/<path>`: a group version's document, a group's, or a captured server-wide one.
 pub fn document(
     registry: &Registry,
-    group: &str,
-    version: &str,
-    minor: u32,
+    path: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
+    let (digest, bytes) = match path.split('/').collect::<Vec<_>>().as_slice() {
+        ["api", version] => gv_document(registry, "", version),
+        ["apis", group, version] => gv_document(registry, group, version),
+        ["apis", group] if registry.groups().iter().any(|(g, _)| g == group) => {
+            openapi_data::v3(path).map(|(d, b)| (d.to_owned(), b))
+        }
+        ["api" | "apis", ..] => None,
+        _ => openapi_data::v3(path).map(|(d, b)| (d.to_owned(), b)),
+    }
+    .ok_or_else(ApiError::no_route)?;
+    let etag = format!("\"{digest}\"");
+    if headers
+        .get(header::IF_NONE_MATCH)
+        .is_some_and(|v| v.as_bytes() == etag.as_bytes())
+    {
+        let mut response = respond(Bytes::new(), "application/json", "no-cache, private", None);
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+        return Ok(response);
+    }
+    let immutable = query.is_some_and(|q| q.split('&').any(|p| p.starts_with("hash=")));
+    let cache = if immutable {
+        "public, immutable"
+    } else {
+        "no-cache, private"
+    };
+    let mut response = respond(bytes, "application/json", cache, Some(&etag));
+    if immutable {
+        let expires = jiff::Timestamp::now() + jiff::SignedDuration::from_hours(24 * 365);
+        let text = expires.strftime("%a, %d %b %Y %H:%M:%S UTC").to_string();
+        if let Ok(value) = HeaderValue::from_str(&text) {
+            response.headers_mut().insert(header::EXPIRES, value);
+        }
+    }
+    Ok(response)
+}
+
+/// A served group version's document and its hash: custom resources' built from their CRDs,
+/// built-ins' captured, else minimal. None when the group version is not served.
+fn gv_document(registry: &Registry, group: &str, version: &str) -> Option<(String, Bytes)> {
     let resources = registry.in_group_version(group, version);
     if resources.is_empty() {
-        return Err(ApiError::no_route());
+        return None;
     }
+    if resources.iter().all(|r| !r.custom)
+        && let Some((digest, bytes)) = openapi_data::v3(&gv_path(group, version))
+    {
+        return Some((digest.to_owned(), bytes));
+    }
+    let document = if resources.iter().any(|r| r.custom) {
+        custom_document(&resources, group, version)
+    } else {
+        minimal_document(&resources, group, version)
+    };
+    let bytes = serde_json::to_vec(&document).unwrap_or_default();
+    Some((hash(&bytes), Bytes::from(bytes)))
+}
+
+/// The document of a group version with no captured schemas: PATCH operations only.
+fn minimal_document(
+    resources: &[std::sync::Arc<ResourceType>],
+    group: &str,
+    version: &str,
+) -> Value {
+    json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes", "version": git_version(openapi_minor())},
+        "paths": patch_paths(resources, group, version),
+        "components": {"schemas": {}}
+    })
+}
+
+/// The minor release of the captured documents (`v1.37.2` → 37).
+fn openapi_minor() -> u32 {
+    openapi_data::RELEASE
+        .split('.')
+        .nth(1)
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The PATCH operation of each resource, by object path.
+fn patch_paths(resources: &[std::sync::Arc<ResourceType>], group: &str, version: &str) -> Value {
     let mut paths = Map::new();
-    for resource in &resources {
+    for resource in resources {
         let (path, operation) = patch_operation(resource, group, version);
         paths.insert(path, json!({ "patch": operation }));
     }
-    let document = json!({
+    Value::Object(paths)
+}
+
+/// A custom resources' group version document, as the apiextensions-apiserver's builder makes
+/// it: per kind its `openAPIV3Schema` with `apiVersion`, `kind` and `metadata` (ObjectMeta)
+/// declared, a `<Kind>List` schema, the meta schemas they refer to, and PATCH operations.
+fn custom_document(
+    resources: &[std::sync::Arc<ResourceType>],
+    group: &str,
+    version: &str,
+) -> Value {
+    let mut schemas = Map::new();
+    let prefix = reversed_group(group);
+    for resource in resources {
+        let schema = resource
+            .schema_for(&super::resources::group_version(group, version))
+            .cloned()
+            .unwrap_or_else(
+                || json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
+            );
+        let name = format!("{prefix}.{version}.{}", resource.kind);
+        schemas.insert(
+            name.clone(),
+            object_schema(schema, group, version, &resource.kind),
+        );
+        schemas.insert(
+            format!("{name}List"),
+            list_schema(&name, group, version, &resource.list_kind),
+        );
+    }
+    for (name, schema) in meta_schemas() {
+        schemas.insert(name, schema);
+    }
+    json!({
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": git_version(minor)},
-        "paths": paths,
-        "components": {"schemas": {}}
-    });
-    Ok(json_response(StatusCode::OK, document.to_string()))
+        "info": {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
+        "paths": patch_paths(resources, group, version),
+        "components": {"schemas": schemas}
+    })
+}
+
+/// `conformance.example.com` → `com.example.conformance` (the builder's schema name prefix).
+fn reversed_group(group: &str) -> String {
+    group.split('.').rev().collect::<Vec<_>>().join(".")
+}
+
+/// The `$ref` to a schema of the document, wrapped as kube-apiserver's v3 documents wrap one.
+fn reference(name: &str) -> Value {
+    json!({"allOf": [{"$ref": format!("#/components/schemas/{name}")}]})
+}
+
+/// A kind's schema: its declared schema plus `apiVersion`, `kind`, `metadata`.
+fn object_schema(mut schema: Value, group: &str, version: &str, kind: &str) -> Value {
+    let Some(object) = schema.as_object_mut() else {
+        return schema;
+    };
+    let properties = object
+        .entry("properties")
+        .or_insert_with(|| json!({}))
+        .as_object_mut();
+    if let Some(properties) = properties {
+        properties.insert(
+            "apiVersion".into(),
+            type_meta_field(
+                "APIVersion defines the versioned schema of this representation of an object.",
+            ),
+        );
+        properties.insert(
+            "kind".into(),
+            type_meta_field(
+                "Kind is a string value representing the REST resource this object represents.",
+            ),
+        );
+        let mut metadata = reference("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+        metadata["description"] = json!(
+            "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+        );
+        properties.insert("metadata".into(), metadata);
+    }
+    object.insert("type".into(), json!("object"));
+    object.insert(
+        "x-kubernetes-group-version-kind".into(),
+        json!([{"group": group, "kind": kind, "version": version}]),
+    );
+    schema
+}
+
+/// A `string` TypeMeta field.
+fn type_meta_field(description: &str) -> Value {
+    json!({"type": "string", "description": description})
+}
+
+/// A kind's list schema: `items` of the kind, `metadata` ListMeta.
+fn list_schema(item: &str, group: &str, version: &str, list_kind: &str) -> Value {
+    json!({
+        "type": "object",
+        "required": ["items"],
+        "properties": {
+            "apiVersion": type_meta_field("APIVersion defines the versioned schema of this representation of an object."),
+            "kind": type_meta_field("Kind is a string value representing the REST resource this object represents."),
+            "items": {"type": "array", "items": reference(item)},
+            "metadata": reference("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta")
+        },
+        "x-kubernetes-group-version-kind": [{"group": group, "kind": list_kind, "version": version}]
+    })
+}
+
+/// ObjectMeta, ListMeta and every schema they refer to, from the captured core document.
+fn meta_schemas() -> Vec<(String, Value)> {
+    let Some(core) = openapi_data::v3_parsed("api/v1") else {
+        return Vec::new();
+    };
+    let all = &core["components"]["schemas"];
+    let mut pending = vec![
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta".to_owned(),
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta".to_owned(),
+    ];
+    let mut found: Vec<(String, Value)> = Vec::new();
+    while let Some(name) = pending.pop() {
+        if found.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let Some(schema) = all.get(&name) else {
+            continue;
+        };
+        collect_refs(schema, &mut pending);
+        found.push((name, schema.clone()));
+    }
+    found
+}
+
+/// Pushes the schema names every `$ref` inside `value` points at.
+fn collect_refs(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                if key == "$ref"
+                    && let Some(name) = child
+                        .as_str()
+                        .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                {
+                    into.push(name.to_owned());
+                } else {
+                    collect_refs(child, into);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, into)),
+        _ => {}
+    }
 }
 
 /// The object path of a resource and its PATCH operation.
@@ -124,4 +378,56 @@ fn patch_operation(resource: &ResourceType, group: &str, version: &str) -> (Stri
         "responses": {"200": {"description": "OK"}}
     });
     (path, operation)
+}
+
+/// A `200` with kube-apiserver's OpenAPI headers.
+fn respond(
+    body: Bytes,
+    content_type: &'static str,
+    cache: &'static str,
+    etag: Option<&str>,
+) -> Response {
+    let mut response = Response::new(axum::body::Body::from(body));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    headers.insert(header::VARY, HeaderValue::from_static("Accept"));
+    if let Some(value) = etag.and_then(|e| HeaderValue::from_str(e).ok()) {
+        headers.insert(header::ETAG, value);
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_custom_kind_refers_to_object_meta_and_names_its_kind() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object"}}});
+        let schema = object_schema(schema, "example.com", "v1", "Gadget");
+        assert_eq!(
+            schema["properties"]["metadata"]["allOf"][0]["$ref"],
+            "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+        );
+        assert_eq!(
+            schema["x-kubernetes-group-version-kind"][0]["kind"],
+            "Gadget"
+        );
+        assert_eq!(
+            reversed_group("conformance.example.com"),
+            "com.example.conformance"
+        );
+    }
+
+    #[test]
+    fn meta_schemas_include_what_object_meta_refers_to() {
+        let names: Vec<String> = meta_schemas().into_iter().map(|(n, _)| n).collect();
+        assert!(
+            names
+                .iter()
+                .any(|n| n.ends_with("meta.v1.ManagedFieldsEntry"))
+        );
+        assert!(names.iter().any(|n| n.ends_with("meta.v1.OwnerReference")));
+    }
 }

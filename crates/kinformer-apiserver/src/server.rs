@@ -16,6 +16,7 @@ use http_body_util::BodyExt;
 use super::app::{App, Representation, ResourceRequest, accept, field_manager};
 use super::discovery::DiscoveryFormat;
 use super::faults::{FAULTS_PATH, Fault};
+use super::field_validation::{self, Body};
 use super::listener::ConnectionId;
 use super::status::{ApiError, json_response};
 use super::{discovery, faults, list, openapi, protobuf, scale, watch as watch_handler, write};
@@ -171,12 +172,14 @@ async fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Respons
         ["apis", group] => discovery::group(&registry(), group),
         ["api", version] => discovery::resource_list(&registry(), "", version),
         ["apis", group, version] => discovery::resource_list(&registry(), group, version),
-        ["openapi", "v2"] => Ok(openapi::v2(accept(&parts.headers), minor)),
+        ["openapi", "v2"] => Ok(openapi::v2(accept(&parts.headers))),
         ["openapi", "v3"] => Ok(openapi::index(&registry())),
-        ["openapi", "v3", "api", version] => openapi::document(&registry(), "", version, minor),
-        ["openapi", "v3", "apis", group, version] => {
-            openapi::document(&registry(), group, version, minor)
-        }
+        ["openapi", "v3", rest @ ..] => openapi::document(
+            &registry(),
+            &rest.join("/"),
+            parts.uri.query(),
+            &parts.headers,
+        ),
         ["api", version, rest @ ..] => resource(app, parts, body, "", version, rest).await,
         ["apis", group, version, rest @ ..] => {
             resource(app, parts, body, group, version, rest).await
@@ -294,9 +297,24 @@ async fn route_method(
             write::get(app, request, name)
         }
         ("POST", None) if needs_namespace => Err(ApiError::method_not_allowed("POST")),
-        ("POST", None) => write::create(app, request, &decode_body(request, body)?),
-        ("PUT", Some(name)) => write::replace(app, request, name, &decode_body(request, body)?),
-        ("PATCH", Some(name)) => write::patch(app, request, name, body),
+        ("POST", None) => {
+            let body = decode_body(request, body)?;
+            field_validation::around(request, "CreateOptions", Body::Object, &body, |body| {
+                write::create(app, request, body)
+            })
+        }
+        ("PUT", Some(name)) => {
+            let body = decode_body(request, body)?;
+            field_validation::around(request, "UpdateOptions", Body::Object, &body, |body| {
+                write::replace(app, request, name, body)
+            })
+        }
+        ("PATCH", Some(name)) => match patch_body(request) {
+            Some(kind) => field_validation::around(request, "PatchOptions", kind, body, |body| {
+                write::patch(app, request, name, body)
+            }),
+            None => write::patch(app, request, name, body),
+        },
         ("DELETE", Some(name)) => write::delete(app, request, name, body),
         ("DELETE", None) => write::delete_collection(app, request, body),
         (other, _) => Err(ApiError::method_not_allowed(other)),
@@ -305,6 +323,16 @@ async fn route_method(
 
 /// A POST or PUT body as JSON: JSON as it is, YAML and protobuf converted; 415 for other
 /// media types.
+/// What field validation checks of a PATCH body (None: a JSON patch, not checked).
+fn patch_body(request: &ResourceRequest) -> Option<field_validation::Body> {
+    match request.content_type.split(';').next().unwrap_or("").trim() {
+        "application/merge-patch+json" => Some(field_validation::Body::MergePatch),
+        "application/strategic-merge-patch+json" => Some(field_validation::Body::StrategicPatch),
+        "application/apply-patch+yaml" => Some(field_validation::Body::Apply),
+        _ => None,
+    }
+}
+
 fn decode_body(request: &ResourceRequest, body: &Bytes) -> Result<Bytes, ApiError> {
     let media = request.content_type.split(';').next().unwrap_or("").trim();
     match media {

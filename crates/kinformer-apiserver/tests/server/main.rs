@@ -11,6 +11,7 @@ mod faults;
 mod fidelity;
 mod kube_clients;
 mod kubectl;
+mod openapi;
 mod resource_versions;
 mod runtime_clients;
 mod semantics;
