@@ -321,8 +321,6 @@ async fn route_method(
     }
 }
 
-/// A POST or PUT body as JSON: JSON as it is, YAML and protobuf converted; 415 for other
-/// media types.
 /// What field validation checks of a PATCH body (None: a JSON patch, not checked).
 fn patch_body(request: &ResourceRequest) -> Option<field_validation::Body> {
     match request.content_type.split(';').next().unwrap_or("").trim() {
@@ -333,6 +331,8 @@ fn patch_body(request: &ResourceRequest) -> Option<field_validation::Body> {
     }
 }
 
+/// A POST or PUT body as JSON: JSON as it is, YAML and protobuf converted; 415 for other
+/// media types.
 fn decode_body(request: &ResourceRequest, body: &Bytes) -> Result<Bytes, ApiError> {
     let media = request.content_type.split(';').next().unwrap_or("").trim();
     match media {
