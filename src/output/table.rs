@@ -87,7 +87,7 @@ const STREAM: Column = col("STREAM", 32);
 const COMPACT_STREAM: Column = col("STREAM", 16);
 
 /// The compact layout's KEY beside a RESOURCE or STREAM column (80 columns hold both).
-const COMPACT_KEY_BESIDE_RESOURCE: usize = 20;
+const COMPACT_KEY_BESIDE_RESOURCE: usize = 16;
 
 const GAP: &str = "  ";
 
@@ -1038,6 +1038,8 @@ mod tests {
                 header.contains(" STREAM ") && !header.contains("RESOURCE"),
                 "{header}"
             );
+            let fits = width.is_none_or(|w| header.chars().count() <= w);
+            assert!(fits, "{header}");
             let stage_at = header.find("STAGE").unwrap();
             for row in text.lines().skip(1).filter(|l| !l.starts_with(' ')) {
                 assert!(row.chars().nth(stage_at - 1) == Some(' '), "{row}");
