@@ -232,14 +232,15 @@ impl Teller {
         let id = self.id(line);
         let kind = line.kind_of_delta.as_deref().unwrap_or("?");
         let informer = self.informer(line);
-        let what = if informer.watch_list_initial {
-            let list = match informer.relist_at {
-                Some(at) => format!("the relist at {}", clock(at)),
-                None => "the initial list".into(),
-            };
-            format!("an initial event of the watch-list of {list}")
-        } else {
-            "watch event".into()
+        let what = match (informer.watch_list_initial, informer.relist_at) {
+            (true, Some(at)) => {
+                format!(
+                    "an initial event of the watch-list of the relist at {}",
+                    clock(at)
+                )
+            }
+            (true, None) => "an initial event of the initial watch-list".into(),
+            (false, _) => "watch event".into(),
         };
         let text = format!("{kind} at rv {} ({what})", line.rv());
         self.objects[id].1.server_rv = Some(line.rv().to_owned());
