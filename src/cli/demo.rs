@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use crate::informer::source::record_file::SecretData;
 use crate::informer::trace::Event;
+use crate::output::narration::{self, Narration};
 use crate::output::{EventRenderer, Hidden};
 use crate::scenario::Scenario;
 use kinformer_apiserver::{EmbeddedServer, Fault};
@@ -145,20 +146,21 @@ async fn play(
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let mut progress = list_progress();
     let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
+    let narration = matches!(driver, Driver::Tour).then(|| {
+        let mut narrator = Narrator::default();
+        Narration::to_stderr(Box::new(move |e: &Event| narrator.observe(e)))
+    });
     let mut renderer = EventRenderer::new(BufWriter::with_capacity(STDOUT_BUFFER, stdout), render)
         .with_hidden(hidden)
-        .with_tap(tap_of(report.as_ref()));
+        .with_tap(tap_of(report.as_ref()))
+        .with_narration(narration);
     let mut stderr = progress.writer(io::stderr(), true);
     let (actions_tx, mut actions) = mpsc::unbounded_channel();
     let (synced_tx, synced) = watch::channel(false);
-    let mut narrator = matches!(driver, Driver::Tour).then(Narrator::default);
     let mut observe = |e: &Event| {
         progress.observe(e);
         if matches!(e, Event::Synced { .. }) {
             synced_tx.send_replace(true);
-        }
-        if let Some(line) = narrator.as_mut().and_then(|n| n.observe(e)) {
-            eprintln!("{line}");
         }
     };
     let (ending, _) = {
@@ -201,9 +203,11 @@ async fn force_relist(server: &EmbeddedServer, mut synced: watch::Receiver<bool>
         return;
     }
     tokio::time::sleep(RELIST_AFTER).await;
-    eprintln!(
-        "── the server now expires every resourceVersion and ends the watches (a 410 is next)"
-    );
+    let told =
+        "── the server now expires every resourceVersion and ends the watches (a 410 is next)";
+    for line in narration::wrapped(told, narration::stderr_width()) {
+        eprintln!("{line}");
+    }
     for fault in [Fault::ExpireAll, Fault::CloseWatches] {
         // Both faults are valid by construction.
         let _ = server.inject(&fault);

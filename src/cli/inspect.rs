@@ -305,6 +305,7 @@ pub fn render_options(
         redact_secrets: resources.len() == 1 && secrets.is_some(),
         show_secret_data: output.show_secret_data,
         several_resources: resources.len() > 1,
+        streams: false,
         secrets_resource: secrets.cloned(),
         object_columns: object_columns(output, resources),
         story: output.show.is_default(),

@@ -146,8 +146,8 @@ fn default_kubeconfig(url: &str) -> PathBuf {
     std::env::temp_dir().join(format!("kinformer-proxy-{port}.kubeconfig"))
 }
 
-/// The renderer of stdout, without the `hidden` events: the table gets a RESOURCE column,
-/// which names the stream.
+/// The renderer of stdout, without the `hidden` events: the table gets a STREAM column, and
+/// on a terminal fits its width.
 fn renderer(args: &ProxyArgs, hidden: Hidden) -> EventRenderer<BufWriter<io::Stdout>> {
     let tty = io::stdout().is_terminal();
     let no_color = std::env::var("NO_COLOR").ok();
@@ -156,6 +156,11 @@ fn renderer(args: &ProxyArgs, hidden: Hidden) -> EventRenderer<BufWriter<io::Std
         no_headers: args.no_headers,
         color: crate::output::table::color_enabled(tty, no_color.as_deref()),
         several_resources: true,
+        streams: true,
+        width: tty
+            .then(|| terminal_size::terminal_size_of(io::stdout()))
+            .flatten()
+            .map(|(terminal_size::Width(w), _)| usize::from(w)),
         ..RenderOptions::default()
     };
     EventRenderer::new(

@@ -69,9 +69,18 @@ pub struct Burst {
     pub last_key: String,
     /// The handler's backlog after the last one.
     pub pending: usize,
+    /// Its backlog after the first one, and the highest it reached.
+    pub first_pending: usize,
+    pub peak_pending: usize,
 }
 
 impl Burst {
+    /// The handler's backlog over the burst: after its first notification, then the highest
+    /// it reached (`3→57`), so a climb folded into one row stays visible.
+    pub fn pending_text(&self) -> String {
+        format!("{}→{}", self.first_pending, self.peak_pending)
+    }
+
     /// `100 adds to fast (initial list)`.
     pub fn sentence(&self) -> String {
         let kind = match (self.kind, self.sync) {
@@ -163,6 +172,7 @@ impl Bursts {
                 group.burst.count += 1;
                 notification.key().clone_into(&mut group.burst.last_key);
                 group.burst.pending = *pending;
+                group.burst.peak_pending = group.burst.peak_pending.max(*pending);
                 if group.held.len() < MIN_BURST - 1 {
                     group.held.push(event.clone());
                 }
@@ -181,6 +191,8 @@ impl Bursts {
                     first_key: notification.key().to_owned(),
                     last_key: notification.key().to_owned(),
                     pending: *pending,
+                    first_pending: *pending,
+                    peak_pending: *pending,
                 },
                 held: vec![event.clone()],
                 key,
@@ -374,6 +386,22 @@ mod tests {
             sentence_of(&events),
             "10 sync updates to fast (resync tick)"
         );
+    }
+
+    #[test]
+    fn a_folded_row_shows_the_backlog_climb_and_its_peak() {
+        let mut bursts = Bursts::default();
+        for (i, pending) in [3, 20, 57, 40, 41].into_iter().enumerate() {
+            let mut event = notify_add(i as u64 + 1, "slow", &format!("pod-{i}"), false);
+            if let Event::Notify { pending: p, .. } = &mut event.event {
+                *p = pending;
+            }
+            bursts.hold(&event);
+        }
+        match bursts.take().as_slice() {
+            [Row::Burst(b)] => assert_eq!((b.pending_text(), b.pending), ("3→57".into(), 41)),
+            other => panic!("one burst expected, got {other:?}"),
+        }
     }
 
     #[test]

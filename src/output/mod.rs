@@ -1,5 +1,5 @@
 //! Renderers: trace events as live tables or JSONL (or pretty JSON/YAML documents), the exit
-//! summary, `dump`'s cache contents, the resync debugger's views and the LIST progress bar.
+//! summary, the demo's narration, `dump`'s cache contents, the resync debugger's views and the LIST progress bar.
 //!
 //! Everything here depends only on [`crate::informer::trace`] and the types it carries; the
 //! caller decides where output goes (any [`std::io::Write`]) and whether colour is on.
@@ -10,6 +10,7 @@ pub mod diff;
 mod document;
 pub mod dump;
 pub mod jsonl;
+pub mod narration;
 pub mod object_columns;
 mod options;
 pub mod ordered;

@@ -68,6 +68,9 @@ pub struct RenderOptions {
     /// Several resources in one stream: tables get a RESOURCE column, and `redact_secrets`
     /// is decided per event (true for the events of `secrets_resource`).
     pub several_resources: bool,
+    /// With `several_resources`: the events come from `proxy`, and name its informer streams
+    /// (`CLIENT/RESOURCE@NAMESPACE`): the table's column is STREAM.
+    pub streams: bool,
     /// With `several_resources`: the trace label of core/v1 secrets, when it is one of them.
     pub secrets_resource: Option<String>,
     /// The `NAME=value` pairs of each resource's notification rows (tables), by trace label.

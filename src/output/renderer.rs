@@ -6,6 +6,7 @@ use crate::informer::trace::{Event, TraceEvent};
 
 use super::bursts::{Bursts, Row};
 use super::document::{self, write_document};
+use super::narration::Narration;
 use super::options::{ExtraLine, Hidden, OutputFormat, RenderOptions};
 use super::{jsonl, status, summary, table};
 
@@ -33,6 +34,8 @@ pub struct EventRenderer<W: Write> {
     bursts: Bursts,
     /// Sees every event rendered, shown or hidden (`--report`'s capture).
     tap: Option<Tap>,
+    /// The demo's narration, written after the rows it follows.
+    narration: Option<Narration>,
 }
 
 /// A function that sees every event a renderer is given.
@@ -52,7 +55,14 @@ impl<W: Write> EventRenderer<W> {
             backlog: status::Backlog::default(),
             bursts: Bursts::default(),
             tap: None,
+            narration: None,
         }
+    }
+
+    /// Tells `narration`'s lines (on its own writer) once the rows before them are flushed.
+    pub fn with_narration(mut self, narration: Option<Narration>) -> Self {
+        self.narration = narration;
+        self
     }
 
     /// Hands every event to `tap` as well, hidden ones included.
@@ -112,6 +122,9 @@ impl<W: Write> EventRenderer<W> {
     /// [`Event::Summary`] themselves with [`summary::render`].
     pub fn render(&mut self, event: &TraceEvent) -> io::Result<()> {
         self.tap(event);
+        if let Some(narration) = &mut self.narration {
+            narration.observe(&event.event);
+        }
         self.bursts.observe(event);
         if self.opts.format.is_table() && !self.hidden.notify {
             self.write_status_rows(event)?;
@@ -185,7 +198,16 @@ impl<W: Write> EventRenderer<W> {
     /// Writes what the story view held back, then flushes the writer.
     pub fn flush(&mut self) -> io::Result<()> {
         self.write_held()?;
-        self.out.flush()
+        self.out.flush()?;
+        self.write_told()
+    }
+
+    /// The narration told so far, now that the rows it follows are written.
+    fn write_told(&mut self) -> io::Result<()> {
+        match &mut self.narration {
+            Some(narration) => narration.write_told(),
+            None => Ok(()),
+        }
     }
 
     /// [`Self::flush`] for a live stream that is idle now: the story view's held
@@ -199,7 +221,11 @@ impl<W: Write> EventRenderer<W> {
         {
             self.write_held()?;
         }
-        self.out.flush()
+        self.out.flush()?;
+        if self.bursts.is_empty() {
+            self.write_told()?;
+        }
+        Ok(())
     }
 
     /// When the notifications held back will have been quiet long enough to write (None:

@@ -35,6 +35,7 @@ fn color_allowed(is_tty: bool, no_color_env: Option<&str>, term: Option<&str>) -
 }
 
 /// One column: its header and fixed width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Column {
     name: &'static str,
     width: usize,
@@ -67,16 +68,26 @@ const WIDE: [Column; 9] = [
     col("UID", 36),
 ];
 
-/// Columns before KEY in the compact layout (narrow terminals), one space apart.
-const COMPACT: [Column; 4] = [
+/// Columns before DETAIL in the compact layout (narrow terminals), one space apart, in the
+/// order of the full layout.
+const COMPACT: [Column; 5] = [
     col("TIME", 8),
     col("STAGE", 9),
-    col("EVENT", 11),
+    col("EVENT", 13),
+    col("KEY", 28),
     col("RV", 6),
 ];
 
 /// The RESOURCE column, after TIME, when one stream carries several resources.
 const RESOURCE: Column = col("RESOURCE", 16);
+
+/// `proxy`'s STREAM column, in place of RESOURCE: a longer name is cut in the middle, and the
+/// first row of its stream names it whole (`stream=…` in DETAIL).
+const STREAM: Column = col("STREAM", 32);
+const COMPACT_STREAM: Column = col("STREAM", 16);
+
+/// The compact layout's KEY beside a RESOURCE or STREAM column (80 columns hold both).
+const COMPACT_KEY_BESIDE_RESOURCE: usize = 16;
 
 const GAP: &str = "  ";
 
@@ -118,12 +129,15 @@ const RESET: &str = "\x1b[0m";
 #[derive(Debug, Default)]
 pub struct TableRenderer {
     header_done: bool,
+    /// The stream names cut in the STREAM column whose full name was told.
+    told_streams: std::collections::HashSet<String>,
 }
 
 impl TableRenderer {
     pub fn new(opts: &RenderOptions) -> Self {
         Self {
             header_done: opts.no_headers,
+            told_streams: std::collections::HashSet::new(),
         }
     }
 
@@ -134,10 +148,8 @@ impl TableRenderer {
         let color = opts.color.then(|| row_color(&event.event)).flatten();
         let mut fields = RowFields::of(event, layout.shape == Shape::Wide, opts);
         let changes = fields.changes.take();
-        let resource = layout
-            .resource
-            .then(|| event.resource.as_deref().unwrap_or(""));
-        for line in layout.lines(&RowText::of(event, fields, layout, resource)) {
+        let resource = self.resource_cell(layout, event.resource.as_deref(), &mut fields.detail);
+        for line in layout.lines(&RowText::of(event, fields, layout, resource.as_deref())) {
             push_colored(out, &line, color);
         }
         if let Some(changes) = changes {
@@ -167,7 +179,7 @@ impl TableRenderer {
         let row = RowText {
             seq: String::new(),
             ts,
-            resource: layout.resource.then_some(""),
+            resource: layout.resource.map(|_| ""),
             stage: "handler",
             event: "status",
             key: String::new(),
@@ -195,14 +207,15 @@ impl TableRenderer {
         d.kv("count", burst.count);
         d.text("last", &burst.last_key);
         if layout.shape != Shape::Wide {
-            d.kv("pending", burst.pending);
+            d.kv("pending", burst.pending_text());
         }
         d.sep();
         d.0.push_str(&format!("({}; --show all lists each)", burst.sentence()));
+        let resource = self.resource_cell(layout, burst.resource.as_deref(), &mut d);
         let extra = if layout.shape == Shape::Wide {
             vec![
                 burst.handler.to_string(),
-                burst.pending.to_string(),
+                burst.pending_text(),
                 String::new(),
             ]
         } else {
@@ -212,9 +225,7 @@ impl TableRenderer {
         let row = RowText {
             seq: burst.seq.to_string(),
             ts: burst.ts,
-            resource: layout
-                .resource
-                .then(|| burst.resource.as_deref().unwrap_or("")),
+            resource: resource.as_deref(),
             stage: "handler",
             event: &event,
             key: burst.first_key.clone(),
@@ -261,6 +272,7 @@ impl TableRenderer {
         if let Some(columns) = opts.columns_of(first.resource.as_deref()) {
             object_columns(&mut d, columns, notification, opts);
         }
+        let resource = self.resource_cell(layout, first.resource.as_deref(), &mut d);
         let extra = if layout.shape == Shape::Wide {
             vec![
                 handlers.join(","),
@@ -273,9 +285,7 @@ impl TableRenderer {
         let row = RowText {
             seq: first.seq.to_string(),
             ts: first.ts,
-            resource: layout
-                .resource
-                .then(|| first.resource.as_deref().unwrap_or("")),
+            resource: resource.as_deref(),
             stage: "handler",
             event: "notify",
             key: notification.key().to_owned(),
@@ -287,6 +297,26 @@ impl TableRenderer {
         for line in layout.lines(&row) {
             push_colored(out, &line, color);
         }
+    }
+
+    /// The RESOURCE (or STREAM) cell of a row of `resource`, when the layout has the column:
+    /// a stream name too long for STREAM cut in the middle, named whole in `detail` the first
+    /// time.
+    fn resource_cell(
+        &mut self,
+        layout: Layout,
+        resource: Option<&str>,
+        detail: &mut Detail,
+    ) -> Option<String> {
+        let column = layout.resource?;
+        let name = resource.unwrap_or("");
+        if column.name != STREAM.name || name.chars().count() <= column.width {
+            return Some(name.to_owned());
+        }
+        if self.told_streams.insert(name.to_owned()) {
+            detail.text("stream", name);
+        }
+        Some(elide_middle(name, column.width))
     }
 
     fn write_header(&mut self, out: &mut Vec<u8>, layout: Layout) {
@@ -311,7 +341,8 @@ enum Shape {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Layout {
     shape: Shape,
-    resource: bool,
+    /// RESOURCE (or `proxy`'s STREAM), when the stream carries several.
+    resource: Option<Column>,
 }
 
 impl Layout {
@@ -321,9 +352,14 @@ impl Layout {
             (_, Some(w)) if w < FULL_WIDTH => Shape::Compact(w),
             (_, width) => Shape::Full(width),
         };
+        let column = match (opts.streams, shape) {
+            (false, _) => RESOURCE,
+            (true, Shape::Compact(_)) => COMPACT_STREAM,
+            (true, _) => STREAM,
+        };
         Self {
             shape,
-            resource: opts.several_resources,
+            resource: opts.several_resources.then_some(column),
         }
     }
 
@@ -344,11 +380,18 @@ impl Layout {
         }
     }
 
-    fn columns(self) -> &'static [Column] {
+    /// The columns before DETAIL, RESOURCE left out.
+    fn columns(self) -> Vec<Column> {
         match self.shape {
-            Shape::Full(_) => &NARROW,
-            Shape::Wide => &WIDE,
-            Shape::Compact(_) => &COMPACT,
+            Shape::Full(_) => NARROW.to_vec(),
+            Shape::Wide => WIDE.to_vec(),
+            Shape::Compact(_) => {
+                let mut columns = COMPACT.to_vec();
+                if self.resource.is_some() {
+                    columns[3].width = COMPACT_KEY_BESIDE_RESOURCE;
+                }
+                columns
+            }
         }
     }
 
@@ -364,44 +407,59 @@ impl Layout {
     fn header(self) -> String {
         let mut line = String::new();
         for (i, c) in self.columns().iter().enumerate() {
-            if self.resource && i == self.resource_at() {
-                push_cell(&mut line, RESOURCE.name, RESOURCE.width, self.gap());
+            if let Some(resource) = self.resource.filter(|_| i == self.resource_at()) {
+                push_cell(&mut line, resource.name, resource.width, self.gap());
             }
             push_cell(&mut line, c.name, c.width, self.gap());
         }
-        line.push_str(if matches!(self.shape, Shape::Compact(_)) {
-            "KEY DETAIL"
-        } else {
-            "DETAIL"
-        });
+        line.push_str("DETAIL");
         line.push('\n');
         line
     }
 
     /// A row as one line, or (on a terminal) as many as its DETAIL needs to fit the width.
+    /// In the compact layout a KEY or RV too long for the line flows with DETAIL instead.
     fn lines(self, row: &RowText<'_>) -> Vec<String> {
-        let mut line = String::with_capacity(160);
-        let mut columns: Vec<&Column> = self.columns().iter().collect();
-        if self.resource {
-            columns.insert(self.resource_at(), &RESOURCE);
-        }
-        for (c, v) in columns.into_iter().zip(&row.cells(self)) {
-            push_cell(&mut line, v, c.width, self.gap());
-        }
-        let mut words = String::new();
-        if matches!(self.shape, Shape::Compact(_)) && !row.key.is_empty() {
-            words.push_str(&sanitize(&row.key));
-            words.push(' ');
-        }
-        words.push_str(&sanitize(&row.detail));
+        let cells = row.cells(self);
+        let line = self.cells_line(&cells);
+        let detail = sanitize(&row.detail);
         match self.width() {
-            Some(width) => wrap(line, &words, width),
+            Some(width)
+                if line.chars().count() > width && matches!(self.shape, Shape::Compact(_)) =>
+            {
+                let before_key = cells.len() - 2;
+                let line = self.cells_line(&cells[..before_key]);
+                let words = [&cells[before_key..], &[detail]].concat().join(" ");
+                wrap(line, &words, width)
+            }
+            Some(width) => wrap(line, &detail, width),
             None => {
-                line.push_str(&words);
+                let mut line = line;
+                line.push_str(&detail);
                 line.truncate(line.trim_end().len());
                 vec![line]
             }
         }
+    }
+
+    /// `cells` in their columns: each padded to where its column ends; a longer value pushes
+    /// the next cell only as far as it must, so the cells after it fall back into line.
+    fn cells_line(self, cells: &[String]) -> String {
+        let mut line = String::with_capacity(160);
+        let mut columns = self.columns();
+        if let Some(resource) = self.resource {
+            columns.insert(self.resource_at(), resource);
+        }
+        let mut end = 0;
+        for (c, v) in columns.into_iter().zip(cells) {
+            end += c.width;
+            line.push_str(v);
+            let used = line.chars().count();
+            line.extend(std::iter::repeat_n(' ', end.saturating_sub(used)));
+            line.push_str(self.gap());
+            end += self.gap().len();
+        }
+        line
     }
 }
 
@@ -445,17 +503,18 @@ impl<'a> RowText<'a> {
         }
     }
 
-    /// The cells before DETAIL (before KEY in the compact layout), sanitised.
+    /// The cells before DETAIL, sanitised.
     fn cells(&self, layout: Layout) -> Vec<String> {
         let mut cells = match layout.shape {
             Shape::Compact(_) => vec![time_of_day(self.ts, false)],
             _ => vec![self.seq.clone(), time_of_day(self.ts, true)],
         };
         cells.extend(self.resource.map(str::to_owned));
-        cells.extend([self.stage.to_owned(), self.event.to_owned()]);
-        if !matches!(layout.shape, Shape::Compact(_)) {
-            cells.push(self.key.clone());
-        }
+        cells.extend([
+            self.stage.to_owned(),
+            self.event.to_owned(),
+            self.key.clone(),
+        ]);
         cells.push(self.rv.clone());
         cells.extend(self.extra.iter().cloned());
         cells.iter().map(|c| sanitize(c)).collect()
@@ -466,7 +525,7 @@ impl<'a> RowText<'a> {
 /// continuation lines are indented to where the words began (or [`SHORT_INDENT`] when that
 /// leaves less than [`MIN_WRAPPED`], or for a word too long for it). A word longer than a whole
 /// line is split, never dropped.
-fn wrap(first: String, words: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap(first: String, words: &str, width: usize) -> Vec<String> {
     let start = first.chars().count();
     let indent = if width.saturating_sub(start) >= MIN_WRAPPED {
         start
@@ -524,6 +583,18 @@ fn push_cell(line: &mut String, value: &str, width: usize, gap: &str) {
     line.push_str(value);
     line.extend(std::iter::repeat_n(' ', pad));
     line.push_str(gap);
+}
+
+/// `s` cut to `width` characters by leaving out its middle (`OpenAPI…/pods@default`): the
+/// client's name starts it, the resource and namespace end it.
+fn elide_middle(s: &str, width: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let head = width.saturating_sub(1) * 2 / 5;
+    let tail = width.saturating_sub(1 + head);
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
 }
 
 /// `s` cut to at most `width` characters, the last one `…` when cut.
@@ -915,6 +986,70 @@ mod tests {
         let adjustment = "raised to the 1s minimum";
         let all = words(&text).join(" ");
         assert!(all.contains(adjustment), "{text}");
+    }
+
+    #[test]
+    fn compact_header_names_every_column_in_the_full_order_and_rows_stay_in_line() {
+        let mut opts = RenderOptions::new(OutputFormat::Table);
+        opts.width = Some(80);
+        let text = render(&opts);
+        let header = text.lines().next().unwrap();
+        let at = |name: &str| {
+            let found = header.split_whitespace().position(|w| w == name);
+            found.unwrap_or_else(|| panic!("{name} not a column: {header}"))
+        };
+        assert!(
+            at("TIME") < at("STAGE") && at("STAGE") < at("EVENT"),
+            "{header}"
+        );
+        assert!(at("EVENT") < at("KEY") && at("KEY") < at("RV"), "{header}");
+        assert!(at("RV") < at("DETAIL"), "{header}");
+        let column = |name: &str| header.find(&format!(" {name}")).unwrap() + 1;
+        // A longer EVENT (`resync-period-changed`) may run into an empty KEY: the cells
+        // after it are back in line.
+        let starts = [column("EVENT"), column("RV"), column("DETAIL")];
+        let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ')).collect();
+        assert!(rows.iter().any(|l| l.contains("handler-added")), "{text}");
+        for row in &rows[1..] {
+            let chars: Vec<char> = row.chars().collect();
+            for start in starts.into_iter().filter(|s| *s < chars.len()) {
+                assert_eq!(chars[start - 1], ' ', "out of line at {start}: {row}");
+            }
+        }
+    }
+
+    #[test]
+    fn proxy_stream_names_fit_their_column_and_each_is_named_whole_once() {
+        let long = "OpenAPI-Generator-with-a-long-name/pods@default,l=app=web";
+        let short = "kubectl/pods@default";
+        for width in [None, Some(80)] {
+            let mut opts = RenderOptions::new(OutputFormat::Table);
+            (opts.width, opts.several_resources, opts.streams) = (width, true, true);
+            let mut table = TableRenderer::new(&opts);
+            let mut out = Vec::new();
+            for (i, e) in all_events().into_iter().take(12).enumerate() {
+                let mut event = stamp(i as u64 + 1, e);
+                event.resource = Some(if i % 2 == 0 { long } else { short }.into());
+                table.write_event(&mut out, &event, &opts);
+            }
+            let text = String::from_utf8(out).unwrap();
+            let header = text.lines().next().unwrap();
+            assert!(
+                header.contains(" STREAM ") && !header.contains("RESOURCE"),
+                "{header}"
+            );
+            let fits = width.is_none_or(|w| header.chars().count() <= w);
+            assert!(fits, "{header}");
+            let stage_at = header.find("STAGE").unwrap();
+            for row in text.lines().skip(1).filter(|l| !l.starts_with(' ')) {
+                assert!(row.chars().nth(stage_at - 1) == Some(' '), "{row}");
+                assert!(!row.contains(&format!(" {long} ")), "{row}");
+            }
+            let whole = format!("stream=\"{long}\"");
+            let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(words.matches(&whole).count(), 1, "{text}");
+            assert!(text.contains(short) && text.contains("OpenAPI"), "{text}");
+        }
     }
 
     #[test]

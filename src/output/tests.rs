@@ -344,3 +344,37 @@ fn kinds_shows_only_the_notifications_of_those_kinds() {
     assert!(!hidden.hides(&notify_sync_update(2, "fast", "a").event));
     assert!(NotifyKinds::parse("adds").is_err());
 }
+
+/// A writer into a buffer shared by stdout and stderr, to see their order.
+#[derive(Clone, Default)]
+struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn the_narration_comes_after_the_header_and_the_rows_it_speaks_of() {
+    let both = Shared::default();
+    let stdout = std::io::BufWriter::new(both.clone());
+    let narrator: narration::Narrator = Box::new(|e: &Event| {
+        matches!(e, Event::Synced { .. }).then(|| "── initial sync: the rows above".to_owned())
+    });
+    let told = narration::Narration::new(narrator, Box::new(both.clone()), Some(80));
+    let mut r = EventRenderer::new(stdout, RenderOptions::new(OutputFormat::Table))
+        .with_narration(Some(told));
+    for (i, e) in all_events().into_iter().enumerate() {
+        r.render(&stamp(i as u64 + 1, e)).unwrap();
+    }
+    r.flush().unwrap();
+    let text = String::from_utf8(both.0.borrow().clone()).unwrap();
+    let (header, told) = (text.find("SEQ").unwrap(), text.find("── initial").unwrap());
+    let synced_row = text.find(" synced ").unwrap();
+    assert!(header < synced_row && synced_row < told, "{text}");
+}

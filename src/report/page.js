@@ -25,7 +25,7 @@
     'relist': ['#7048e8', 'relist'], 'bookmark': ['#868e96', 'bookmark'], 'retry': ['#a61e4d', 'retry'],
     'resync-tick': ['#f08c00', 'resync tick'], 'handler-added': ['#2b8a3e', 'handler added'],
     'handler-removed': ['#5c940d', 'handler removed'], 'synced': ['#2b8a3e', 'synced'],
-    'sync-storm': ['#d9480f', 'sync storm'], 'stopped': ['#212529', 'stopped'],
+    'sync-storm': ['#d9480f', 'sync storm'], 'sync-burst': ['#e8590c', 'sync updates'], 'stopped': ['#212529', 'stopped'],
     'slow-handler': ['#c2255c', 'slow handler']
   };
   var view = { from: 0, to: Math.max(tl.span, 1) };
@@ -226,25 +226,51 @@
     }
   }
 
+  /* Each marker is a line with a triangle; its label goes right of it on a white ground (the
+     lane's ticks do not run through it), cut short of the next marker on its lane and left
+     out when there is no room: labels never overlap each other or another marker. The
+     placed labels are kept in the canvas's data-labels, for tools. */
   function drawMarkers(ctx, width) {
-    var lastLabel = {};
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'top';
-    tl.markers.forEach(function (m) {
-      if (m.t < view.from || m.t > view.to) { return; }
+    var shown = tl.markers.filter(function (m) { return m.t >= view.from && m.t <= view.to; });
+    shown.forEach(function (m) {
       var x = xOf(m.t, width);
       var y = AXIS_H + m.lane * LANE_H;
-      var color = (MARKERS[m.kind] || ['#000'])[0];
-      ctx.fillStyle = color;
+      ctx.fillStyle = (MARKERS[m.kind] || ['#000'])[0];
       ctx.fillRect(x - 1, y + 1, 2, LANE_H - 2);
       ctx.beginPath();
       ctx.moveTo(x - 4, y + 1); ctx.lineTo(x + 4, y + 1); ctx.lineTo(x, y + 7); ctx.closePath(); ctx.fill();
-      if (lastLabel[m.lane] === undefined || x > lastLabel[m.lane]) {
-        var text = (MARKERS[m.kind] || ['', m.kind])[1];
-        ctx.fillText(text, x + 4, y + 13);
-        lastLabel[m.lane] = x + 8 + ctx.measureText(text).width;
-      }
     });
+    var placed = [];
+    var freeFrom = {};
+    shown.forEach(function (m, i) {
+      var x = xOf(m.t, width);
+      var left = Math.max(x + 4, freeFrom[m.lane] || 0);
+      var right = width - 8;
+      for (var j = i + 1; j < shown.length; j++) {
+        if (shown[j].lane === m.lane && xOf(shown[j].t, width) - 3 > left) { right = Math.min(right, xOf(shown[j].t, width) - 3); break; }
+      }
+      var text = canvasLabel(m);
+      var w = Math.min(ctx.measureText(text).width, right - left - 4);
+      if (left > x + 6 || w < 24) { return; }
+      var y = AXIS_H + m.lane * LANE_H + 11;
+      ctx.fillStyle = 'rgba(255,255,255,0.92)';
+      ctx.fillRect(left, y, w + 4, 13);
+      ctx.fillStyle = (MARKERS[m.kind] || ['#000'])[0];
+      ctx.fillText(text, left + 2, y + 1, w);
+      placed.push([Math.round(left), m.lane, Math.round(left + w + 4)]);
+      freeFrom[m.lane] = left + w + 6;
+    });
+    canvas.setAttribute('data-labels', JSON.stringify(placed));
+  }
+
+  /* A marker's label on the canvas: its kind, or for sync updates what sent them and how many
+     (`resync: 3 objects`). */
+  function canvasLabel(m) {
+    if (m.kind === 'sync-burst') { return m.label.split(' to ')[0]; }
+    if (m.kind === 'sync-storm') { return m.label.split(' to ')[0].replace('sync storm: ', 'storm: '); }
+    return (MARKERS[m.kind] || ['', m.kind])[1];
   }
 
   /* The searched object's steps: a thin line across every lane at each. */
@@ -375,8 +401,10 @@
       if (lastX === null) { ctx.moveTo(Math.max(x, LABEL_W), yOf(p.v[i])); } else { ctx.lineTo(x, yOf(prev)); ctx.lineTo(x, yOf(p.v[i])); }
       lastX = x; colMax = p.v[i]; prev = p.v[i];
     }
-    if (lastX !== null) { ctx.lineTo(r.width - 8, yOf(prev)); }
+    /* A line ends at its last sample: nothing was measured after it. */
     ctx.stroke();
+    c.setAttribute('data-line-end', lastX === null ? '' : String(lastX));
+    c.setAttribute('data-last-sample', String(Math.round(xOf(p.t[p.t.length - 1], r.width))));
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, 0, LABEL_W - 4, height);
     ctx.fillStyle = '#5f6b76';

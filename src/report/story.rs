@@ -134,6 +134,9 @@ struct InformerState {
     handlers: Vec<Registered>,
     /// The last relist (its time).
     relist_at: Option<i64>,
+    /// Whether a watch-list is sending its initial events (until its `initial-events-end`
+    /// bookmark).
+    watch_list_initial: bool,
     /// The last resync check: its time and the handlers due (client-go's syncing set).
     last_tick: Option<(i64, Vec<String>)>,
     /// The last delta for the whole queue (ReplacedAll, SyncAll): type, seq, time.
@@ -160,6 +163,13 @@ impl Teller {
         match (line.stage.as_str(), line.event.as_str()) {
             ("reflector", "watch-event") => self.watch_event(line),
             ("reflector", "relist") => self.informer(line).relist_at = Some(line.ts),
+            ("reflector", "watch-start") => {
+                self.informer(line).watch_list_initial = line.watch_list
+            }
+            ("reflector", "bookmark" | "watch-end" | "watch-error") => {
+                let informer = self.informer(line);
+                informer.watch_list_initial &= !line.initial_events_end && line.event == "bookmark";
+            }
             ("fifo", "delta") => self.delta(line),
             ("fifo", "pop") => self.pop(line),
             ("indexer", _) => self.indexer_write(line),
@@ -221,7 +231,18 @@ impl Teller {
     fn watch_event(&mut self, line: &TraceLine) {
         let id = self.id(line);
         let kind = line.kind_of_delta.as_deref().unwrap_or("?");
-        let text = format!("{kind} at rv {} (watch event)", line.rv());
+        let informer = self.informer(line);
+        let what = match (informer.watch_list_initial, informer.relist_at) {
+            (true, Some(at)) => {
+                format!(
+                    "an initial event of the watch-list of the relist at {}",
+                    clock(at)
+                )
+            }
+            (true, None) => "an initial event of the initial watch-list".into(),
+            (false, _) => "watch event".into(),
+        };
+        let text = format!("{kind} at rv {} ({what})", line.rv());
         self.objects[id].1.server_rv = Some(line.rv().to_owned());
         self.push(id, line, StepKind::Server, text);
     }
@@ -695,6 +716,26 @@ mod tests {
         assert_eq!(
             story.last().unwrap(),
             "final final cached state: in the cache at rv 6 (written at 12:00:03.000)"
+        );
+    }
+
+    #[test]
+    fn a_watch_list_relist_tells_its_added_events_as_its_initial_events() {
+        let trace = [
+            line(1, 0, r#""stage":"reflector","event":"relist","reason":"410 Expired""#),
+            line(2, 0, r#""stage":"reflector","event":"watch-start","rv":"","watch_list":true"#),
+            line(3, 0, r#""stage":"reflector","event":"watch-event","type":"ADDED","key":"default/a","rv":"6""#),
+            line(4, 1, r#""stage":"reflector","event":"bookmark","rv":"7","initial_events_end":true"#),
+            line(5, 2, r#""stage":"reflector","event":"watch-event","type":"ADDED","key":"default/a","rv":"8""#),
+        ]
+        .concat();
+        let story = texts(&stories(&parse_jsonl(trace.as_bytes()).unwrap())[0]);
+        assert_eq!(
+            story[..2],
+            [
+                "server ADDED at rv 6 (an initial event of the watch-list of the relist at 12:00:00.000)",
+                "server ADDED at rv 8 (watch event)",
+            ]
         );
     }
 

@@ -33,8 +33,12 @@ pub const STYLES: [&str; 14] = [
 /// Sync notifications to one handler closer together than this are one burst.
 const STORM_GAP_US: i64 = 250_000;
 
-/// A burst of at least this many sync notifications is a sync storm.
-const STORM_SIZE: usize = 3;
+/// A burst of at least this many sync notifications is marked (a resync or relist of that
+/// many objects to one handler).
+const BURST_SIZE: usize = 3;
+
+/// A burst of at least this many is a sync storm.
+const STORM_SIZE: usize = 50;
 
 #[derive(Debug, Serialize)]
 pub struct Timeline {
@@ -415,20 +419,26 @@ impl Builder {
         }
     }
 
-    /// Marks the burst that ended on `lane` if it is a storm, with what sent it.
+    /// Marks the burst that ended on `lane`, when it has [`BURST_SIZE`] notifications or
+    /// more, with what sent it and its size: `resync: 3 objects to slow`; a burst of
+    /// [`STORM_SIZE`] or more is a sync storm.
     fn storm(&mut self, lane: usize, (first, _, n): (i64, i64, usize)) {
         let cause = self.burst_causes.remove(&lane);
-        if n >= STORM_SIZE {
-            let why = cause
-                .map(|c| format!(" ({})", c.text()))
-                .unwrap_or_default();
-            self.mark(
-                lane,
-                first,
-                "sync-storm",
-                format!("sync storm: {n} sync notifications{why}"),
-            );
+        if n < BURST_SIZE {
+            return;
         }
+        let what = cause.map_or_else(|| "sync updates".to_owned(), |c| c.text());
+        let what = what.strip_suffix(" tick").unwrap_or(&what).to_owned();
+        let handler = self.lanes[lane].handler.clone().unwrap_or_default();
+        let (kind, label) = if n >= STORM_SIZE {
+            let label = format!(
+                "sync storm: {n} objects to {handler} ({what}; a storm is {STORM_SIZE} or more)"
+            );
+            ("sync-storm", label)
+        } else {
+            ("sync-burst", format!("{what}: {n} objects to {handler}"))
+        };
+        self.mark(lane, first, kind, label);
     }
 
     fn informer_event(&mut self, line: &TraceLine, t: i64, indexer: usize) {
@@ -516,6 +526,43 @@ mod tests {
         )
     }
 
+    /// The sync markers of a resync tick due for `slow`, then `n` sync updates to it.
+    fn resync_of(n: u64) -> Vec<(&'static str, String)> {
+        let mut text = line(
+            1,
+            0,
+            r#""stage":"informer","event":"handler-added","handler":"slow""#,
+        );
+        text += &line(2, 1, r#""stage":"resync","event":"tick","due":["slow"]"#);
+        for i in 0..n {
+            let body = format!(
+                r#""stage":"handler","event":"notify","handler":"slow","kind":"update","key":"p{i}","sync":true,"pending":1"#
+            );
+            text += &line(3 + i, 2, &body);
+        }
+        let tl = timeline(&parse_jsonl(text.as_bytes()).unwrap());
+        tl.markers
+            .into_iter()
+            .filter(|m| m.kind.starts_with("sync-"))
+            .map(|m| (m.kind, m.label))
+            .collect()
+    }
+
+    #[test]
+    fn a_small_resync_says_what_it_is_and_only_a_large_one_is_a_storm() {
+        assert_eq!(
+            resync_of(3),
+            [("sync-burst", "resync: 3 objects to slow".to_owned())]
+        );
+        assert_eq!(
+            resync_of(60),
+            [(
+                "sync-storm",
+                "sync storm: 60 objects to slow (resync; a storm is 50 or more)".to_owned()
+            )]
+        );
+    }
+
     #[test]
     fn a_relist_and_a_burst_of_syncs_are_marked() {
         let mut text = line(
@@ -544,7 +591,7 @@ mod tests {
         let kinds: Vec<&str> = tl.markers.iter().map(|m| m.kind).collect();
         assert_eq!(
             kinds,
-            ["handler-added", "watch-error-410", "relist", "sync-storm"]
+            ["handler-added", "watch-error-410", "relist", "sync-burst"]
         );
         let labels: Vec<&str> = tl.lanes.iter().map(|l| l.label.as_str()).collect();
         assert_eq!(
@@ -554,7 +601,7 @@ mod tests {
         );
         assert_eq!(
             tl.markers[3].label,
-            "sync storm: 4 sync notifications (relist after 410 Expired)"
+            "relist after 410 Expired: 4 objects to fast"
         );
         let lanes: Vec<usize> = tl.markers.iter().map(|m| m.lane).collect();
         assert_eq!(lanes, [1, 0, 0, 1], "markers follow their lanes");

@@ -48,6 +48,10 @@ pub struct TraceLine {
     pub client_go: Option<String>,
     pub queue: Option<String>,
     pub due: Vec<String>,
+    /// A watch-start's or list-start's watch-list (streaming list).
+    pub watch_list: bool,
+    /// A bookmark that ends a watch-list's initial events.
+    pub initial_events_end: bool,
 }
 
 impl TraceLine {

@@ -184,7 +184,7 @@ async fn explain(key: &str, input: &Path, extra: &[&str]) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn relist_after_410_draws_one_relist_and_a_sync_storm_on_every_handler() {
+async fn relist_after_410_draws_one_relist_and_its_sync_updates_on_every_handler() {
     let run = play("relist-after-410", &[]).await;
     let dom = dom(&run.page, "").await;
     let lanes: Vec<&str> = tags(&dom, "<li data-lane=")
@@ -223,16 +223,56 @@ async fn relist_after_410_draws_one_relist_and_a_sync_storm_on_every_handler() {
     for marked in ["list-start", "watch-start", "synced", "handler-added"] {
         assert!(!of_kind(marked).is_empty(), "no {marked} marker");
     }
-    let mut storms = of_kind("sync-storm");
-    storms.sort_unstable();
+    // Ten objects relisted (or fewer) are not a storm (50 or more are): the marker says what
+    // sent them and how many.
+    assert!(of_kind("sync-storm").is_empty(), "no storm of 10 objects");
+    let mut bursts = of_kind("sync-burst");
+    bursts.sort_unstable();
     assert_eq!(
-        storms,
+        bursts,
         ["handler fast", "handler slow"],
-        "a storm per handler"
+        "a burst per handler"
     );
+    for handler in ["fast", "slow"] {
+        let to = format!(" objects to {handler}<");
+        let said = dom.contains("relist after 410 Expired: ") && dom.contains(&to);
+        assert!(said, "no relist marker of its size to {handler}");
+    }
+    assert_labels_apart(&dom);
     for lane in tags(&dom, "<li data-lane=\"handler") {
         let syncs: u64 = attr(lane, "data-sync").parse().unwrap();
         assert!(syncs >= 5, "{lane}: sync notifications drawn");
+    }
+}
+
+/// The timeline's marker labels (`data-labels`: left, lane, right) overlap neither each
+/// other nor another marker of their lane.
+fn assert_labels_apart(dom: &str) {
+    let canvas = tags(dom, "<canvas id=\"timeline\"");
+    let labels: Vec<(i64, i64, i64)> =
+        serde_json::from_str(attr(canvas[0], "data-labels")).expect("data-labels");
+    assert!(!labels.is_empty(), "no marker labelled");
+    for (i, a) in labels.iter().enumerate() {
+        for b in &labels[i + 1..] {
+            let apart = a.1 != b.1 || a.2 <= b.0 || b.2 <= a.0;
+            assert!(apart, "labels overlap: {a:?} {b:?}");
+        }
+    }
+}
+
+/// Every plot's line ends at its last sample, not at the right edge.
+fn assert_lines_end_at_their_last_sample(dom: &str) {
+    let plots: Vec<&str> = tags(dom, "<canvas")
+        .into_iter()
+        .filter(|t| t.contains(" data-line-end="))
+        .collect();
+    assert!(!plots.is_empty(), "no plot");
+    for plot in plots {
+        assert_eq!(
+            attr(plot, "data-line-end"),
+            attr(plot, "data-last-sample"),
+            "{plot}"
+        );
     }
 }
 
@@ -253,6 +293,7 @@ async fn slow_handler_backlog_plots_the_slow_pending_above_30() {
     let peak = |handler: &str| pending.iter().find(|(h, _)| *h == handler).unwrap().1;
     assert!(peak("slow") > 30, "slow pending peak {}", peak("slow"));
     assert!(peak("fast") <= 5, "fast pending peak {}", peak("fast"));
+    assert_lines_end_at_their_last_sample(&dom);
     let by_kind = tags(&dom, "<tr data-handler=");
     assert_eq!(by_kind.len(), 2, "notifications by kind, per handler");
 }

@@ -258,3 +258,43 @@ fn top_in_a_pipe_refuses_with_one_line_and_exit_2() {
         "error: kinformer top draws on a terminal; use 'kinformer watch' for a stream\n"
     );
 }
+
+/// The demo's table at 80 columns: the compact header names every column in the full
+/// layout's order, and the narration comes after the header, wrapped between words (tmux
+/// would cut an unwrapped line mid-word).
+#[test]
+fn the_demo_at_80_columns_reads_in_column_order_with_its_narration_wrapped_after_the_header() {
+    let tmux = Tmux::start(80, 100, &["demo", "--timeout", "5s"]);
+    let screen = tmux.wait_until("the initial sync's narration", |s| {
+        s.contains("initial list)")
+    });
+    let lines: Vec<&str> = screen.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.starts_with("TIME "))
+        .expect(&screen);
+    let columns: Vec<&str> = lines[header].split_whitespace().collect();
+    assert_eq!(
+        columns,
+        ["TIME", "STAGE", "EVENT", "KEY", "RV", "DETAIL"],
+        "{screen}"
+    );
+    let told = lines
+        .iter()
+        .position(|l| l.starts_with("── initial sync"))
+        .expect(&screen);
+    assert!(header < told, "the narration before the header:\n{screen}");
+    let mut paragraph = vec![lines[told]];
+    paragraph.extend(
+        lines[told + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("   ")),
+    );
+    let words = paragraph
+        .concat()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let said = words.contains("every handler got an add per pod (the ×");
+    assert!(said, "cut mid-word: {paragraph:#?}");
+}
