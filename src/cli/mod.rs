@@ -1,6 +1,7 @@
 //! The command line: parse, run the subcommand on a tokio runtime, map the outcome to an exit
 //! code. Errors are one line on stderr; stdout carries data only.
 
+mod aggregated_discovery;
 mod args;
 mod client;
 mod connect;

@@ -4,7 +4,8 @@
 //! (`po`), `resource.group` (`deployments.apps`, `deploy.apps`) and `resource.version.group`
 //! (`deployments.v1.apps`). The core group wins over the others, then groups in discovery
 //! order; within a group the preferred version wins. Subresources (`pods/log`) are skipped,
-//! and the resource must support `list` and `watch`.
+//! and the resource must support `list` and `watch`. The documents are the aggregated ones
+//! (`aggregated_discovery.rs`) when the server has them, else the legacy ones.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIResource, APIResourceList};
 
@@ -80,11 +81,15 @@ pub struct DiscoveredGroup {
     pub lists: Vec<APIResourceList>,
 }
 
-/// Resolves RESOURCE against the server's discovery documents.
+/// Resolves RESOURCE against the server's discovery documents: the two aggregated ones when
+/// the server serves them (as client-go asks), else the legacy ones group by group.
 pub async fn resolve(
     client: &kube::Client,
     resource: &str,
 ) -> Result<ResolvedResource, ResolveError> {
+    if let Some(groups) = super::aggregated_discovery::discover(client).await {
+        return resolve_in(&groups, resource);
+    }
     let query = Query::parse(resource);
     let mut groups = Vec::new();
     if query.group.is_none() {
@@ -501,6 +506,50 @@ mod tests {
         assert_eq!(
             err.to_string(),
             r#"the server doesn't have a resource type "deploymnts" (did you mean "deployments"?)"#
+        );
+    }
+
+    /// A kube client whose "server" has only the two aggregated discovery documents: every
+    /// other request (a legacy group document among them) is answered 404.
+    fn aggregated_only_client() -> kube::Client {
+        use http_body_util::Full;
+        let service = tower::service_fn(|req: http::Request<kube::client::Body>| async move {
+            let aggregated = req
+                .headers()
+                .get(http::header::ACCEPT)
+                .and_then(|a| a.to_str().ok())
+                .is_some_and(|a| a.starts_with("application/json;g=apidiscovery.k8s.io;v=v2;"));
+            let body = match req.uri().path() {
+                "/api" if aggregated => Some(
+                    r#"{"kind":"APIGroupDiscoveryList","items":[{"metadata":{"name":""},"versions":[{"version":"v1","resources":[{"resource":"pods","responseKind":{"kind":"Pod"},"scope":"Namespaced","singularResource":"pod","verbs":["list","watch"],"shortNames":["po"]}]}]}]}"#,
+                ),
+                "/apis" if aggregated => Some(
+                    r#"{"kind":"APIGroupDiscoveryList","items":[{"metadata":{"name":"apps"},"versions":[{"version":"v1","resources":[{"resource":"deployments","responseKind":{"kind":"Deployment"},"scope":"Namespaced","singularResource":"deployment","verbs":["list","watch"],"shortNames":["deploy"]}]}]}]}"#,
+                ),
+                _ => None,
+            };
+            let (status, text) = match body {
+                Some(b) => (200, b.to_owned()),
+                None => (404, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}"#.to_owned()),
+            };
+            let response = http::Response::builder()
+                .status(status)
+                .header("content-type", "application/json")
+                .body(Full::new(bytes::Bytes::from(text)))
+                .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(response)
+        });
+        kube::Client::new(service, "default")
+    }
+
+    #[tokio::test]
+    async fn resolves_from_the_two_aggregated_documents_alone() {
+        let client = aggregated_only_client();
+        assert_eq!(resolve(&client, "po").await.unwrap().plural, "pods");
+        let deploy = resolve(&client, "deploy.apps").await.unwrap();
+        assert_eq!(
+            (deploy.api_version.as_str(), deploy.kind.as_str()),
+            ("apps/v1", "Deployment")
         );
     }
 

@@ -977,3 +977,47 @@ async fn a_protobuf_list_and_watch_through_the_proxy_are_traced_and_replay_to_th
         "replaying the protobuf stream ends with the server's pods"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kinformer_resolves_names_from_the_two_aggregated_discovery_documents() {
+    let server = RefServer::shared();
+    let ns = server.namespace("discovery");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (proxied, record) = (dir.path().join("proxy"), dir.path().join("record.jsonl"));
+    let mut trace = proxy_in_front_of(&server, &proxied, &record).await;
+    let mut dump = kinformer(&["dump", "deploy.apps", "-n", &ns, "-o", "json"]);
+    dump.arg("--kubeconfig").arg(&proxied);
+    let dumped = run(dump).await;
+    assert_eq!(dumped.code, 0, "{}", dumped.stderr);
+    trace
+        .until("the deployments LIST", |v| {
+            is(v, "reflector", "list-done")
+                && v["resource"]
+                    .as_str()
+                    .is_some_and(|r| r.starts_with("kinformer/"))
+        })
+        .await;
+    stop_proxy(&mut trace).await;
+    while let Ok(Some(line)) = trace.lines.next_line().await {
+        trace
+            .seen
+            .push(serde_json::from_str(&line).expect("a JSON line"));
+    }
+    let discovery: Vec<&str> = trace
+        .seen
+        .iter()
+        .filter(|v| {
+            v["event"] == "request"
+                && v["client"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("kinformer"))
+        })
+        .filter_map(|v| v["path"].as_str())
+        .filter(|p| p.starts_with("/api"))
+        .collect();
+    assert_eq!(
+        discovery,
+        ["/api", "/apis"],
+        "kube-apiserver's aggregated documents, no group walked one by one"
+    );
+}
