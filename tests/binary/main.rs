@@ -22,6 +22,7 @@ mod conformance;
 mod fuzz_protobuf;
 mod multi_resource;
 mod oracle_diff;
+mod oracle_live;
 mod proxy;
 mod readme;
 mod record_replay;

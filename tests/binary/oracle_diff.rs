@@ -138,6 +138,11 @@ async fn kinformer_trace(case: &Case, release: &str) -> Trace {
             .or_default()
             .push(format!("{what} line {line}"));
     }
+    let more = more_notes(&r.stderr);
+    let replay = trace.entry("replay".into()).or_default();
+    let at = replay.iter().filter(|l| l.starts_with("note")).count();
+    replay.splice(at..at, std::iter::repeat_n(MORE_NOTES.to_owned(), more));
+    replay.is_empty().then(|| trace.remove("replay"));
     normalized(trace)
 }
 
@@ -207,6 +212,36 @@ fn kinformer_line(v: &Value, trace: &mut Trace) {
             trace.entry(requests).or_default().push(line);
         }
         _ => {}
+    }
+}
+
+/// kinformer's replay prints its first `MAX_NOTES` notes (src/cli/replaying.rs) and then
+/// counts the rest; past that many, a note compares as this line alone.
+const MORE_NOTES: &str = "note (more)";
+const MAX_NOTES: usize = 5;
+
+/// How many notes kinformer's replay counted without printing them
+/// (`warning: FILE: N more calls differ from the recording`).
+fn more_notes(stderr: &str) -> usize {
+    stderr
+        .lines()
+        .find_map(|l| {
+            let rest = l.strip_suffix(" more calls differ from the recording")?;
+            rest.rsplit(' ').next()?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+/// The oracle's notes past kinformer's `MAX_NOTES`, as kinformer's replay counts them.
+fn capped_notes(trace: &mut Trace) {
+    if let Some(replay) = trace.get_mut("replay") {
+        let mut notes = 0;
+        for line in replay.iter_mut().filter(|l| l.starts_with("note")) {
+            notes += 1;
+            if notes > MAX_NOTES {
+                *line = MORE_NOTES.to_owned();
+            }
+        }
     }
 }
 
@@ -304,6 +339,7 @@ async fn oracle_traces(case: &Case, release: &str) -> Vec<Trace> {
             oracle_line(&v, trace);
         }
     }
+    runs.iter_mut().for_each(capped_notes);
     runs.into_iter().map(normalized).collect()
 }
 
@@ -322,6 +358,16 @@ fn oracle_line(v: &Value, trace: &mut Trace) {
     let s = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
     let requests = format!("{resource} requests");
     match v["event"].as_str() {
+        // The oracle's REST-layer stand-in decided to send the request again; its next request
+        // line (attempt > 1) is that request. Counted at the decision, as kinformer's `retry`.
+        Some("retry") => {
+            let lines = trace.entry(requests).or_default();
+            let verb = s("verb");
+            if let Some(again) = lines.iter().rev().find(|l| l.starts_with(&verb)).cloned() {
+                lines.push(again);
+            }
+        }
+        Some("request") if v["attempt"].as_u64().is_some_and(|a| a > 1) => {}
         Some("notify") => {
             let key = format!("{resource} {}", s("handler"));
             let line = notification(

@@ -41,7 +41,6 @@ var (
 	kubecontxt = flag.String("context", "", "live mode: the kubeconfig context")
 	namespace  = flag.String("namespace", "", "live mode: one namespace (default: all)")
 	timeout    = flag.Duration("timeout", 0, "live mode: run this long (0: until every handler synced)")
-	recordTo   = flag.String("record", "", "live mode: also write a kinformer record file of the informer's traffic (.zst: compressed)")
 )
 
 // Test runs the -live resource's informer and writes what it did to -out.
@@ -132,16 +131,18 @@ func connect() (*dynamic.DynamicClient, schema.GroupVersionResource, string, err
 	return client, gvr, version.GitVersion, err
 }
 
-// createRecord opens the -record file, if asked for. Secrets are refused: the oracle does not
+// createRecord opens the -record file, if asked for (the replay mode's flag: in live mode it
+// names the file to write). Secrets are refused: the oracle does not
 // redact their values as kinformer's recordings do.
 func createRecord(server string) (*record.Writer, error) {
-	if *recordTo == "" {
+	path := replay.RecordPath()
+	if path == "" {
 		return nil, nil
 	}
 	if schema.ParseGroupResource(*resource) == (schema.GroupResource{Resource: "secrets"}) {
 		return nil, fmt.Errorf("-record: secrets are not recorded (their values would be written as they are)")
 	}
-	return record.Create(*recordTo, replay.Release(), server, []string{*resource})
+	return record.Create(path, replay.Release(), server, []string{*resource})
 }
 
 // source is the dynamic client's ListerWatcher, writing each request as the replay mode does.

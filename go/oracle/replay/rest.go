@@ -54,7 +54,8 @@ func retryWait(f *record.Failure, watch bool, attempt int) (time.Duration, bool)
 }
 
 // retried waits out a retry of a request answered f and says whether the REST layer sends it
-// again; a `retry` line records it.
+// again; a `retry` line records the decision (as kinformer's trace does, before the wait), the
+// request line of the next attempt says `attempt`.
 func (src *source) retried(f *record.Failure, watch bool, attempt int) bool {
 	if !*restRetry {
 		return false

@@ -54,7 +54,7 @@ const settle = 100 * time.Millisecond
 const stall = 5 * time.Second
 
 var (
-	recordPath   = flag.String("record", "", "the kinformer record file to replay (plain or zstd)")
+	recordPath   = flag.String("record", "", "the kinformer record file to replay (plain or zstd); live mode: the one to write (.zst: compressed)")
 	stream       = flag.String("stream", "", "a proxy recording's stream (CLIENT/RESOURCE) to replay")
 	resync       = flag.Duration("resync", 0, "the informer's default resync period (0 = never)")
 	runs         = flag.Int("runs", 5, "how many times to replay; each distinct run is written once")
@@ -241,6 +241,9 @@ var gates = []string{"InOrderInformers", "InOrderInformersBatchProcess", "WatchL
 // clientGo is the client-go version, set by scripts/oracle
 // (-ldflags -X kinformer.dev/oracle/replay.clientGo=…): a test binary carries no module list.
 var clientGo = "unknown"
+
+// RecordPath is the -record flag.
+func RecordPath() string { return *recordPath }
 
 // Release is the client-go release in kinformer's spelling: v0.37.2 is "1.37".
 func Release() string {

@@ -130,18 +130,19 @@ func (src *source) List(opts metav1.ListOptions) (runtime.Object, error) {
 // silent retries (rest.go).
 func (src *source) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	for attempt := 1; ; attempt++ {
-		obj, failure, err := src.listOnce(opts)
+		obj, failure, err := src.listOnce(opts, attempt)
 		if !src.retried(failure, false, attempt) {
 			return obj, err
 		}
 	}
 }
 
-// listOnce answers one LIST request; failure is the recorded error it was answered with.
-func (src *source) listOnce(opts metav1.ListOptions) (runtime.Object, *record.Failure, error) {
+// listOnce answers one LIST request, the REST layer's attempt-th; failure is the recorded error
+// it was answered with.
+func (src *source) listOnce(opts metav1.ListOptions, attempt int) (runtime.Object, *record.Failure, error) {
 	src.s.log.Emit(out.Fields{"event": "request", "resource": src.resource, "verb": "list",
 		"rv": opts.ResourceVersion, "rvm": string(opts.ResourceVersionMatch), "limit": opts.Limit,
-		"continue": opts.Continue})
+		"continue": opts.Continue, "attempt": attempt})
 	x := src.next()
 	if x == nil {
 		return nil, nil, src.s.ctx.Err()
@@ -189,7 +190,7 @@ func (src *source) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 // silent retries (rest.go).
 func (src *source) WatchWithContext(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	for attempt := 1; ; attempt++ {
-		w, failure, err := src.watchOnce(opts)
+		w, failure, err := src.watchOnce(opts, attempt)
 		if src.retried(failure, true, attempt) {
 			continue
 		}
@@ -201,12 +202,13 @@ func (src *source) WatchWithContext(_ context.Context, opts metav1.ListOptions) 
 	}
 }
 
-// watchOnce answers one WATCH request; failure is the recorded error it was answered with.
-func (src *source) watchOnce(opts metav1.ListOptions) (watch.Interface, *record.Failure, error) {
+// watchOnce answers one WATCH request, the REST layer's attempt-th; failure is the recorded
+// error it was answered with.
+func (src *source) watchOnce(opts metav1.ListOptions, attempt int) (watch.Interface, *record.Failure, error) {
 	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
 	src.s.log.Emit(out.Fields{"event": "request", "resource": src.resource, "verb": "watch",
 		"rv": opts.ResourceVersion, "rvm": string(opts.ResourceVersionMatch), "send_initial_events": initial,
-		"allow_bookmarks": opts.AllowWatchBookmarks})
+		"allow_bookmarks": opts.AllowWatchBookmarks, "attempt": attempt})
 	x := src.next()
 	if x == nil {
 		return nil, nil, src.s.ctx.Err()
