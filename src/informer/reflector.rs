@@ -724,6 +724,9 @@ impl Reflector {
             if stop.is_cancelled() {
                 return Ok(Ended::Stopped);
             }
+            // client-go takes the watch's start before the WATCH call, so the request layer's
+            // silent retries count towards the very-short-watch second (Rule R10).
+            let started = Instant::now();
             let (stream, ordered) = match initial.take() {
                 Some(stream) => (stream, true),
                 None => match self.open_watch_from_last_rv().await {
@@ -738,7 +741,7 @@ impl Reflector {
                     }
                 },
             };
-            match self.handle_watch(stream, ordered).await {
+            match self.handle_watch(stream, ordered, started).await {
                 Ok(()) => {}
                 Err(WatchEnd::Failed(e)) if e.is_too_many_requests() => {
                     self.sleep_backoff(&e.summary()).await;
@@ -773,12 +776,13 @@ impl Reflector {
 
     /// Applies one watch stream's frames to the queue until it ends; each moves the last synced
     /// RV once the stream is `ordered` (from the start, or since its first non-ADDED event).
+    /// `started` is when the WATCH was asked for, request-layer retries included.
     async fn handle_watch(
         &self,
         mut stream: WatchStream,
         mut ordered: bool,
+        started: Instant,
     ) -> Result<(), WatchEnd> {
-        let started = Instant::now();
         let mut events = 0u64;
         let outcome = loop {
             let frame = match stream.next().await {

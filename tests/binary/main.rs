@@ -23,6 +23,7 @@ mod fuzz_protobuf;
 mod golden_real;
 mod multi_resource;
 mod oracle_diff;
+mod oracle_live;
 mod proxy;
 mod readme;
 mod record_replay;

@@ -17,6 +17,21 @@ def pod(name, rv, ns="default"):
             "metadata": {"name": name, "namespace": ns, "resourceVersion": str(rv)}}
 
 
+def managed_pod(name, rv, manager):
+    """A pod with managedFields, which --transform strip-managed-fields (SetTransform) drops."""
+    p = pod(name, rv)
+    p["metadata"]["managedFields"] = [{"manager": manager, "operation": "Update", "apiVersion": "v1",
+                                       "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {}}}]
+    return p
+
+
+def meta(name, rv, ns="default"):
+    """A metadata-only object, as a metadata informer's LIST and WATCH carry it."""
+    return {"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata",
+            "metadata": {"name": name, "namespace": ns, "resourceVersion": str(rv),
+                         "labels": {"app": "demo"}}}
+
+
 def lst(t, rv, limit=500, cont=None):
     d = {"rv": rv}
     if limit:
@@ -150,6 +165,21 @@ CASES = {
     "very-short-watch": [
         lst(0, "0"), page(5, "10", [pod("a", 5)]), watch(6, "10"), end(10), lst(10, "10", 0),
         page(15, "12", [pod("a", 12)]), watch(16, "12"), stopped(6000)],
+    # a transform (kinformer's --transform strip-managed-fields, client-go's SetTransform) on
+    # every object: pages, watch events, a resync and a relist's tombstone
+    "transform-strip-managed-fields": [
+        lst(0, "0"), page(5, "10", [managed_pod("a", 5, "kubectl"), managed_pod("b", 7, "kubelet")]),
+        watch(6, "10"), frame(500, "MODIFIED", managed_pod("a", 11, "kubectl")),
+        frame(700, "ADDED", managed_pod("c", 12, "kube-scheduler")), expired(1000), lst(1000, "12", 0),
+        page(1010, "20", [managed_pod("a", 11, "kubectl"), managed_pod("c", 15, "kubelet")]),
+        watch(1011, "20"), frame(2500, "DELETED", managed_pod("c", 21, "kubelet")), stopped(7000)],
+    # a metadata informer: PartialObjectMetadata pages and events, a 410, a relist with a
+    # tombstone, and a watch-list restart
+    "metadata-only": [
+        lst(0, "0"), page(5, "10", [meta("a", 5), meta("b", 7), meta("c", 9)]), watch(6, "10"),
+        frame(300, "MODIFIED", meta("a", 11)), bookmark(400, 12), frame(500, "DELETED", meta("c", 13)),
+        expired(1000), lst(1000, "13", 0), page(1010, "20", [meta("a", 11), meta("d", 18)]),
+        watch(1011, "20"), frame(2000, "MODIFIED", meta("d", 21)), stopped(7000)],
 }
 
 

@@ -2,8 +2,10 @@
 
 // Package live runs client-go's real SharedIndexInformer against a cluster (a kubeconfig) for
 // one resource, with the replay mode's handlers and output, until every handler synced (or for
-// -timeout), writing its requests and every handler callback as JSONL. Not reproducible (server
-// timing, scheduling, jitter): for contract checks against `kinformer watch` on the same cluster.
+// -timeout), writing its requests and every handler callback as JSONL, and with -record FILE a
+// kinformer record file of its own traffic (record.Writer), which `kinformer replay` and the
+// replay mode read. Not reproducible (server timing, scheduling, jitter): for contract checks
+// against `kinformer watch` on the same cluster.
 //
 // A release module calls Test from its TestLive with the Shim of its release.
 package live
@@ -29,6 +31,7 @@ import (
 
 	"kinformer.dev/oracle/handlers"
 	"kinformer.dev/oracle/out"
+	"kinformer.dev/oracle/record"
 	"kinformer.dev/oracle/replay"
 )
 
@@ -46,7 +49,11 @@ func Test(t *testing.T, shim replay.Shim) {
 		t.Skip("live mode needs -live RESOURCE")
 	}
 	replay.SetGates()
-	client, gvr, err := connect()
+	client, gvr, server, err := connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := createRecord(server)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +64,7 @@ func Test(t *testing.T, shim replay.Shim) {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	lw := &source{client: client.Resource(gvr).Namespace(*namespace), resource: *resource, log: log}
+	lw := &source{client: client.Resource(gvr).Namespace(*namespace), resource: *resource, log: log, rec: rec}
 	inf := cache.NewSharedIndexInformerWithOptions(lw, &unstructured.Unstructured{}, cache.SharedIndexInformerOptions{
 		ResyncPeriod: replay.Resync(),
 		Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
@@ -84,33 +91,58 @@ func Test(t *testing.T, shim replay.Shim) {
 	}
 	log.Close()
 	running.Wait()
+	if rec != nil {
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	_ = flag.Set("runs", "1") // the header's count of runs
 	if err := replay.Write([][]string{log.Lines()}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// connect builds a dynamic client from the kubeconfig and finds the resource's GVR.
-func connect() (*dynamic.DynamicClient, schema.GroupVersionResource, error) {
+// connect builds a dynamic client from the kubeconfig, finds the resource's GVR and reads the
+// server's version.
+func connect() (*dynamic.DynamicClient, schema.GroupVersionResource, string, error) {
+	var none schema.GroupVersionResource
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = *kubeconfig
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: *kubecontxt}
 	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 	if err != nil {
-		return nil, schema.GroupVersionResource{}, err
+		return nil, none, "", err
 	}
 	config.QPS = -1 // kinformer does not model the client-side rate limiter
 	disco, err := discovery.NewDiscoveryClientForConfig(config)
 	if err != nil {
-		return nil, schema.GroupVersionResource{}, err
+		return nil, none, "", err
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	gvr, err := mapper.ResourceFor(schema.ParseGroupResource(*resource).WithVersion(""))
 	if err != nil {
-		return nil, schema.GroupVersionResource{}, fmt.Errorf("resource %q: %w", *resource, err)
+		return nil, none, "", fmt.Errorf("resource %q: %w", *resource, err)
+	}
+	version, err := disco.ServerVersion()
+	if err != nil {
+		return nil, none, "", err
 	}
 	client, err := dynamic.NewForConfig(config)
-	return client, gvr, err
+	return client, gvr, version.GitVersion, err
+}
+
+// createRecord opens the -record file, if asked for (the replay mode's flag: in live mode it
+// names the file to write). Secrets are refused: the oracle does not
+// redact their values as kinformer's recordings do.
+func createRecord(server string) (*record.Writer, error) {
+	path := replay.RecordPath()
+	if path == "" {
+		return nil, nil
+	}
+	if schema.ParseGroupResource(*resource) == (schema.GroupResource{Resource: "secrets"}) {
+		return nil, fmt.Errorf("-record: secrets are not recorded (their values would be written as they are)")
+	}
+	return record.Create(path, replay.Release(), server, []string{*resource})
 }
 
 // source is the dynamic client's ListerWatcher, writing each request as the replay mode does.
@@ -118,6 +150,8 @@ type source struct {
 	client   dynamic.ResourceInterface
 	resource string
 	log      *out.Log
+	// rec writes the traffic to the -record file (nil: not asked for).
+	rec *record.Writer
 }
 
 // List lists (ListerWatcher, every release).
@@ -129,7 +163,13 @@ func (s *source) List(opts metav1.ListOptions) (runtime.Object, error) {
 func (s *source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	s.log.Emit(out.Fields{"event": "request", "resource": s.resource, "verb": "list", "rv": opts.ResourceVersion,
 		"rvm": string(opts.ResourceVersionMatch), "limit": opts.Limit, "continue": opts.Continue})
-	return s.client.List(ctx, opts)
+	if s.rec == nil {
+		return s.client.List(ctx, opts)
+	}
+	s.rec.List(s.resource, opts)
+	obj, err := s.client.List(ctx, opts)
+	s.rec.ListAnswer(s.resource, obj, err)
+	return obj, err
 }
 
 // Watch watches (ListerWatcher, every release).
@@ -142,7 +182,11 @@ func (s *source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 	s.log.Emit(out.Fields{"event": "request", "resource": s.resource, "verb": "watch", "rv": opts.ResourceVersion,
 		"rvm": string(opts.ResourceVersionMatch), "send_initial_events": opts.SendInitialEvents != nil && *opts.SendInitialEvents,
 		"allow_bookmarks": opts.AllowWatchBookmarks})
-	return s.client.Watch(ctx, opts)
+	w, err := s.client.Watch(ctx, opts)
+	if s.rec == nil {
+		return w, err
+	}
+	return s.rec.Watch(s.resource, opts, w, err)
 }
 
 // IsWatchListSemanticsUnSupported: the dynamic client serves watch-list (1.35+ asks).

@@ -22,7 +22,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/features"
 	"k8s.io/client-go/tools/cache"
@@ -51,15 +54,17 @@ const settle = 100 * time.Millisecond
 const stall = 5 * time.Second
 
 var (
-	recordPath = flag.String("record", "", "the kinformer record file to replay (plain or zstd)")
-	stream     = flag.String("stream", "", "a proxy recording's stream (CLIENT/RESOURCE) to replay")
-	resync     = flag.Duration("resync", 0, "the informer's default resync period (0 = never)")
-	runs       = flag.Int("runs", 5, "how many times to replay; each distinct run is written once")
-	outPath    = flag.String("out", "", "where to write the JSONL (default stdout)")
-	seed       = flag.Int64("seed", 1, "math/rand seed (jitter, watch timeouts)")
-	watchList  = flag.String("watch-list", "", "true|false: set the WatchListClient gate (default: the release's)")
-	onPanic    = flag.String("on-panic", "crash", "crash (a handler panic ends the replay) or skip (client-go with ReallyCrash off)")
-	specs      []handlers.Spec
+	recordPath   = flag.String("record", "", "the kinformer record file to replay (plain or zstd); live mode: the one to write (.zst: compressed)")
+	stream       = flag.String("stream", "", "a proxy recording's stream (CLIENT/RESOURCE) to replay")
+	resync       = flag.Duration("resync", 0, "the informer's default resync period (0 = never)")
+	runs         = flag.Int("runs", 5, "how many times to replay; each distinct run is written once")
+	outPath      = flag.String("out", "", "where to write the JSONL (default stdout)")
+	seed         = flag.Int64("seed", 1, "math/rand seed (jitter, watch timeouts)")
+	watchList    = flag.String("watch-list", "", "true|false: set the WatchListClient gate (default: the release's)")
+	transform    = flag.String("transform", "", "strip-managed-fields: the informer's SetTransform (kinformer's --transform)")
+	metadataOnly = flag.Bool("metadata-only", false, "a metadata informer: PartialObjectMetadata objects (kinformer's --metadata-only)")
+	onPanic      = flag.String("on-panic", "crash", "crash (a handler panic ends the replay) or skip (client-go with ReallyCrash off)")
+	specs        []handlers.Spec
 )
 
 func init() {
@@ -153,10 +158,13 @@ func runOnce(shim Shim, file *record.File, hs []handlers.Spec) []string {
 	var wg sync.WaitGroup
 	for _, r := range file.Header.Streams {
 		src := &source{resource: r, s: s, queue: file.Exchanges[r]}
-		inf := cache.NewSharedIndexInformerWithOptions(src, &unstructured.Unstructured{}, cache.SharedIndexInformerOptions{
+		inf := cache.NewSharedIndexInformerWithOptions(src, exampleObject(), cache.SharedIndexInformerOptions{
 			ResyncPeriod: Resync(),
 			Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		})
+		if err := SetTransform(inf); err != nil {
+			log.Emit(out.Fields{"event": "error", "message": err.Error()})
+		}
 		for _, spec := range hs {
 			reg, err := shim.AddHandler(inf, &handlers.Printer{Spec: spec, Resource: r, Log: log}, spec.Resync)
 			if err != nil {
@@ -234,6 +242,18 @@ var gates = []string{"InOrderInformers", "InOrderInformersBatchProcess", "WatchL
 // (-ldflags -X kinformer.dev/oracle/replay.clientGo=…): a test binary carries no module list.
 var clientGo = "unknown"
 
+// RecordPath is the -record flag.
+func RecordPath() string { return *recordPath }
+
+// Release is the client-go release in kinformer's spelling: v0.37.2 is "1.37".
+func Release() string {
+	var minor int
+	if _, err := fmt.Sscanf(clientGo, "v0.%d.", &minor); err != nil {
+		return clientGo
+	}
+	return fmt.Sprintf("1.%d", minor)
+}
+
 func header(distinct int) string {
 	var g []string
 	for _, name := range gates {
@@ -266,4 +286,33 @@ func enabled(name string) (on, known bool) {
 		}
 	}()
 	return features.FeatureGates().Enabled(features.Feature(name)), true
+}
+
+// exampleObject is the informer's object type: Unstructured (a dynamic informer), or
+// PartialObjectMetadata with -metadata-only (a metadata informer).
+func exampleObject() kruntime.Object {
+	if *metadataOnly {
+		return &metav1.PartialObjectMetadata{}
+	}
+	return &unstructured.Unstructured{}
+}
+
+// SetTransform installs the -transform flag's transform with the informer's SetTransform.
+func SetTransform(inf cache.SharedIndexInformer) error {
+	switch *transform {
+	case "":
+		return nil
+	case "strip-managed-fields":
+		return inf.SetTransform(stripManagedFields)
+	}
+	return fmt.Errorf("unknown -transform %q (strip-managed-fields)", *transform)
+}
+
+// stripManagedFields drops metadata.managedFields, as kinformer's --transform
+// strip-managed-fields and client-go's documented SetTransform example do.
+func stripManagedFields(obj any) (any, error) {
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
 }

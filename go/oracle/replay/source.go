@@ -126,17 +126,29 @@ func (src *source) List(opts metav1.ListOptions) (runtime.Object, error) {
 	return src.ListWithContext(src.s.ctx, opts)
 }
 
-// ListWithContext answers a LIST (ListerWatcherWithContext, 1.33+).
+// ListWithContext answers a LIST (ListerWatcherWithContext, 1.33+), behind the REST layer's
+// silent retries (rest.go).
 func (src *source) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	for attempt := 1; ; attempt++ {
+		obj, failure, err := src.listOnce(opts, attempt)
+		if !src.retried(failure, false, attempt) {
+			return obj, err
+		}
+	}
+}
+
+// listOnce answers one LIST request, the REST layer's attempt-th; failure is the recorded error
+// it was answered with.
+func (src *source) listOnce(opts metav1.ListOptions, attempt int) (runtime.Object, *record.Failure, error) {
 	src.s.log.Emit(out.Fields{"event": "request", "resource": src.resource, "verb": "list",
 		"rv": opts.ResourceVersion, "rvm": string(opts.ResourceVersionMatch), "limit": opts.Limit,
-		"continue": opts.Continue})
+		"continue": opts.Continue, "attempt": attempt})
 	x := src.next()
 	if x == nil {
-		return nil, src.s.ctx.Err()
+		return nil, nil, src.s.ctx.Err()
 	}
 	if x.List == nil {
-		return nil, src.mismatched(x.Line, "WATCH", "LIST")
+		return nil, nil, src.mismatched(x.Line, "WATCH", "LIST")
 	}
 	src.s.consumed(1)
 	if asked, recorded := describeList(opts.ResourceVersion, opts.Limit, opts.Continue), describeRec(x.List); asked != recorded {
@@ -144,13 +156,14 @@ func (src *source) ListWithContext(_ context.Context, opts metav1.ListOptions) (
 	}
 	if x.Answer == nil || !src.s.sleepUntil(nil, x.Answer.T) {
 		<-src.s.ctx.Done()
-		return nil, src.s.ctx.Err()
+		return nil, nil, src.s.ctx.Err()
 	}
 	src.s.consumed(1)
-	if x.Answer.Value.Error != nil {
-		return nil, callError(x.Answer.Value.Error)
+	if f := x.Answer.Value.Error; f != nil {
+		return nil, f, callError(f)
 	}
-	return list(x.Answer.Value.Page)
+	obj, err := list(x.Answer.Value.Page)
+	return obj, nil, err
 }
 
 func describeList(rv string, limit int64, cont string) string {
@@ -173,18 +186,35 @@ func (src *source) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 	return src.WatchWithContext(src.s.ctx, opts)
 }
 
-// WatchWithContext answers a WATCH (ListerWatcherWithContext, 1.33+).
+// WatchWithContext answers a WATCH (ListerWatcherWithContext, 1.33+), behind the REST layer's
+// silent retries (rest.go).
 func (src *source) WatchWithContext(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	for attempt := 1; ; attempt++ {
+		w, failure, err := src.watchOnce(opts, attempt)
+		if src.retried(failure, true, attempt) {
+			continue
+		}
+		if failure != nil && *restRetry && eofLike(failure, true) {
+			// The retries ran out on an EOF-like failure: request.go answers an empty watch.
+			return watch.NewEmptyWatch(), nil
+		}
+		return w, err
+	}
+}
+
+// watchOnce answers one WATCH request, the REST layer's attempt-th; failure is the recorded
+// error it was answered with.
+func (src *source) watchOnce(opts metav1.ListOptions, attempt int) (watch.Interface, *record.Failure, error) {
 	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
 	src.s.log.Emit(out.Fields{"event": "request", "resource": src.resource, "verb": "watch",
 		"rv": opts.ResourceVersion, "rvm": string(opts.ResourceVersionMatch), "send_initial_events": initial,
-		"allow_bookmarks": opts.AllowWatchBookmarks})
+		"allow_bookmarks": opts.AllowWatchBookmarks, "attempt": attempt})
 	x := src.next()
 	if x == nil {
-		return nil, src.s.ctx.Err()
+		return nil, nil, src.s.ctx.Err()
 	}
 	if x.Watch == nil {
-		return nil, src.mismatched(x.Line, "LIST", "WATCH")
+		return nil, nil, src.mismatched(x.Line, "LIST", "WATCH")
 	}
 	src.s.consumed(1)
 	if x.Watch.RV != opts.ResourceVersion || x.Watch.InitialEvents != initial {
@@ -193,12 +223,12 @@ func (src *source) WatchWithContext(_ context.Context, opts metav1.ListOptions) 
 	}
 	if x.OpenError != nil {
 		if !src.s.sleepUntil(nil, x.OpenError.T) {
-			return nil, src.s.ctx.Err()
+			return nil, nil, src.s.ctx.Err()
 		}
 		src.s.consumed(1)
-		return nil, callError(&x.OpenError.Value)
+		return nil, &x.OpenError.Value, callError(&x.OpenError.Value)
 	}
-	return newWatcher(src.s, x), nil
+	return newWatcher(src.s, x), nil, nil
 }
 
 // IsWatchListSemanticsUnSupported says this source serves watch-list requests (1.35+ asks).

@@ -13,35 +13,75 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"kinformer.dev/oracle/record"
 )
 
-// object turns a recorded raw object into what a dynamic client decodes.
-func object(raw json.RawMessage) (*unstructured.Unstructured, error) {
-	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal(raw, &u.Object); err != nil {
-		return nil, err
+// object turns a recorded raw object into what a dynamic client decodes, or with
+// -metadata-only what a metadata client decodes (a PartialObjectMetadata).
+func object(raw json.RawMessage) (runtime.Object, error) {
+	if *metadataOnly {
+		m := &metav1.PartialObjectMetadata{}
+		return m, json.Unmarshal(raw, m)
 	}
-	return u, nil
+	u := &unstructured.Unstructured{}
+	return u, json.Unmarshal(raw, &u.Object)
 }
 
-// list turns a recorded page into a LIST answer.
-func list(p *record.Page) (*unstructured.UnstructuredList, error) {
+// list turns a recorded page into a LIST answer (a PartialObjectMetadataList with
+// -metadata-only).
+func list(p *record.Page) (runtime.Object, error) {
+	if *metadataOnly {
+		return metaList(p)
+	}
 	l := &unstructured.UnstructuredList{Object: map[string]any{}}
 	l.SetResourceVersion(p.RV)
 	if p.Continue != nil {
 		l.SetContinue(*p.Continue)
 	}
 	for _, raw := range p.Items {
-		u, err := object(raw)
-		if err != nil {
+		u := unstructured.Unstructured{}
+		if err := json.Unmarshal(raw, &u.Object); err != nil {
 			return nil, err
 		}
-		l.Items = append(l.Items, *u)
+		l.Items = append(l.Items, u)
 	}
 	return l, nil
+}
+
+func metaList(p *record.Page) (*metav1.PartialObjectMetadataList, error) {
+	l := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: p.RV}}
+	if p.Continue != nil {
+		l.Continue = *p.Continue
+	}
+	for _, raw := range p.Items {
+		m := metav1.PartialObjectMetadata{}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, err
+		}
+		l.Items = append(l.Items, m)
+	}
+	return l, nil
+}
+
+// bookmarkObject is a BOOKMARK's object: only a resourceVersion and maybe the
+// initial-events-end annotation.
+func bookmarkObject(f *record.Frame) runtime.Object {
+	var annotations map[string]string
+	if f.InitialEventsEnd {
+		annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+	}
+	if *metadataOnly {
+		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{ResourceVersion: f.RV, Annotations: annotations}}
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetResourceVersion(f.RV)
+	if annotations != nil {
+		u.SetAnnotations(annotations)
+	}
+	return u
 }
 
 // status is a recorded API failure as the server's Status.
@@ -95,12 +135,7 @@ func frameEvent(f *record.Frame) (watch.Event, error) {
 		u, err := object(f.Object)
 		return watch.Event{Type: watch.EventType(f.Type), Object: u}, err
 	case "BOOKMARK":
-		u := &unstructured.Unstructured{Object: map[string]any{}}
-		u.SetResourceVersion(f.RV)
-		if f.InitialEventsEnd {
-			u.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
-		}
-		return watch.Event{Type: watch.Bookmark, Object: u}, nil
+		return watch.Event{Type: watch.Bookmark, Object: bookmarkObject(f)}, nil
 	case "ERROR":
 		if f.Status == nil {
 			return watch.Event{}, fmt.Errorf("an ERROR frame without a status")
