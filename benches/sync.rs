@@ -44,6 +44,8 @@ mod report;
 mod roles;
 #[path = "sync/run.rs"]
 mod run;
+#[path = "sync/servers.rs"]
+mod servers;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -71,6 +73,10 @@ pub struct Settings {
     pub only: Vec<String>,
     /// The kinformer binary the kinformer clients run.
     pub kinformer: PathBuf,
+    /// Pods of the servers section (embedded server next to kube-apiserver); 0: skipped.
+    pub servers_size: usize,
+    /// Updates written in the servers section's watch throughput runs.
+    pub servers_events: u64,
 }
 
 /// The value of `--name VALUE` or else environment variable `env`.
@@ -98,10 +104,10 @@ impl Settings {
     fn from_args(args: &[String]) -> Result<Settings, String> {
         let smoke = args.iter().any(|a| a == "--smoke") || !args.iter().any(|a| a == "--bench");
         let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let (sizes, events, runs) = if smoke {
-            ("200", "500", "1")
+        let (sizes, events, runs, servers_events) = if smoke {
+            ("200", "500", "1", "200")
         } else {
-            ("10000,100000", "100000", "3")
+            ("10000,100000", "100000", "3", "10000")
         };
         let sizes = parse_list(&knob(args, "--n", "BENCH_N").unwrap_or(sizes.into()))?;
         let events = knob(args, "--m", "BENCH_M").unwrap_or(events.into());
@@ -110,6 +116,15 @@ impl Settings {
             Some(n) => n.parse().map_err(|e| format!("--watch-n {n:?}: {e}"))?,
             None => sizes.iter().copied().min().unwrap_or(0),
         };
+        let servers_size = match knob(args, "--servers-n", "BENCH_SERVERS_N") {
+            Some(n) => n.parse().map_err(|e| format!("--servers-n {n:?}: {e}"))?,
+            None => sizes.iter().copied().min().unwrap_or(0),
+        };
+        let servers_events =
+            knob(args, "--servers-m", "BENCH_SERVERS_M").unwrap_or(servers_events.into());
+        let servers_events = servers_events
+            .parse()
+            .map_err(|e| format!("--servers-m {servers_events:?}: {e}"))?;
         let json = knob(args, "--json", "BENCH_JSON").map_or_else(
             || {
                 if smoke {
@@ -142,6 +157,8 @@ impl Settings {
                 || PathBuf::from(env!("CARGO_BIN_EXE_kinformer")),
                 PathBuf::from,
             ),
+            servers_size,
+            servers_events,
         })
     }
 
