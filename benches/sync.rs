@@ -23,13 +23,17 @@
 //! - `--only NAME,...` (`BENCH_ONLY`): only clients whose name contains one of these;
 //! - `--kinformer PATH` (`BENCH_KINFORMER`): the kinformer binary to run (default: this
 //!   package's, built in the same profile), to compare two builds run after run;
+//! - `--servers-n 10000` (`BENCH_SERVERS_N`): pods of the servers section, the embedded server
+//!   next to the real kube-apiserver (`scripts/refserver`; default: the smallest N; 0 skips it);
+//!   `--servers-m 10000` (`BENCH_SERVERS_M`): patches written in its watch throughput runs;
 //! - `--json PATH`, `--markdown PATH`, `--smoke`;
 //! - `--serve KUBECONFIG`: no benchmark: seed the server with the first of `--n`'s pod counts,
 //!   write a kubeconfig for it to KUBECONFIG and serve until stdin ends (to run or profile one
 //!   client by hand, e.g. under `perf record`, against the benchmark's own pods).
 //!
 //! The harness re-executes itself with `--role NAME` for the kube-runtime, floor and raw HTTP
-//! clients; kinformer is the binary of this package built in the same profile and kubectl is
+//! clients; the client-go rows run client-go 1.37's informers (`scripts/bench-client-go` builds
+//! them, or says what is missing); kinformer is the binary of this package built in the same profile and kubectl is
 //! whatever `kubectl` is on PATH. Every client is a child process; its wall time is measured
 //! from spawn to exit, its CPU time is its own (`wait4`, or its CPU clock over a watch window)
 //! and its peak RSS is its own `VmHWM`, so the server's memory and CPU never count.
