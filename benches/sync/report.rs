@@ -94,11 +94,9 @@ impl Row {
             .samples
             .iter()
             .filter_map(|s| {
-                let items = if self.section == "sync" {
-                    self.pods as u64
-                } else {
-                    s.count
-                };
+                let synced = self.section == "sync"
+                    || (self.section == "servers" && !self.client.starts_with("watch"));
+                let items = if synced { self.pods as u64 } else { s.count };
                 Some(s.cpu_seconds? * 1e6 / items.max(1) as f64)
             })
             .collect();
