@@ -23,13 +23,17 @@
 //! - `--only NAME,...` (`BENCH_ONLY`): only clients whose name contains one of these;
 //! - `--kinformer PATH` (`BENCH_KINFORMER`): the kinformer binary to run (default: this
 //!   package's, built in the same profile), to compare two builds run after run;
+//! - `--servers-n 10000` (`BENCH_SERVERS_N`): pods of the servers section, the embedded server
+//!   next to the real kube-apiserver (`scripts/refserver`; default: the smallest N; 0 skips it);
+//!   `--servers-m 10000` (`BENCH_SERVERS_M`): patches written in its watch throughput runs;
 //! - `--json PATH`, `--markdown PATH`, `--smoke`;
 //! - `--serve KUBECONFIG`: no benchmark: seed the server with the first of `--n`'s pod counts,
 //!   write a kubeconfig for it to KUBECONFIG and serve until stdin ends (to run or profile one
 //!   client by hand, e.g. under `perf record`, against the benchmark's own pods).
 //!
 //! The harness re-executes itself with `--role NAME` for the kube-runtime, floor and raw HTTP
-//! clients; kinformer is the binary of this package built in the same profile and kubectl is
+//! clients; the client-go rows run client-go 1.37's informers (`scripts/bench-client-go` builds
+//! them, or says what is missing); kinformer is the binary of this package built in the same profile and kubectl is
 //! whatever `kubectl` is on PATH. Every client is a child process; its wall time is measured
 //! from spawn to exit, its CPU time is its own (`wait4`, or its CPU clock over a watch window)
 //! and its peak RSS is its own `VmHWM`, so the server's memory and CPU never count.
@@ -44,6 +48,8 @@ mod report;
 mod roles;
 #[path = "sync/run.rs"]
 mod run;
+#[path = "sync/servers.rs"]
+mod servers;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -71,6 +77,10 @@ pub struct Settings {
     pub only: Vec<String>,
     /// The kinformer binary the kinformer clients run.
     pub kinformer: PathBuf,
+    /// Pods of the servers section (embedded server next to kube-apiserver); 0: skipped.
+    pub servers_size: usize,
+    /// Updates written in the servers section's watch throughput runs.
+    pub servers_events: u64,
 }
 
 /// The value of `--name VALUE` or else environment variable `env`.
@@ -98,10 +108,10 @@ impl Settings {
     fn from_args(args: &[String]) -> Result<Settings, String> {
         let smoke = args.iter().any(|a| a == "--smoke") || !args.iter().any(|a| a == "--bench");
         let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let (sizes, events, runs) = if smoke {
-            ("200", "500", "1")
+        let (sizes, events, runs, servers_events) = if smoke {
+            ("200", "500", "1", "200")
         } else {
-            ("10000,100000", "100000", "3")
+            ("10000,100000", "100000", "3", "10000")
         };
         let sizes = parse_list(&knob(args, "--n", "BENCH_N").unwrap_or(sizes.into()))?;
         let events = knob(args, "--m", "BENCH_M").unwrap_or(events.into());
@@ -110,6 +120,15 @@ impl Settings {
             Some(n) => n.parse().map_err(|e| format!("--watch-n {n:?}: {e}"))?,
             None => sizes.iter().copied().min().unwrap_or(0),
         };
+        let servers_size = match knob(args, "--servers-n", "BENCH_SERVERS_N") {
+            Some(n) => n.parse().map_err(|e| format!("--servers-n {n:?}: {e}"))?,
+            None => sizes.iter().copied().min().unwrap_or(0),
+        };
+        let servers_events =
+            knob(args, "--servers-m", "BENCH_SERVERS_M").unwrap_or(servers_events.into());
+        let servers_events = servers_events
+            .parse()
+            .map_err(|e| format!("--servers-m {servers_events:?}: {e}"))?;
         let json = knob(args, "--json", "BENCH_JSON").map_or_else(
             || {
                 if smoke {
@@ -142,6 +161,8 @@ impl Settings {
                 || PathBuf::from(env!("CARGO_BIN_EXE_kinformer")),
                 PathBuf::from,
             ),
+            servers_size,
+            servers_events,
         })
     }
 

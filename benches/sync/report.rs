@@ -25,6 +25,8 @@ pub struct Sample {
     /// The client's CPU time (user + sys) over the timed span: the whole run (sync; to the
     /// `synced` line for `kinformer after sync`), or the consumption window (watch).
     pub cpu_seconds: Option<f64>,
+    /// Bytes of the LIST bodies read (the servers section's LIST rows).
+    pub bytes: Option<u64>,
     /// Anything unusual about the run (e.g. capped).
     pub note: String,
 }
@@ -39,6 +41,7 @@ impl Sample {
             rate: 0.0,
             rss_after_sync_kb: None,
             cpu_seconds: None,
+            bytes: None,
             note: String::new(),
         }
     }
@@ -91,11 +94,9 @@ impl Row {
             .samples
             .iter()
             .filter_map(|s| {
-                let items = if self.section == "sync" {
-                    self.pods as u64
-                } else {
-                    s.count
-                };
+                let synced = self.section == "sync"
+                    || (self.section == "servers" && !self.client.starts_with("watch"));
+                let items = if synced { self.pods as u64 } else { s.count };
                 Some(s.cpu_seconds? * 1e6 / items.max(1) as f64)
             })
             .collect();
@@ -128,6 +129,9 @@ pub struct Ratio {
     target: String,
     met: Option<bool>,
 }
+
+/// A figure of a row by name (for ratios over several figures).
+type Figure = (&'static str, fn(&Row) -> Option<f64>);
 
 /// Everything measured in one run.
 pub struct Report {
@@ -359,6 +363,8 @@ impl Report {
             );
         }
         self.per_object(&mut push);
+        self.client_go(&mut push);
+        self.servers(&mut push);
         let pods = self.settings.watch_size;
         for mode in ["live", "drain"] {
             let rate = |client: &str| self.row("watch", pods, client, mode).map(Row::rate);
@@ -443,6 +449,126 @@ impl Report {
         ratios
     }
 
+    /// Issue 36 item 6: kinformer / client-go, per configuration, sync (wall, CPU, peak RSS) at
+    /// every N and CPU per watch event.
+    fn client_go(&self, push: &mut impl FnMut(String, Option<f64>, &str)) {
+        let div = |a: Option<f64>, b: Option<f64>| Some(a? / b?);
+        for go in ["client-go dynamic", "client-go typed protobuf"] {
+            for &pods in &self.settings.sizes {
+                let row = |client: &str| self.row("sync", pods, client, "");
+                let figures: [Figure; 3] = [
+                    ("time", |r| Some(r.seconds())),
+                    ("CPU", Row::cpu),
+                    ("peak RSS", |r| Some(r.rss_kb())),
+                ];
+                for (figure, get) in figures {
+                    for kinformer in ["kinformer", "kinformer after sync"] {
+                        if figure == "peak RSS" && kinformer != "kinformer" {
+                            continue;
+                        }
+                        push(
+                            format!("{pods} sync {figure} {kinformer} / {go}"),
+                            div(row(kinformer).and_then(get), row(go).and_then(get)),
+                            "",
+                        );
+                    }
+                }
+            }
+            let pods = self.settings.watch_size;
+            for mode in ["live", "drain"] {
+                let row = |client: &str| self.row("watch", pods, client, mode);
+                push(
+                    format!("{pods} watch {mode} CPU per event kinformer 1 handler / {go}"),
+                    div(
+                        row("kinformer 1 handler").and_then(Row::cpu_us_per_item),
+                        row(go).and_then(Row::cpu_us_per_item),
+                    ),
+                    "",
+                );
+                push(
+                    format!("{pods} watch {mode} events/s kinformer 1 handler / {go}"),
+                    div(
+                        row("kinformer 1 handler").map(Row::rate),
+                        row(go).map(Row::rate),
+                    ),
+                    "",
+                );
+            }
+        }
+    }
+
+    /// Issue 37 item 4: the embedded server / kube-apiserver, same pods, same clients.
+    fn servers(&self, push: &mut impl FnMut(String, Option<f64>, &str)) {
+        let pods = self.settings.servers_size;
+        if pods == 0 {
+            return;
+        }
+        let div = |a: Option<f64>, b: Option<f64>| Some(a? / b?);
+        let both = |client: &str, get: &dyn Fn(&Row) -> Option<f64>| {
+            let [embedded, real] = crate::servers::SERVERS
+                .map(|server| self.row("servers", pods, client, server).and_then(get));
+            (embedded, real)
+        };
+        for client in ["LIST full", "LIST paged"] {
+            let (embedded, real) = both(client, &|r| Some(r.count() / r.seconds()));
+            push(
+                format!("{pods} servers {client} objects/s embedded"),
+                embedded,
+                "",
+            );
+            push(
+                format!("{pods} servers {client} objects/s kube-apiserver"),
+                real,
+                "",
+            );
+            push(
+                format!("{pods} servers {client} objects/s embedded / kube-apiserver"),
+                div(embedded, real),
+                "",
+            );
+            let bytes = both(client, &|r| {
+                let values: Vec<f64> = r
+                    .samples
+                    .iter()
+                    .filter_map(|s| Some(s.bytes? as f64))
+                    .collect();
+                (!values.is_empty()).then(|| median(values) / pods as f64)
+            });
+            push(
+                format!("{pods} servers {client} bytes / pod embedded"),
+                bytes.0,
+                "",
+            );
+            push(
+                format!("{pods} servers {client} bytes / pod kube-apiserver"),
+                bytes.1,
+                "",
+            );
+        }
+        for client in ["watch: 1 watcher", "watch: writer (patches)"] {
+            let (embedded, real) = both(client, &|r| Some(r.rate()));
+            push(
+                format!("{pods} servers {client} events/s embedded / kube-apiserver"),
+                div(embedded, real),
+                "",
+            );
+        }
+        for client in ["kinformer", "client-go dynamic", "client-go typed protobuf"] {
+            let (embedded, real) = both(client, &|r| Some(r.seconds()));
+            push(
+                format!("{pods} servers {client} sync time embedded / kube-apiserver"),
+                div(embedded, real),
+                "",
+            );
+            let (embedded, real) = both(client, &Row::cpu);
+            push(
+                format!("{pods} servers {client} sync CPU embedded / kube-apiserver"),
+                div(embedded, real),
+                "",
+            );
+        }
+    }
+
     /// Scale (issue 16): sync time and peak RSS per object at every size, and how the per-object
     /// figures at the largest size compare with the smallest (linear growth: within 20%).
     fn per_object(&self, push: &mut impl FnMut(String, Option<f64>, &str)) {
@@ -505,6 +631,11 @@ impl Report {
             let (rate, unit) = match (row.section, row.client) {
                 ("sync", "server raw LIST") => (row.count() / row.seconds() / 1e6, "MB/s"),
                 ("sync", _) => (row.pods as f64 / row.seconds(), "pods/s"),
+                ("servers", c) if c.starts_with("LIST") => {
+                    (row.count() / row.seconds(), "objects/s")
+                }
+                ("servers", c) if c.starts_with("watch") => (row.rate(), "events/s"),
+                ("servers", _) => (row.pods as f64 / row.seconds(), "pods/s"),
                 _ => (row.rate(), "events/s"),
             };
             let ok = format!(

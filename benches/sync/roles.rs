@@ -1,18 +1,22 @@
 //! The client roles the harness runs as child processes of itself. Each talks to the server in
 //! `KUBECONFIG` (raw roles: `KINFORMER_BENCH_URL` and `KINFORMER_BENCH_TOKEN`) and reports on
-//! stdout with marker lines: `items N`, `ready`, `done N`, `rss_kb N`.
+//! stdout with marker lines: `items N`, `bytes N`, `ready`, `done N`, `rss_kb N`. The roles of
+//! the servers section (`list`, `list-paged`, `watch-count`, `write`, `seed`) speak HTTPS or
+//! HTTP through kube's client, so one program measures the embedded server and kube-apiserver.
 
 use std::error::Error;
 use std::io::Write;
 
 use bytes::{Bytes, BytesMut};
+use futures_util::AsyncBufReadExt as _;
 use futures_util::{StreamExt, TryStreamExt};
 use kinformer::informer::source::{SourceError, WatchFrame, frames, parse_list};
 use kube::Api;
-use kube::api::DynamicObject;
+use kube::api::{DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::runtime::reflector::{self, store::Writer};
 use kube::runtime::watcher;
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
@@ -32,6 +36,11 @@ pub fn run(name: &str, args: &[String]) -> RoleResult {
         "raw-watch" => runtime.block_on(raw_watch(count_arg(args)?)),
         "scan-list" => runtime.block_on(scan_list()),
         "scan-watch" => runtime.block_on(scan_watch(count_arg(args)?, prints_arg(args)?)),
+        "list" => runtime.block_on(list(false)),
+        "list-paged" => runtime.block_on(list(true)),
+        "watch-count" => runtime.block_on(watch_count(count_arg(args)?)),
+        "write" => runtime.block_on(write(count_arg(args)?)),
+        "seed" => runtime.block_on(seed(count_arg(args)?)),
         other => Err(format!("unknown role {other:?}").into()),
     };
     // Done: exit like a CLI would, without waiting for connections and tasks to wind down.
@@ -256,4 +265,169 @@ async fn scan_watch(events: u64, prints: usize) -> RoleResult {
     out.flush()?;
     drop(out);
     mark(&format!("done {seen}"))
+}
+
+/// Every pod LIST page through kube's client, unpaged or in pages of 500; each page validated and
+/// split by kinformer's scanner (`parse_list`) and dropped: the server's LIST throughput as a
+/// client sees it.
+async fn list(paged: bool) -> RoleResult {
+    let client = kube::Client::try_default().await?;
+    let (mut items, mut bytes, mut token) = (0, 0, String::new());
+    loop {
+        let mut path = "/api/v1/pods".to_owned();
+        if paged {
+            path.push_str("?limit=500");
+            if !token.is_empty() {
+                path.push_str(&format!("&continue={token}"));
+            }
+        }
+        let text = client
+            .request_text(http::Request::get(path).body(Vec::new())?)
+            .await?;
+        bytes += text.len();
+        let page = parse_list(&Bytes::from(text))?;
+        items += page.items.len();
+        token = page.continue_token.unwrap_or_default();
+        if !paged || token.is_empty() {
+            break;
+        }
+    }
+    mark(&format!("items {items}"))?;
+    mark(&format!("bytes {bytes}"))
+}
+
+/// The pods' current resourceVersion, from a one-item LIST.
+async fn current_rv(api: &Api<DynamicObject>) -> RoleResult<String> {
+    let list = api.list_metadata(&ListParams::default().limit(1)).await?;
+    Ok(list.metadata.resource_version.unwrap_or_default())
+}
+
+/// One watcher: watches pods from the current resourceVersion through kube's client and counts
+/// `events` MODIFIED lines (not decoded): what the server delivers to one watcher.
+async fn watch_count(events: u64) -> RoleResult {
+    let client = kube::Client::try_default().await?;
+    let api: Api<DynamicObject> = Api::all_with(client.clone(), &pods_resource());
+    let rv = current_rv(&api).await?;
+    let path = format!("/api/v1/pods?watch=1&resourceVersion={rv}&timeoutSeconds=3600");
+    let mut stream = client
+        .request_stream(http::Request::get(path).body(Vec::new())?)
+        .await?;
+    mark("ready")?;
+    let mut line = Vec::with_capacity(1 << 14);
+    let mut seen = 0;
+    while seen < events {
+        line.clear();
+        if stream.read_until(b'\n', &mut line).await? == 0 {
+            return Err(format!("watch ended after {seen} events").into());
+        }
+        if line.starts_with(br#"{"type":"MODIFIED""#) {
+            seen += 1;
+        }
+    }
+    mark(&format!("done {seen}"))
+}
+
+/// Requests the writer keeps in flight.
+const WRITERS: usize = 16;
+
+/// The writer: `events` merge patches (a new `bench-step` label value each) round-robin over the
+/// pods, [`WRITERS`] in flight.
+async fn write(events: u64) -> RoleResult {
+    let client = kube::Client::try_default().await?;
+    let all: Api<DynamicObject> = Api::all_with(client.clone(), &pods_resource());
+    let pods: Vec<(String, String)> = all
+        .list_metadata(&ListParams::default())
+        .await?
+        .items
+        .into_iter()
+        .map(|p| {
+            (
+                p.metadata.namespace.unwrap_or_default(),
+                p.metadata.name.unwrap_or_default(),
+            )
+        })
+        .collect();
+    if pods.is_empty() {
+        return Err("no pods to write".into());
+    }
+    mark("ready")?;
+    let written = futures_util::stream::iter(0..events)
+        .map(|step| {
+            let (namespace, name) = &pods[usize::try_from(step).unwrap_or(0) % pods.len()];
+            let api: Api<DynamicObject> =
+                Api::namespaced_with(client.clone(), namespace, &pods_resource());
+            let patch =
+                serde_json::json!({"metadata": {"labels": {"bench-step": step.to_string()}}});
+            async move {
+                api.patch(name, &PatchParams::default(), &Patch::Merge(patch))
+                    .await
+                    .map(|_| ())
+            }
+        })
+        .buffer_unordered(WRITERS)
+        .try_fold(0u64, |n, ()| std::future::ready(Ok(n + 1)))
+        .await?;
+    mark(&format!("done {written}"))
+}
+
+/// Seeds a server over HTTP with the benchmark's first `count` pods (`pods::pod`, as the
+/// embedded server is seeded): their namespaces, each pod created and its status written
+/// through the status subresource (a create drops it), [`WRITERS`] requests in flight.
+async fn seed(count: u64) -> RoleResult {
+    let client = kube::Client::try_default().await?;
+    let pods: Vec<Value> = (0..usize::try_from(count)?).map(crate::pods::pod).collect();
+    let mut namespaces: Vec<&str> = pods
+        .iter()
+        .filter_map(|p| p.pointer("/metadata/namespace")?.as_str())
+        .collect();
+    namespaces.sort_unstable();
+    namespaces.dedup();
+    let namespace_api: Api<DynamicObject> = Api::all_with(
+        client.clone(),
+        &ApiResource::from_gvk_with_plural(
+            &GroupVersionKind::gvk("", "v1", "Namespace"),
+            "namespaces",
+        ),
+    );
+    for namespace in namespaces {
+        let object = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}
+        }))?;
+        match namespace_api.create(&PostParams::default(), &object).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(status)) if status.code == 409 => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    futures_util::stream::iter(pods)
+        .map(|pod| seed_pod(client.clone(), pod))
+        .buffer_unordered(WRITERS)
+        .try_collect::<Vec<()>>()
+        .await?;
+    mark(&format!("items {count}"))
+}
+
+/// Creates one pod, then writes its status.
+async fn seed_pod(client: kube::Client, mut pod: Value) -> RoleResult {
+    let status = pod.get("status").cloned();
+    if let Some(metadata) = pod.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.remove("resourceVersion");
+        metadata.remove("uid");
+    }
+    let namespace = pod
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let api: Api<DynamicObject> = Api::namespaced_with(client, &namespace, &pods_resource());
+    let created = api
+        .create(&PostParams::default(), &serde_json::from_value(pod)?)
+        .await?;
+    if let Some(status) = status {
+        let name = created.metadata.name.unwrap_or_default();
+        let patch = Patch::Merge(serde_json::json!({ "status": status }));
+        api.patch_status(&name, &PatchParams::default(), &patch)
+            .await?;
+    }
+    Ok(())
 }

@@ -15,7 +15,7 @@ use crate::pods;
 use crate::report::{Report, Sample};
 
 /// Errors that end the whole harness (a failing client only fails its row).
-type HarnessResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
+pub type HarnessResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
 
 /// How long a client may take to sync and say it is watching.
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -32,8 +32,8 @@ const SLOW_RUN: Duration = Duration::from_secs(30);
 const SLOW_NOTE: &str = "1 run only (a run takes > 30 s)";
 
 /// A client program and how to read what it prints.
-struct Client {
-    name: &'static str,
+pub struct Client {
+    pub name: &'static str,
     program: PathBuf,
     args: Vec<String>,
     /// Role marker lines on stdout (else: stdout discarded, or counted in smoke mode).
@@ -45,13 +45,50 @@ struct Client {
 }
 
 /// The paths and environment every client run needs.
-struct Env {
-    kinformer: PathBuf,
-    me: PathBuf,
-    vars: Vec<(&'static str, String)>,
+pub struct Env {
+    pub kinformer: PathBuf,
+    pub me: PathBuf,
+    /// client-go 1.37's benchmark client (`scripts/bench-client-go`).
+    pub client_go: PathBuf,
+    pub vars: Vec<(&'static str, String)>,
 }
 
-fn client(name: &'static str, program: &Path, args: &[&str], markers: bool) -> Client {
+/// The client-go clients: the dynamic informer and the typed pod informer over protobuf
+/// (`go/oracle/v1.37/bench_test.go`), each until synced, then for `events` updates if any.
+pub fn client_go_clients(env: &Env, events: u64) -> [Client; 2] {
+    let events = events.to_string();
+    ["dynamic", "typed-protobuf"].map(|mode| {
+        let name = if mode == "dynamic" {
+            "client-go dynamic"
+        } else {
+            "client-go typed protobuf"
+        };
+        let mut args = vec!["-test.run", "^TestBench$", "-bench-mode", mode];
+        if events != "0" {
+            args.extend(["-bench-events", events.as_str()]);
+        }
+        client(name, &env.client_go, &args, true)
+    })
+}
+
+/// Builds (or finds, cached) client-go's benchmark client; an error says what is missing.
+pub fn build_client_go() -> HarnessResult<PathBuf> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench-client-go");
+    let output = std::process::Command::new(&script)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "the client-go rows need client-go's benchmark client: {} failed (see above)",
+            script.display()
+        )
+        .into());
+    }
+    Ok(PathBuf::from(String::from_utf8(output.stdout)?.trim()))
+}
+
+pub fn client(name: &'static str, program: &Path, args: &[&str], markers: bool) -> Client {
     Client {
         name,
         program: program.to_path_buf(),
@@ -69,6 +106,7 @@ pub fn harness(settings: &Settings) -> HarnessResult<Report> {
         .enable_all()
         .build()?;
     let mut report = Report::new(settings);
+    let client_go = build_client_go()?;
     let mut sizes = settings.sizes.clone();
     if !sizes.contains(&settings.watch_size) && settings.events > 0 {
         sizes.push(settings.watch_size);
@@ -94,6 +132,7 @@ pub fn harness(settings: &Settings) -> HarnessResult<Report> {
         let env = Env {
             kinformer: settings.kinformer.clone(),
             me: std::env::current_exe()?,
+            client_go: client_go.clone(),
             vars: vec![
                 ("KUBECONFIG", kubeconfig.display().to_string()),
                 ("KINFORMER_BENCH_URL", server.url()),
@@ -117,6 +156,9 @@ pub fn harness(settings: &Settings) -> HarnessResult<Report> {
         }
         drop(bases);
         runtime.block_on(server.shutdown());
+    }
+    if settings.servers_size > 0 {
+        crate::servers::section(settings, &runtime, &client_go, &mut report)?;
     }
     Ok(report)
 }
@@ -184,6 +226,10 @@ fn sync_clients(env: &Env) -> Vec<Client> {
             )
         },
         client("kube-runtime", &env.me, &["--role", "kube-runtime"], true),
+    ]
+    .into_iter()
+    .chain(client_go_clients(env, 0))
+    .chain([
         Client {
             objects: Some(br#""kind": "Pod""#),
             ..client(
@@ -201,7 +247,8 @@ fn sync_clients(env: &Env) -> Vec<Client> {
             &["--role", "scan-list"],
             true,
         ),
-    ]
+    ])
+    .collect()
 }
 
 /// Sync time and peak RSS of every client, `runs` times each, interleaved.
@@ -247,7 +294,7 @@ fn failure(reaped: &Reaped, in_time: bool) -> Option<String> {
 }
 
 /// One sync run: spawn, wait, check.
-fn sync_once(
+pub fn sync_once(
     client: &Client,
     env: &Env,
     size: usize,
@@ -285,6 +332,7 @@ fn sync_once(
             check_count("items", items, size as u64)?;
         }
         sample.count = get("items").or(get("bytes")).unwrap_or(0);
+        sample.bytes = get("bytes");
         sample.rss_after_sync_kb = get("rss_kb");
     }
     if let Some(counted) = counted {
@@ -334,7 +382,7 @@ fn sync_until_synced(
 const SETTLE: Duration = Duration::from_millis(300);
 
 /// An error unless `got == want`.
-fn check_count(what: &str, got: u64, want: u64) -> Result<(), String> {
+pub fn check_count(what: &str, got: u64, want: u64) -> Result<(), String> {
     if got == want {
         Ok(())
     } else {
@@ -395,8 +443,11 @@ fn watch_clients(env: &Env, size: u64, events: u64) -> Vec<Watcher> {
         per_event: 1,
         cap: None,
     };
+    let [dynamic, typed] = client_go_clients(env, events);
     vec![
         notifications(client("kinformer 1 handler", k, &watch, false), 1),
+        role(dynamic),
+        role(typed),
         notifications(client("kinformer 4 handlers", k, &four, false), 4),
         role(client(
             "kube-runtime",
@@ -559,12 +610,12 @@ impl Writer<'_> {
 }
 
 /// Receives the next progress message within `timeout`.
-fn next(progress: &Receiver<Progress>, timeout: Duration) -> Option<Progress> {
+pub fn next(progress: &Receiver<Progress>, timeout: Duration) -> Option<Progress> {
     progress.recv_timeout(timeout).ok()
 }
 
 /// Kills `running`, then returns the final count of its stdout.
-fn finish(running: Running, progress: &Receiver<Progress>) -> (Reaped, Option<u64>) {
+pub fn finish(running: Running, progress: &Receiver<Progress>) -> (Reaped, Option<u64>) {
     let reaped = running.kill();
     let ended = std::iter::from_fn(|| next(progress, Duration::from_secs(10))).find_map(|p| {
         if let Progress::Ended(count) = p {
