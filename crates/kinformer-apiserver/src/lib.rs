@@ -62,6 +62,7 @@ mod discovery;
 mod embedded;
 mod error;
 mod faults;
+mod groups;
 mod json;
 mod kubeconfig;
 mod list;
