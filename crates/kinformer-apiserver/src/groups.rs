@@ -2,9 +2,10 @@
 //! for them do that generic storage does not. The write path calls [`apply_defaults`],
 //! [`prepare_for_create`] and [`validate`]; the router calls [`serve`] first, which answers the
 //! requests a strategy of its own serves (`pods/eviction`, `serviceaccounts/token`,
-//! TokenReviews, a CSR's `approval`, `pods/ephemeralcontainers`, ComponentStatuses) and the
-//! verbs a resource does not serve.
+//! TokenReviews, a CSR's `approval`, `pods/ephemeralcontainers`, ComponentStatuses, the local
+//! APIServices) and the verbs a resource does not serve.
 
+mod apiregistration;
 mod authentication;
 mod batch;
 mod certificates;
@@ -174,6 +175,9 @@ pub fn serve(
         }
         (("authentication.k8s.io", "tokenreviews"), None, "POST", None) => {
             Some(authentication::token_review(app, body))
+        }
+        (("apiregistration.k8s.io", "apiservices"), None, "GET", _) => {
+            apiregistration::serve(app, request)
         }
         (("", "componentstatuses"), None, "GET", name) => {
             Some(component_statuses::serve(request, name))

@@ -166,7 +166,6 @@ fn too_short(name: &str, expiration: i64) -> ApiError {
         format!("TokenRequest.authentication.k8s.io \"{name}\" is invalid: {cause}"),
     );
     error.details = Some(Box::new(crate::status::StatusDetails {
-        name: name.to_owned(),
         group: "authentication.k8s.io".into(),
         kind: "TokenRequest".into(),
         causes: vec![crate::status::StatusCause {

@@ -220,11 +220,11 @@ fn template_causes(template: Option<&Value>, prefix: &str) -> Vec<Cause> {
         .and_then(Value::as_str)
         .unwrap_or_default();
     if !matches!(policy, "Never" | "OnFailure") {
-        causes.push(Cause::unsupported(
-            &format!("{prefix}.spec.restartPolicy"),
-            policy,
-            &["OnFailure", "Never"],
-        ));
+        causes.push(Cause {
+            field: format!("{prefix}.spec.restartPolicy"),
+            reason: "FieldValueRequired",
+            message: r#"Required value: valid values: "OnFailure", "Never""#.into(),
+        });
     }
     causes
 }

@@ -463,3 +463,182 @@ async fn kube_runtimes_event_recorder_records_an_events_k8s_io_event() -> TestRe
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn each_served_group_version_has_its_local_api_service() -> TestResult {
+    let server = server().await?;
+    let services = "/apis/apiregistration.k8s.io/v1/apiservices";
+    let (code, apps) = call(&server, "GET", &format!("{services}/v1.apps"), None).await?;
+    assert_eq!(code, 200, "{apps}");
+    assert_eq!(
+        apps["spec"],
+        json!({"group": "apps", "version": "v1",
+        "groupPriorityMinimum": 17800, "versionPriority": 15})
+    );
+    assert_eq!(apps["status"]["conditions"][0]["reason"], "Local");
+    let (code, list) = call(&server, "GET", services, None).await?;
+    assert_eq!(code, 200);
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .ok_or("no items")?
+        .iter()
+        .filter_map(|s| s["metadata"]["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"v1.") && names.contains(&"v1.batch"),
+        "{names:?}"
+    );
+    Ok(())
+}
+
+/// Runs kubectl against `server` with a private kubeconfig and cache; its stdout.
+async fn kubectl(
+    server: &EmbeddedServer,
+    dir: &std::path::Path,
+    args: &[&str],
+) -> Result<String, Box<dyn std::error::Error>> {
+    let kubeconfig = dir.join("kubeconfig");
+    server.write_kubeconfig(&kubeconfig)?;
+    let output = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        tokio::process::Command::new(crate::support::kubectl_binary()?)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .arg("--cache-dir")
+            .arg(dir.join("cache"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await??;
+    if !output.status.success() {
+        return Err(format!(
+            "kubectl {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
+    }
+    Ok(String::from_utf8(output.stdout)?)
+}
+
+/// The header line's column names of kubectl's table output.
+fn header(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect()
+}
+
+#[tokio::test]
+async fn kubectl_gets_jobs_cronjobs_pdbs_and_roles_with_a_clusters_columns() -> TestResult {
+    let server = server().await?;
+    let dir = tempfile::tempdir()?;
+    let (code, _) = call(
+        &server,
+        "POST",
+        "/apis/batch/v1/namespaces/default/jobs",
+        Some((JSON, job("j1", "Never"))),
+    )
+    .await?;
+    assert_eq!(code, 201);
+    let cron = json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c1"},
+        "spec": {"schedule": "@hourly", "jobTemplate": {"spec": {"template": {"spec": {
+            "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}}});
+    let (code, _) = call(
+        &server,
+        "POST",
+        "/apis/batch/v1/namespaces/default/cronjobs",
+        Some((JSON, cron)),
+    )
+    .await?;
+    assert_eq!(code, 201);
+    let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p1"},
+        "spec": {"maxUnavailable": "50%", "selector": {}}});
+    let (code, _) = call(
+        &server,
+        "POST",
+        "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+        Some((JSON, pdb)),
+    )
+    .await?;
+    assert_eq!(code, 201);
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "r1"},
+        "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]});
+    let (code, _) = call(
+        &server,
+        "POST",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+        Some((JSON, role)),
+    )
+    .await?;
+    assert_eq!(code, 201);
+    let jobs = kubectl(&server, dir.path(), &["get", "jobs", "-o", "wide"]).await?;
+    assert_eq!(
+        header(&jobs),
+        [
+            "NAME",
+            "STATUS",
+            "COMPLETIONS",
+            "DURATION",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
+    );
+    assert!(
+        jobs.lines().nth(1).is_some_and(|row| row.starts_with("j1")
+            && row.contains("Running")
+            && row.contains("0/1")),
+        "{jobs}"
+    );
+    let cronjobs = kubectl(&server, dir.path(), &["get", "cj"]).await?;
+    assert_eq!(
+        header(&cronjobs),
+        [
+            "NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST", "SCHEDULE", "AGE"
+        ]
+    );
+    assert!(cronjobs.contains("@hourly"), "{cronjobs}");
+    let pdbs = kubectl(&server, dir.path(), &["get", "pdb"]).await?;
+    assert_eq!(
+        header(&pdbs),
+        [
+            "NAME",
+            "MIN",
+            "AVAILABLE",
+            "MAX",
+            "UNAVAILABLE",
+            "ALLOWED",
+            "DISRUPTIONS",
+            "AGE"
+        ]
+    );
+    assert!(
+        pdbs.lines()
+            .nth(1)
+            .is_some_and(|row| row.split_whitespace().take(4).eq(["p1", "N/A", "50%", "0"])),
+        "{pdbs}"
+    );
+    let roles = kubectl(&server, dir.path(), &["get", "roles"]).await?;
+    assert_eq!(header(&roles), ["NAME", "CREATED", "AT"]);
+    let all = kubectl(
+        &server,
+        dir.path(),
+        &["get", "jobs,cronjobs,pdb,roles", "-o", "name"],
+    )
+    .await?;
+    assert_eq!(
+        all.lines().collect::<Vec<_>>(),
+        [
+            "job.batch/j1",
+            "cronjob.batch/c1",
+            "poddisruptionbudget.policy/p1",
+            "role.rbac.authorization.k8s.io/r1"
+        ]
+    );
+    Ok(())
+}
