@@ -343,6 +343,19 @@ pub const VERBS: &[&str] = &[
     "watch",
 ];
 
+/// Verbs of a custom resource, in the order apiextensions-apiserver lists them
+/// (`customresource_discovery_controller.go`).
+const CUSTOM_VERBS: &[&str] = &[
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
+
 /// Verbs of namespaces: no `deletecollection` (`registry/core/namespace/storage` is no
 /// collection deleter).
 const NAMESPACE_VERBS: &[&str] = &[
@@ -550,7 +563,7 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         versions,
         plural,
         singular,
-        verbs: VERBS,
+        verbs: CUSTOM_VERBS,
         storage_version_hash: Some(hash),
         kind,
         list_kind,

@@ -83,6 +83,30 @@ async fn discovery_lists_the_groups_with_subresources_verbs_short_names_and_cate
             "{path} lists no {resource}"
         );
     }
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let (code, _) = call(&server, "POST", crds, Some((JSON, crd))).await?;
+    assert_eq!(code, 201);
+    let (_, widgets) = call(&server, "GET", "/apis/example.com/v1", None).await?;
+    assert_eq!(
+        entry(&widgets, "widgets").ok_or("no widgets")?["verbs"],
+        json!([
+            "delete",
+            "deletecollection",
+            "get",
+            "list",
+            "patch",
+            "create",
+            "update",
+            "watch"
+        ]),
+        "apiextensions-apiserver's order"
+    );
     let (_, groups) = call(&server, "GET", "/apis", None).await?;
     let names: Vec<&str> = groups["groups"]
         .as_array()
