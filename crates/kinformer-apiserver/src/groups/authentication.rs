@@ -125,7 +125,7 @@ pub fn token_request(
         .and_then(Value::as_i64)
         .unwrap_or(DEFAULT_EXPIRATION);
     if expiration < MIN_EXPIRATION {
-        return Err(too_short(name, expiration));
+        return Err(too_short(expiration));
     }
     let audiences = given
         .pointer("/spec/audiences")
@@ -155,15 +155,16 @@ pub fn token_request(
     Ok(json_response(StatusCode::CREATED, answer.to_string()))
 }
 
-/// The 422 of a lifetime under ten minutes.
-fn too_short(name: &str, expiration: i64) -> ApiError {
+/// The 422 of a lifetime under ten minutes (kube-apiserver names no object: the request's
+/// own metadata is empty).
+fn too_short(expiration: i64) -> ApiError {
     let cause = format!(
         "spec.expirationSeconds: Invalid value: {expiration}: may not specify a duration less than 10 minutes"
     );
     let mut error = ApiError::new(
         422,
         "Invalid",
-        format!("TokenRequest.authentication.k8s.io \"{name}\" is invalid: {cause}"),
+        format!("TokenRequest.authentication.k8s.io \"\" is invalid: {cause}"),
     );
     error.details = Some(Box::new(crate::status::StatusDetails {
         group: "authentication.k8s.io".into(),
