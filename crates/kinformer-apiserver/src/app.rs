@@ -41,6 +41,8 @@ pub struct App {
     pub address: String,
     /// Faults armed on purpose (admin endpoint, scenarios).
     pub faults: Faults,
+    /// Signs and checks the service account tokens the server issues.
+    pub issuer: crate::groups::Issuer,
 }
 
 /// How the client wants objects represented (from its `Accept` header).

@@ -5,25 +5,16 @@
 use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use super::resources::{Registry, ResourceType, Subresource, group_version};
 use super::status::{ApiError, json_response};
 
-/// Verbs every served resource supports.
-const VERBS: [&str; 8] = [
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
-
-fn ok(value: &Value) -> Response {
-    json_response(StatusCode::OK, value.to_string())
+/// A discovery document as JSON, its members in the Go types' field order.
+fn ok(value: &impl Serialize) -> Response {
+    json_response(
+        StatusCode::OK,
+        serde_json::to_string(value).unwrap_or_default(),
+    )
 }
 
 /// The patch release `/version` reports of every minor: its `.0`, the one release every minor
@@ -147,33 +138,97 @@ pub fn groups(registry: &Registry, format: DiscoveryFormat) -> Response {
     }
 }
 
-/// The legacy `/api`: the core group's versions.
-fn core_versions(address: &str) -> Response {
-    ok(&json!({
-        "kind": "APIVersions",
-        "versions": ["v1"],
-        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": address}]
-    }))
+/// `APIVersions` (`apimachinery/pkg/apis/meta/v1/types.go`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApiVersions<'a> {
+    kind: &'static str,
+    versions: [&'static str; 1],
+    #[serde(rename = "serverAddressByClientCIDRs")]
+    server_addresses: [ServerAddress<'a>; 1],
 }
 
-/// One APIGroup object.
-fn api_group(name: &str, versions: &[String]) -> Value {
-    let versions: Vec<Value> = versions
+/// `ServerAddressByClientCIDR`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ServerAddress<'a> {
+    #[serde(rename = "clientCIDR")]
+    client_cidr: &'static str,
+    server_address: &'a str,
+}
+
+/// The legacy `/api`: the core group's versions.
+fn core_versions(address: &str) -> Response {
+    ok(&ApiVersions {
+        kind: "APIVersions",
+        versions: ["v1"],
+        server_addresses: [ServerAddress {
+            client_cidr: "0.0.0.0/0",
+            server_address: address,
+        }],
+    })
+}
+
+/// `GroupVersionForDiscovery`.
+#[derive(Serialize, Clone)]
+#[serde(rename_all = "camelCase")]
+struct GroupVersionForDiscovery {
+    group_version: String,
+    version: String,
+}
+
+/// `APIGroup`: `kind` and `apiVersion` only when it is a document of its own.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApiGroup {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_version: Option<&'static str>,
+    name: String,
+    versions: Vec<GroupVersionForDiscovery>,
+    preferred_version: Option<GroupVersionForDiscovery>,
+}
+
+/// One APIGroup object (`standalone`: `/apis/{group}`, with its type meta).
+fn api_group(name: &str, versions: &[String], standalone: bool) -> ApiGroup {
+    let versions: Vec<GroupVersionForDiscovery> = versions
         .iter()
-        .map(|v| json!({"groupVersion": group_version(name, v), "version": v}))
+        .map(|v| GroupVersionForDiscovery {
+            group_version: group_version(name, v),
+            version: v.clone(),
+        })
         .collect();
-    let preferred = versions.first().cloned().unwrap_or(Value::Null);
-    json!({"name": name, "versions": versions, "preferredVersion": preferred})
+    ApiGroup {
+        kind: standalone.then_some("APIGroup"),
+        api_version: standalone.then_some("v1"),
+        name: name.to_owned(),
+        preferred_version: versions.first().cloned(),
+        versions,
+    }
+}
+
+/// `APIGroupList`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApiGroupList {
+    kind: &'static str,
+    api_version: &'static str,
+    groups: Vec<ApiGroup>,
 }
 
 /// The legacy `/apis`: every non-core group.
 fn group_list(registry: &Registry) -> Response {
-    let groups: Vec<Value> = registry
+    let groups = registry
         .groups()
         .iter()
-        .map(|(name, versions)| api_group(name, versions))
+        .map(|(name, versions)| api_group(name, versions, false))
         .collect();
-    ok(&json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
+    ok(&ApiGroupList {
+        kind: "APIGroupList",
+        api_version: "v1",
+        groups,
+    })
 }
 
 /// `/apis/{group}`.
@@ -183,56 +238,76 @@ pub fn group(registry: &Registry, name: &str) -> Result<Response, ApiError> {
         .iter()
         .find(|(g, _)| g == name)
         .ok_or_else(ApiError::no_route)?;
-    let mut group = api_group(name, versions);
-    if let Some(map) = group.as_object_mut() {
-        map.insert("kind".into(), "APIGroup".into());
-        map.insert("apiVersion".into(), "v1".into());
-    }
-    Ok(ok(&group))
+    Ok(ok(&api_group(name, versions, true)))
 }
 
-/// One APIResource object.
-fn api_resource(resource: &ResourceType) -> Value {
-    let mut value = json!({
-        "name": resource.plural,
-        "singularName": resource.singular,
-        "namespaced": resource.namespaced,
-        "kind": resource.kind,
-        "verbs": VERBS,
-    });
-    if let Some(map) = value.as_object_mut() {
-        if !resource.short_names.is_empty() {
-            map.insert("shortNames".into(), json!(resource.short_names));
-        }
-        if !resource.categories.is_empty() {
-            map.insert("categories".into(), json!(resource.categories));
-        }
-    }
-    value
+/// `APIResource` (`apimachinery/pkg/apis/meta/v1/types.go`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApiResource<'a> {
+    name: String,
+    singular_name: &'a str,
+    namespaced: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<&'static str>,
+    kind: &'a str,
+    verbs: &'static [&'static str],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    short_names: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    categories: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    storage_version_hash: Option<&'a str>,
 }
 
-/// Verbs of the `status` and `scale` subresources (their storages are getters, updaters and
-/// patchers).
-const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
+/// One resource's APIResource.
+fn api_resource(resource: &ResourceType) -> ApiResource<'_> {
+    ApiResource {
+        name: resource.plural.clone(),
+        singular_name: &resource.singular,
+        namespaced: resource.namespaced,
+        group: None,
+        version: None,
+        kind: &resource.kind,
+        verbs: resource.verbs,
+        short_names: &resource.short_names,
+        categories: &resource.categories,
+        storage_version_hash: resource.storage_version_hash.as_deref(),
+    }
+}
 
 /// One subresource's APIResource, as kube-apiserver's installer lists it
 /// (`apiserver/pkg/endpoints/installer.go`, `registerResourceHandlers`): `plural/sub`, no
 /// singular name, the parent's scope, the kind it answers (the parent's for `status`,
-/// autoscaling/v1 `Scale` for `scale`, which kubectl's scale client looks up here).
-fn subresource_entry(resource: &ResourceType, subresource: Subresource) -> Value {
-    let mut entry = json!({
-        "name": format!("{}/{}", resource.plural, subresource.name()),
-        "singularName": "",
-        "namespaced": resource.namespaced,
-        "kind": resource.kind,
-        "verbs": SUBRESOURCE_VERBS,
-    });
-    if let (Subresource::Scale, Some(map)) = (subresource, entry.as_object_mut()) {
-        map.insert("group".into(), "autoscaling".into());
-        map.insert("version".into(), "v1".into());
-        map.insert("kind".into(), "Scale".into());
+/// autoscaling/v1 `Scale` for `scale`, which kubectl's scale client looks up here, policy/v1
+/// `Eviction` for `eviction`, …).
+fn subresource_entry(resource: &ResourceType, subresource: Subresource) -> ApiResource<'_> {
+    let foreign = subresource.foreign_kind();
+    ApiResource {
+        name: format!("{}/{}", resource.plural, subresource.name()),
+        singular_name: "",
+        namespaced: resource.namespaced,
+        group: foreign.map(|(group, _, _)| group),
+        version: foreign.map(|(_, version, _)| version),
+        kind: foreign.map_or(resource.kind.as_str(), |(_, _, kind)| kind),
+        verbs: subresource.verbs(),
+        short_names: &[],
+        categories: &[],
+        storage_version_hash: None,
     }
-    entry
+}
+
+/// `APIResourceList`; kube-apiserver writes no `apiVersion` in the core group's.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApiResourceList<'a> {
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_version: Option<&'static str>,
+    group_version: String,
+    resources: Vec<ApiResource<'a>>,
 }
 
 /// `/api/v1` and `/apis/{group}/{version}`: each resource followed by its subresources (the
@@ -246,19 +321,19 @@ pub fn resource_list(
     if resources.is_empty() {
         return Err(ApiError::no_route());
     }
-    let resources: Vec<Value> = resources
+    let entries = resources
         .iter()
         .flat_map(|r| {
             let subresources = r.subresources_of(version).into_iter();
             std::iter::once(api_resource(r)).chain(subresources.map(|s| subresource_entry(r, s)))
         })
         .collect();
-    Ok(ok(&json!({
-        "kind": "APIResourceList",
-        "apiVersion": "v1",
-        "groupVersion": group_version(group, version),
-        "resources": resources
-    })))
+    Ok(ok(&ApiResourceList {
+        kind: "APIResourceList",
+        api_version: (!group.is_empty()).then_some("v1"),
+        group_version: group_version(group, version),
+        resources: entries,
+    }))
 }
 
 /// The group of aggregated discovery's types.
@@ -325,15 +400,85 @@ impl DiscoveryFormat {
     }
 }
 
+/// `APIGroupDiscoveryList`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GroupDiscoveryList {
+    kind: &'static str,
+    api_version: String,
+    metadata: Empty,
+    items: Vec<GroupDiscovery>,
+}
+
+/// An empty `metadata`.
+#[derive(Serialize)]
+struct Empty {}
+
+/// `APIGroupDiscovery`: the group (unnamed for the core group) with each served version.
+#[derive(Serialize)]
+struct GroupDiscovery {
+    metadata: GroupName,
+    versions: Vec<VersionDiscovery>,
+}
+
+/// An `APIGroupDiscovery`'s `metadata`.
+#[derive(Serialize)]
+struct GroupName {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+}
+
+/// `APIVersionDiscovery`.
+#[derive(Serialize)]
+struct VersionDiscovery {
+    version: String,
+    resources: Vec<ResourceDiscovery>,
+    freshness: &'static str,
+}
+
+/// A `GroupVersionKind` as aggregated discovery writes one (every member, even an empty group).
+#[derive(Serialize)]
+struct ResponseKind {
+    group: String,
+    version: String,
+    kind: String,
+}
+
+/// `APIResourceDiscovery`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResourceDiscovery {
+    resource: String,
+    response_kind: ResponseKind,
+    scope: &'static str,
+    singular_resource: String,
+    verbs: &'static [&'static str],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    short_names: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    categories: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    subresources: Vec<SubresourceDiscovery>,
+}
+
+/// `APISubresourceDiscovery`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SubresourceDiscovery {
+    subresource: &'static str,
+    response_kind: ResponseKind,
+    verbs: &'static [&'static str],
+}
+
 /// An `APIGroupDiscoveryList` of `version` holding `items`, its media type as `Content-Type`
 /// (`responsewriters.WriteObjectNegotiated` with `generateMediaTypeWithGVK`).
-fn aggregated(version: &str, items: Vec<Value>) -> Response {
-    let list = json!({
-        "kind": DISCOVERY_LIST,
-        "apiVersion": format!("{DISCOVERY_GROUP}/{version}"),
-        "metadata": {},
-        "items": items,
-    });
+fn aggregated(version: &str, items: Vec<GroupDiscovery>) -> Response {
+    let list = GroupDiscoveryList {
+        kind: DISCOVERY_LIST,
+        api_version: format!("{DISCOVERY_GROUP}/{version}"),
+        metadata: Empty {},
+        items,
+    };
     let mut response = ok(&list);
     let media = format!("application/json;g={DISCOVERY_GROUP};v={version};as={DISCOVERY_LIST}");
     if let Ok(value) = HeaderValue::from_str(&media) {
@@ -347,65 +492,63 @@ fn aggregated(version: &str, items: Vec<Value>) -> Response {
 
 /// One `APIGroupDiscovery`: the group (unnamed for the core group) with each served version's
 /// resources.
-fn group_discovery(registry: &Registry, group: &str, versions: &[String]) -> Value {
-    let versions: Vec<Value> = versions
+fn group_discovery(registry: &Registry, group: &str, versions: &[String]) -> GroupDiscovery {
+    let versions = versions
         .iter()
-        .map(|version| {
-            let resources: Vec<Value> = registry
+        .map(|version| VersionDiscovery {
+            version: version.clone(),
+            resources: registry
                 .in_group_version(group, version)
                 .iter()
                 .map(|r| resource_discovery(r, version))
-                .collect();
-            json!({"version": version, "resources": resources, "freshness": "Current"})
+                .collect(),
+            freshness: "Current",
         })
         .collect();
-    let metadata = if group.is_empty() {
-        json!({})
-    } else {
-        json!({"name": group})
-    };
-    json!({"metadata": metadata, "versions": versions})
+    GroupDiscovery {
+        metadata: GroupName {
+            name: (!group.is_empty()).then(|| group.to_owned()),
+        },
+        versions,
+    }
 }
 
-/// A `GroupVersionKind` as aggregated discovery writes one (every member, even an empty group).
-fn response_kind(group: &str, version: &str, kind: &str) -> Value {
-    json!({"group": group, "version": version, "kind": kind})
+/// The kind a resource or subresource answers: its own (group and version left empty, as
+/// kube-apiserver writes a kind of the resource's own group version), or a foreign one.
+fn response_kind(foreign: Option<(&str, &str, &str)>, own: &str) -> ResponseKind {
+    let (group, version, kind) = foreign.unwrap_or(("", "", own));
+    ResponseKind {
+        group: group.to_owned(),
+        version: version.to_owned(),
+        kind: kind.to_owned(),
+    }
 }
 
 /// One `APIResourceDiscovery`.
-fn resource_discovery(resource: &ResourceType, version: &str) -> Value {
-    let subresources: Vec<Value> = resource
+fn resource_discovery(resource: &ResourceType, version: &str) -> ResourceDiscovery {
+    let subresources = resource
         .subresources_of(version)
         .into_iter()
-        .map(|subresource| {
-            let kind = match subresource {
-                Subresource::Status => response_kind(&resource.group, version, &resource.kind),
-                Subresource::Scale => response_kind("autoscaling", "v1", "Scale"),
-            };
-            json!({"subresource": subresource.name(), "responseKind": kind, "verbs": SUBRESOURCE_VERBS})
+        .map(|subresource| SubresourceDiscovery {
+            subresource: subresource.name(),
+            response_kind: response_kind(subresource.foreign_kind(), &resource.kind),
+            verbs: subresource.verbs(),
         })
         .collect();
-    let mut value = json!({
-        "resource": resource.plural,
-        "responseKind": response_kind(&resource.group, version, &resource.kind),
-        "scope": if resource.namespaced { "Namespaced" } else { "Cluster" },
-        "singularResource": resource.singular,
-        "verbs": VERBS,
-    });
-    if let Some(map) = value.as_object_mut() {
-        for (key, list) in [
-            ("shortNames", &resource.short_names),
-            ("categories", &resource.categories),
-        ] {
-            if !list.is_empty() {
-                map.insert(key.into(), json!(list));
-            }
-        }
-        if !subresources.is_empty() {
-            map.insert("subresources".into(), subresources.into());
-        }
+    ResourceDiscovery {
+        resource: resource.plural.clone(),
+        response_kind: response_kind(None, &resource.kind),
+        scope: if resource.namespaced {
+            "Namespaced"
+        } else {
+            "Cluster"
+        },
+        singular_resource: resource.singular.clone(),
+        verbs: resource.verbs,
+        short_names: resource.short_names.clone(),
+        categories: resource.categories.clone(),
+        subresources,
     }
-    value
 }
 
 #[cfg(test)]

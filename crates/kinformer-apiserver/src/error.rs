@@ -56,4 +56,7 @@ pub enum ServerError {
     /// The serving certificate could not be made.
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
+    /// The service account token signing key could not be made.
+    #[error(transparent)]
+    SigningKey(#[from] crate::groups::KeyError),
 }

@@ -63,6 +63,7 @@ mod embedded;
 mod error;
 mod faults;
 mod field_validation;
+mod groups;
 mod json;
 mod kubeconfig;
 mod list;

@@ -5,12 +5,20 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::authentication::v1::TokenReview;
+use k8s_openapi::api::batch::v1::{CronJob, Job};
+use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{
-    ConfigMap, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount,
+    ComponentStatus, ConfigMap, Event, Namespace, Node, Pod, ReplicationController, Secret,
+    Service, ServiceAccount,
 };
+use k8s_openapi::api::events::v1::Event as EventsEvent;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use k8s_openapi::{ClusterResourceScope, ListableResource, NamespaceResourceScope, Resource};
+use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
+use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope, Resource};
 use serde_json::Value;
 
 /// The group and plural that identify a resource independently of its version.
@@ -31,6 +39,9 @@ pub struct VersionSubresources {
     pub status: bool,
     /// Its `scale`, when it has one.
     pub scale: Option<ScalePaths>,
+    /// The subresources served by a strategy of their own (`pods/eviction`,
+    /// `serviceaccounts/token`, …).
+    pub others: Vec<Subresource>,
 }
 
 /// Where the `scale` subresource reads and writes an object (a CRD's `subresources.scale`).
@@ -49,26 +60,66 @@ pub struct ScalePaths {
 pub enum ScaleSelector {
     /// A built-in workload's `spec.selector` (a LabelSelector), written as text.
     Workload,
+    /// A ReplicationController's `spec.selector` (a plain map of labels), written as text.
+    Labels,
     /// The text at a custom resource's `labelSelectorPath` (a JSON pointer; None: no path
     /// declared, an empty selector).
     Text(Option<String>),
 }
 
 /// A subresource as discovery lists it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Subresource {
-    /// `status`: the object itself, only its status written.
-    Status,
+    /// `approval`: a CertificateSigningRequest's approval conditions.
+    Approval,
+    /// `ephemeralcontainers`: a pod's `spec.ephemeralContainers`.
+    EphemeralContainers,
+    /// `eviction`: a policy/v1 `Eviction` posted for a pod.
+    Eviction,
     /// `scale`: an autoscaling/v1 `Scale`.
     Scale,
+    /// `status`: the object itself, only its status written.
+    Status,
+    /// `token`: an authentication.k8s.io/v1 `TokenRequest` for a service account.
+    Token,
 }
+
+/// Verbs of a subresource whose storage gets, updates and patches (`status`, `scale`, …).
+const READ_WRITE: &[&str] = &["get", "patch", "update"];
+
+/// Verbs of a subresource whose storage only creates (`eviction`, `token`).
+const CREATE_ONLY: &[&str] = &["create"];
 
 impl Subresource {
     /// Its name in paths (`status`, `scale`).
     pub fn name(self) -> &'static str {
         match self {
-            Subresource::Status => "status",
+            Subresource::Approval => "approval",
+            Subresource::EphemeralContainers => "ephemeralcontainers",
+            Subresource::Eviction => "eviction",
             Subresource::Scale => "scale",
+            Subresource::Status => "status",
+            Subresource::Token => "token",
+        }
+    }
+
+    /// The verbs discovery lists for it.
+    pub fn verbs(self) -> &'static [&'static str] {
+        match self {
+            Subresource::Eviction | Subresource::Token => CREATE_ONLY,
+            _ => READ_WRITE,
+        }
+    }
+
+    /// The group, version and kind it answers when that is not its parent's (`scale` answers
+    /// an autoscaling/v1 `Scale`, `eviction` takes a policy/v1 `Eviction`, `token` an
+    /// authentication.k8s.io/v1 `TokenRequest`).
+    pub fn foreign_kind(self) -> Option<(&'static str, &'static str, &'static str)> {
+        match self {
+            Subresource::Scale => Some(("autoscaling", "v1", "Scale")),
+            Subresource::Eviction => Some(("policy", "v1", "Eviction")),
+            Subresource::Token => Some(("authentication.k8s.io", "v1", "TokenRequest")),
+            _ => None,
         }
     }
 }
@@ -86,6 +137,11 @@ pub struct ResourceType {
     pub singular: String,
     /// Kind of one object (`Pod`).
     pub kind: String,
+    /// The verbs the resource serves (discovery lists them): [`VERBS`] for most, fewer for a
+    /// read-only or create-only one.
+    pub verbs: &'static [&'static str],
+    /// Discovery's `storageVersionHash` (None for a resource that stores nothing).
+    pub storage_version_hash: Option<String>,
     /// Kind of a list (`PodList`).
     pub list_kind: String,
     /// kubectl short names (`po`).
@@ -168,9 +224,20 @@ impl ResourceType {
     }
 
     /// Whether kube-apiserver's strategy for the resource sets `metadata.generation` and bumps it
-    /// on spec changes (workloads, CRDs and custom resources; not ConfigMaps, Secrets, Nodes...).
+    /// on spec changes (workloads, Jobs, CronJobs, PodDisruptionBudgets, ReplicationControllers,
+    /// CRDs and custom resources; not ConfigMaps, Secrets, Nodes...).
     pub fn tracks_generation(&self) -> bool {
-        self.custom || self.is_crd() || self.group == Deployment::GROUP
+        self.custom
+            || self.is_crd()
+            || self.group == Deployment::GROUP
+            || self.group == Job::GROUP
+            || self.group == PodDisruptionBudget::GROUP
+            || self.is_core(ReplicationController::URL_PATH_SEGMENT)
+    }
+
+    /// Whether the resource serves `verb` (`create`, `list`, …).
+    pub fn serves_verb(&self, verb: &str) -> bool {
+        self.verbs.contains(&verb)
     }
 
     /// The subresources `version` serves, in kube-apiserver's order: a built-in's by path
@@ -185,7 +252,10 @@ impl ResourceType {
         if self.custom {
             status.into_iter().chain(scale).collect()
         } else {
-            scale.into_iter().chain(status).collect()
+            let mut all: Vec<Subresource> = scale.into_iter().chain(status).collect();
+            all.extend(served.others.iter().copied());
+            all.sort();
+            all
         }
     }
 
@@ -261,19 +331,68 @@ impl ScopeKind for ClusterResourceScope {
     const NAMESPACED: bool = false;
 }
 
+/// Verbs every stored resource serves.
+pub const VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// Verbs of a custom resource, in the order apiextensions-apiserver lists them
+/// (`customresource_discovery_controller.go`).
+const CUSTOM_VERBS: &[&str] = &[
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
+
+/// Verbs of namespaces: no `deletecollection` (`registry/core/namespace/storage` is no
+/// collection deleter).
+const NAMESPACE_VERBS: &[&str] = &[
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
+
+/// Verbs of a review that is created and answered, never stored (TokenReview).
+const CREATE_ONLY_VERBS: &[&str] = &["create"];
+
+/// Verbs of a read-only resource (ComponentStatuses).
+const READ_ONLY_VERBS: &[&str] = &["get", "list"];
+
+/// Discovery's `storageVersionHash` of objects stored as `group/version/kind`: the first 8
+/// bytes of its SHA-256, in base64 (`apiserver/pkg/endpoints/discovery/storageversionhash.go`).
+pub fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
+    use base64::Engine;
+    let text = format!("{group}/{version}/{kind}");
+    let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
+    base64::prelude::BASE64_STANDARD.encode(&digest.as_ref()[..8])
+}
+
 /// Describes a built-in resource from its k8s-openapi type.
 fn builtin<K>(short_names: &[&str], categories: &[&str]) -> ResourceType
 where
-    K: Resource + ListableResource,
+    K: Resource,
     K::Scope: ScopeKind,
 {
+    let key = (K::GROUP, K::URL_PATH_SEGMENT);
     ResourceType {
         group: K::GROUP.to_owned(),
         versions: vec![K::VERSION.to_owned()],
         plural: K::URL_PATH_SEGMENT.to_owned(),
         singular: K::KIND.to_ascii_lowercase(),
         kind: K::KIND.to_owned(),
-        list_kind: K::LIST_KIND.to_owned(),
+        verbs: builtin_verbs(key),
+        storage_version_hash: builtin_storage_hash(key, K::VERSION, K::KIND),
+        list_kind: format!("{}List", K::KIND),
         short_names: short_names.iter().map(|s| (*s).to_owned()).collect(),
         namespaced: <K::Scope as ScopeKind>::NAMESPACED,
         categories: categories.iter().map(|s| (*s).to_owned()).collect(),
@@ -282,7 +401,8 @@ where
         subresources: Arc::new([VersionSubresources {
             version: K::VERSION.to_owned(),
             status: has_status::<K>(),
-            scale: has_scale::<K>().then(workload_scale),
+            scale: scale_of(key),
+            others: other_subresources(key),
         }]),
         selectable_fields: Arc::new([]),
         selectable_union: Arc::new([]),
@@ -291,46 +411,81 @@ where
     }
 }
 
-/// Whether kube-apiserver serves built-in `K` with a `scale` subresource (`kubectl scale`).
-fn has_scale<K: Resource>() -> bool {
-    K::GROUP == Deployment::GROUP
-        && [
-            Deployment::URL_PATH_SEGMENT,
-            ReplicaSet::URL_PATH_SEGMENT,
-            StatefulSet::URL_PATH_SEGMENT,
-        ]
-        .contains(&K::URL_PATH_SEGMENT)
+/// The verbs of built-in `(group, plural)`.
+fn builtin_verbs(key: (&str, &str)) -> &'static [&'static str] {
+    match key {
+        ("", "namespaces") => NAMESPACE_VERBS,
+        ("", "componentstatuses") => READ_ONLY_VERBS,
+        ("authentication.k8s.io", "tokenreviews") => CREATE_ONLY_VERBS,
+        _ => VERBS,
+    }
 }
 
-/// A workload's scale: `spec.replicas`, `status.replicas` and its `spec.selector`.
-fn workload_scale() -> ScalePaths {
-    ScalePaths {
+/// The `storageVersionHash` of built-in `(group, plural)`: of the group version kind it is
+/// stored as (events.k8s.io Events are core Events; CRDs keep the hash of their first stored
+/// version, v1beta1); none for what is not stored.
+fn builtin_storage_hash(key: (&str, &str), version: &str, kind: &str) -> Option<String> {
+    match key {
+        ("", "componentstatuses") | ("authentication.k8s.io", "tokenreviews") => None,
+        ("events.k8s.io", "events") => Some(storage_version_hash("", "v1", "Event")),
+        ("apiextensions.k8s.io", "customresourcedefinitions") => Some("jfWCUB31mvA=".into()),
+        (group, _) => Some(storage_version_hash(group, version, kind)),
+    }
+}
+
+/// Where built-in `(group, plural)`'s `scale` subresource reads and writes, when it has one
+/// (`kubectl scale`).
+fn scale_of(key: (&str, &str)) -> Option<ScalePaths> {
+    let selector = match key {
+        ("apps", "deployments" | "replicasets" | "statefulsets") => ScaleSelector::Workload,
+        ("", "replicationcontrollers") => ScaleSelector::Labels,
+        _ => return None,
+    };
+    Some(ScalePaths {
         spec_replicas: "/spec/replicas".into(),
         status_replicas: "/status/replicas".into(),
-        selector: ScaleSelector::Workload,
+        selector,
+    })
+}
+
+/// The subresources of built-in `(group, plural)` served by a strategy of their own.
+fn other_subresources(key: (&str, &str)) -> Vec<Subresource> {
+    match key {
+        ("", "pods") => vec![Subresource::EphemeralContainers, Subresource::Eviction],
+        ("", "serviceaccounts") => vec![Subresource::Token],
+        ("certificates.k8s.io", "certificatesigningrequests") => vec![Subresource::Approval],
+        _ => Vec::new(),
     }
 }
 
 /// Whether kube-apiserver serves built-in `K` with a `status` subresource (its strategies'
 /// `PrepareForUpdate` keep the stored status on a write of the object itself).
 fn has_status<K: Resource>() -> bool {
-    const WITH_STATUS: [(&str, &str); 9] = [
+    const WITH_STATUS: [(&str, &str); 15] = [
         ("", "pods"),
         ("", "services"),
         ("", "nodes"),
         ("", "namespaces"),
+        ("", "replicationcontrollers"),
         ("apps", "deployments"),
         ("apps", "replicasets"),
         ("apps", "statefulsets"),
         ("apps", "daemonsets"),
+        ("batch", "jobs"),
+        ("batch", "cronjobs"),
+        ("policy", "poddisruptionbudgets"),
+        ("certificates.k8s.io", "certificatesigningrequests"),
+        ("apiregistration.k8s.io", "apiservices"),
         ("apiextensions.k8s.io", "customresourcedefinitions"),
     ];
     WITH_STATUS.contains(&(K::GROUP, K::URL_PATH_SEGMENT))
 }
 
-/// The built-in resource types served by the embedded server.
+/// The built-in resource types served by the embedded server, their groups in the order
+/// kube-apiserver's `/apis` lists them.
 pub fn builtins() -> Vec<ResourceType> {
     const ALL: &[&str] = &["all"];
+    const API_EXTENSIONS: &[&str] = &["api-extensions"];
     vec![
         builtin::<Namespace>(&["ns"], &[]),
         builtin::<Pod>(&["po"], ALL),
@@ -340,12 +495,25 @@ pub fn builtins() -> Vec<ResourceType> {
         builtin::<Node>(&["no"], &[]),
         builtin::<Event>(&["ev"], &[]),
         builtin::<ServiceAccount>(&["sa"], &[]),
+        builtin::<ReplicationController>(&["rc"], ALL),
+        builtin::<ComponentStatus>(&["cs"], &[]),
+        builtin::<APIService>(&[], API_EXTENSIONS),
         builtin::<Deployment>(&["deploy"], ALL),
         builtin::<ReplicaSet>(&["rs"], ALL),
         builtin::<StatefulSet>(&["sts"], ALL),
         builtin::<DaemonSet>(&["ds"], ALL),
+        builtin::<EventsEvent>(&["ev"], &[]),
+        builtin::<TokenReview>(&[], &[]),
+        builtin::<Job>(&[], ALL),
+        builtin::<CronJob>(&["cj"], ALL),
+        builtin::<CertificateSigningRequest>(&["csr"], &[]),
+        builtin::<PodDisruptionBudget>(&["pdb"], &[]),
+        builtin::<ClusterRole>(&[], &[]),
+        builtin::<ClusterRoleBinding>(&[], &[]),
+        builtin::<Role>(&[], &[]),
+        builtin::<RoleBinding>(&[], &[]),
+        builtin::<CustomResourceDefinition>(&["crd", "crds"], API_EXTENSIONS),
         builtin::<Lease>(&[], &[]),
-        builtin::<CustomResourceDefinition>(&["crd", "crds"], &[]),
     ]
 }
 
@@ -389,11 +557,14 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         .collect();
     selectable_union.sort();
     selectable_union.dedup();
+    let hash = storage_version_hash(&group, &versions[0], &kind);
     Ok(ResourceType {
         group,
         versions,
         plural,
         singular,
+        verbs: CUSTOM_VERBS,
+        storage_version_hash: Some(hash),
         kind,
         list_kind,
         short_names,
@@ -452,6 +623,7 @@ fn crd_subresources(
                 version: name.clone(),
                 status,
                 scale,
+                others: Vec::new(),
             })
         })
         .collect()

@@ -179,6 +179,14 @@ fn selector(object: &Value, source: &ScaleSelector) -> String {
             .map(|(key, value)| format!("{key}={}", value.as_str().unwrap_or_default()))
             .collect::<Vec<_>>()
             .join(","),
+        ScaleSelector::Labels => object
+            .pointer("/spec/selector")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(key, value)| format!("{key}={}", value.as_str().unwrap_or_default()))
+            .collect::<Vec<_>>()
+            .join(","),
         ScaleSelector::Text(pointer) => pointer
             .as_deref()
             .and_then(|pointer| object.pointer(pointer))

@@ -279,6 +279,9 @@ async fn route_method(
     body: &Bytes,
 ) -> Result<Response, ApiError> {
     let needs_namespace = request.resource.namespaced && request.namespace.is_none();
+    if let Some(answer) = crate::groups::serve(app, method, request, body) {
+        return answer;
+    }
     if let (Some("scale"), Some(name)) = (request.subresource.as_deref(), &request.name) {
         let paths = request
             .resource

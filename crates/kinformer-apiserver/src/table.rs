@@ -15,6 +15,8 @@ mod cells;
 mod columns;
 mod custom;
 mod duration;
+mod group_cells;
+mod group_columns;
 
 /// What each row carries as its `object` (the `includeObject` parameter; apiserver
 /// `pkg/endpoints/handlers/response.go:389` `asTable`).
@@ -76,6 +78,16 @@ enum Printer {
     Event,
     /// `customresourcedefinitions` (apiextensions-apiserver's own convertor).
     Crd,
+    Job,
+    CronJob,
+    PodDisruptionBudget,
+    /// Roles and ClusterRoles.
+    Role,
+    /// RoleBindings and ClusterRoleBindings.
+    RoleBinding,
+    CertificateSigningRequest,
+    ReplicationController,
+    ApiService,
     /// A custom resource: its CRD version's `additionalPrinterColumns`.
     Custom,
     /// NAME and AGE (kube-apiserver's default table, and ours for anything not listed).
@@ -101,6 +113,18 @@ impl Printer {
             ("coordination.k8s.io", "leases") => Printer::Lease,
             ("", "events") => Printer::Event,
             ("apiextensions.k8s.io", "customresourcedefinitions") => Printer::Crd,
+            ("batch", "jobs") => Printer::Job,
+            ("batch", "cronjobs") => Printer::CronJob,
+            ("policy", "poddisruptionbudgets") => Printer::PodDisruptionBudget,
+            ("rbac.authorization.k8s.io", "roles" | "clusterroles") => Printer::Role,
+            ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => {
+                Printer::RoleBinding
+            }
+            ("certificates.k8s.io", "certificatesigningrequests") => {
+                Printer::CertificateSigningRequest
+            }
+            ("", "replicationcontrollers") => Printer::ReplicationController,
+            ("apiregistration.k8s.io", "apiservices") => Printer::ApiService,
             // serviceaccounts print NAME and AGE (printers.go:305), as the default does.
             _ => Printer::Default,
         }
@@ -121,6 +145,14 @@ impl Printer {
             Printer::Lease => columns::lease(),
             Printer::Event => columns::event(),
             Printer::Crd => columns::crd(),
+            Printer::Job => group_columns::job(),
+            Printer::CronJob => group_columns::cron_job(),
+            Printer::PodDisruptionBudget => group_columns::pod_disruption_budget(),
+            Printer::Role => group_columns::role(),
+            Printer::RoleBinding => group_columns::role_binding(),
+            Printer::CertificateSigningRequest => group_columns::certificate_signing_request(),
+            Printer::ReplicationController => group_columns::replication_controller(),
+            Printer::ApiService => group_columns::api_service(),
             Printer::Custom => custom.definitions(),
             Printer::Default => columns::name_age(),
         }
@@ -141,6 +173,16 @@ impl Printer {
             Printer::Lease => cells::lease(object, now),
             Printer::Event => cells::event(object, now),
             Printer::Crd => cells::crd(object),
+            Printer::Job => group_cells::job(object, now),
+            Printer::CronJob => group_cells::cron_job(object, now),
+            Printer::PodDisruptionBudget => group_cells::pod_disruption_budget(object, now),
+            Printer::Role => group_cells::role(object),
+            Printer::RoleBinding => group_cells::role_binding(object, now),
+            Printer::CertificateSigningRequest => {
+                group_cells::certificate_signing_request(object, now)
+            }
+            Printer::ReplicationController => group_cells::replication_controller(object, now),
+            Printer::ApiService => group_cells::api_service(object, now),
             Printer::Custom => custom.cells(object, now),
             Printer::Default => cells::default(object, now),
         }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::duration::since;
 
 /// The string at `pointer`, "" when absent (Go's zero value).
-fn text<'a>(object: &'a Value, pointer: &str) -> &'a str {
+pub(super) fn text<'a>(object: &'a Value, pointer: &str) -> &'a str {
     object
         .pointer(pointer)
         .and_then(Value::as_str)
@@ -17,23 +17,23 @@ fn text<'a>(object: &'a Value, pointer: &str) -> &'a str {
 }
 
 /// The integer at `pointer`, 0 when absent.
-fn int(object: &Value, pointer: &str) -> i64 {
+pub(super) fn int(object: &Value, pointer: &str) -> i64 {
     object.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
 }
 
 /// The array at `pointer`, empty when absent.
-fn list<'a>(object: &'a Value, pointer: &str) -> &'a [Value] {
+pub(super) fn list<'a>(object: &'a Value, pointer: &str) -> &'a [Value] {
     object
         .pointer(pointer)
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
 }
 
-fn name(object: &Value) -> Value {
+pub(super) fn name(object: &Value) -> Value {
     json!(text(object, "/metadata/name"))
 }
 
-fn age(object: &Value, now: Timestamp) -> Value {
+pub(super) fn age(object: &Value, now: Timestamp) -> Value {
     json!(since(
         object
             .pointer("/metadata/creationTimestamp")
@@ -42,12 +42,12 @@ fn age(object: &Value, now: Timestamp) -> Value {
     ))
 }
 
-fn or_none(value: &str) -> &str {
+pub(super) fn or_none(value: &str) -> &str {
     if value.is_empty() { "<none>" } else { value }
 }
 
 /// `layoutContainerCells` (printers.go:2866): container names and images, comma-joined.
-fn containers(object: &Value, pointer: &str) -> [Value; 2] {
+pub(super) fn containers(object: &Value, pointer: &str) -> [Value; 2] {
     let containers = list(object, pointer);
     let names: Vec<&str> = containers.iter().map(|c| text(c, "/name")).collect();
     let images: Vec<&str> = containers.iter().map(|c| text(c, "/image")).collect();
@@ -55,7 +55,7 @@ fn containers(object: &Value, pointer: &str) -> [Value; 2] {
 }
 
 /// `labels.Set.String()`: `k=v` sorted by key, comma-joined ("" when empty).
-fn label_set(map: Option<&Value>) -> String {
+pub(super) fn label_set(map: Option<&Value>) -> String {
     let Some(map) = map.and_then(Value::as_object) else {
         return String::new();
     };
@@ -73,7 +73,7 @@ fn label_set(map: Option<&Value>) -> String {
 
 /// `metav1.LabelSelectorAsSelector(s).String()` (apimachinery `pkg/apis/meta/v1/helpers.go`):
 /// requirements sorted by key, `in`/`notin` values sorted; None for an invalid operator.
-fn label_selector(selector: Option<&Value>) -> Option<String> {
+pub(super) fn label_selector(selector: Option<&Value>) -> Option<String> {
     let Some(selector) = selector.filter(|s| !s.is_null()) else {
         return Some(String::new());
     };

@@ -173,6 +173,9 @@ fn update_with(
     set_type_meta(&mut value, resource)?;
     merge_string_data(&mut value, resource);
     defaults::apply_defaults(&mut value, resource);
+    if !target.status_only {
+        crate::groups::validate(&value, resource)?;
+    }
     keep_server_metadata(&mut value, &old, target)?;
     if let Ownership::Update(writer) = ownership {
         managed::record_update(resource, &old, &mut value, writer);

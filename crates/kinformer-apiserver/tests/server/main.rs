@@ -9,6 +9,7 @@ mod bad_input;
 mod controller;
 mod faults;
 mod fidelity;
+mod groups;
 mod kube_clients;
 mod kubectl;
 mod openapi;

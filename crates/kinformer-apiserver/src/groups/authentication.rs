@@ -1,0 +1,321 @@
+//! authentication.k8s.io/v1: `serviceaccounts/{name}/token` (TokenRequest) answers a JSON Web
+//! Token signed by this server's own ES256 key (`pkg/registry/core/serviceaccount/storage/
+//! token.go`), and TokenReview (`pkg/registry/authentication/tokenreview`) accepts the tokens it
+//! issued (signature, expiry, audience and the service account still there) and the server's
+//! own bearer token, whose user is `admin` in group `system:masters` (the user of the
+//! reference server's `admin-token`).
+
+use std::sync::Arc;
+
+use axum::response::Response;
+use base64::Engine;
+use base64::prelude::BASE64_URL_SAFE_NO_PAD;
+use bytes::Bytes;
+use http::StatusCode;
+use ring::rand::SystemRandom;
+use ring::signature::{
+    ECDSA_P256_SHA256_FIXED, ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair,
+    UnparsedPublicKey,
+};
+use serde_json::{Value, json};
+
+use crate::app::{App, ResourceRequest};
+use crate::objects::object_key;
+use crate::status::{ApiError, json_response};
+
+/// The issuer and default audience of the tokens (kube-apiserver's `--service-account-issuer`
+/// and `--api-audiences` of a cluster's default).
+pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+
+/// A token's lifetime when the request names none (`expirationSeconds` defaults to an hour).
+const DEFAULT_EXPIRATION: i64 = 3600;
+
+/// The shortest lifetime a TokenRequest may ask (`ValidateTokenRequest`: ten minutes).
+const MIN_EXPIRATION: i64 = 600;
+
+/// The server's token signing key.
+pub struct Issuer {
+    key: EcdsaKeyPair,
+    key_id: String,
+}
+
+/// Why the key could not be made.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot generate the service account signing key")]
+pub struct KeyError;
+
+impl Issuer {
+    /// A new P-256 signing key.
+    pub fn generate() -> Result<Issuer, KeyError> {
+        let random = SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &random)
+            .map_err(|_| KeyError)?;
+        let key =
+            EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &random)
+                .map_err(|_| KeyError)?;
+        let digest = ring::digest::digest(&ring::digest::SHA256, key.public_key().as_ref());
+        let key_id = BASE64_URL_SAFE_NO_PAD.encode(digest.as_ref());
+        Ok(Issuer { key, key_id })
+    }
+
+    /// `claims` as a signed compact JWS.
+    fn sign(&self, claims: &Value) -> Result<String, ApiError> {
+        let header = json!({"alg": "ES256", "kid": self.key_id});
+        let signing_input = format!(
+            "{}.{}",
+            BASE64_URL_SAFE_NO_PAD.encode(header.to_string()),
+            BASE64_URL_SAFE_NO_PAD.encode(claims.to_string())
+        );
+        let signature = self
+            .key
+            .sign(&SystemRandom::new(), signing_input.as_bytes())
+            .map_err(|_| ApiError::new(500, "InternalError", "failed to sign the token"))?;
+        Ok(format!(
+            "{signing_input}.{}",
+            BASE64_URL_SAFE_NO_PAD.encode(signature.as_ref())
+        ))
+    }
+
+    /// The claims of a token this issuer signed; None for anything else.
+    fn verify(&self, token: &str) -> Option<Value> {
+        let (signing_input, signature) = token.rsplit_once('.')?;
+        let (_, claims) = signing_input.split_once('.')?;
+        let signature = BASE64_URL_SAFE_NO_PAD.decode(signature).ok()?;
+        UnparsedPublicKey::new(&ECDSA_P256_SHA256_FIXED, self.key.public_key().as_ref())
+            .verify(signing_input.as_bytes(), &signature)
+            .ok()?;
+        serde_json::from_slice(&BASE64_URL_SAFE_NO_PAD.decode(claims).ok()?).ok()
+    }
+}
+
+/// The user of the server's own bearer token.
+pub fn admin_user() -> Value {
+    json!({"username": "admin", "uid": "admin-uid",
+        "groups": ["system:masters", "system:authenticated"]})
+}
+
+/// Seconds since the epoch.
+fn now_seconds() -> i64 {
+    jiff::Timestamp::now().as_second()
+}
+
+/// `POST .../serviceaccounts/{name}/token`.
+pub fn token_request(
+    app: &Arc<App>,
+    request: &ResourceRequest,
+    name: &str,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let given: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!("the request body is not a TokenRequest: {e}"))
+    })?;
+    let namespace = request.namespace.clone().unwrap_or_default();
+    let account = app
+        .store
+        .get(&request.resource.key(), &object_key(&namespace, name))
+        .ok_or_else(|| ApiError::not_found(&request.resource, name))?
+        .to_value()?;
+    let uid = account
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let expiration = given
+        .pointer("/spec/expirationSeconds")
+        .and_then(Value::as_i64)
+        .unwrap_or(DEFAULT_EXPIRATION);
+    if expiration < MIN_EXPIRATION {
+        return Err(too_short(expiration));
+    }
+    let audiences = given
+        .pointer("/spec/audiences")
+        .filter(|a| a.as_array().is_some_and(|a| !a.is_empty()))
+        .cloned()
+        .unwrap_or_else(|| json!([ISSUER]));
+    let issued = now_seconds();
+    let claims = json!({
+        "aud": audiences, "exp": issued + expiration, "iat": issued, "iss": ISSUER,
+        "jti": uuid(),
+        "kubernetes.io": {"namespace": namespace, "serviceaccount": {"name": name, "uid": uid}},
+        "nbf": issued,
+        "sub": format!("system:serviceaccount:{namespace}:{name}"),
+    });
+    let token = app.issuer.sign(&claims)?;
+    let expires = jiff::Timestamp::from_second(issued + expiration)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_default();
+    let answer = json!({
+        "kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {"name": name, "namespace": namespace, "uid": uid,
+            "creationTimestamp": super::now()},
+        "spec": {"audiences": audiences, "expirationSeconds": expiration,
+            "boundObjectRef": given.pointer("/spec/boundObjectRef").cloned().unwrap_or(Value::Null)},
+        "status": {"token": token, "expirationTimestamp": expires},
+    });
+    Ok(json_response(StatusCode::CREATED, answer.to_string()))
+}
+
+/// The 422 of a lifetime under ten minutes (kube-apiserver names no object: the request's
+/// own metadata is empty).
+fn too_short(expiration: i64) -> ApiError {
+    let cause = format!(
+        "spec.expirationSeconds: Invalid value: {expiration}: may not specify a duration less than 10 minutes"
+    );
+    let mut error = ApiError::new(
+        422,
+        "Invalid",
+        format!("TokenRequest.authentication.k8s.io \"\" is invalid: {cause}"),
+    );
+    error.details = Some(Box::new(crate::status::StatusDetails {
+        group: "authentication.k8s.io".into(),
+        kind: "TokenRequest".into(),
+        causes: vec![crate::status::StatusCause {
+            reason: "FieldValueInvalid".into(),
+            message: format!(
+                "Invalid value: {expiration}: may not specify a duration less than 10 minutes"
+            ),
+            field: "spec.expirationSeconds".into(),
+        }],
+        ..Default::default()
+    }));
+    error
+}
+
+/// A random version-4 UUID.
+fn uuid() -> String {
+    let bytes: [u8; 16] = rand::random();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+/// `POST /apis/authentication.k8s.io/v1/tokenreviews`: the review with its `status`.
+pub fn token_review(app: &Arc<App>, body: &Bytes) -> Result<Response, ApiError> {
+    let mut review: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!("the request body is not a TokenReview: {e}"))
+    })?;
+    let token = review
+        .pointer("/spec/token")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if token.is_empty() {
+        return Err(ApiError::bad_request(
+            "token is required for TokenReview in authentication",
+        ));
+    }
+    let wanted: Vec<String> = review
+        .pointer("/spec/audiences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    let status = review_status(app, &token, &wanted);
+    if let Some(object) = review.as_object_mut() {
+        object.insert("status".into(), status);
+        object.entry("metadata").or_insert_with(|| json!({}));
+        object.insert("apiVersion".into(), "authentication.k8s.io/v1".into());
+        object.insert("kind".into(), "TokenReview".into());
+    }
+    Ok(json_response(StatusCode::CREATED, review.to_string()))
+}
+
+/// What a TokenReview of `token` finds, for a reviewer wanting `wanted` audiences (none: the
+/// server's).
+fn review_status(app: &App, token: &str, wanted: &[String]) -> Value {
+    let audiences: Vec<String> = if wanted.is_empty() {
+        vec![ISSUER.to_owned()]
+    } else {
+        wanted.to_vec()
+    };
+    if app.token.as_deref() == Some(token) && audiences.iter().any(|a| a == ISSUER) {
+        return json!({"audiences": [ISSUER], "authenticated": true, "user": admin_user()});
+    }
+    let Some(claims) = app.issuer.verify(token) else {
+        return rejected();
+    };
+    let token_audiences: Vec<&str> = claims
+        .get("aud")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let matched: Vec<&String> = audiences
+        .iter()
+        .filter(|a| token_audiences.contains(&a.as_str()))
+        .collect();
+    let expired = claims
+        .get("exp")
+        .and_then(Value::as_i64)
+        .is_none_or(|exp| exp < now_seconds());
+    let account_uid = |pointer: &str| {
+        claims
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    let (namespace, name, uid) = (
+        account_uid("/kubernetes.io/namespace"),
+        account_uid("/kubernetes.io/serviceaccount/name"),
+        account_uid("/kubernetes.io/serviceaccount/uid"),
+    );
+    if matched.is_empty() || expired || !account_exists(app, namespace, name, uid) {
+        return rejected();
+    }
+    let jti = claims
+        .get("jti")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    json!({
+        "audiences": matched,
+        "authenticated": true,
+        "user": {
+            "extra": {"authentication.kubernetes.io/credential-id": [format!("JTI={jti}")]},
+            "groups": ["system:serviceaccounts", format!("system:serviceaccounts:{namespace}"),
+                "system:authenticated"],
+            "uid": uid,
+            "username": format!("system:serviceaccount:{namespace}:{name}"),
+        },
+    })
+}
+
+/// Whether the token's service account still exists with the uid it was issued for.
+fn account_exists(app: &App, namespace: &str, name: &str, uid: &str) -> bool {
+    let registry = app.store.registry();
+    let Some(accounts) = registry.find("", "v1", "serviceaccounts") else {
+        return false;
+    };
+    app.store
+        .get(&accounts.key(), &object_key(namespace, name))
+        .and_then(|o| o.to_value().ok())
+        .is_some_and(|a| a.pointer("/metadata/uid").and_then(Value::as_str) == Some(uid))
+}
+
+/// The status of a token not accepted.
+fn rejected() -> Value {
+    json!({"error": "invalid bearer token", "user": {}})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signed_token_verifies_and_a_tampered_one_does_not() {
+        let issuer = Issuer::generate().unwrap();
+        let token = issuer.sign(&json!({"sub": "x"})).unwrap();
+        assert_eq!(issuer.verify(&token), Some(json!({"sub": "x"})));
+        let other = Issuer::generate().unwrap();
+        assert_eq!(other.verify(&token), None);
+        assert_eq!(issuer.verify("a.b.c"), None);
+    }
+}
