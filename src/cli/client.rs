@@ -531,7 +531,8 @@ mod tests {
         );
         assert_eq!(
             first_words("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>"),
-            "Not Found The requested URL was not found on this server."
+            "Not Found The requested URL was not found on this",
+            "at most ten words"
         );
         let mut headers = HeaderMap::new();
         headers.insert("content-type", "text/html; charset=utf-8".parse().unwrap());
