@@ -273,7 +273,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -o -v -h -V --by-index --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -s -o -v -h -V --by-index --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -312,6 +312,30 @@ _kinformer() {
                     return 0
                     ;;
                 --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -841,7 +865,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__record)
-            opts="-o -n -A -l -v -h -V --output --duration --timeout --show-secret-data --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-o -n -A -l -s -v -h -V --output --duration --timeout --show-secret-data --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -892,6 +916,30 @@ _kinformer() {
                     return 0
                     ;;
                 --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1155,7 +1203,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -s -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1198,6 +1246,30 @@ _kinformer() {
                     return 0
                     ;;
                 --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1365,7 +1437,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__top)
-            opts="-n -A -l -v -h -V --scenario --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -s -v -h -V --scenario --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1404,6 +1476,30 @@ _kinformer() {
                     return 0
                     ;;
                 --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1471,7 +1567,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-w -n -A -l -o -v -h -V --count --duration --timeout --until-synced --watch --report --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-w -n -A -l -s -o -v -h -V --count --duration --timeout --until-synced --watch --report --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1522,6 +1618,30 @@ _kinformer() {
                     return 0
                     ;;
                 --churn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -52,7 +52,12 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s n -l names
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s s -l server -d 'The address and port of the Kubernetes API server (replaces the kubeconfig cluster\'s; without a scheme, https://)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l token -d 'Bearer token for authentication to the API server (replaces the kubeconfig user\'s credentials)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l as -d 'Username to impersonate for the operation: a user or a service account (system:serviceaccount:NS:NAME)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -95,6 +100,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l until-sync
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s w -l watch -d 'Accepted for kubectl\'s `get -w` habit; watch always watches'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure: anyone on the way can read and change the traffic)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l retry-connect -d 'When the first connection is refused or the host is unknown, retry with client-go\'s backoff for --retry-timeout instead of failing at once (as kubectl does)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
@@ -108,7 +115,12 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s n -l namesp
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s s -l server -d 'The address and port of the Kubernetes API server (replaces the kubeconfig cluster\'s; without a scheme, https://)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l token -d 'Bearer token for authentication to the API server (replaces the kubeconfig user\'s credentials)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l as -d 'Username to impersonate for the operation: a user or a service account (system:serviceaccount:NS:NAME)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -149,6 +161,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l name -d 'Th
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure: anyone on the way can read and change the traffic)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l retry-connect -d 'When the first connection is refused or the host is unknown, retry with client-go\'s backoff for --retry-timeout instead of failing at once (as kubectl does)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
@@ -162,7 +176,12 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s n -l name
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s s -l server -d 'The address and port of the Kubernetes API server (replaces the kubeconfig cluster\'s; without a scheme, https://)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l token -d 'Bearer token for authentication to the API server (replaces the kubeconfig user\'s credentials)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l as -d 'Username to impersonate for the operation: a user or a service account (system:serviceaccount:NS:NAME)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -203,6 +222,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l name -d '
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure: anyone on the way can read and change the traffic)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l retry-connect -d 'When the first connection is refused or the host is unknown, retry with client-go\'s backoff for --retry-timeout instead of failing at once (as kubectl does)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l no-headers -d 'Don\'t print table headers'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l diff -d 'Print field-level diffs of update notifications'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l show-secret-data -d 'Show Secret data and stringData values (redacted by default)'
@@ -216,7 +237,12 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s n -l namespa
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s s -l server -d 'The address and port of the Kubernetes API server (replaces the kubeconfig cluster\'s; without a scheme, https://)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l token -d 'Bearer token for authentication to the API server (replaces the kubeconfig user\'s credentials)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l as -d 'Username to impersonate for the operation: a user or a service account (system:serviceaccount:NS:NAME)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
@@ -239,6 +265,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l name -d 'The
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s v -l v -d 'Log verbosity on stderr, like kubectl\'s -v (0 warnings, 2 info, 4 debug, 6+ trace)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure: anyone on the way can read and change the traffic)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l retry-connect -d 'When the first connection is refused or the host is unknown, retry with client-go\'s backoff for --retry-timeout instead of failing at once (as kubectl does)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s V -l version -d 'Print version'
@@ -299,7 +327,12 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s n -l name
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s l -l selector -d 'Label selector, e.g. app=web,tier!=db or \'env in (prod,staging)\'' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l field-selector -d 'Field selector (e.g. --field-selector spec.nodeName=node-a)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l churn -d 'Pod writes per second on the --embedded server (0 = a static cluster)' -r
-complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l retry-timeout -d 'How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s s -l server -d 'The address and port of the Kubernetes API server (replaces the kubeconfig cluster\'s; without a scheme, https://)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l token -d 'Bearer token for authentication to the API server (replaces the kubeconfig user\'s credentials)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l as -d 'Username to impersonate for the operation: a user or a service account (system:serviceaccount:NS:NAME)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
@@ -323,6 +356,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s v -l v -d
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l show-secret-data -d 'Write Secret data and stringData values to the file (redacted by default)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s A -l all-namespaces -d 'Watch across all namespaces (the namespace flag and context are then ignored)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l embedded -d 'Start an embedded API server (the builtin cluster, with --churn) and use it instead of a cluster'
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure: anyone on the way can read and change the traffic)'
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l retry-connect -d 'When the first connection is refused or the host is unknown, retry with client-go\'s backoff for --retry-timeout instead of failing at once (as kubectl does)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l metadata-only -d 'Watch only metadata (PartialObjectMetadata)'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -s V -l version -d 'Print version'

@@ -656,7 +656,35 @@ pub struct ConnectionArgs {
         requires = "embedded"
     )]
     pub churn: f64,
-    /// How long to keep retrying an unreachable server (with backoff) before giving up (exit 5)
+    /// The address and port of the Kubernetes API server (replaces the kubeconfig cluster's;
+    /// without a scheme, https://)
+    #[arg(short = 's', long, value_name = "URL", conflicts_with = "embedded")]
+    pub server: Option<String>,
+    /// Bearer token for authentication to the API server (replaces the kubeconfig user's
+    /// credentials)
+    #[arg(long, value_name = "TOKEN", conflicts_with = "embedded")]
+    pub token: Option<String>,
+    /// Username to impersonate for the operation: a user or a service account
+    /// (system:serviceaccount:NS:NAME)
+    #[arg(long = "as", id = "as_user", value_name = "USER")]
+    pub as_user: Option<String>,
+    /// Group to impersonate for the operation (repeatable; needs --as)
+    #[arg(long = "as-group", value_name = "GROUP", requires = "as_user")]
+    pub as_groups: Vec<String>,
+    /// How long to wait for a single server request before giving up (0: no limit), e.g. 1s,
+    /// 2m; a watch quiet that long is reopened
+    #[arg(long, value_name = "DUR", default_value = "0", value_parser = parse_duration)]
+    pub request_timeout: Duration,
+    /// Do not verify the server's certificate (insecure: anyone on the way can read and change
+    /// the traffic)
+    #[arg(long, conflicts_with = "embedded")]
+    pub insecure_skip_tls_verify: bool,
+    /// When the first connection is refused or the host is unknown, retry with client-go's
+    /// backoff for --retry-timeout instead of failing at once (as kubectl does)
+    #[arg(long)]
+    pub retry_connect: bool,
+    /// How long to keep retrying an unreachable server (--retry-connect) or one answering
+    /// 429/5xx (with backoff) before giving up (exit 5)
     #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
     pub retry_timeout: Duration,
 }

@@ -55,6 +55,9 @@ where
     S: tower::Service<Request<B>, Response = http::Response<RB>>,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
+    RB: hyper::body::Body + Send + 'static,
+    RB::Data: Send,
+    RB::Error: Into<BoxError>,
 {
     type Response = S::Response;
     type Error = BoxError;
@@ -85,9 +88,121 @@ where
                 started.elapsed().as_millis()
             );
             log_headers("response", response.headers());
+            if is_html(response.headers()) {
+                return Err(not_kubernetes(response, &method, &url).await);
+            }
             Ok(response)
         })
     }
+}
+
+/// An HTML page: what a web server, a login portal or a proxy's error page answers — never
+/// the Kubernetes API (JSON, protobuf, CBOR, YAML, text).
+fn is_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/html"))
+}
+
+/// How much of an HTML page is read for its first words.
+const PAGE_PREFIX: usize = 4096;
+
+/// A response that is no Kubernetes API answer, in one short line: the status, the content
+/// type and the page's first words (its title), never the page.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{method} {url:?}: the server answered {status} with {content_type} ({words:?}), not the Kubernetes API: is the server address right?"
+)]
+pub struct NotKubernetes {
+    method: String,
+    url: String,
+    status: http::StatusCode,
+    content_type: String,
+    words: String,
+}
+
+async fn not_kubernetes<RB>(
+    response: http::Response<RB>,
+    method: &http::Method,
+    url: &str,
+) -> BoxError
+where
+    RB: hyper::body::Body,
+{
+    let status = response.status();
+    let content_type = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("text/html")
+        .to_owned();
+    let page = page_prefix(response.into_body()).await;
+    Box::new(NotKubernetes {
+        method: go_method(method),
+        url: url.to_owned(),
+        status,
+        content_type,
+        words: first_words(&String::from_utf8_lossy(&page)),
+    })
+}
+
+/// Up to [`PAGE_PREFIX`] bytes of a body (less when it fails or ends).
+async fn page_prefix<RB: hyper::body::Body>(body: RB) -> Vec<u8> {
+    use bytes::Buf;
+    use http_body_util::BodyExt;
+    let mut body = Box::pin(body);
+    let mut page = Vec::new();
+    while page.len() < PAGE_PREFIX {
+        let Some(Ok(frame)) = body.frame().await else {
+            break;
+        };
+        if let Ok(mut data) = frame.into_data() {
+            while data.has_remaining() {
+                let chunk = data.chunk();
+                page.extend_from_slice(chunk);
+                let n = chunk.len();
+                data.advance(n);
+            }
+        }
+    }
+    page
+}
+
+/// The page's `<title>`, else its text without tags: at most ten words.
+fn first_words(page: &str) -> String {
+    let lower = page.to_ascii_lowercase();
+    let title = lower
+        .find("<title>")
+        .map(|at| at + "<title>".len())
+        .and_then(|start| {
+            lower[start..]
+                .find("</title>")
+                .map(|end| &page[start..start + end])
+        });
+    let text = match title {
+        Some(title) => title.to_owned(),
+        None => without_tags(page),
+    };
+    let words: Vec<&str> = text.split_whitespace().take(10).collect();
+    words.join(" ")
+}
+
+fn without_tags(page: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in page.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text
 }
 
 /// The URI without the empty start kube gives a query (`…/pods?&limit=500` → `…/pods?limit=500`,
@@ -406,6 +521,24 @@ mod tests {
             go_style("Network is unreachable (os error 101)"),
             "network is unreachable"
         );
+    }
+
+    #[test]
+    fn an_html_page_is_told_by_its_title_or_first_words() {
+        assert_eq!(
+            first_words("<html><head><title>Welcome to\n nginx!</title></head><body>x</body>"),
+            "Welcome to nginx!"
+        );
+        assert_eq!(
+            first_words("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>"),
+            "Not Found The requested URL was not found on this",
+            "at most ten words"
+        );
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", "text/html; charset=utf-8".parse().unwrap());
+        assert!(is_html(&headers));
+        headers.insert("content-type", "application/json".parse().unwrap());
+        assert!(!is_html(&headers));
     }
 
     #[test]

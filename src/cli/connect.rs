@@ -25,8 +25,73 @@ pub struct ClusterChoice {
     pub churn: Option<f64>,
     /// The embedded server's configuration (None: the builtin cluster, `churn`).
     pub server: Option<ServerConfig>,
-    /// How long to retry an unreachable server's first contact (zero: one attempt).
+    /// How long to retry a server's first contact that failed with 429/5xx, or (with
+    /// `retry_connect`) was refused (zero: one attempt).
     pub retry_timeout: Duration,
+    /// Retry a first connection that was refused or whose host is unknown (kubectl fails at
+    /// once: so does kinformer without `--retry-connect`).
+    pub retry_connect: bool,
+    /// kubectl's global flags, laid over the kubeconfig.
+    pub overrides: Overrides,
+}
+
+/// kubectl's global flags that override the kubeconfig: `--server`, `--token`, `--as`,
+/// `--as-group`, `--request-timeout`, `--insecure-skip-tls-verify`.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub server: Option<String>,
+    pub token: Option<String>,
+    pub as_user: Option<String>,
+    pub as_groups: Vec<String>,
+    /// Zero: no limit (kube's defaults).
+    pub request_timeout: Duration,
+    pub insecure_skip_tls_verify: bool,
+}
+
+impl Overrides {
+    /// Lays the flags over `config`, as kubectl's ConfigOverrides do.
+    fn apply(&self, config: &mut kube::Config) -> Result<(), ConnectError> {
+        if let Some(server) = &self.server {
+            config.cluster_url = server_url(server)?;
+        }
+        if let Some(token) = &self.token {
+            let auth = &mut config.auth_info;
+            auth.token = Some(token.clone().into());
+            auth.token_file = None;
+            auth.exec = None;
+            auth.auth_provider = None;
+            auth.username = None;
+            auth.password = None;
+        }
+        if let Some(user) = &self.as_user {
+            config.auth_info.impersonate = Some(user.clone());
+            config.auth_info.impersonate_groups =
+                Some(self.as_groups.clone()).filter(|g| !g.is_empty());
+        }
+        if !self.request_timeout.is_zero() {
+            config.connect_timeout = Some(self.request_timeout);
+            config.read_timeout = Some(self.request_timeout);
+            config.write_timeout = Some(self.request_timeout);
+        }
+        if self.insecure_skip_tls_verify {
+            config.accept_invalid_certs = true;
+            config.root_cert = None;
+        }
+        Ok(())
+    }
+}
+
+/// `--server`: a URL, or `host:port` (https, as kubectl assumes).
+fn server_url(server: &str) -> Result<http::Uri, ConnectError> {
+    let url = if server.contains("://") {
+        server.to_owned()
+    } else {
+        format!("https://{server}")
+    };
+    url.parse::<http::Uri>()
+        .ok()
+        .filter(|u| u.host().is_some_and(|h| !h.is_empty()))
+        .ok_or_else(|| ConnectError::Server(server.to_owned()))
 }
 
 /// A client plus, for `--embedded`, the server it talks to (kept alive as long as this is).
@@ -51,6 +116,9 @@ impl Connection {
 pub enum ConnectError {
     #[error("{0}")]
     Kubeconfig(String),
+    /// `--server` is no URL.
+    #[error("--server {0:?}: not a server URL (e.g. https://10.0.0.1:6443)")]
+    Server(String),
     #[error("cannot start the embedded API server: {0}")]
     Embedded(#[source] kinformer_apiserver::ServerError),
     #[error("cannot build a client for the embedded API server: {0}")]
@@ -63,6 +131,7 @@ impl From<ConnectError> for CliError {
     fn from(e: ConnectError) -> Self {
         match e {
             ConnectError::Kubeconfig(m) => CliError::Config(m),
+            e @ ConnectError::Server(_) => CliError::Usage(e.to_string()),
             ConnectError::Embedded(e) => CliError::Server(e),
             ConnectError::EmbeddedClient(e) => CliError::EmbeddedClient(e),
         }
@@ -79,6 +148,15 @@ impl ClusterChoice {
             churn: Some(args.churn).filter(|c| *c > 0.0),
             server: None,
             retry_timeout: args.retry_timeout,
+            retry_connect: args.retry_connect,
+            overrides: Overrides {
+                server: args.server.clone(),
+                token: args.token.clone(),
+                as_user: args.as_user.clone(),
+                as_groups: args.as_groups.clone(),
+                request_timeout: args.request_timeout,
+                insecure_skip_tls_verify: args.insecure_skip_tls_verify,
+            },
         }
     }
 
@@ -86,7 +164,8 @@ impl ClusterChoice {
         if self.embedded {
             return self.connect_embedded().await;
         }
-        let config = self.kube_config().await?;
+        let mut config = self.kube_config().await?;
+        self.overrides.apply(&mut config)?;
         let default_namespace = config.default_namespace.clone();
         let client = client_of(config)
             .map_err(|e| ConnectError::Kubeconfig(format!("cannot build a client: {e}")))?;
@@ -109,7 +188,9 @@ impl ClusterChoice {
         let server = EmbeddedServer::start(config)
             .await
             .map_err(ConnectError::Embedded)?;
-        let client = client_of(server.kube_config()).map_err(ConnectError::EmbeddedClient)?;
+        let mut config = server.kube_config();
+        self.overrides.apply(&mut config)?;
+        let client = client_of(config).map_err(ConnectError::EmbeddedClient)?;
         Ok(Connection {
             client,
             default_namespace: "default".into(),
@@ -122,6 +203,10 @@ impl ClusterChoice {
     /// context. Errors name the file once: `context "nope" not found in /home/me/.kube/config`.
     async fn kube_config(&self) -> Result<kube::Config, ConnectError> {
         let Some(loaded) = self.load_kubeconfig()? else {
+            if let Some(server) = &self.overrides.server {
+                // kubectl --server without a kubeconfig: that server, no credentials.
+                return Ok(kube::Config::new(server_url(server)?));
+            }
             return kube::Config::incluster().map_err(|e| {
                 ConnectError::Kubeconfig(format!(
                     "no kubeconfig found and not running in a cluster ({e}); pass --kubeconfig, set KUBECONFIG, or use --embedded"

@@ -65,7 +65,6 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
         args.output.show.stages(),
         args.output.hidden(),
     );
-    let started = Instant::now();
     let deadline = deadline_after(args.timeout);
     let preparing = Inspection::prepare(
         &cluster,
@@ -76,11 +75,7 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
     );
     let mut inspection = match unless_interrupted(preparing, signals, deadline).await {
         Ok(prepared) => prepared?,
-        Err(cut) => {
-            let handlers = &args.pipeline.handlers;
-            let format = args.output.output;
-            return stopped_before_start(cut, format, handlers, started, args.timeout);
-        }
+        Err(cut) => return stopped_before_start(cut, args.timeout),
     };
     let stop_when = StopWhen {
         timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),

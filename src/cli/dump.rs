@@ -8,6 +8,7 @@ use std::io::{self, BufWriter, Write};
 use crate::informer::object::ObjectRef;
 use crate::informer::store::Cache;
 use crate::informer::trace::Event;
+use crate::output::OutputFormat;
 use crate::output::dump::{DumpInput, render};
 
 use super::args::{DumpArgs, resource_names};
@@ -26,6 +27,7 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
         Err(Interrupted::Signal(code)) => return Ok(code),
         Err(Interrupted::TimedOut) => return Ok(0),
     };
+    let nothing_found = no_resources_found(&args, &inspection);
     let Inspection {
         connection,
         plan,
@@ -53,6 +55,16 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
     session.stop("synced: the cache is printed").await;
     connection.close().await;
     super::memory::release_free_heap();
+    let shown = |store: &Cache| match &args.by_index {
+        Some((name, value)) => store.index_keys(name, value).is_ok_and(|k| !k.is_empty()),
+        None => !store.is_empty(),
+    };
+    let document = matches!(opts.format, OutputFormat::Json | OutputFormat::Yaml);
+    if !document && !caches.iter().any(|(_, store, _)| shown(store)) {
+        // kubectl's words, on stderr; stdout (a table, JSONL) stays empty.
+        eprintln!("{nothing_found}");
+        return Ok(0);
+    }
     let mut out = BufWriter::with_capacity(STDOUT_BUFFER, io::stdout());
     let now = jiff::Timestamp::now();
     let several = caches.len() > 1;
@@ -88,6 +100,22 @@ pub async fn run(args: DumpArgs, signals: &mut Signals) -> Result<i32, CliError>
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(0),
     }
+}
+
+/// kubectl's line for an empty result: `No resources found in NS namespace.`, or `No resources
+/// found` across all namespaces and for cluster-scoped resources.
+fn no_resources_found(args: &DumpArgs, inspection: &Inspection) -> String {
+    let connection = &args.informer.connection;
+    let namespaced = inspection.resources.iter().any(|r| r.namespaced);
+    if !namespaced || connection.all_namespaces {
+        return "No resources found".to_owned();
+    }
+    let namespace = connection
+        .namespace
+        .as_deref()
+        .filter(|n| !n.is_empty())
+        .unwrap_or(&inspection.connection.default_namespace);
+    format!("No resources found in {namespace} namespace.")
 }
 
 /// `--by-index NAME=…` names an index the store has: `namespace` or an `--index`.

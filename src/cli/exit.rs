@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use kinformer_apiserver::ServerError;
 
+use super::client::NotKubernetes;
+
+use crate::informer::source::error_chain;
 use crate::informer::{HandlerPanic, ReflectorError};
 use crate::proxy::ProxyError;
 use crate::report::trace::LineError;
@@ -34,7 +37,7 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     ),
     (
         5,
-        "the server is unreachable or timed out (also: `--timeout` ran out before the server answered), or its certificate failed verification (at once, with Go's x509 words, as kubectl)",
+        "the server is unreachable or timed out (also: `--timeout` ran out before the server answered; a refused first connection or an unknown host fails at once unless `--retry-connect`), its certificate failed verification (at once, with Go's x509 words, as kubectl), or the address answered an HTML page (no Kubernetes API there)",
     ),
     (
         6,
@@ -48,8 +51,14 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
         8,
         "`explain`: no object with that KEY in the trace (the nearest keys are suggested)",
     ),
-    (130, "interrupted (SIGINT, Ctrl-C), after the summary"),
-    (143, "terminated (SIGTERM), after the summary"),
+    (
+        130,
+        "interrupted (SIGINT, Ctrl-C), after the summary (while still connecting: one line saying so, no summary)",
+    ),
+    (
+        143,
+        "terminated (SIGTERM), after the summary (while still connecting: one line saying so, no summary)",
+    ),
 ];
 
 /// Everything that ends the program early, with its exit code.
@@ -93,6 +102,9 @@ pub enum CliError {
     /// Connection refused, DNS failure, TLS handshake failure, timeout.
     #[error("unable to connect to the server: {0}")]
     Unreachable(String),
+    /// The address answered, with an HTML page: no Kubernetes API server is there.
+    #[error("{0}")]
+    NotKubernetes(String),
     /// The embedded API server did not start (a bad `--seed` file is a configuration error).
     #[error("cannot start the embedded API server: {0}")]
     Server(#[source] ServerError),
@@ -172,7 +184,7 @@ impl CliError {
             | CliError::Forbidden { .. }
             | CliError::NotFound(_)
             | CliError::BadRequest(_) => 4,
-            CliError::Unreachable(_) => 5,
+            CliError::Unreachable(_) | CliError::NotKubernetes(_) => 5,
             CliError::HandlerPanicked { .. } => 6,
             CliError::BadRecord(_) => 7,
             CliError::UnknownKey(_) => 8,
@@ -240,7 +252,13 @@ impl CliError {
             kube::Error::InferKubeconfig(e) => CliError::Config(e.to_string()),
             kube::Error::Auth(e) => CliError::Config(format!("authentication failed: {e}")),
             kube::Error::HyperError(e) => CliError::Unreachable(e.to_string()),
-            kube::Error::Service(e) => CliError::Unreachable(e.to_string()),
+            kube::Error::Service(e) => match error_chain(e.as_ref())
+                .into_iter()
+                .find(|e| e.is::<NotKubernetes>())
+            {
+                Some(page) => CliError::NotKubernetes(page.to_string()),
+                None => CliError::Unreachable(e.to_string()),
+            },
             kube::Error::RustlsTls(e) => CliError::Unreachable(format!("TLS: {e}")),
             other => CliError::Client(other.to_string()),
         }

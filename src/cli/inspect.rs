@@ -20,6 +20,7 @@ use super::args::{ConnectionArgs, InformerArgs, OutputArgs, PipelineArgs, Transf
 use super::client::{DialError, TlsVerifyError};
 use super::connect::{ClusterChoice, Connection};
 use super::exit::CliError;
+use super::index_schema::check_index_paths;
 use super::resolve::{ResolveError, ResolvedResource, resolve};
 use super::session::{ResourcePlan, SessionPlan};
 
@@ -124,12 +125,12 @@ impl Inspection {
         let connection = cluster.connect().await?;
         let mut resources: Vec<ResolvedResource> = Vec::new();
         for name in &selection.resources {
-            let resource =
-                resolve_with_retry(&connection.client, name, cluster.retry_timeout).await?;
+            let resource = resolve_with_retry(&connection.client, name, cluster).await?;
             if !resources.contains(&resource) {
                 resources.push(resource);
             }
         }
+        check_index_paths(&connection.client, &resources, &pipeline.indexes).await?;
         let plans = resources
             .iter()
             .map(|resource| ResourcePlan {
@@ -166,18 +167,26 @@ impl Inspection {
     }
 }
 
-/// Resolves RESOURCE; while the server is unreachable or answers 429/5xx, retries with
-/// client-go's backoff (one stderr line per attempt: `retrying in 1.6s: connection refused`)
-/// until `give_up_after`.
+/// Resolves RESOURCE; while the server answers 429/5xx (or, with `--retry-connect`, refuses
+/// the connection), retries with client-go's backoff (one stderr line per attempt: `retrying
+/// in 1.6s: connection refused`) until `--retry-timeout`. A refused connection or an unknown
+/// host fails at once without `--retry-connect`, as kubectl does.
 async fn resolve_with_retry(
     client: &kube::Client,
     resource: &str,
-    give_up_after: std::time::Duration,
+    cluster: &ClusterChoice,
 ) -> Result<ResolvedResource, CliError> {
+    let give_up_after = cluster.retry_timeout;
     let deadline = tokio::time::Instant::now() + give_up_after;
     let mut backoff = Backoff::new(BackoffConfig::default(), tokio::time::Instant::now());
     loop {
         let (error, reason) = match resolve(client, resource).await {
+            Err(ResolveError::Discovery(e)) if !cluster.retry_connect && is_dial_failure(&e) => {
+                return Err(CliError::Unreachable(format!(
+                    "{} (--retry-connect retries it)",
+                    root_cause(&e)
+                )));
+            }
             Err(ResolveError::Discovery(e)) if is_retriable(&e) => {
                 (CliError::from_kube(&e, "list", "discovery"), root_cause(&e))
             }
@@ -220,6 +229,11 @@ fn is_retriable(error: &kube::Error) -> bool {
             CliError::Unreachable(_)
         ),
     }
+}
+
+/// A request that never reached the server: refused, unknown host, no route.
+fn is_dial_failure(error: &kube::Error) -> bool {
+    chain_has::<DialError>(error)
 }
 
 /// Whether `E` is anywhere in `error`'s chain.

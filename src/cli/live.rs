@@ -1,16 +1,12 @@
 //! What `watch`, `demo`, `record` and `resync` share: streaming a session live to stdout (and
-//! its `--report` page at exit), and the exit summary of a run cut short while still connecting.
+//! its `--report` page at exit), and the end of a run cut short while still connecting.
 
 use std::io::{self, BufWriter, IsTerminal};
 use std::time::Duration;
 
-use tokio::time::Instant;
-
 use crate::duration::format_duration;
-use crate::informer::trace::{HandlerSummary, Summary};
-use crate::output::{EventRenderer, Hidden, OutputFormat, summary};
+use crate::output::{EventRenderer, Hidden};
 
-use super::args::HandlerSpec;
 use super::connect::Interrupted;
 use super::exit::CliError;
 use super::inspect::{Inspection, list_progress};
@@ -18,54 +14,15 @@ use super::reporting::{ReportAtExit, server_of, tap_of};
 use super::session::Session;
 use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen, signal_reason};
 
-/// Ctrl-C, SIGTERM or the time limit while still connecting: the (empty) exit summary, then
-/// 130/143, or exit 5 for a limit that ran out before the server answered.
-pub fn stopped_before_start(
-    cut: Interrupted,
-    format: OutputFormat,
-    handlers: &[HandlerSpec],
-    started: Instant,
-    limit: Option<Duration>,
-) -> Result<i32, CliError> {
-    let summary = Summary {
-        handlers: handlers
-            .iter()
-            .map(|h| HandlerSummary {
-                name: h.name.clone(),
-                ..HandlerSummary::default()
-            })
-            .collect(),
-        duration: started.elapsed(),
-        stop_reason: match &cut {
-            Interrupted::Signal(code) => format!("{} while connecting", signal_reason(*code)),
-            Interrupted::TimedOut => "timeout reached while connecting".to_owned(),
-        },
-        ..Summary::default()
-    };
-    let written = if format.is_table() {
-        summary::render(
-            &mut io::stderr(),
-            &summary,
-            format,
-            1,
-            jiff::Timestamp::now(),
-        )
-    } else {
-        summary::render(
-            &mut io::stdout(),
-            &summary,
-            format,
-            1,
-            jiff::Timestamp::now(),
-        )
-    };
-    if let Err(e) = written
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        return Err(e.into());
-    }
+/// Ctrl-C, SIGTERM or the time limit while still connecting: nothing ran, so there is no
+/// summary — one stderr line saying so, then 130/143, or exit 5 for a limit that ran out before
+/// the server answered.
+pub fn stopped_before_start(cut: Interrupted, limit: Option<Duration>) -> Result<i32, CliError> {
     match cut {
-        Interrupted::Signal(code) => Ok(code),
+        Interrupted::Signal(code) => {
+            eprintln!("{} while connecting to the server", signal_reason(code));
+            Ok(code)
+        }
         Interrupted::TimedOut => Err(CliError::Unreachable(format!(
             "no answer from the server within the {} limit",
             format_duration(limit.unwrap_or_default())

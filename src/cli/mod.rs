@@ -11,6 +11,7 @@ mod dump;
 mod entry;
 mod exit;
 mod explain;
+mod index_schema;
 mod inspect;
 mod live;
 mod memory;

@@ -7,7 +7,7 @@ use std::io;
 use tokio::time::Instant;
 
 use crate::informer::source::record_file::SecretData;
-use crate::output::{EventRenderer, OutputFormat, RenderOptions};
+use crate::output::{EventRenderer, RenderOptions};
 
 use super::args::{RecordArgs, resource_names};
 use super::connect::{ClusterChoice, deadline_after, unless_interrupted};
@@ -19,7 +19,6 @@ use super::session::Session;
 use super::stream::{self, Signals, StopWhen};
 
 pub async fn run(args: RecordArgs, signals: &mut Signals) -> Result<i32, CliError> {
-    let started = Instant::now();
     let deadline = deadline_after(args.timeout);
     let cluster = ClusterChoice::from_args(&args.connection);
     let resources = resource_names(&args.resources);
@@ -27,11 +26,7 @@ pub async fn run(args: RecordArgs, signals: &mut Signals) -> Result<i32, CliErro
     let preparing = Inspection::prepare(&cluster, &selection, None, &args.pipeline, dump_stages());
     let mut inspection = match unless_interrupted(preparing, signals, deadline).await {
         Ok(prepared) => prepared?,
-        Err(cut) => {
-            let handlers = args.pipeline.handler_specs();
-            let format = OutputFormat::Table;
-            return stopped_before_start(cut, format, &handlers, started, args.timeout);
-        }
+        Err(cut) => return stopped_before_start(cut, args.timeout),
     };
     let version = args.pipeline.client_go.version;
     let secrets = SecretData::shown(args.show_secret_data);

@@ -29,16 +29,11 @@ use super::stream::{self, STDOUT_BUFFER, Signals, StopWhen};
 
 pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliError> {
     let shown = args.informer.output.show.stages().with(Stage::Resync);
-    let started = Instant::now();
     let resources = [args.resource.clone()];
     let preparing = Inspection::for_command(&args.informer, &resources, None, shown);
     let prepared = match unless_interrupted(preparing, signals, None).await {
         Ok(prepared) => prepared?,
-        Err(cut) => {
-            let handlers = args.informer.pipeline.handler_specs();
-            let format = args.informer.output.output;
-            return stopped_before_start(cut, format, &handlers, started, None);
-        }
+        Err(cut) => return stopped_before_start(cut, None),
     };
     let Inspection {
         connection: _connection,
@@ -108,7 +103,8 @@ pub async fn run(args: ResyncArgs, signals: &mut Signals) -> Result<i32, CliErro
     )
     .await?;
     progress.finish();
-    if tables {
+    // A refused first LIST: its error line is all there is to say.
+    if tables && !ending.refused_first_list() {
         let resyncs = resyncs.borrow();
         let mut out = renderer.into_inner();
         writeln!(out)?;

@@ -267,7 +267,9 @@ fn carry_out(session: &mut Session, action: InspectorAction) -> bool {
 }
 
 /// Writes the summary: into the stream for machine formats, as tables on `summary_out` for
-/// people. A closed pipe is not an error here either.
+/// people — but for a first LIST that was refused, where nothing ran and the one `error:` line
+/// says all there is (kubectl prints nothing else either). A closed pipe is not an error here
+/// either.
 fn finish<W: Write>(
     renderer: &mut EventRenderer<W>,
     summary_out: &mut dyn Write,
@@ -276,6 +278,9 @@ fn finish<W: Write>(
 ) -> io::Result<()> {
     if matches!(ending, Ending::PipeClosed) {
         return Ok(());
+    }
+    if ending.refused_first_list() && renderer.options().format.is_table() {
+        return closed_pipe(renderer.flush()).map(drop);
     }
     let written = renderer
         .flush()
@@ -320,6 +325,11 @@ impl Ending {
             Ending::PipeClosed => "stdout closed".to_owned(),
             Ending::Done => "every informer ended".to_owned(),
         }
+    }
+
+    /// Whether the session ended because its first LIST was refused (nothing ran).
+    pub fn refused_first_list(&self) -> bool {
+        matches!(self, Ending::Failed(SessionFailure::InitialList { .. }))
     }
 
     /// The process exit code, or the error to report, for a session that ended this way.

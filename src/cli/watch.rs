@@ -22,7 +22,6 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
     let report = ReportAtExit::asked(args.report.path.as_deref());
     let (shown, hidden) =
         ReportAtExit::stages(report.as_ref(), shown, args.informer.output.hidden());
-    let started = Instant::now();
     let deadline = deadline_after(args.timeout);
     let preparing = Inspection::for_command(
         &args.informer,
@@ -32,16 +31,7 @@ pub async fn run(args: WatchArgs, signals: &mut Signals) -> Result<i32, CliError
     );
     let inspection = match unless_interrupted(preparing, signals, deadline).await {
         Ok(prepared) => prepared?,
-        Err(cut) => {
-            let handlers = args.informer.pipeline.handler_specs();
-            return stopped_before_start(
-                cut,
-                args.informer.output.output,
-                &handlers,
-                started,
-                args.timeout,
-            );
-        }
+        Err(cut) => return stopped_before_start(cut, args.timeout),
     };
     let stop_when = StopWhen {
         count: args.count,

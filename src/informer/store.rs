@@ -74,6 +74,9 @@ pub enum IndexError {
     )]
     /// The expression does not parse.
     BadExpression(String),
+    /// A `field:PATH` whose path is malformed: what is wrong with it.
+    #[error("invalid index expression {expr:?}: {why}")]
+    BadPath { expr: String, why: String },
     /// The NAME=EXPR definition is malformed.
     #[error("invalid index {0:?}: expected NAME=EXPR, e.g. by-node=field:spec.nodeName")]
     BadDefinition(String),
@@ -95,15 +98,12 @@ impl IndexFunc {
             Some(("label", k)) if valid_key(k) => Ok(IndexFunc::Label(k.to_owned())),
             Some(("annotation", k)) if valid_key(k) => Ok(IndexFunc::Annotation(k.to_owned())),
             Some(("field", p)) => {
-                let path: Vec<String> = p
-                    .trim_start_matches('.')
-                    .split('.')
-                    .map(str::to_owned)
-                    .collect();
-                if path.iter().any(|s| s.is_empty()) {
-                    return Err(bad());
-                }
-                Ok(IndexFunc::Field(path))
+                field_path(p)
+                    .map(IndexFunc::Field)
+                    .map_err(|why| IndexError::BadPath {
+                        expr: expr.to_owned(),
+                        why,
+                    })
             }
             _ => Err(bad()),
         }
@@ -137,6 +137,36 @@ impl IndexFunc {
             IndexFunc::Custom(f) => f(obj),
         }
     }
+}
+
+/// `spec.nodeName` (a leading `.` allowed) → its segments; each a JSON field name (letters,
+/// digits, `-`, `_`): arrays on the way fan out by themselves, so brackets have no meaning.
+fn field_path(path: &str) -> Result<Vec<String>, String> {
+    let trimmed = path.strip_prefix('.').unwrap_or(path);
+    if trimmed.is_empty() {
+        return Err("the path is empty (e.g. field:spec.nodeName)".to_owned());
+    }
+    let segments: Vec<&str> = trimmed.split('.').collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        return Err(format!("empty segment in path {path:?}"));
+    }
+    if let Some(odd) = segments.iter().find(|s| !is_field_name(s)) {
+        let hint = if odd.contains(['[', ']', '*']) {
+            " (no brackets: arrays fan out by themselves, e.g. spec.containers.image)"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "{odd:?} in path {path:?} is not a field name (letters, digits, '-' and '_'){hint}"
+        ));
+    }
+    Ok(segments.into_iter().map(str::to_owned).collect())
+}
+
+fn is_field_name(segment: &str) -> bool {
+    segment
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn valid_key(k: &str) -> bool {
@@ -802,6 +832,29 @@ mod tests {
         ] {
             let err = IndexFunc::parse(bad).unwrap_err().to_string();
             assert!(err.starts_with("invalid index expression"), "{bad}: {err}");
+        }
+        for (bad, why) in [
+            (
+                "field:spec.[nodeName",
+                "\"[nodeName\" in path \"spec.[nodeName\" is not a field name",
+            ),
+            (
+                "field:spec.containers[*].image",
+                "arrays fan out by themselves",
+            ),
+            ("field:", "the path is empty"),
+            (
+                "field:spec..nodeName",
+                "empty segment in path \"spec..nodeName\"",
+            ),
+            ("field:spec.nodeName.", "empty segment"),
+        ] {
+            let err = IndexFunc::parse(bad).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("invalid index expression {bad:?}: "))
+                    && err.contains(why),
+                "{bad}: {err}"
+            );
         }
         let mut ix = Indexers::default();
         assert!(ix.add_definition("noequals").is_err());

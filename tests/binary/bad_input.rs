@@ -159,7 +159,10 @@ async fn bad_input_is_one_line_with_its_exit_code() {
             )
         },
         Case {
-            args: with(&["dump", "pods", "--retry-timeout", "2s"], &unreachable),
+            args: with(
+                &["dump", "pods", "--retry-connect", "--retry-timeout", "2s"],
+                &unreachable,
+            ),
             retries: true,
             ..case(
                 "unreachable server",
@@ -225,6 +228,22 @@ async fn bad_input_is_one_line_with_its_exit_code() {
                 &good,
             ),
             ..case("invalid index expression", &[], 2, "fields:spec.nodeName")
+        },
+        Case {
+            args: with(
+                &["watch", "pods", "--index", "node=field:spec.[nodeName"],
+                &good,
+            ),
+            ..case("malformed index path", &[], 2, "\"[nodeName\" in path")
+        },
+        Case {
+            args: with(&["dump", "pods"], &unreachable),
+            ..case(
+                "unreachable server, no --retry-connect",
+                &[],
+                5,
+                "connect: connection refused (--retry-connect retries it)",
+            )
         },
         case(
             "scenario with an unknown step",

@@ -19,6 +19,7 @@ mod cli_generated_docs;
 #[path = "../common/mod.rs"]
 mod common;
 mod conformance;
+mod errors_ux;
 mod fuzz_protobuf;
 mod golden_real;
 mod multi_resource;
