@@ -168,9 +168,10 @@ impl ResourceType {
     }
 
     /// Whether kube-apiserver's strategy for the resource sets `metadata.generation` and bumps it
-    /// on spec changes (workloads, CRDs and custom resources; not ConfigMaps, Secrets, Nodes...).
+    /// on spec changes (workloads, pods since 1.33, CRDs and custom resources; not ConfigMaps,
+    /// Secrets, Nodes...).
     pub fn tracks_generation(&self) -> bool {
-        self.custom || self.is_crd() || self.group == Deployment::GROUP
+        self.custom || self.is_crd() || self.group == Deployment::GROUP || self.is_core("pods")
     }
 
     /// The subresources `version` serves, in kube-apiserver's order: a built-in's by path

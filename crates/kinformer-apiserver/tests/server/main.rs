@@ -7,12 +7,15 @@
 mod admission;
 mod bad_input;
 mod controller;
+mod encoding;
 mod faults;
 mod fidelity;
 mod kube_clients;
 mod kubectl;
+mod kubelet;
 mod resource_versions;
 mod runtime_clients;
 mod semantics;
 mod support;
+mod write_answers;
 mod writes;
