@@ -213,3 +213,35 @@ async fn system_objects_are_managed_by_kube_apiserver() -> TestResult {
     }
     Ok(())
 }
+
+/// A write through `scale` records its managedFields entry without a `time`, first, as
+/// kube-apiserver's scale handler does (`fieldmanager.NewScaleHandler`).
+#[tokio::test]
+async fn scale_writes_record_an_entry_without_a_time() -> TestResult {
+    let server = seeded(Vec::new()).await?;
+    let path = "/apis/apps/v1/namespaces/default/deployments";
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    call(&server, "POST", path, Some((JSON, deployment))).await?;
+    let scale = json!({"apiVersion": "autoscaling/v1", "kind": "Scale",
+        "metadata": {"name": "web", "namespace": "default"}, "spec": {"replicas": 3}});
+    let (code, answer) = call(
+        &server,
+        "PUT",
+        &format!("{path}/web/scale"),
+        Some((JSON, scale)),
+    )
+    .await?;
+    assert_eq!(code, 200, "{answer}");
+    let (_, stored) = call(&server, "GET", &format!("{path}/web"), None).await?;
+    let entry = &stored["metadata"]["managedFields"][0];
+    assert_eq!(entry["subresource"], "scale", "{stored}");
+    assert_eq!(entry.get("time"), None, "{stored}");
+    assert!(
+        stored["metadata"]["managedFields"][1]["time"].is_string(),
+        "{stored}"
+    );
+    Ok(())
+}
