@@ -8,7 +8,10 @@
 //!   ones are scaled to 0 — a rollout in one step.
 //! - ReplicaSet → Pods: missing pods are created from the template (`generateName`, owner
 //!   reference), extra ones deleted.
-//! - Pods: Pending becomes Running (node, IPs, Ready condition), as a kubelet would report.
+//! - Pods: Pending becomes Running as a kubelet reports it: on a stored Node (a Ready
+//!   `kinformer-node` created when there is none), a pod IP no other pod holds, the conditions
+//!   `PodReadyToStartContainers`, `Initialized`, `Ready`, `ContainersReady`, `PodScheduled`, and
+//!   per container its state, resolved image, `imageID` and `containerID`.
 //! - Status: ReplicaSets and Deployments report replicas, ready/available/updated replicas,
 //!   `observedGeneration` and the conditions `kubectl rollout status` waits for.
 //! - Garbage collection: ReplicaSets and Pods whose controlling owner is gone are deleted.
@@ -134,7 +137,6 @@ fn reconcile(store: &Store) {
             &owned_by(&replicasets, deployment, "Deployment"),
         );
     }
-    let nodes = node_names(store);
     for replicaset in replicasets.iter().filter(|r| !is_deleting(r)) {
         reconcile_replicaset(
             store,
@@ -143,10 +145,17 @@ fn reconcile(store: &Store) {
             &owned_by(&pods, replicaset, "ReplicaSet"),
         );
     }
-    for (index, pod) in pods.iter().enumerate() {
-        if text(pod, "/status/phase") == "Pending" && !is_deleting(pod) {
-            run_pod(store, &kinds, pod, &nodes, index);
-        }
+    let pending: Vec<&Value> = pods
+        .iter()
+        .filter(|pod| text(pod, "/status/phase") == "Pending" && !is_deleting(pod))
+        .collect();
+    if pending.is_empty() {
+        return;
+    }
+    let nodes = node_names(store);
+    let mut used = pod_ips(&pods);
+    for pod in pending {
+        run_pod(store, &kinds, pod, &nodes, &mut used);
     }
 }
 
@@ -417,23 +426,124 @@ fn create_pod(store: &Store, replicaset: &Value, template: &Value) {
     }
 }
 
+/// The name of the Node the controllers create when the store has none, for their pods to run on.
+const FAKE_NODE: &str = "kinformer-node";
+
+/// The names of the stored Nodes; when there are none, [`FAKE_NODE`] (created, Ready, as a
+/// kubelet registers its node).
 fn node_names(store: &Store) -> Vec<String> {
     let registry = store.registry();
-    registry
-        .find("", "v1", "nodes")
-        .map(|nodes| objects(store, &nodes))
-        .unwrap_or_default()
+    let Some(nodes) = registry.find("", "v1", "nodes") else {
+        return Vec::new();
+    };
+    let names: Vec<String> = objects(store, &nodes)
         .iter()
         .map(|n| text(n, "/metadata/name").to_owned())
+        .collect();
+    if !names.is_empty() {
+        return names;
+    }
+    let node = json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": FAKE_NODE, "labels": {"kubernetes.io/hostname": FAKE_NODE,
+            "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}},
+        "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+            "message": "kubelet is posting ready status", "lastHeartbeatTime": now(),
+            "lastTransitionTime": now()}],
+            "addresses": [{"type": "InternalIP", "address": "192.168.0.10"},
+                {"type": "Hostname", "address": FAKE_NODE}]}});
+    match create_object(store, node) {
+        Ok(_) => vec![FAKE_NODE.to_owned()],
+        Err(e) => {
+            tracing::debug!("controller node create skipped: {}", e.message);
+            Vec::new()
+        }
+    }
+}
+
+/// The pod IPs the stored pods hold.
+fn pod_ips(pods: &[Value]) -> HashSet<String> {
+    pods.iter()
+        .map(|p| text(p, "/status/podIP").to_owned())
+        .filter(|ip| !ip.is_empty())
         .collect()
 }
 
-/// What a kubelet reports for a started pod.
-fn run_pod(store: &Store, kinds: &Kinds, pod: &Value, nodes: &[String], index: usize) {
+/// The first address of the pod range (10.244.0.0/16, from .2) no pod holds; it is taken.
+fn free_pod_ip(used: &mut HashSet<String>) -> String {
+    let ip = (0u32..)
+        .map(|n| format!("10.244.{}.{}", n / 250 % 256, n % 250 + 2))
+        .find(|ip| !used.contains(ip))
+        .unwrap_or_default();
+    used.insert(ip.clone());
+    ip
+}
+
+/// A content digest for an image, as a runtime reports one (`sha256:` and 64 hex digits,
+/// derived from the image's name: stable across runs).
+fn image_digest(image: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    (0u64..4)
+        .map(|round| {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            (round, image).hash(&mut hasher);
+            format!("{:016x}", hasher.finish())
+        })
+        .collect()
+}
+
+/// An image reference as the container runtime resolves it: `nginx` → `docker.io/library/nginx:latest`.
+fn resolved_image(image: &str) -> String {
+    let (name, tag) = match image.rsplit_once(':').filter(|(_, tag)| !tag.contains('/')) {
+        Some((name, tag)) => (name, tag),
+        None => (image, "latest"),
+    };
+    let first = name.split('/').next().unwrap_or_default();
+    let registry_given =
+        name.contains('/') && (first.contains('.') || first.contains(':') || first == "localhost");
+    let name = match (registry_given, name.contains('/')) {
+        (true, _) => name.to_owned(),
+        (false, true) => format!("docker.io/{name}"),
+        (false, false) => format!("docker.io/library/{name}"),
+    };
+    format!("{name}:{tag}")
+}
+
+/// A started container's status, as a kubelet reports it.
+fn container_status(container: &Value, pod_uid: &str, started: &str) -> Value {
+    let name = container
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let image = resolved_image(
+        container
+            .get("image")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
+    );
+    let repository = image.rsplit_once(':').map_or(image.as_str(), |(r, _)| r);
+    let image_id = format!("{repository}@sha256:{}", image_digest(&image));
+    let container_id = format!(
+        "containerd://{}",
+        image_digest(&format!("{pod_uid}/{name}"))
+    );
+    json!({"name": name, "state": {"running": {"startedAt": started}}, "lastState": {},
+        "ready": true, "restartCount": 0, "image": image, "imageID": image_id,
+        "containerID": container_id, "started": true})
+}
+
+/// What a kubelet reports for a started pod: its node, unique IPs, the five conditions in the
+/// kubelet's order, a status per container with its image ID.
+fn run_pod(
+    store: &Store,
+    kinds: &Kinds,
+    pod: &Value,
+    nodes: &[String],
+    used: &mut HashSet<String>,
+) {
     let mut running = pod.clone();
     let node = match text(pod, "/spec/nodeName") {
         "" => nodes
-            .get(index % nodes.len().max(1))
+            .get(used.len() % nodes.len().max(1))
             .cloned()
             .unwrap_or_default(),
         node => node.to_owned(),
@@ -442,23 +552,41 @@ fn run_pod(store: &Store, kinds: &Kinds, pod: &Value, nodes: &[String], index: u
         running["spec"]["nodeName"] = node.into();
     }
     let started = now();
-    let ready = json!({"type": "Ready", "status": "True", "lastTransitionTime": started});
+    let condition = |kind: &str| json!({"type": kind, "status": "True", "lastProbeTime": null, "lastTransitionTime": started});
+    let conditions: Vec<Value> = [
+        "PodReadyToStartContainers",
+        "Initialized",
+        "Ready",
+        "ContainersReady",
+        "PodScheduled",
+    ]
+    .into_iter()
+    .map(condition)
+    .collect();
+    let uid = text(pod, "/metadata/uid");
     let containers: Vec<Value> = pod
         .pointer("/spec/containers")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .map(|c| json!({"name": c.get("name"), "image": c.get("image"), "ready": true,
-                        "started": true, "restartCount": 0, "state": {"running": {"startedAt": started}}}))
+        .map(|c| container_status(c, uid, &started))
         .collect();
-    running["status"] = json!({
-        "phase": "Running",
-        "conditions": [ready],
-        "hostIP": format!("192.168.0.{}", index % 200 + 10),
-        "podIP": format!("10.244.{}.{}", index / 250 % 250, index % 250 + 2),
-        "startTime": started,
-        "containerStatuses": containers,
-    });
+    let host_ip = "192.168.0.10";
+    let pod_ip = free_pod_ip(used);
+    let mut status = pod.get("status").cloned().unwrap_or_else(|| json!({}));
+    for (key, value) in [
+        ("phase", json!("Running")),
+        ("conditions", json!(conditions)),
+        ("hostIP", json!(host_ip)),
+        ("hostIPs", json!([{"ip": host_ip}])),
+        ("podIP", json!(pod_ip)),
+        ("podIPs", json!([{"ip": pod_ip}])),
+        ("startTime", json!(started)),
+        ("containerStatuses", json!(containers)),
+    ] {
+        status[key] = value;
+    }
+    running["status"] = status;
     update_if_changed(store, &kinds.pods, pod, running);
 }
 

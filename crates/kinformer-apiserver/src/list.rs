@@ -77,6 +77,10 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
         after: after.as_deref(),
         limit,
         filter: &filter,
+        // kube-apiserver counts what follows a page only for a list without selectors.
+        count_remaining: ["labelSelector", "fieldSelector"]
+            .iter()
+            .all(|p| request.param(p).is_none_or(str::is_empty)),
     };
     let page = app
         .store
@@ -105,8 +109,11 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
             &request.resource,
             representation,
             page.items,
-            page.rv,
-            token.as_deref(),
+            ListMeta {
+                rv: page.rv,
+                continue_token: token.as_deref(),
+                remaining: page.remaining.filter(|_| token.is_some()),
+            },
         ),
     };
     Ok(json_response(StatusCode::OK, body))
@@ -237,15 +244,30 @@ const CHUNK_BYTES: usize = 256 * 1024;
 /// What a chunk is allocated with beyond [`CHUNK_BYTES`]: its last object ends past it.
 const CHUNK_SLACK: usize = 16 * 1024;
 
+/// A list's `metadata` (ListMeta, in Go's field order).
+#[derive(Debug, Clone, Copy)]
+pub struct ListMeta<'a> {
+    /// `resourceVersion`.
+    pub rv: u64,
+    /// `continue`.
+    pub continue_token: Option<&'a str>,
+    /// `remainingItemCount`.
+    pub remaining: Option<usize>,
+}
+
 /// `{"kind":"XList",...,"items":[...]}` streamed in chunks built from the stored bytes (no
 /// re-serialisation, and no copy of the whole list in memory at once).
 pub fn render_list(
     resource: &ResourceType,
     representation: Representation,
     items: Vec<Arc<StoredObject>>,
-    rv: u64,
-    continue_token: Option<&str>,
+    meta: ListMeta<'_>,
 ) -> Body {
+    let ListMeta {
+        rv,
+        continue_token,
+        remaining,
+    } = meta;
     let (kind, api_version) = match representation {
         Representation::Metadata => (
             "PartialObjectMetadataList".to_owned(),
@@ -258,6 +280,9 @@ pub fn render_list(
     );
     if let Some(token) = continue_token {
         head.push_str(&format!(r#","continue":"{token}""#));
+    }
+    if let Some(count) = remaining {
+        head.push_str(&format!(r#","remainingItemCount":{count}"#));
     }
     head.push_str(r#"},"items":["#);
     let chunks = ListChunks {

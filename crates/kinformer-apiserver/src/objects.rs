@@ -66,7 +66,7 @@ struct RawMetadata<'a> {
 impl StoredObject {
     /// Indexes a serialised object.
     pub fn new(value: &Value, resource: &ResourceType, rv: u64) -> Result<Self, ApiError> {
-        let (bytes, type_meta) = type_meta::serialise(value);
+        let (bytes, type_meta) = type_meta::serialise(value, resource.custom);
         // Read through a reference: metadata holds managedFields, most of an object's bytes.
         let metadata = value
             .get("metadata")

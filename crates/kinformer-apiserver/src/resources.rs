@@ -224,8 +224,8 @@ impl ResourceType {
     }
 
     /// Whether kube-apiserver's strategy for the resource sets `metadata.generation` and bumps it
-    /// on spec changes (workloads, Jobs, CronJobs, PodDisruptionBudgets, ReplicationControllers,
-    /// CRDs and custom resources; not ConfigMaps, Secrets, Nodes...).
+    /// on spec changes (workloads, pods since 1.33, Jobs, CronJobs, PodDisruptionBudgets,
+    /// ReplicationControllers, CRDs and custom resources; not ConfigMaps, Secrets, Nodes...).
     pub fn tracks_generation(&self) -> bool {
         self.custom
             || self.is_crd()
@@ -233,6 +233,7 @@ impl ResourceType {
             || self.group == Job::GROUP
             || self.group == PodDisruptionBudget::GROUP
             || self.is_core(ReplicationController::URL_PATH_SEGMENT)
+            || self.is_core("pods")
     }
 
     /// Whether the resource serves `verb` (`create`, `list`, …).

@@ -11,6 +11,7 @@ use http::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::app::{App, ResourceRequest};
+use super::json::type_meta::serialise;
 use super::objects::StoredObject;
 use super::resources::{ResourceType, ScalePaths, ScaleSelector};
 use super::status::{ApiError, json_response};
@@ -55,7 +56,9 @@ pub fn serve(
         other => return Err(ApiError::method_not_allowed(other)),
     };
     let scale = scale_of(&object, paths);
-    Ok(json_response(StatusCode::OK, scale.to_string()))
+    // Written in Go's field order (kind, apiVersion, metadata, spec, status), as built-ins are.
+    let (body, _) = serialise(&scale, false);
+    Ok(json_response(StatusCode::OK, body))
 }
 
 /// The Scale a PATCH makes of the object's current one.
@@ -159,12 +162,18 @@ fn scale_of(object: &Value, paths: &ScalePaths) -> Value {
         }
     }
     let number = |pointer: &str| object.pointer(pointer).and_then(Value::as_i64).unwrap_or(0);
+    let mut status = json!({"replicas": number(&paths.status_replicas)});
+    // `selector` is `omitempty`: a custom resource without one at its labelSelectorPath has none.
+    let selector = selector(object, &paths.selector);
+    if !selector.is_empty() {
+        status["selector"] = selector.into();
+    }
     json!({
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
         "metadata": meta,
         "spec": {"replicas": number(&paths.spec_replicas)},
-        "status": {"replicas": number(&paths.status_replicas), "selector": selector(object, &paths.selector)},
+        "status": status,
     })
 }
 

@@ -9,7 +9,7 @@ use super::error::ServerError;
 use super::objects::object_key;
 use super::status::ApiError;
 use super::store::Store;
-use super::write::create_object;
+use super::write::{DIRECT_WRITER, SYSTEM_WRITER, Writer, create_object, create_object_as};
 
 /// Nodes of the built-in cluster.
 const NODES: [&str; 3] = ["node-1", "node-2", "node-3"];
@@ -271,7 +271,7 @@ fn seed_infrastructure(store: &Store) -> Result<(), ApiError> {
         )?;
     }
     for namespace in NAMESPACES {
-        create_namespace(store, namespace)?;
+        create_namespace(store, namespace, DIRECT_WRITER)?;
         create(
             store,
             json!({"apiVersion": "v1", "kind": "ServiceAccount",
@@ -474,11 +474,11 @@ fn documents(text: &str) -> Vec<(usize, String)> {
 /// The namespaces every cluster has.
 const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-node-lease", "kube-public", "kube-system"];
 
-/// Creates namespace `name` unless it exists.
-fn create_namespace(store: &Store, name: &str) -> Result<(), ApiError> {
+/// Creates namespace `name` unless it exists, recorded as `writer`'s.
+fn create_namespace(store: &Store, name: &str, writer: Writer<'static>) -> Result<(), ApiError> {
     let namespace = json!({"apiVersion": "v1", "kind": "Namespace",
         "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}});
-    match create_object(store, namespace) {
+    match create_object_as(store, namespace, writer) {
         Err(e) if e.reason != "AlreadyExists" => Err(e),
         _ => Ok(()),
     }
@@ -503,8 +503,8 @@ fn kubernetes_service() -> Value {
 pub fn seed_system_objects(store: &Store) -> Result<(), ServerError> {
     let seeded = SYSTEM_NAMESPACES
         .iter()
-        .try_for_each(|name| create_namespace(store, name))
-        .and_then(|()| create_object(store, kubernetes_service()).map(drop));
+        .try_for_each(|name| create_namespace(store, name, SYSTEM_WRITER))
+        .and_then(|()| create_object_as(store, kubernetes_service(), SYSTEM_WRITER).map(drop));
     seeded.map_err(|e| ServerError::Seed(e.message))
 }
 
@@ -606,6 +606,7 @@ mod tests {
                     after: None,
                     limit: None,
                     filter: &filter,
+                    count_remaining: false,
                 };
                 store.list(&key, &query).ok()
             })

@@ -107,6 +107,8 @@ pub struct Page {
     pub items: Vec<Arc<StoredObject>>,
     /// Set when more objects follow: the key of the last returned item.
     pub continue_after: Option<String>,
+    /// How many objects follow, when the query counts them.
+    pub remaining: Option<usize>,
 }
 
 /// What a list asks for.
@@ -121,6 +123,8 @@ pub struct ListQuery<'a> {
     pub limit: Option<usize>,
     /// Which objects to return.
     pub filter: &'a dyn Fn(&StoredObject) -> bool,
+    /// Whether a limited page counts the objects after it ([`Page::remaining`]).
+    pub count_remaining: bool,
 }
 
 /// A watch's starting point: replayed events and the live channel.
@@ -303,6 +307,7 @@ impl Store {
                 rv: at,
                 items: Vec::new(),
                 continue_after: None,
+                remaining: None,
             });
         };
         let merged = merge(current.range(range.clone()), overlay.range(range));
@@ -428,11 +433,16 @@ fn collect_page<'a>(
             }
         }
     }
-    let more = last_key.is_some() && objects.any(|o| (query.filter)(o));
+    let rest = match (&last_key, query.count_remaining) {
+        (None, _) => 0,
+        (Some(_), true) => objects.filter(|o| (query.filter)(o)).count(),
+        (Some(_), false) => usize::from(objects.any(|o| (query.filter)(o))),
+    };
     Page {
         rv,
         items,
-        continue_after: last_key.filter(|_| more),
+        continue_after: last_key.filter(|_| rest > 0),
+        remaining: (query.count_remaining && rest > 0).then_some(rest),
     }
 }
 
@@ -718,6 +728,7 @@ mod tests {
             after,
             limit,
             filter: &|_| true,
+            count_remaining: false,
         }
     }
 

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::go_order;
 use super::writer::{write_str, write_value};
 
 /// A byte range of a document.
@@ -118,20 +119,28 @@ impl TypeMetaSpans {
     }
 }
 
-/// `value` serialised exactly as `serde_json::to_vec` does, with the spans of its TypeMeta, in
-/// a buffer of its own length (a stored object keeps it).
-pub fn serialise(value: &Value) -> (Vec<u8>, TypeMetaSpans) {
+/// `value` serialised compact, with the spans of its TypeMeta, in a buffer of its own length (a
+/// stored object keeps it): a built-in object in Go's field order (as kube-apiserver writes it),
+/// a custom resource (`custom`) with its keys sorted (as kube-apiserver writes unstructured
+/// objects).
+pub fn serialise(value: &Value, custom: bool) -> (Vec<u8>, TypeMetaSpans) {
     let Value::Object(members) = value else {
         let mut out = Vec::new();
         write_value(&mut out, value);
         return (out, TypeMetaSpans::default());
+    };
+    let shape = (!custom)
+        .then(|| go_order::object_shape(members.get("kind").and_then(Value::as_str).unwrap_or("")));
+    let ordered = match shape {
+        Some(shape) => shape.ordered(members),
+        None => members.iter().collect(),
     };
     let mut out = Vec::with_capacity(4096);
     let mut api_version = None;
     let mut kind = None;
     let mut metadata = None;
     out.push(b'{');
-    for (index, (key, member)) in members.iter().enumerate() {
+    for (index, (key, member)) in ordered.into_iter().enumerate() {
         if index > 0 {
             out.push(b',');
         }
@@ -139,7 +148,10 @@ pub fn serialise(value: &Value) -> (Vec<u8>, TypeMetaSpans) {
         write_str(&mut out, key);
         out.push(b':');
         let value_start = out.len();
-        write_value(&mut out, member);
+        match shape {
+            Some(shape) => go_order::write_inner(&mut out, member, shape.inner(key)),
+            None => write_value(&mut out, member),
+        }
         match key.as_str() {
             "apiVersion" => api_version = Span::new(start, out.len()),
             "kind" => kind = Span::new(start, out.len()),
@@ -158,7 +170,7 @@ mod tests {
     use serde_json::json;
 
     fn stripped(value: &Value) -> Value {
-        let (bytes, spans) = serialise(value);
+        let (bytes, spans) = serialise(value, true);
         assert_eq!(serde_json::to_vec(value).ok(), Some(bytes.clone()));
         let metadata = spans.metadata().and_then(|at| bytes.get(at));
         let expected = value

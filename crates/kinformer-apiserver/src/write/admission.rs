@@ -373,7 +373,7 @@ mod tests {
         for (key, value) in extra.as_object().into_iter().flatten() {
             pod[key] = value.clone();
         }
-        serialise(&pod)
+        serialise(&pod, false)
     }
 
     #[test]

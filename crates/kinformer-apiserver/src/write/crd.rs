@@ -37,6 +37,16 @@ pub fn establish(
     Ok(())
 }
 
+/// Sets the status a new CRD is stored with before its controllers ran (the strategy's
+/// `storedVersions`, taken from `established`, and the zero value's empty rest).
+pub fn set_created_status(value: &mut Value, established: &Value) {
+    value["status"] = json!({
+        "conditions": null,
+        "acceptedNames": {"plural": "", "kind": ""},
+        "storedVersions": established["status"]["storedVersions"],
+    });
+}
+
 /// Who writes a CRD's status: apiextensions-apiserver's naming and establishing controllers,
 /// which run in kube-apiserver.
 const STATUS_CONTROLLERS: Writer<'static> = Writer {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::get::respond;
 use super::managed::Writer;
-use super::meta::{parse_object, str_at};
+use super::meta::{parse_body, str_at};
 use super::options::{WriteKind, WriteOptions};
 use super::registry::{Ownership, create_in};
 use super::strategy::{reset_status_on_create, resolve_namespace};
@@ -20,7 +20,7 @@ use crate::store::Txn;
 /// Serves POST.
 pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Response, ApiError> {
     let options = WriteOptions::of(request, WriteKind::Create, &[])?;
-    let mut value = parse_object(body)?;
+    let mut value = parse_body(body, &request.resource.kind)?;
     reset_status_on_create(&mut value, &request.resource);
     let namespace = request.namespace.as_deref();
     let object = app.store.transaction(options.dry_run, |txn| {

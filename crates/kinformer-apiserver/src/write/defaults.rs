@@ -2,8 +2,8 @@
 //! kind, on every create and update path (JSON, YAML, protobuf, every patch, apply):
 //!
 //! - [`zero_value`]: the fields the Go type always serializes (non-`omitempty` fields of its
-//!   empty struct: `status: {}`, `spec.strategy: {}`, a template's
-//!   `metadata.creationTimestamp: null`…), which every object decoded into it carries — and
+//!   empty struct: `status: {}`, `spec.strategy: {}`, a template's `metadata: {}` (its
+//!   `creationTimestamp` is `omitzero` since 1.35)…), which every object decoded into it carries — and
 //!   which field managers compare a created object against;
 //! - [`apply_defaults`]: the defaulting functions, as tables of `(field, default)` per struct,
 //!   each citing the Go file it follows;
@@ -22,12 +22,12 @@ use crate::resources::ResourceType;
 
 /// A pod template's zero value (`core/v1` `PodTemplateSpec`).
 fn template_zero() -> Value {
-    json!({"metadata": {"creationTimestamp": null}, "spec": {"containers": null}})
+    json!({"metadata": {}, "spec": {"containers": null}})
 }
 
-/// A zero value: ObjectMeta's (`creationTimestamp: null`) with `rest`.
+/// A zero value: ObjectMeta's (empty: its `creationTimestamp` is `omitzero`) with `rest`.
 fn zero(rest: Value) -> Value {
-    let mut zero = json!({"metadata": {"creationTimestamp": null}});
+    let mut zero = json!({"metadata": {}});
     fill(&mut zero, &rest);
     zero
 }

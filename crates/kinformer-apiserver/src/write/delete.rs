@@ -10,10 +10,10 @@ use serde_json::Value;
 use super::get::respond;
 use super::meta::{parse_object, str_at};
 use super::options::{WriteKind, WriteOptions, body_dry_run};
-use super::registry::delete_in;
+use super::registry::{PodDeletion, delete_in};
 use super::target::Target;
 use crate::app::{App, ResourceRequest};
-use crate::list::render_list;
+use crate::list::{ListMeta, render_list};
 use crate::objects::StoredObject;
 use crate::selector::Selection;
 use crate::status::{ApiError, deleted_status, json_response};
@@ -34,7 +34,7 @@ pub fn delete(
             .get(&target.resource.key(), &target.key())
             .ok_or_else(|| ApiError::not_found(target.resource, name))?;
         preconditions.check(&current, &target)?;
-        delete_in(txn, target.resource, &current)
+        delete_in(txn, target.resource, &current, PodDeletion::Graceful)
     })?;
     let value = object.to_value()?;
     if target.resource.returns_deleted_object() || is_pending(&value) {
@@ -69,7 +69,7 @@ pub fn delete_collection(
         let mut deleted = Vec::new();
         for object in txn.objects(&resource.key()) {
             if selection.matches(&object) {
-                deleted.push(delete_in(txn, resource, &object)?);
+                deleted.push(delete_in(txn, resource, &object, PodDeletion::Graceful)?);
             }
         }
         let rv = deleted.last().map_or(0, |o| o.rv);
@@ -80,7 +80,16 @@ pub fn delete_collection(
     } else {
         rv
     };
-    let body = render_list(resource, request.representation, deleted, rv, None);
+    let body = render_list(
+        resource,
+        request.representation,
+        deleted,
+        ListMeta {
+            rv,
+            continue_token: None,
+            remaining: None,
+        },
+    );
     Ok(json_response(StatusCode::OK, body))
 }
 

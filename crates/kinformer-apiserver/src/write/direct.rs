@@ -7,8 +7,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::managed::Writer;
 use super::meta::str_at;
-use super::registry::{Ownership, create_in, delete_in, new_object, replace_in, update_in};
+use super::registry::{
+    Ownership, PodDeletion, create_in, delete_in, new_object, replace_in, update_in,
+};
 use super::target::{DIRECT_WRITER, Target};
 use crate::objects::{StoredObject, object_key};
 use crate::resources::ResourceType;
@@ -18,15 +21,18 @@ use crate::store::{Store, Txn};
 /// Creates an object addressed by its own `apiVersion`, `kind` and `metadata.namespace`
 /// (seeding and churn).
 pub fn create_object(store: &Store, value: Value) -> Result<Arc<StoredObject>, ApiError> {
+    create_object_as(store, value, DIRECT_WRITER)
+}
+
+/// [`create_object`] recorded in managedFields as `writer`'s.
+pub fn create_object_as(
+    store: &Store,
+    value: Value,
+    writer: Writer<'static>,
+) -> Result<Arc<StoredObject>, ApiError> {
     store.write(|txn| {
         let resource = resource_of(txn, &value)?;
-        create_in(
-            txn,
-            &resource,
-            None,
-            value,
-            Ownership::Update(DIRECT_WRITER),
-        )
+        create_in(txn, &resource, None, value, Ownership::Update(writer))
     })
 }
 
@@ -53,7 +59,7 @@ pub fn delete_object(
         let current = txn
             .get(&resource.key(), &object_key(namespace, name))
             .ok_or_else(|| ApiError::not_found(resource, name))?;
-        delete_in(txn, resource, &current)
+        delete_in(txn, resource, &current, PodDeletion::Immediate)
     })
 }
 

@@ -282,7 +282,7 @@ impl Change {
 }
 
 /// A new Update entry of `writer` at `api_version` owning `fields` (built as a map: `json!`
-/// would copy the fields through serde).
+/// would copy the fields through serde), stamped with the time unless written through `scale`.
 fn update_entry(writer: Writer<'_>, api_version: &str, fields: Map<String, Value>) -> Value {
     let mut entry = Map::new();
     entry.insert("apiVersion".into(), api_version.into());
@@ -293,7 +293,10 @@ fn update_entry(writer: Writer<'_>, api_version: &str, fields: Map<String, Value
     if !writer.subresource.is_empty() {
         entry.insert("subresource".into(), writer.subresource.into());
     }
-    entry.insert("time".into(), now().into());
+    // kube-apiserver's scale handler writes its entries without a time (they sort first).
+    if writer.subresource != "scale" {
+        entry.insert("time".into(), now().into());
+    }
     Value::Object(entry)
 }
 

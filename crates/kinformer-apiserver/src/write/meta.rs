@@ -20,6 +20,78 @@ pub fn parse_object(body: &[u8]) -> Result<Value, ApiError> {
     Ok(value)
 }
 
+/// A POST body as a JSON object of `kind`, or kube-apiserver's 400 for a body it cannot
+/// decode: "the object provided is unrecognized (must be of type K): couldn't get
+/// version/kind; json parse error: …" with the body's first 30 bytes
+/// (`endpoints/handlers/rest.go`, `transformDecodeError`, `summarizeData`).
+pub fn parse_body(body: &[u8], kind: &str) -> Result<Value, ApiError> {
+    let error = match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(members)) => return Ok(Value::Object(members)),
+        Ok(Value::Null) => return parse_object(body),
+        Ok(other) => format!(
+            "json: cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
+            go_type(&other)
+        ),
+        Err(e) => go_syntax_error(&e, body),
+    };
+    Err(ApiError::bad_request(format!(
+        "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {error} ({})",
+        summary(body)
+    )))
+}
+
+/// The name encoding/json gives a JSON value's type.
+fn go_type(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "array",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        Value::Null | Value::Object(_) => "object",
+    }
+}
+
+/// encoding/json's words for a syntax error where it has the same words for it: the end of
+/// the input, a character where a value should start; serde_json's otherwise.
+fn go_syntax_error(error: &serde_json::Error, body: &[u8]) -> String {
+    if error.is_eof() {
+        return "unexpected end of JSON input".to_owned();
+    }
+    let offset = body
+        .split(|b| *b == b'\n')
+        .take(error.line().saturating_sub(1))
+        .map(|line| line.len() + 1)
+        .sum::<usize>()
+        + error.column().saturating_sub(1);
+    match body.get(offset) {
+        Some(&byte)
+            if error.to_string().starts_with("expected value") && byte.is_ascii_graphic() =>
+        {
+            format!(
+                "invalid character '{}' looking for beginning of value",
+                char::from(byte)
+            )
+        }
+        _ => error.to_string(),
+    }
+}
+
+/// The start of a body for an error message: its first 30 bytes (as text when it starts
+/// with `{`, else in hex), " ..." when there are more; "<empty>" for none.
+fn summary(body: &[u8]) -> String {
+    const MAX: usize = 30;
+    let (start, more) = match body.len() > MAX {
+        true => (&body[..MAX], " ..."),
+        false => (body, ""),
+    };
+    let text = match body.first() {
+        None => return "<empty>".to_owned(),
+        Some(b'{') => String::from_utf8_lossy(start).into_owned(),
+        Some(_) => start.iter().map(|b| format!("{b:02x}")).collect(),
+    };
+    format!("{text}{more}")
+}
+
 /// A string at a JSON pointer, or "".
 pub fn str_at<'a>(value: &'a Value, pointer: &str) -> &'a str {
     value_at(value, pointer)

@@ -35,12 +35,14 @@ mod update;
 pub use self::create::create;
 pub use self::delete::{delete, delete_collection};
 pub use self::direct::{
-    create_object, delete_object, replace_many, seed_unrecorded, update_object,
+    create_object, create_object_as, delete_object, replace_many, seed_unrecorded, update_object,
 };
 pub use self::get::get;
+pub use self::managed::Writer;
 pub use self::meta::parse_object;
 pub use self::options::{WriteKind, WriteOptions};
 pub use self::patch::{PatchKind, patch};
 pub use self::registry::update_in;
 pub use self::target::Target;
+pub use self::target::{DIRECT_WRITER, SYSTEM_WRITER};
 pub use self::update::replace;

@@ -38,7 +38,8 @@ pub enum Ownership<'a> {
 }
 
 /// Creates an object in `txn`: prepared by the strategy, its creator recorded, admitted (a
-/// pod: [`admission`]), a CRD established.
+/// pod: [`admission`]). A CRD is stored as created (answered so, its status not yet set by
+/// the controllers, as kube-apiserver answers), then established (a second write).
 pub fn create_in(
     txn: &mut Txn<'_>,
     resource: &Arc<ResourceType>,
@@ -48,8 +49,15 @@ pub fn create_in(
 ) -> Result<Arc<StoredObject>, ApiError> {
     let mut prepared = new_object(txn, resource, path_namespace, value, ownership)?;
     admission::admit_create(txn, resource, &mut prepared)?;
-    crd::establish(txn, resource, &mut prepared)?;
-    txn.put(resource, prepared)
+    if !resource.is_crd() {
+        return txn.put(resource, prepared);
+    }
+    let mut established = prepared.clone();
+    crd::establish(txn, resource, &mut established)?;
+    crd::set_created_status(&mut prepared, &established);
+    let created = txn.put(resource, prepared)?;
+    txn.put(resource, established)?;
+    Ok(created)
 }
 
 /// A new object as it is stored: checked and defaulted by the strategy, its creator recorded
@@ -184,10 +192,14 @@ fn update_with(
         admission::admit_update(resource, &old, &mut value);
     }
     crd::establish(txn, resource, &mut value)?;
-    if is_deleting(&value) && finalizers(&value).is_empty() {
-        return finish_delete(txn, resource, &target.key());
+    let finalized = is_deleting(&value) && finalizers(&value).is_empty();
+    let updated = txn.put(resource, value)?;
+    if finalized {
+        // Stored without its last finalizer (MODIFIED), then removed (DELETED); the answer
+        // is the object as updated (`registry/generic/registry/store.go`, `Update`).
+        finish_delete(txn, resource, &target.key())?;
     }
-    txn.put(resource, value)
+    Ok(updated)
 }
 
 /// Whether the object's deletion is pending (it has a `deletionTimestamp`).
@@ -206,14 +218,28 @@ fn finalizers(value: &Value) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-/// Deletes an object now, or marks it for deletion while finalizers remain.
+/// How a DELETE treats a pod.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PodDeletion {
+    /// As kube-apiserver deletes a pod on no node: marked first (a graceful deletion of grace
+    /// 0: a MODIFIED event), then removed, and answered as marked (a DELETE request).
+    Graceful,
+    /// Removed at once (the server's own controllers and churn).
+    Immediate,
+}
+
+/// Deletes an object now, or marks it for deletion while finalizers remain (a pod as `pods`
+/// says).
 pub fn delete_in(
     txn: &mut Txn<'_>,
     resource: &ResourceType,
     current: &StoredObject,
+    pods: PodDeletion,
 ) -> Result<Arc<StoredObject>, ApiError> {
     let mut value = current.to_value()?;
-    if finalizers(&value).is_empty() {
+    let waits = !finalizers(&value).is_empty();
+    let graceful = pods == PodDeletion::Graceful && resource.is_core("pods");
+    if !waits && !graceful {
         return finish_delete(txn, resource, &current.key());
     }
     if is_deleting(&value) {
@@ -221,10 +247,28 @@ pub fn delete_in(
             .get(&resource.key(), &current.key())
             .ok_or_else(|| ApiError::not_found(resource, current.name()));
     }
-    let metadata = metadata_mut(&mut value)?;
+    mark_deleting(&mut value, resource)?;
+    let marked = txn.put(resource, value)?;
+    if !waits {
+        finish_delete(txn, resource, &current.key())?;
+    }
+    Ok(marked)
+}
+
+/// Sets what a deletion that waits sets: `deletionTimestamp`, `deletionGracePeriodSeconds`
+/// (0: no kubelet waits on a pod here, kube-apiserver's grace for a pod on no node) and, for a
+/// resource whose generation moves, the next generation (pod strategy's graceful deletion;
+/// `registry/rest/delete.go`, `BeforeDelete`).
+fn mark_deleting(value: &mut Value, resource: &ResourceType) -> Result<(), ApiError> {
+    let metadata = metadata_mut(value)?;
     metadata.insert("deletionTimestamp".into(), now().into());
     metadata.insert("deletionGracePeriodSeconds".into(), 0.into());
-    txn.put(resource, value)
+    if resource.tracks_generation()
+        && let Some(generation) = metadata.get("generation").and_then(Value::as_i64)
+    {
+        metadata.insert("generation".into(), generation.saturating_add(1).into());
+    }
+    Ok(())
 }
 
 /// Removes an object (and, for a CRD, the resource it defines with all its objects).

@@ -12,7 +12,10 @@
 //! `generation` moves only with `spec`. This path builds those bytes from the current object's,
 //! parsing the two maps and `managedFields`, not the object.
 //!
-//! Anything else — another member changed, non-compact JSON, a status write, a pending
+//! A body not in the server's member order (Go's field order for built-in types: serde_json's
+//! sorted keys, or pretty-printed) is first parsed and rewritten in that order.
+//!
+//! Anything else — another member changed, a status write, a pending
 //! deletion, a CRD, a pod that admission would change (one without the default tolerations)
 //! — returns None and the general path decides, every error included. Both
 //! paths store the same object for the same request (`splice_tests`).
@@ -60,8 +63,23 @@ pub fn replace(txn: &mut Txn<'_>, target: &Target<'_>, body: &[u8]) -> Option<Ar
     if !admission::admits_unchanged_spec(resource, &current) {
         return None;
     }
+    let reordered;
+    let body = if resource.custom || body.starts_with(b"{\"kind\":") {
+        body
+    } else {
+        reordered = in_server_order(body)?;
+        &reordered
+    };
     let plan = Plan::check(target, &current, body)?;
     txn.replace_rendered(resource, &key, current.rv, |rv| plan.render(rv))
+}
+
+/// `body` (a built-in object whose members are not in the order the server writes them, e.g.
+/// serde_json's sorted keys) rewritten in that order, so the byte comparison sees what the
+/// general path would store; None when it is not JSON.
+fn in_server_order(body: &[u8]) -> Option<Vec<u8>> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    Some(crate::json::type_meta::serialise(&value, false).0)
 }
 
 /// A checked replace, ready to render at a resourceVersion.

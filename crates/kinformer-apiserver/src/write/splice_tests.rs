@@ -154,12 +154,13 @@ fn same_in(
     fast
 }
 
-/// The stored `object` changed by `edit`, as a body.
+/// The stored `object` changed by `edit`, as a body in the server's member order (as client-go
+/// writes it back).
 fn edited(store: &Store, object: &Value, plural: &str, edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
     let mut body = stored(store, plural, name);
     edit(&mut body);
-    serde_json::to_vec(&body).unwrap_or_default()
+    crate::json::type_meta::serialise(&body, false).0
 }
 
 fn pod() -> Value {
@@ -342,11 +343,8 @@ fn everything_else_takes_the_general_path() {
             body(&|b| drop(b["metadata"].as_object_mut().map(|m| m.remove("namespace")))),
         ),
         ("kind changed", body(&|b| b["kind"] = json!("Node"))),
-        (
-            "pretty-printed",
-            serde_json::to_vec_pretty(&stored(&store, "pods", "web-1")).unwrap_or_default(),
-        ),
         ("not JSON", b"{\"apiVersion\":".to_vec()),
+        ("not JSON, in server order", b"{\"kind\":".to_vec()),
     ];
     for (what, body) in refused {
         assert!(!taken(&store, &body, false), "{what}");
@@ -365,6 +363,18 @@ fn everything_else_takes_the_general_path() {
         "a duplicated label"
     );
     assert!(taken(&store, &unchanged, false));
+    type Write = fn(&Value) -> serde_json::Result<Vec<u8>>;
+    let writers: [(&str, Write); 2] = [
+        ("pretty-printed", |v| serde_json::to_vec_pretty(v)),
+        ("keys sorted", |v| serde_json::to_vec(v)),
+    ];
+    for (what, write) in writers {
+        let rewritten = write(&stored(&store, "pods", "web-1")).unwrap_or_default();
+        assert!(
+            taken(&store, &rewritten, false),
+            "{what}: rewritten in server order"
+        );
+    }
     let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}});
     let store = store_with(&namespace);
     let body =

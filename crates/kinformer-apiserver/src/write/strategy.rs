@@ -113,20 +113,44 @@ pub fn merge_string_data(value: &mut Value, resource: &ResourceType) {
     }
 }
 
-/// Checks `kind`/`apiVersion` against the resource and fills them in when missing.
+/// Checks `kind`/`apiVersion` against the resource and fills them in when missing: an
+/// apiVersion the resource is not served in, or another kind, is kube-apiserver's 400 (the
+/// decoder's error as `transformDecodeError` words it: "K in version \"v\" cannot be handled
+/// as a R: …").
 pub fn set_type_meta(value: &mut Value, resource: &ResourceType) -> Result<(), ApiError> {
     let kind = str_at(value, "/kind");
-    if !kind.is_empty() && kind != resource.kind {
-        return Err(ApiError::bad_request(format!(
-            "the kind {kind:?} of the object does not match the resource {:?} (kind {:?})",
-            resource.plural, resource.kind
+    let api_version = str_at(value, "/apiVersion");
+    let given_kind = if kind.is_empty() {
+        &resource.kind
+    } else {
+        kind
+    };
+    let version = api_version.rsplit('/').next().unwrap_or_default();
+    let undecodable = |why: String| {
+        ApiError::bad_request(format!(
+            "{given_kind} in version {version:?} cannot be handled as a {}: {why}",
+            resource.kind
+        ))
+    };
+    if !api_version.is_empty() && !resource.serves_api_version(api_version) {
+        return Err(undecodable(format!(
+            "no kind {given_kind:?} is registered for version {api_version:?} in scheme \"pkg/runtime/scheme.go:111\""
         )));
     }
-    let api_version = str_at(value, "/apiVersion");
-    let api_version = if resource.serves_api_version(api_version) {
-        api_version.to_owned()
-    } else {
+    if !kind.is_empty() && kind != resource.kind {
+        let internal = match resource.group.split('.').next() {
+            Some("") | None => "core",
+            Some(group) => group,
+        };
+        return Err(undecodable(format!(
+            "converting ({version}.{kind}) to ({internal}.{}): unknown conversion",
+            resource.kind
+        )));
+    }
+    let api_version = if api_version.is_empty() {
         resource.api_version()
+    } else {
+        api_version.to_owned()
     };
     if let Some(object) = value.as_object_mut() {
         object.insert("kind".into(), resource.kind.clone().into());

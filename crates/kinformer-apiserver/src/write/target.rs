@@ -15,6 +15,13 @@ pub const DIRECT_WRITER: Writer<'static> = Writer {
     subresource: "",
 };
 
+/// The field manager of what kube-apiserver creates itself (the system namespaces, the
+/// `default/kubernetes` Service), as kube-apiserver names it.
+pub const SYSTEM_WRITER: Writer<'static> = Writer {
+    manager: "kube-apiserver",
+    subresource: "",
+};
+
 /// The object a PUT, PATCH or DELETE addresses.
 pub struct Target<'a> {
     /// Its resource type.

@@ -7,14 +7,17 @@
 mod admission;
 mod bad_input;
 mod controller;
+mod encoding;
 mod faults;
 mod fidelity;
 mod groups;
 mod kube_clients;
 mod kubectl;
+mod kubelet;
 mod openapi;
 mod resource_versions;
 mod runtime_clients;
 mod semantics;
 mod support;
+mod write_answers;
 mod writes;

@@ -1,0 +1,398 @@
+//! Built-in objects in Go's field order, as kube-apiserver writes them: `kind`, `apiVersion`,
+//! `metadata`, then each type's fields in the order of its Go struct (k8s.io/api's types and
+//! apimachinery's ObjectMeta), where serde_json's map writes keys sorted. A [`Shape`] names a
+//! struct's fields in order, and the shapes of those that are structs or lists of structs;
+//! members a shape does not name follow in key order (as Go writes a map's keys). The values of
+//! maps (labels, data) and `managedFields` stay in key order: Go sorts a map's keys, and the
+//! replace fast path writes managedFields entries as serde_json does.
+
+use serde_json::{Map, Value};
+
+use super::writer::{write_str, write_value};
+
+/// The fields of a Go struct in declaration order.
+pub struct Shape(&'static [Field]);
+
+/// One field of a [`Shape`]: its JSON name and what its value is.
+pub struct Field(&'static str, Inner);
+
+/// What a field's value is.
+#[derive(Clone, Copy)]
+pub enum Inner {
+    /// A scalar, a map or a type whose order is not known here: written as is.
+    Plain,
+    /// A struct.
+    Object(&'static Shape),
+    /// A list of structs.
+    Items(&'static Shape),
+}
+
+use Inner::{Items, Object, Plain};
+
+impl Shape {
+    /// The shape of the named field (Plain when this shape does not name it).
+    pub fn inner(&self, key: &str) -> Inner {
+        self.0
+            .iter()
+            .find(|field| field.0 == key)
+            .map_or(Plain, |field| field.1)
+    }
+
+    /// The members of `members` in this shape's order: named fields first, the rest after in
+    /// key order.
+    pub fn ordered<'a>(&self, members: &'a Map<String, Value>) -> Vec<(&'a String, &'a Value)> {
+        let mut out = Vec::with_capacity(members.len());
+        for field in self.0 {
+            if let Some((key, value)) = members.get_key_value(field.0) {
+                out.push((key, value));
+            }
+        }
+        if out.len() < members.len() {
+            let named = |key: &str| self.0.iter().any(|field| field.0 == key);
+            out.extend(members.iter().filter(|(key, _)| !named(key)));
+        }
+        out
+    }
+}
+
+/// Appends `value` to `out` compact, a struct of `inner`'s shape in its field order.
+pub fn write_inner(out: &mut Vec<u8>, value: &Value, inner: Inner) {
+    match (inner, value) {
+        (Object(shape), Value::Object(members)) => write_shaped(out, members, shape),
+        (Items(shape), Value::Array(items)) => {
+            out.push(b'[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                write_inner(out, item, Object(shape));
+            }
+            out.push(b']');
+        }
+        _ => write_value(out, value),
+    }
+}
+
+/// Appends the object `members` compact, in `shape`'s order.
+fn write_shaped(out: &mut Vec<u8>, members: &Map<String, Value>, shape: &Shape) {
+    out.push(b'{');
+    for (index, (key, member)) in shape.ordered(members).into_iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        write_str(out, key);
+        out.push(b':');
+        write_inner(out, member, shape.inner(key));
+    }
+    out.push(b'}');
+}
+
+/// The shape of a built-in object of `kind` (kinds not named here: `spec`, then `status`).
+pub fn object_shape(kind: &str) -> &'static Shape {
+    match kind {
+        "ConfigMap" => &CONFIG_MAP,
+        "Secret" => &SECRET,
+        "ServiceAccount" => &SERVICE_ACCOUNT,
+        "Endpoints" => &ENDPOINTS,
+        "Event" => &CORE_EVENT,
+        "Pod" => &POD,
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => &WORKLOAD,
+        "CustomResourceDefinition" => &CRD,
+        "Role" | "ClusterRole" => &ROLE,
+        "RoleBinding" | "ClusterRoleBinding" => &ROLE_BINDING,
+        "ControllerRevision" => &CONTROLLER_REVISION,
+        _ => &SPEC_STATUS,
+    }
+}
+
+/// `kind`, `apiVersion` and `metadata` (TypeMeta and ObjectMeta), then `rest`.
+macro_rules! object {
+    ($($rest:expr),* $(,)?) => {
+        Shape(&[
+            Field("kind", Plain),
+            Field("apiVersion", Plain),
+            Field("metadata", Object(&OBJECT_META)),
+            $($rest),*
+        ])
+    };
+}
+
+/// Fields of the listed names, each written as is.
+macro_rules! plain {
+    ($($name:literal),* $(,)?) => {
+        Shape(&[$(Field($name, Plain)),*])
+    };
+}
+
+/// apimachinery's ObjectMeta.
+pub static OBJECT_META: Shape = Shape(&[
+    Field("name", Plain),
+    Field("generateName", Plain),
+    Field("namespace", Plain),
+    Field("selfLink", Plain),
+    Field("uid", Plain),
+    Field("resourceVersion", Plain),
+    Field("generation", Plain),
+    Field("creationTimestamp", Plain),
+    Field("deletionTimestamp", Plain),
+    Field("deletionGracePeriodSeconds", Plain),
+    Field("labels", Plain),
+    Field("annotations", Plain),
+    Field("ownerReferences", Items(&OWNER_REFERENCE)),
+    Field("finalizers", Plain),
+    Field("managedFields", Plain),
+]);
+
+static OWNER_REFERENCE: Shape = plain!(
+    "apiVersion",
+    "kind",
+    "name",
+    "uid",
+    "controller",
+    "blockOwnerDeletion"
+);
+
+static SPEC_STATUS: Shape = object!(Field("spec", Plain), Field("status", Plain));
+
+static CONFIG_MAP: Shape = object!(
+    Field("immutable", Plain),
+    Field("data", Plain),
+    Field("binaryData", Plain),
+);
+
+static SECRET: Shape = object!(
+    Field("immutable", Plain),
+    Field("data", Plain),
+    Field("stringData", Plain),
+    Field("type", Plain),
+);
+
+static SERVICE_ACCOUNT: Shape = object!(
+    Field("secrets", Plain),
+    Field("imagePullSecrets", Plain),
+    Field("automountServiceAccountToken", Plain),
+);
+
+static ENDPOINTS: Shape = object!(Field("subsets", Plain));
+
+static CORE_EVENT: Shape = object!(
+    Field("involvedObject", Plain),
+    Field("reason", Plain),
+    Field("message", Plain),
+    Field("source", Plain),
+    Field("firstTimestamp", Plain),
+    Field("lastTimestamp", Plain),
+    Field("count", Plain),
+    Field("type", Plain),
+    Field("eventTime", Plain),
+    Field("series", Plain),
+    Field("action", Plain),
+    Field("related", Plain),
+    Field("reportingComponent", Plain),
+    Field("reportingInstance", Plain),
+);
+
+static ROLE: Shape = object!(Field("rules", Plain), Field("aggregationRule", Plain));
+
+static ROLE_BINDING: Shape = object!(Field("subjects", Plain), Field("roleRef", Plain));
+
+static CONTROLLER_REVISION: Shape = object!(Field("data", Plain), Field("revision", Plain));
+
+static CRD: Shape = object!(Field("spec", Plain), Field("status", Plain));
+
+static POD: Shape = object!(
+    Field("spec", Object(&POD_SPEC)),
+    Field("status", Object(&POD_STATUS)),
+);
+
+static WORKLOAD: Shape = object!(
+    Field("spec", Object(&WORKLOAD_SPEC)),
+    Field("status", Object(&WORKLOAD_STATUS)),
+);
+
+/// DeploymentSpec (ReplicaSet's, StatefulSet's and DaemonSet's share its leading fields).
+static WORKLOAD_SPEC: Shape = Shape(&[
+    Field("replicas", Plain),
+    Field("selector", Plain),
+    Field("template", Object(&POD_TEMPLATE_SPEC)),
+    Field("strategy", Plain),
+    Field("minReadySeconds", Plain),
+    Field("revisionHistoryLimit", Plain),
+    Field("paused", Plain),
+    Field("progressDeadlineSeconds", Plain),
+]);
+
+static WORKLOAD_STATUS: Shape = Shape(&[
+    Field("observedGeneration", Plain),
+    Field("replicas", Plain),
+    Field("updatedReplicas", Plain),
+    Field("readyReplicas", Plain),
+    Field("availableReplicas", Plain),
+    Field("unavailableReplicas", Plain),
+    Field("terminatingReplicas", Plain),
+    Field("conditions", Items(&CONDITION)),
+    Field("collisionCount", Plain),
+]);
+
+static CONDITION: Shape = plain!(
+    "type",
+    "status",
+    "observedGeneration",
+    "lastProbeTime",
+    "lastUpdateTime",
+    "lastTransitionTime",
+    "reason",
+    "message"
+);
+
+static POD_TEMPLATE_SPEC: Shape = Shape(&[
+    Field("metadata", Object(&OBJECT_META)),
+    Field("spec", Object(&POD_SPEC)),
+]);
+
+static POD_SPEC: Shape = Shape(&[
+    Field("volumes", Plain),
+    Field("initContainers", Items(&CONTAINER)),
+    Field("containers", Items(&CONTAINER)),
+    Field("ephemeralContainers", Plain),
+    Field("restartPolicy", Plain),
+    Field("terminationGracePeriodSeconds", Plain),
+    Field("activeDeadlineSeconds", Plain),
+    Field("dnsPolicy", Plain),
+    Field("nodeSelector", Plain),
+    Field("serviceAccountName", Plain),
+    Field("serviceAccount", Plain),
+    Field("automountServiceAccountToken", Plain),
+    Field("nodeName", Plain),
+    Field("hostNetwork", Plain),
+    Field("hostPID", Plain),
+    Field("hostIPC", Plain),
+    Field("shareProcessNamespace", Plain),
+    Field("securityContext", Plain),
+    Field("imagePullSecrets", Plain),
+    Field("hostname", Plain),
+    Field("subdomain", Plain),
+    Field("affinity", Plain),
+    Field("schedulerName", Plain),
+    Field("tolerations", Items(&TOLERATION)),
+    Field("hostAliases", Plain),
+    Field("priorityClassName", Plain),
+    Field("priority", Plain),
+    Field("dnsConfig", Plain),
+    Field("readinessGates", Plain),
+    Field("runtimeClassName", Plain),
+    Field("enableServiceLinks", Plain),
+    Field("preemptionPolicy", Plain),
+    Field("overhead", Plain),
+    Field("topologySpreadConstraints", Plain),
+    Field("setHostnameAsFQDN", Plain),
+    Field("os", Plain),
+    Field("hostUsers", Plain),
+    Field("schedulingGates", Plain),
+    Field("resourceClaims", Plain),
+    Field("resources", Plain),
+    Field("hostnameOverride", Plain),
+]);
+
+static TOLERATION: Shape = plain!("key", "operator", "value", "effect", "tolerationSeconds");
+
+static CONTAINER: Shape = Shape(&[
+    Field("name", Plain),
+    Field("image", Plain),
+    Field("command", Plain),
+    Field("args", Plain),
+    Field("workingDir", Plain),
+    Field("ports", Items(&CONTAINER_PORT)),
+    Field("envFrom", Plain),
+    Field("env", Plain),
+    Field("resources", Plain),
+    Field("resizePolicy", Plain),
+    Field("restartPolicy", Plain),
+    Field("restartPolicyRules", Plain),
+    Field("volumeMounts", Plain),
+    Field("volumeDevices", Plain),
+    Field("livenessProbe", Plain),
+    Field("readinessProbe", Plain),
+    Field("startupProbe", Plain),
+    Field("lifecycle", Plain),
+    Field("terminationMessagePath", Plain),
+    Field("terminationMessagePolicy", Plain),
+    Field("imagePullPolicy", Plain),
+    Field("securityContext", Plain),
+    Field("stdin", Plain),
+    Field("stdinOnce", Plain),
+    Field("tty", Plain),
+]);
+
+static CONTAINER_PORT: Shape = plain!("name", "hostPort", "containerPort", "protocol", "hostIP");
+
+static POD_STATUS: Shape = Shape(&[
+    Field("observedGeneration", Plain),
+    Field("phase", Plain),
+    Field("conditions", Items(&CONDITION)),
+    Field("message", Plain),
+    Field("reason", Plain),
+    Field("nominatedNodeName", Plain),
+    Field("hostIP", Plain),
+    Field("hostIPs", Plain),
+    Field("podIP", Plain),
+    Field("podIPs", Plain),
+    Field("startTime", Plain),
+    Field("initContainerStatuses", Items(&CONTAINER_STATUS)),
+    Field("containerStatuses", Items(&CONTAINER_STATUS)),
+    Field("qosClass", Plain),
+    Field("ephemeralContainerStatuses", Items(&CONTAINER_STATUS)),
+    Field("resize", Plain),
+    Field("resourceClaimStatuses", Plain),
+]);
+
+static CONTAINER_STATUS: Shape = plain!(
+    "name",
+    "state",
+    "lastState",
+    "ready",
+    "restartCount",
+    "image",
+    "imageID",
+    "containerID",
+    "started",
+    "allocatedResources",
+    "resources",
+    "volumeMounts",
+    "user",
+    "allocatedResourcesStatus",
+    "stopSignal"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn written(value: &Value, kind: &str) -> String {
+        let mut out = Vec::new();
+        write_inner(&mut out, value, Object(object_shape(kind)));
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    #[test]
+    fn fields_follow_go_order_and_the_rest_key_order() {
+        let map = json!({
+            "apiVersion": "v1", "data": {"b": "1", "a": "2"}, "kind": "ConfigMap", "immutable": true,
+            "metadata": {"uid": "u", "name": "n", "labels": {"z": "1", "a": "2"}}, "zz": 1, "aa": 2
+        });
+        assert_eq!(
+            written(&map, "ConfigMap"),
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","uid":"u","labels":{"a":"2","z":"1"}},"immutable":true,"data":{"a":"2","b":"1"},"aa":2,"zz":1}"#
+        );
+    }
+
+    #[test]
+    fn nested_structs_and_lists_of_structs_are_ordered() {
+        let pod = json!({"kind": "Pod", "spec": {"nodeName": "n", "containers": [{"image": "i", "name": "c"}]}});
+        assert_eq!(
+            written(&pod, "Pod"),
+            r#"{"kind":"Pod","spec":{"containers":[{"name":"c","image":"i"}],"nodeName":"n"}}"#
+        );
+    }
+}
