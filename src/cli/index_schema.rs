@@ -271,6 +271,60 @@ mod tests {
         schemas.walk(root, &path)
     }
 
+    /// A kube client whose "server" publishes no OpenAPI (every request 404s) or, with
+    /// `document`, one `/openapi/v3` group-version document for `api/v1`.
+    fn client(document: Option<Value>) -> kube::Client {
+        use http_body_util::Full;
+        let service = tower::service_fn(move |req: http::Request<kube::client::Body>| {
+            let document = document.clone();
+            async move {
+                let body = match (req.uri().path(), document) {
+                    ("/openapi/v3", Some(_)) => Some(
+                        json!({"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1"}}}),
+                    ),
+                    ("/openapi/v3/api/v1", Some(d)) => Some(d),
+                    _ => None,
+                };
+                let (status, text) = match body {
+                    Some(b) => (200, b.to_string()),
+                    None => (404, r#"{"kind":"Status","code":404}"#.to_owned()),
+                };
+                let response = http::Response::builder()
+                    .status(status)
+                    .header("content-type", "application/json")
+                    .body(Full::new(bytes::Bytes::from(text)))
+                    .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(response)
+            }
+        });
+        kube::Client::new(service, "default")
+    }
+
+    fn pods() -> ResolvedResource {
+        ResolvedResource {
+            group: String::new(),
+            version: "v1".into(),
+            api_version: "v1".into(),
+            kind: "Pod".into(),
+            plural: "pods".into(),
+            namespaced: true,
+        }
+    }
+
+    #[tokio::test]
+    async fn without_a_published_schema_a_path_is_taken_as_given() {
+        let index = crate::cli::args::parse_index("node=field:spec.nodename").expect("an index");
+        let unpublished = check_index_paths(&client(None), &[pods()], &[index.clone()]).await;
+        assert!(unpublished.is_ok(), "{unpublished:?}");
+        let published = check_index_paths(&client(Some(document())), &[pods()], &[index]).await;
+        assert!(
+            published
+                .as_ref()
+                .is_err_and(|e| e.to_string().contains("did you mean spec.nodeName?")),
+            "{published:?}"
+        );
+    }
+
     #[test]
     fn paths_are_walked_through_refs_arrays_maps_and_free_fields() {
         for found in [

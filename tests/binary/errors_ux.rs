@@ -502,10 +502,17 @@ async fn a_crds_index_paths_are_checked_against_its_published_schema() {
 }
 
 #[tokio::test]
-async fn without_a_published_schema_an_index_path_is_checked_for_syntax_only() {
-    // The embedded server publishes no schemas: the path is taken as given.
+async fn the_embedded_server_publishes_kube_apiservers_schemas_so_its_paths_are_checked_too() {
+    // `kinformer serve` serves kube-apiserver 1.37's OpenAPI v3 documents: the same refusal as
+    // against the real server (the fallback without a schema: `index_schema`'s unit tests).
     let c = Cluster::start().await;
     let r = run(c.cmd(&["dump", "pods", "-A", "--index", "node=field:spec.nodename"])).await;
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("did you mean spec.nodeName?"),
+        "{}",
+        r.stderr
+    );
+    let ok = run(c.cmd(&["dump", "pods", "-A", "--index", "node=field:spec.nodeName"])).await;
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::binary::{Cluster, kinformer, run};
 
 /// `<target>/oracle/1.37/NAME`, next to the kinformer binary's target dir.
-fn oracle(name: &str) -> PathBuf {
+pub fn oracle(name: &str) -> PathBuf {
     let exe = Path::new(env!("CARGO_BIN_EXE_kinformer"));
     let target = exe.parent().and_then(Path::parent).unwrap();
     let bin = target.join("oracle/1.37").join(name);

@@ -1021,3 +1021,51 @@ async fn kinformer_resolves_names_from_the_two_aggregated_discovery_documents() 
         "kube-apiserver's aggregated documents, no group walked one by one"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_go_itself_behind_the_proxy_in_front_of_kube_apiserver_replays_to_its_pods() {
+    let server = RefServer::shared();
+    let ns = server.namespace("proxy-client-go");
+    server.apply(&format!(
+        "{}---\n{}",
+        pod_yaml(&ns, "p-a"),
+        pod_yaml(&ns, "p-b")
+    ));
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (proxied, record) = (dir.path().join("proxy"), dir.path().join("record.jsonl"));
+    let mut trace = proxy_in_front_of(&server, &proxied, &record).await;
+    // Real client-go 1.37's informer (the oracle's live mode), until its handler synced.
+    let oracle = tokio::process::Command::new(crate::oracle_live::oracle("oracle-live.test"))
+        .args(["-test.run", "TestLive", "-live", "pods", "-namespace", &ns])
+        .args(["-timeout", "30s", "-handler", "fast", "-kubeconfig"])
+        .arg(&proxied)
+        .output();
+    let oracle = tokio::time::timeout(DEADLINE, oracle)
+        .await
+        .expect("client-go syncs and stops")
+        .expect("the live oracle runs");
+    assert!(
+        oracle.status.success(),
+        "{}",
+        String::from_utf8_lossy(&oracle.stderr)
+    );
+    let stream = format!("oracle-live.test/pods@{ns}");
+    let synced = trace
+        .until("client-go's initial events", |v| {
+            v["resource"] == stream
+                && (is(v, "reflector", "list-done")
+                    || (is(v, "reflector", "bookmark") && v["initial_events_end"] == true))
+        })
+        .await;
+    assert!(
+        synced["event"] == "bookmark",
+        "client-go 1.37 streams its list (watch-list) and kube-apiserver ends it: {synced}"
+    );
+    let expected = server_pods(&server, &ns);
+    stop_proxy(&mut trace).await;
+    assert_eq!(
+        replayed_cache(&record, &stream, &[]).await,
+        expected,
+        "replaying client-go's stream ends with the server's pods"
+    );
+}

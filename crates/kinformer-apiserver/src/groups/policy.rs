@@ -203,7 +203,12 @@ pub fn evict(
         if !ignores_budgets(&pod_value) {
             spend_disruption(txn, &request.resource, &pdbs, &namespace, &pod_value)?;
         }
-        crate::write::registry::delete_in(txn, &request.resource, &pod)
+        crate::write::registry::delete_in(
+            txn,
+            &request.resource,
+            &pod,
+            crate::write::registry::PodDeletion::Graceful,
+        )
     })?;
     let status =
         r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}"#;

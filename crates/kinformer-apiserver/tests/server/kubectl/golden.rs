@@ -54,33 +54,6 @@ struct KnownDifference {
 /// closed in the server crate (each removed from here when it is).
 const KNOWN_DIFFERENCES: &[KnownDifference] = &[
     KnownDifference {
-        files: &[
-            "01-apply-create",
-            "02-apply-update",
-            "03-set-image",
-            "04-set-env",
-            "05-scale",
-            "06-label",
-            "07-annotate",
-            "08-rollout-restart",
-            "09-edit",
-            "10-create-file",
-            "11-patch-strategic",
-            "12-patch-json",
-            "13-patch-merge",
-            "15-ssa-alice",
-            "16-ssa-bob-forced",
-            "20-create-deployments",
-            "21-create-replicasets",
-            "21-create-statefulsets",
-            "21-create-daemonsets",
-        ],
-        pointer: r#"/spec/template/metadata/creationTimestamp"#,
-        real: None,
-        embedded: Some(r#"null"#),
-        reason: TEMPLATE_TIMESTAMP,
-    },
-    KnownDifference {
         files: &["07-annotate"],
         pointer: r#"/metadata/generation"#,
         real: Some(r#"6"#),
@@ -232,13 +205,6 @@ const KNOWN_DIFFERENCES: &[KnownDifference] = &[
         reason: AFTER_STRATEGIC_ORDER,
     },
     KnownDifference {
-        files: &["21-create-pods"],
-        pointer: r#"/metadata/generation"#,
-        real: Some(r#"1"#),
-        embedded: None,
-        reason: POD_GENERATION,
-    },
-    KnownDifference {
         files: &["21-create-statefulsets"],
         pointer: r#"/metadata/managedFields/0/fieldsV1/f:spec/f:updateStrategy/f:rollingUpdate/f:maxUnavailable"#,
         real: Some(r#"{}"#),
@@ -318,11 +284,9 @@ const KNOWN_DIFFERENCES: &[KnownDifference] = &[
 ];
 
 // The reasons of the known differences, one per cause (an entry per pointer).
-const TEMPLATE_TIMESTAMP: &str = "kube-apiserver 1.37 stores no zero `creationTimestamp` in a pod template's metadata; the embedded server stores `null` (as kube-apiserver releases before it did)";
 const ANNOTATION_GENERATION: &str = "kube-apiserver's Deployment strategy bumps `generation` when the annotations change as well as the spec; the embedded server does not on `kubectl annotate`, and is one behind from then on";
 const STRATEGIC_LIST_ORDER: &str = "strategic merge patch without `$setElementOrder` (`kubectl patch -p`): kube-apiserver puts the patch's list items first, in the patch's order, then the items only the stored list had (containers sidecar, nginx; ports 443, 80); the embedded server keeps the stored order and appends";
 const AFTER_STRATEGIC_ORDER: &str = "follows from the strategic patch's order: the JSON patch replaces `containers/1/image`, nginx's on kube-apiserver, the sidecar's on the embedded server";
-const POD_GENERATION: &str = "kube-apiserver 1.37 sets a pod's `metadata.generation` (1 on create); the embedded server sets none";
 const STATEFULSET_MAX_UNAVAILABLE: &str = "kube-apiserver 1.37 defaults a StatefulSet's `updateStrategy.rollingUpdate.maxUnavailable` to 1 in the creator's managedFields; the embedded server leaves it out";
 const DAEMONSET_TEMPLATE_GENERATION: &str = "the DaemonSet strategy writes the `deprecated.daemonset.template.generation` annotation on create, in the creator's managedFields; the embedded server does not";
 const NODE_POD_CIDRS: &str = "kube-apiserver fills a Node's `spec.podCIDRs` from `podCIDR`, in the creator's managedFields; the embedded server does not";
