@@ -136,7 +136,12 @@ async fn play(
     if let Driver::Scenario(scenario) = &driver
         && !scenario.description.is_empty()
     {
-        eprintln!("scenario: {}", scenario.description);
+        let intro = format!("scenario: {}", scenario.description);
+        for line in
+            crate::output::narration::wrapped(&intro, crate::output::narration::stderr_width())
+        {
+            eprintln!("{line}");
+        }
     }
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let mut progress = list_progress();

@@ -314,7 +314,8 @@ mod tests {
     #[tokio::test]
     async fn without_a_published_schema_a_path_is_taken_as_given() {
         let index = crate::cli::args::parse_index("node=field:spec.nodename").expect("an index");
-        let unpublished = check_index_paths(&client(None), &[pods()], &[index.clone()]).await;
+        let unpublished =
+            check_index_paths(&client(None), &[pods()], std::slice::from_ref(&index)).await;
         assert!(unpublished.is_ok(), "{unpublished:?}");
         let published = check_index_paths(&client(Some(document())), &[pods()], &[index]).await;
         assert!(

@@ -93,7 +93,12 @@ async fn serve_until_stopped(
 /// serving until a signal.
 async fn serve_scenario(server: &EmbeddedServer, scenario: &Scenario, signals: &mut Signals) {
     if !scenario.description.is_empty() {
-        eprintln!("scenario: {}", scenario.description);
+        let intro = format!("scenario: {}", scenario.description);
+        for line in
+            crate::output::narration::wrapped(&intro, crate::output::narration::stderr_width())
+        {
+            eprintln!("{line}");
+        }
     }
     tokio::select! {
         _ = signals.recv() => {}

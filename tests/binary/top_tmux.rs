@@ -298,3 +298,31 @@ fn the_demo_at_80_columns_reads_in_column_order_with_its_narration_wrapped_after
     let said = words.contains("every handler got an add per pod (the ×");
     assert!(said, "cut mid-word: {paragraph:#?}");
 }
+
+#[test]
+fn a_scenarios_description_wraps_between_words_at_80_columns() {
+    let tmux = Tmux::start(
+        80,
+        60,
+        &["demo", "--scenario", "relist-after-410", "--timeout", "5s"],
+    );
+    let screen = tmux.wait_until("the table's header", |s| {
+        s.lines().any(|l| l.starts_with("TIME "))
+    });
+    let lines: Vec<&str> = screen.lines().collect();
+    let intro = lines
+        .iter()
+        .position(|l| l.starts_with("scenario: "))
+        .expect(&screen);
+    let header = lines
+        .iter()
+        .position(|l| l.starts_with("TIME "))
+        .expect(&screen);
+    // Joined with spaces, a line the terminal cut mid-word would read "refl ector's".
+    let paragraph = &lines[intro..header];
+    let text = paragraph.join(" ");
+    assert!(
+        text.contains("the reflector's re-watch gets 410 Gone"),
+        "cut mid-word: {paragraph:#?}"
+    );
+}
