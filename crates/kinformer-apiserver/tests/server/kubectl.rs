@@ -766,27 +766,9 @@ async fn kubectl_diff_and_server_dry_runs_store_nothing() -> TestResult {
     Ok(())
 }
 
-/// A Deployment `shop` with two containers (nginx with a port, env and a mount; a sidecar).
-const TWO_CONTAINERS: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata: {name: shop, labels: {app: shop}}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: shop}}
-  template:
-    metadata: {labels: {app: shop}}
-    spec:
-      volumes: [{name: cache, emptyDir: {}}]
-      containers:
-      - name: nginx
-        image: nginx:1.25
-        ports: [{containerPort: 80, name: http}]
-        env: [{name: MODE, value: fast}]
-        volumeMounts: [{name: cache, mountPath: /cache}]
-      - name: sidecar
-        image: busybox:1.37
-        args: [sleep, infinity]
-";
+/// A Deployment `shop` with two containers (nginx with a port, env and a mount; a sidecar):
+/// the golden scenarios' manifest.
+use golden::scenarios::SHOP as TWO_CONTAINERS;
 
 /// Asserts no strategic-merge directive (`$setElementOrder/…`, `$patch`, …) was stored.
 fn assert_no_directives(object: &serde_json::Value) {

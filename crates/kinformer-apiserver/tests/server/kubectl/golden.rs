@@ -30,7 +30,7 @@ use crate::support::TestResult;
 use kinformer_apiserver::ServerConfig;
 
 #[path = "../golden/scenarios.rs"]
-mod scenarios;
+pub(super) mod scenarios;
 
 use scenarios::{Difference, Kubectl};
 
