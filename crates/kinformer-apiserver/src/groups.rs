@@ -1,5 +1,6 @@
 //! The built-in groups beyond core, apps and apiextensions: what kube-apiserver's strategies
-//! for them do that generic storage does not. The write path calls [`apply_defaults`],
+//! for them do that generic storage does not (and the size limits of core ConfigMaps and
+//! Secrets, `size_limits.rs`). The write path calls [`apply_defaults`],
 //! [`prepare_for_create`] and [`validate`]; the router calls [`serve`] first, which answers the
 //! requests a strategy of its own serves (`pods/eviction`, `serviceaccounts/token`,
 //! TokenReviews, a CSR's `approval`, `pods/ephemeralcontainers`, ComponentStatuses, the local
@@ -12,6 +13,7 @@ mod certificates;
 mod component_statuses;
 mod policy;
 mod rbac;
+mod size_limits;
 
 use std::sync::Arc;
 
@@ -67,6 +69,8 @@ pub fn validate(value: &Value, resource: &ResourceType) -> Result<(), ApiError> 
         }
         ("rbac.authorization.k8s.io", "roles" | "clusterroles") => rbac::validate_role(value),
         ("certificates.k8s.io", "certificatesigningrequests") => certificates::validate(value),
+        ("", "configmaps") => size_limits::config_map(value),
+        ("", "secrets") => size_limits::secret(value),
         _ => Vec::new(),
     };
     if causes.is_empty() {

@@ -66,14 +66,33 @@ impl Endpoint<'_> {
     pub fn write_kubeconfig(&self, path: &std::path::Path) -> std::io::Result<()> {
         use std::io::Write as _;
         use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(path)?;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        file.write_all(self.kubeconfig_yaml().as_bytes())
+        // Written beside it, then renamed over it: a client that waits for the file to appear
+        // never reads half of it.
+        let name = path.file_name().ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a kubeconfig path names a file",
+            )
+        })?;
+        let mut partial = std::ffi::OsString::from(".");
+        partial.push(name);
+        partial.push(format!(".{}.partial", std::process::id()));
+        let partial = path.with_file_name(partial);
+        let written = (|| {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&partial)?;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+            file.write_all(self.kubeconfig_yaml().as_bytes())?;
+            std::fs::rename(&partial, path)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&partial);
+        }
+        written
     }
 
     /// A `kube::Config` reaching the server (`ca_der`: the CA to trust over TLS).

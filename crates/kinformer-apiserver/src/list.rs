@@ -144,8 +144,28 @@ fn parse_limit(request: &ResourceRequest) -> Result<Option<usize>, ApiError> {
 
 /// Parses a resourceVersion parameter.
 pub fn parse_rv(text: &str) -> Result<u64, ApiError> {
-    text.parse::<u64>()
-        .map_err(|_| ApiError::bad_request(format!("invalid resource version: {text:?}")))
+    parse_uint(text)
+        .map_err(|why| ApiError::bad_request(format!("invalid resource version: {why}")))
+}
+
+/// A watch's resourceVersion: kube-apiserver's watch path answers one that is no number with a
+/// 500 and no reason (the storage layer's error, not the request's validation).
+pub fn parse_watch_rv(text: &str) -> Result<u64, ApiError> {
+    parse_uint(text).map_err(|why| ApiError::new(500, "", why))
+}
+
+/// `text` as Go's `strconv.ParseUint(text, 10, 64)` reads it, or the field error
+/// apimachinery's storage makes of its failure.
+fn parse_uint(text: &str) -> Result<u64, String> {
+    text.parse::<u64>().map_err(|e| {
+        let why = match e.kind() {
+            std::num::IntErrorKind::PosOverflow => "value out of range",
+            _ => "invalid syntax",
+        };
+        format!(
+            "resourceVersion: Invalid value: {text:?}: strconv.ParseUint: parsing {text:?}: {why}"
+        )
+    })
 }
 
 /// The field errors kube-apiserver's ValidateListOptions finds in `resourceVersionMatch`.

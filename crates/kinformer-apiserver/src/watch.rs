@@ -19,11 +19,11 @@ use tokio::time::{Instant, MissedTickBehavior};
 
 use super::app::{App, Representation, ResourceRequest};
 use super::faults::{MALFORMED_LINE, WatchFault};
-use super::list::{parse_rv, wait_until_fresh};
+use super::list::{parse_watch_rv, wait_until_fresh};
 use super::objects::StoredObject;
 use super::resources::{ResourceKey, ResourceType};
 use super::selector::Selection;
-use super::status::{ApiError, json_response};
+use super::status::{ApiError, StatusCause, StatusDetails, json_response};
 use super::store::{
     EventBatch, EventType, StateSubscription, StoreEvent, Subscription, watch_line,
 };
@@ -108,10 +108,39 @@ pub async fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response
     Ok(json_response(StatusCode::OK, Body::from_stream(body)))
 }
 
+/// `sendInitialEvents` (true or false) needs `resourceVersionMatch=NotOlderThan`: else the
+/// 422 of apimachinery's `ValidateListOptions`, its cause in the details.
+fn check_send_initial_events(request: &ResourceRequest) -> Result<(), ApiError> {
+    if request.param("sendInitialEvents").is_none()
+        || request.param("resourceVersionMatch") == Some("NotOlderThan")
+    {
+        return Ok(());
+    }
+    let message =
+        "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan";
+    let mut error =
+        ApiError::invalid_options("ListOptions", &[format!("resourceVersionMatch: {message}")]);
+    error.details = Some(Box::new(StatusDetails {
+        group: "meta.k8s.io".into(),
+        kind: "ListOptions".into(),
+        causes: vec![StatusCause {
+            reason: "FieldValueForbidden".into(),
+            message: message.into(),
+            field: "resourceVersionMatch".into(),
+        }],
+        ..StatusDetails::default()
+    }));
+    Err(error)
+}
+
 /// Where the watch starts; a resourceVersion the server has not reached yet is waited for,
 /// then refused with 504 "Too large resource version" as kube-apiserver's watch cache does.
 async fn start(app: &App, request: &ResourceRequest) -> Result<Start, ApiError> {
-    let rv = request.param("resourceVersion").map(parse_rv).transpose()?;
+    check_send_initial_events(request)?;
+    let rv = request
+        .param("resourceVersion")
+        .map(parse_watch_rv)
+        .transpose()?;
     if let Some(rv) = rv.filter(|rv| *rv > 0) {
         wait_until_fresh(app, rv).await?;
     }
