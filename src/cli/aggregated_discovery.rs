@@ -9,7 +9,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIResource, APIResourceList};
 use serde::Deserialize;
 
-use super::resolve::DiscoveredGroup;
+use super::discovered_group::DiscoveredGroup;
 
 /// client-go's discovery `Accept`: aggregated v2, then v2beta1, then the legacy documents.
 const ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,\

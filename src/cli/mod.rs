@@ -6,6 +6,7 @@ mod args;
 mod client;
 mod connect;
 mod demo;
+mod discovered_group;
 pub mod docs;
 mod dump;
 mod entry;

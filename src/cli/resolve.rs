@@ -7,7 +7,9 @@
 //! and the resource must support `list` and `watch`. The documents are the aggregated ones
 //! (`aggregated_discovery.rs`) when the server has them, else the legacy ones.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIResource, APIResourceList};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+
+use super::discovered_group::DiscoveredGroup;
 
 /// A resource the informer can list and watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,16 +71,6 @@ fn suggestion_text(suggestion: &Option<String>) -> String {
         .as_ref()
         .map(|s| format!(" (did you mean \"{s}\"?)"))
         .unwrap_or_default()
-}
-
-/// The discovery documents of one API group.
-#[derive(Debug, Clone, Default)]
-pub struct DiscoveredGroup {
-    /// Empty for the core group.
-    pub name: String,
-    pub preferred_version: String,
-    /// One list per version, as served.
-    pub lists: Vec<APIResourceList>,
 }
 
 /// Resolves RESOURCE against the server's discovery documents: the two aggregated ones when
@@ -318,6 +310,7 @@ fn suggest(groups: &[DiscoveredGroup], name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList;
 
     fn res(name: &str, singular: &str, kind: &str, short: &[&str], verbs: &[&str]) -> APIResource {
         APIResource {

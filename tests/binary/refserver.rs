@@ -442,6 +442,9 @@ async fn a_restarted_kube_apiserver_answers_the_old_watch_410_and_kinformer_reli
     let server = RefServer::dedicated("");
     let ns = server.namespace("restart");
     server.apply(&configmaps(&ns, 2));
+    // A kube-apiserver still starting may take a watch and answer nothing (seen under load: the
+    // re-watch then waited out the whole run); with a request timeout the client gives up on it
+    // and re-watches, as a client-go controller with a timeout does.
     let mut watch = watching(
         &server,
         &ns,
@@ -452,6 +455,8 @@ async fn a_restarted_kube_apiserver_answers_the_old_watch_410_and_kinformer_reli
             "120s",
             "--timeout",
             "120s",
+            "--request-timeout",
+            "20s",
         ],
     );
     let synced = watch.until("synced", |v| is(v, "informer", "synced")).await;
