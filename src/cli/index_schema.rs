@@ -37,9 +37,14 @@ pub async fn check_index_paths(
     if fields.is_empty() {
         return Ok(());
     }
+    let index = get_json(client, "/openapi/v3").await;
     let mut schemas = Vec::new();
     for resource in resources {
-        match document_of(client, resource).await {
+        let document = match &index {
+            Some(index) => document_of(client, index, resource).await,
+            None => None,
+        };
+        match document {
             Some(document) => schemas.push((resource, document)),
             None => tracing::info!(
                 "the server publishes no OpenAPI v3 schema for {}: --index paths are checked for syntax only",
@@ -98,8 +103,11 @@ fn missing(
 
 /// The group version's OpenAPI v3 document, or `None` when the server has none for it (or the
 /// request failed: the check is a help, never a reason not to run).
-async fn document_of(client: &kube::Client, resource: &ResolvedResource) -> Option<Value> {
-    let index = get_json(client, "/openapi/v3").await?;
+async fn document_of(
+    client: &kube::Client,
+    index: &Value,
+    resource: &ResolvedResource,
+) -> Option<Value> {
     let key = if resource.group.is_empty() {
         format!("api/{}", resource.version)
     } else {
