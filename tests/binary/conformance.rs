@@ -526,7 +526,8 @@ async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
     let (kept, after) = rest
         .split_once(END)
         .expect("the README has a conformance:end mark");
-    if std::env::var_os("KINFORMER_CONFORMANCE_WRITE").is_some() {
+    let write = std::env::var_os("KINFORMER_CONFORMANCE_WRITE").is_some();
+    if write {
         std::fs::write(
             &readme_path,
             format!("{before}{BEGIN}{measured}{END}{after}"),
@@ -542,7 +543,7 @@ async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
             reasons::FILE
         ))
     );
-    if std::env::var_os("KINFORMER_CONFORMANCE_WRITE").is_some() {
+    if write {
         return;
     }
     assert_eq!(
@@ -593,4 +594,23 @@ fn the_comparison_finds_the_first_difference_and_ignores_what_is_masked() {
         ..answer(serde_json::json!({}))
     };
     assert_eq!(difference(&a, &e).as_deref(), Some("status 200 vs 404"));
+}
+
+#[test]
+fn a_differing_row_shows_its_reason_on_one_line_and_an_identical_row_none() {
+    let reasons = Reasons::parse("\"b\": >-\n  kube-apiserver does\n  a|b.\n").unwrap();
+    let rows = [
+        ("a".to_owned(), None),
+        ("b".to_owned(), Some("status 200 vs 404".to_owned())),
+    ];
+    let text = table(&rows, &reasons);
+    assert!(
+        text.starts_with("1 of 2 requests answered identically"),
+        "{text}"
+    );
+    assert!(text.contains("| a | identical |  |\n"), "{text}");
+    assert!(
+        text.contains("| b | differs: status 200 vs 404 | kube-apiserver does a\\|b. |\n"),
+        "{text}"
+    );
 }
