@@ -3,8 +3,12 @@
 //! both servers; their answers — status code, `Content-Type`, `Warning` headers and the body,
 //! normalised — are compared, and the outcome is the conformance table of
 //! `crates/kinformer-apiserver/README.md` (between its `conformance:begin` and
-//! `conformance:end` marks). The test fails when the table there is not the one measured; to
-//! write it: `KINFORMER_CONFORMANCE_WRITE=1 scripts/test --test binary conformance`.
+//! `conformance:end` marks). Each differing row carries its reason, from
+//! `tests/conformance/differences.yaml` (module `reasons`). The test fails when the table there
+//! is not the one measured (to write it: `KINFORMER_CONFORMANCE_WRITE=1 scripts/test --test
+//! binary conformance`), and when a differing row has no reason or a reason names a row that is
+//! identical or absent. `KINFORMER_CONFORMANCE_DUMP=DIR` also writes both normalised answers of
+//! every differing row in `DIR` (to read the whole difference, not only the first).
 //!
 //! Normalised on both sides (what no two servers or runs share): `uid`,
 //! `creationTimestamp`, `deletionTimestamp`, `resourceVersion`, `continue` tokens,
@@ -23,6 +27,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::refserver_fixture::RefServer;
+
+mod reasons;
+
+use reasons::{Bookkeeping, Reasons};
 
 /// The namespace the corpus writes in (`{ns}` in its paths and bodies).
 const NAMESPACE: &str = "conformance";
@@ -120,13 +128,18 @@ fn root() -> PathBuf {
 }
 
 /// The corpus: `corpus.yaml` first (it creates the namespace the others write in), then every
-/// other `*.yaml` of `tests/conformance/` in name order (one file per area of the API).
+/// other `*.yaml` of `tests/conformance/` in name order (one file per area of the API), but
+/// the reasons file.
 fn corpus() -> Vec<Case> {
     let dir = root().join("tests/conformance");
     let mut others: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("the corpus directory")
         .map(|entry| entry.expect("a corpus file").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml") && !p.ends_with("corpus.yaml"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "yaml")
+                && !p.ends_with("corpus.yaml")
+                && !p.ends_with(reasons::FILE)
+        })
         .collect();
     others.sort();
     std::iter::once(dir.join("corpus.yaml"))
@@ -404,22 +417,29 @@ fn shortened(v: &Value) -> String {
     }
 }
 
-/// The conformance table in Markdown, with its count line.
-fn table(rows: &[(String, Option<String>)]) -> String {
+/// The conformance table in Markdown, with its count line: each row's outcome and, for a row
+/// that differs, why (from the reasons file).
+fn table(rows: &[(String, Option<String>)], reasons: &Reasons) -> String {
     let identical = rows.iter().filter(|(_, d)| d.is_none()).count();
     let mut out = format!(
         "{identical} of {} requests answered identically (normalised as \
-         `tests/binary/conformance.rs` says), against kube-apiserver {}.\n\n\
-         | request | outcome |\n|---|---|\n",
+         `tests/binary/conformance.rs` says), against kube-apiserver {}; why each other one \
+         differs: `tests/conformance/{}`.\n\n\
+         | request | outcome | why |\n|---|---|---|\n",
         rows.len(),
-        refserver_release()
+        refserver_release(),
+        reasons::FILE
     );
+    let cell = |text: &str| text.replace('|', "\\|");
     for (name, difference) in rows {
-        let outcome = match difference {
-            None => "identical".to_owned(),
-            Some(d) => format!("differs: {}", d.replace('|', "\\|")),
+        let (outcome, why) = match difference {
+            None => ("identical".to_owned(), String::new()),
+            Some(d) => (
+                format!("differs: {}", cell(d)),
+                cell(&reasons.of(name).unwrap_or_default()),
+            ),
         };
-        out.push_str(&format!("| {} | {outcome} |\n", name.replace('|', "\\|")));
+        out.push_str(&format!("| {} | {outcome} | {why} |\n", cell(name)));
     }
     out
 }
@@ -433,6 +453,27 @@ fn refserver_release() -> String {
         .and_then(|rest| rest.split_whitespace().next())
         .expect("k8s.io/kubernetes in go/refserver/go.mod")
         .to_owned()
+}
+
+/// Writes both answers of the differing case number `i` in `dir`, as
+/// `NNN-real.txt` and `NNN-embedded.txt` (the case's name first, then the normalised answer).
+fn dump_answers(dir: &Path, i: usize, name: &str, real: &Answer, embedded: &Answer) {
+    std::fs::create_dir_all(dir).expect("the dump directory");
+    for (side, answer) in [("real", real), ("embedded", embedded)] {
+        let body = match &answer.body {
+            Body::Json(v, keys) => format!(
+                "top-level keys: {:?}\n{}",
+                keys.0,
+                serde_json::to_string_pretty(v).expect("JSON")
+            ),
+            Body::Text(text) => text.clone(),
+        };
+        let text = format!(
+            "{name}\nstatus {}\nContent-Type {}\nWarning {:?}\n{body}\n",
+            answer.status, answer.content_type, answer.warnings
+        );
+        std::fs::write(dir.join(format!("{i:03}-{side}.txt")), text).expect("a dump file");
+    }
 }
 
 const BEGIN: &str = "<!-- conformance:begin -->\n";
@@ -460,13 +501,22 @@ async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
     embedded_config.default_retry = false;
     let embedded = kube::Client::try_from(embedded_config).expect("a client");
 
+    let dump = std::env::var_os("KINFORMER_CONFORMANCE_DUMP").map(PathBuf::from);
     let mut rows = Vec::new();
-    for case in corpus() {
+    for (i, case) in corpus().into_iter().enumerate() {
         let a = send(&real, &case).await;
         let b = send(&embedded, &case).await;
-        rows.push((case.name.clone(), difference(&a, &b)));
+        let difference = difference(&a, &b);
+        if let Some(dir) = &dump
+            && difference.is_some()
+        {
+            dump_answers(dir, i, &case.name, &a, &b);
+        }
+        rows.push((case.name.clone(), difference));
     }
-    let measured = table(&rows);
+    let reasons_path = root().join("tests/conformance").join(reasons::FILE);
+    let reasons = Reasons::read(&reasons_path).unwrap_or_else(|e| panic!("{e}"));
+    let measured = table(&rows, &reasons);
 
     let readme_path = root().join("README.md");
     let readme = std::fs::read_to_string(&readme_path).expect("the server's README");
@@ -476,12 +526,24 @@ async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
     let (kept, after) = rest
         .split_once(END)
         .expect("the README has a conformance:end mark");
-    if std::env::var_os("KINFORMER_CONFORMANCE_WRITE").is_some() {
+    let write = std::env::var_os("KINFORMER_CONFORMANCE_WRITE").is_some();
+    if write {
         std::fs::write(
             &readme_path,
             format!("{before}{BEGIN}{measured}{END}{after}"),
         )
         .expect("the README is written");
+    }
+    let bookkeeping = Bookkeeping::check(&rows, &reasons);
+    assert!(
+        bookkeeping.is_empty(),
+        "the reasons file does not match the rows measured:\n{}",
+        bookkeeping.message(&format!(
+            "crates/kinformer-apiserver/tests/conformance/{}",
+            reasons::FILE
+        ))
+    );
+    if write {
         return;
     }
     assert_eq!(
@@ -532,4 +594,23 @@ fn the_comparison_finds_the_first_difference_and_ignores_what_is_masked() {
         ..answer(serde_json::json!({}))
     };
     assert_eq!(difference(&a, &e).as_deref(), Some("status 200 vs 404"));
+}
+
+#[test]
+fn a_differing_row_shows_its_reason_on_one_line_and_an_identical_row_none() {
+    let reasons = Reasons::parse("\"b\": >-\n  kube-apiserver does\n  a|b.\n").unwrap();
+    let rows = [
+        ("a".to_owned(), None),
+        ("b".to_owned(), Some("status 200 vs 404".to_owned())),
+    ];
+    let text = table(&rows, &reasons);
+    assert!(
+        text.starts_with("1 of 2 requests answered identically"),
+        "{text}"
+    );
+    assert!(text.contains("| a | identical |  |\n"), "{text}");
+    assert!(
+        text.contains("| b | differs: status 200 vs 404 | kube-apiserver does a\\|b. |\n"),
+        "{text}"
+    );
 }

@@ -2,7 +2,8 @@
 //! `scripts/refserver`): every scenario of
 //! `crates/kinformer-apiserver/tests/server/golden/scenarios.rs`, in order, in the `default`
 //! namespace of a server of this test's own, each stored object read back and masked as the
-//! server crate's golden test masks the embedded server's, and compared with its golden file.
+//! server crate's golden test masks the embedded server's, and compared with its golden file;
+//! a `kubectl diff` step's exit code and output (the server's dry run) likewise.
 //! The golden files are kube-apiserver's answers: `KINFORMER_GOLDEN_BLESS=1 cargo test
 //! --test binary golden_real` (re)writes them from this server.
 //!

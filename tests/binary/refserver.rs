@@ -499,8 +499,17 @@ fn pod_yaml(ns: &str, name: &str) -> String {
 
 /// `KEY -> resourceVersion` of the pods in `ns`, as kubectl reads them from the server.
 fn server_pods(server: &RefServer, ns: &str) -> std::collections::BTreeMap<String, String> {
+    server_objects(server, "pods", ns)
+}
+
+/// `KEY -> resourceVersion` of the `resource` objects in `ns`, as kubectl reads them.
+fn server_objects(
+    server: &RefServer,
+    resource: &str,
+    ns: &str,
+) -> std::collections::BTreeMap<String, String> {
     let list: Value =
-        serde_json::from_str(&server.kubectl(&["get", "pods", "-n", ns, "-o", "json"]))
+        serde_json::from_str(&server.kubectl(&["get", resource, "-n", ns, "-o", "json"]))
             .expect("kubectl's JSON");
     list["items"]
         .as_array()
@@ -662,13 +671,16 @@ async fn the_proxy_in_front_of_kube_apiserver_traces_real_clients_and_replays_th
     })
     .await;
     assert_eq!(seen, Ok(true), "kube-runtime's watcher saw the ConfigMap");
-    trace
+    let runtime_stream = trace
         .until("kube-runtime's stream", |v| {
             v["resource"]
                 .as_str()
                 .is_some_and(|r| r.contains(&format!("configmaps@{ns}")))
         })
-        .await;
+        .await["resource"]
+        .as_str()
+        .expect("a stream")
+        .to_owned();
 
     server.apply(&pod_yaml(&ns, "p-b"));
     trace
@@ -710,13 +722,67 @@ async fn the_proxy_in_front_of_kube_apiserver_traces_real_clients_and_replays_th
         serde_json::from_value(cache["objects"].clone()).expect("key -> rv");
     assert_eq!(cache, expected, "the Python client's cache is the server's");
 
+    // A last ConfigMap, seen by kube-runtime's watcher before the recording ends (on its watch,
+    // or on the relist after a 410 once compaction passed its resourceVersion).
+    let last_rv: u64 = server
+        .kubectl(&[
+            "create",
+            "configmap",
+            "last",
+            "-n",
+            &ns,
+            "-o",
+            "jsonpath={.metadata.resourceVersion}",
+        ])
+        .trim()
+        .parse()
+        .expect("the last ConfigMap's resourceVersion");
+    let last = tokio::time::timeout(DEADLINE, async {
+        while let Some(event) = runtime.next().await {
+            if let Ok(watcher::Event::Apply(cm) | watcher::Event::InitApply(cm)) = event
+                && cm.metadata.name.as_deref() == Some("last")
+            {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(
+        last,
+        Ok(true),
+        "kube-runtime's watcher saw the last ConfigMap"
+    );
+    trace
+        .until("the last ConfigMap on kube-runtime's stream", |v| {
+            let listed_since = is(v, "reflector", "list-done")
+                && v["rv"]
+                    .as_str()
+                    .and_then(|rv| rv.parse::<u64>().ok())
+                    .is_some_and(|rv| rv >= last_rv);
+            let watched = is(v, "reflector", "watch-event") && v["key"] == format!("{ns}/last");
+            v["resource"] == runtime_stream && (listed_since || watched)
+        })
+        .await;
+    drop(runtime);
+    let configmaps = server_objects(&server, "configmaps", &ns);
+    assert!(
+        configmaps.contains_key(&format!("{ns}/last")),
+        "{configmaps:?}"
+    );
+
     stop_proxy(&mut trace).await;
 
-    // The recording replays to the same cache: the client's stream, as the proxy saw it.
+    // The recording replays to the same caches: each client's stream, as the proxy saw it.
     assert_eq!(
         replayed_cache(&record, &python_stream, &["--watch-list=false"]).await,
         expected,
-        "the replay ends with the server's pods"
+        "the replay of the Python client's stream ends with the server's pods"
+    );
+    assert_eq!(
+        replayed_cache(&record, &runtime_stream, &["--watch-list=false"]).await,
+        configmaps,
+        "the replay of kube-runtime's stream ends with the server's ConfigMaps"
     );
 }
 

@@ -5,11 +5,14 @@
 //! expected, an edit, and which stored object to read for which golden file — and [`run`]
 //! plays it through any kubeconfig, reading each object back with `kubectl get -o json
 //! --show-managed-fields`, masked by [`masked`]: what no two runs, and no two servers, share.
+//! A `kubectl diff` step stores nothing: its golden file holds its exit code and what it printed
+//! (`diff -u -N` of the live and the server-side dry-run objects), masked by [`masked_diff`].
 //! The same kubectl answers both servers: the installed dispatcher runs its own 1.32 client for
 //! kube-apiserver 1.37 and `kubectl.1.32` for the embedded server's `v1.32.0`.
 
 #![allow(dead_code)] // each test binary uses a different part
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::Duration;
@@ -66,6 +69,13 @@ pub enum Step {
         plural: &'static str,
         name: &'static str,
     },
+    /// `kubectl diff` exits with `code` (0: no differences, 1: differences), what it printed
+    /// read for the golden file `file.json`.
+    Diff {
+        args: Vec<String>,
+        code: i32,
+        file: &'static str,
+    },
 }
 
 /// A named list of steps with the files they use, played in the `default` namespace.
@@ -104,6 +114,7 @@ pub fn all() -> Vec<Scenario> {
         apply_prune(),
         server_side_apply_by_two_managers(),
         create_of_each_served_kind(),
+        kubectl_diff(),
     ]
 }
 
@@ -285,6 +296,42 @@ pub fn server_side_apply_by_two_managers() -> Scenario {
     }
 }
 
+/// `kubectl diff` (a server-side dry run of what `apply` would send, then `diff -u -N` of the
+/// live and the merged objects, `KUBECTL_EXTERNAL_DIFF`) against the applied Deployment: the
+/// same manifest (exit 0, nothing printed), a changed one (image and replicas: exit 1, the
+/// changed lines and the `generation` the dry run bumps), a new ConfigMap (exit 1, the whole
+/// object as the dry-run create answers it); none of them stores anything.
+pub fn kubectl_diff() -> Scenario {
+    let changed = SHOP
+        .replace("image: nginx:1.25", "image: nginx:1.26")
+        .replace("replicas: 2", "replicas: 3");
+    let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fresh, labels: {app: shop}}\ndata: {mode: fast}\n";
+    let diff = |file: &str, code: i32, golden: &'static str| Step::Diff {
+        args: args(&["diff", "-f", file]),
+        code,
+        file: golden,
+    };
+    Scenario {
+        name: "kubectl diff against a live object and a new one",
+        files: vec![
+            ("shop.yaml", SHOP.to_owned()),
+            ("shop2.yaml", changed),
+            ("fresh.yaml", configmap.to_owned()),
+        ],
+        steps: vec![
+            run_step(&["apply", "-f", "@shop.yaml"]),
+            diff("@shop.yaml", 0, "23-diff-unchanged"),
+            diff("@shop2.yaml", 1, "23-diff-changed"),
+            diff("@fresh.yaml", 1, "23-diff-new"),
+            golden("deployments", "shop", "01-apply-create"),
+            Step::Gone {
+                plural: "configmaps",
+                name: "fresh",
+            },
+        ],
+    }
+}
+
 /// The CustomResourceDefinition the create scenario makes.
 const WIDGETS: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, kind: Widget}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n";
 
@@ -451,7 +498,8 @@ impl Kubectl {
         }
     }
 
-    async fn output(&self, args: &[String], editor: Option<&Path>) -> Result<Output, Error> {
+    /// kubectl `args` with the environment variables `env` set.
+    async fn output(&self, args: &[String], env: &[(&str, &OsStr)]) -> Result<Output, Error> {
         let mut command = tokio::process::Command::new("kubectl");
         command
             .arg("--kubeconfig")
@@ -459,11 +507,9 @@ impl Kubectl {
             .arg("--cache-dir")
             .arg(self.dir.path().join("cache"))
             .args(args.iter().map(|a| self.argument(a)))
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .kill_on_drop(true);
-        if let Some(editor) = editor {
-            command.env("KUBE_EDITOR", editor);
-        }
         let output = tokio::time::timeout(KUBECTL_DEADLINE, command.output())
             .await
             .map_err(|_| format!("kubectl {args:?} did not end in {KUBECTL_DEADLINE:?}"))?
@@ -473,7 +519,7 @@ impl Kubectl {
 
     /// kubectl `args`; Err with its stderr unless it succeeds.
     pub async fn run(&self, args: &[String]) -> Result<String, Error> {
-        self.succeeded(args, self.output(args, None).await?)
+        self.succeeded(args, self.output(args, &[]).await?)
     }
 
     fn succeeded(&self, args: &[String], output: Output) -> Result<String, Error> {
@@ -486,7 +532,7 @@ impl Kubectl {
 
     /// kubectl `args`, expected to fail with `text` in its stderr.
     async fn refused(&self, args: &[String], text: &str) -> Result<(), Error> {
-        let output = self.output(args, None).await?;
+        let output = self.output(args, &[]).await?;
         let stderr = String::from_utf8_lossy(&output.stderr);
         if output.status.success() || !stderr.contains(text) {
             return Err(format!(
@@ -506,8 +552,25 @@ impl Kubectl {
             format!("#!/bin/sh\nsed -i '{expression}' \"$1\"\n"),
         )?;
         std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
-        let output = self.output(args, Some(&editor)).await?;
+        let output = self
+            .output(args, &[("KUBE_EDITOR", editor.as_os_str())])
+            .await?;
         self.succeeded(args, output).map(drop)
+    }
+
+    /// `kubectl diff`-like `args` with `diff -u -N` as its diff program, expected to exit
+    /// with `code`; its exit code and printed lines, masked ([`masked_diff`]).
+    async fn diff(&self, args: &[String], code: i32) -> Result<Value, Error> {
+        let output = self
+            .output(args, &[("KUBECTL_EXTERNAL_DIFF", OsStr::new("diff -u -N"))])
+            .await?;
+        let exit = output.status.code().unwrap_or(-1);
+        if exit != code {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            return Err(format!("kubectl {args:?}: exit {exit}, not {code}: {stderr}").into());
+        }
+        let printed = String::from_utf8(output.stdout)?;
+        Ok(json!({"exitCode": exit, "printed": masked_diff(&printed)}))
     }
 
     /// The stored `plural` `name` (in `default` unless cluster-scoped), managedFields
@@ -562,6 +625,10 @@ pub async fn run(kubectl: &Kubectl, scenario: &Scenario) -> Result<Vec<Observed>
                     object: masked(object),
                 });
             }
+            Step::Diff { args, code, file } => observed.push(Observed {
+                file,
+                object: kubectl.diff(args, *code).await?,
+            }),
             Step::Gone { plural, name } => {
                 if kubectl.get(plural, name).await?.is_some() {
                     return Err(
@@ -656,6 +723,51 @@ pub fn masked(mut object: Value) -> Value {
     }
     mask_token_volume(&mut object);
     object
+}
+
+/// `kubectl diff`'s output, line by line, without what differs from run to run: the
+/// temporary directories kubectl diffs (`/tmp/LIVE-123…` and `/tmp/MERGED-456…`: `LIVE`,
+/// `MERGED`), the files' times on the `---`/`+++` lines, and the `uid`, `creationTimestamp` and
+/// `resourceVersion` of the objects shown.
+pub fn masked_diff(printed: &str) -> Vec<String> {
+    printed.lines().map(masked_diff_line).collect()
+}
+
+fn masked_diff_line(line: &str) -> String {
+    let is_header = line.starts_with("--- ") || line.starts_with("+++ ");
+    let line = match line.split_once('\t') {
+        Some((head, _time)) if is_header => head,
+        _ => line,
+    };
+    if line.starts_with("diff ") || is_header {
+        return line
+            .split(' ')
+            .map(masked_temp_dir)
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    let (mark, body) = line.split_at(line.chars().next().map_or(0, char::len_utf8));
+    let indent = &body[..body.len() - body.trim_start().len()];
+    match body.trim_start().split_once(": ") {
+        Some((key, _)) if ["uid", "creationTimestamp", "resourceVersion"].contains(&key) => {
+            format!("{mark}{indent}{key}: MASKED")
+        }
+        _ => line.to_owned(),
+    }
+}
+
+/// A path into one of kubectl diff's temporary directories with the directory's name masked
+/// (`/tmp/LIVE-123/v1.ConfigMap.default.x` → `LIVE/v1.ConfigMap.default.x`); any other word
+/// as it is.
+fn masked_temp_dir(word: &str) -> String {
+    for prefix in ["LIVE", "MERGED"] {
+        if let Some(at) = word.find(&format!("{prefix}-"))
+            && let Some(file) = word[at..].split_once('/').map(|(_, file)| file)
+        {
+            return format!("{prefix}/{file}");
+        }
+    }
+    word.to_owned()
 }
 
 /// The ServiceAccount admission's random `kube-api-access-XXXXX` volume name, wherever it is

@@ -1,6 +1,7 @@
 //! The golden corpus: kubectl write commands against the embedded server, each stored object
 //! compared field for field — `managedFields` included — with the object the real
-//! kube-apiserver 1.37 stores for the same commands, kept as a file under
+//! kube-apiserver 1.37 stores for the same commands (and what `kubectl diff` prints from each
+//! server's dry run, line by line), kept as a file under
 //! `tests/server/golden/`. The scenarios (kubectl arguments, files, which object to read for
 //! which golden file) are `tests/server/golden/scenarios.rs`, shared through `#[path]` with the
 //! main crate's `tests/binary/golden_real.rs`, which plays them against kube-apiserver (the
@@ -401,6 +402,38 @@ fn differences_are_found_leaf_by_leaf() {
     assert_eq!(found[2].expected, None);
     assert_eq!(found[2].actual, Some(Value::Null));
     assert!(scenarios::differences(&real, &real).is_empty());
+}
+
+/// `kubectl diff`'s output loses its temporary directories, its files' times and the objects'
+/// generated fields, and nothing else.
+#[test]
+fn kubectl_diff_output_is_masked() {
+    let printed = "diff -u -N /tmp/LIVE-728468421/v1.ConfigMap.default.kd2 /tmp/MERGED-3077856748/v1.ConfigMap.default.kd2
+--- /tmp/LIVE-728468421/v1.ConfigMap.default.kd2\t2026-11-27 05:04:18.242852932 +0000
++++ /tmp/MERGED-3077856748/v1.ConfigMap.default.kd2\t2026-11-27 05:04:18.242852932 +0000
+@@ -0,0 +1,7 @@
++metadata:
++  creationTimestamp: \"2026-11-27T05:04:18Z\"
++  name: kd2
+   resourceVersion: \"210\"
+-  uid: 5c530f80-dc0e-439a-a8da-935edc06f14a
++  mode: LIVE-1
+";
+    assert_eq!(
+        scenarios::masked_diff(printed),
+        [
+            "diff -u -N LIVE/v1.ConfigMap.default.kd2 MERGED/v1.ConfigMap.default.kd2",
+            "--- LIVE/v1.ConfigMap.default.kd2",
+            "+++ MERGED/v1.ConfigMap.default.kd2",
+            "@@ -0,0 +1,7 @@",
+            "+metadata:",
+            "+  creationTimestamp: MASKED",
+            "+  name: kd2",
+            "   resourceVersion: MASKED",
+            "-  uid: MASKED",
+            "+  mode: LIVE-1",
+        ]
+    );
 }
 
 /// Moving from client-side to server-side apply: `kubectl apply` of the Deployment, then
