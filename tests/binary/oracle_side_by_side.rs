@@ -25,15 +25,19 @@
 //! hands it to whichever request or stream comes first) land on one side, or on the history
 //! watch, so the counts of LIST and WATCH per side are printed, not compared, and a cause met by
 //! one side only has nothing to be compared with. A side in a backoff when a close comes has no
-//! watch to close: client-go waits 800 ms doubling to 30 s with full jitter before it relists
-//! (reflector.go v0.37.2:277-278, `wait.NewExponentialBackoffManager(800ms, 30s, 2m, 2.0,
-//! 1.0)` via `r.backoffManager` at :365, :445), so where the relist falls is a random draw on
-//! both sides; what is compared is the reaction, not its time. A clean close or broken stream
-//! is re-watched at once from the last resourceVersion (reflector.go v0.37.2:467-480: `watch`
-//! returns nil, `ListAndWatchWithContext` loops into `watchWithResync` with the same
-//! `LastSyncResourceVersion`), an error relists after the backoff (:460-465), a 410 relists at
-//! "" (`isLastSyncResourceVersionUnavailable`, :1151-1160) — the rules the reaction table
-//! checks. A LIST is not paged here (client-go's informer has no page-size option: its pager
+//! watch to close: client-go waits 800 ms doubling to 30 s with full jitter between two
+//! ListAndWatch rounds (reflector.go v0.37.2:62-67, `wait.Backoff{…, Jitter: 1.0}` at :317-326,
+//! `r.delayHandler.Until` at :428), so where the relist falls is a random draw on both sides;
+//! what is compared is the reaction, not its time. A clean close or broken stream is
+//! re-watched at once from the last resourceVersion (`handleWatch` returns nil, :620-642, and
+//! `watch` loops into a new WATCH from `LastSyncResourceVersion`, :572-605); a 429, or a
+//! refused or 429 open, backs off and re-watches in place (:607-615, :652-659); any other
+//! failure ends `watch` (:644-667) and the round: backoff, relist — after a 410 on the watch
+//! at the last resourceVersion (:647-651 leaves `isLastSyncResourceVersionUnavailable` unset),
+//! after a LIST answered 410 at "" (:720-728). A watch-list's stream that ends before its
+//! initial-events-end bookmark is opened again as a watch-list (:887-889), after it as a watch;
+//! the two are separate causes. These are the rules the reaction table checks. A LIST is not
+//! paged here (client-go's informer has no page-size option: its pager
 //! asks for 500, one page): the 410 on a continued page is covered by the recorded corpus
 //! (`oracle_diff`, `--page-size 5`).
 //!

@@ -22,10 +22,17 @@ pub enum Step {
     Request(Kind, String),
     /// A LIST answered at this resourceVersion.
     Listed(String),
-    /// A watch stream ended (cleanly or by a broken connection) after this resourceVersion;
-    /// `true` when within 1 s of its request and without an event (client-go's very short
-    /// watch, reflector.go v0.37.2:1090-1091, which relists).
-    Closed(String, bool),
+    /// A watch stream ended (cleanly or by a broken connection) at the resourceVersion its
+    /// reflector resumes from.
+    Closed {
+        rv: String,
+        /// Within 1 s of its request and without an event (client-go's very short watch,
+        /// reflector.go v0.37.2:1090-1091, which relists).
+        very_short: bool,
+        /// A watch-list's stream, before its initial-events-end bookmark (client-go opens the
+        /// watch-list again, reflector.go v0.37.2:887-889; after the bookmark it is a watch).
+        initial: bool,
+    },
     /// A LIST or WATCH failed: the HTTP code, or `transport` when there was none.
     Failed(String),
 }
@@ -100,7 +107,13 @@ impl Side {
     pub fn from_kinformer(stdout: &str) -> Self {
         let mut side = Side::default();
         let mut in_watch_list = false;
+        // In a watch-list's initial phase (up to its list-done).
+        let mut initial = false;
         let mut asked = 0.0;
+        let mut asked_rv = String::new();
+        // kinformer ends a failed stream with a watch-error and then a watch-end; the oracle
+        // writes the watch-error alone. The failure is how the request ended.
+        let mut failed = false;
         for v in stdout
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -110,7 +123,10 @@ impl Side {
                     let step = match event {
                         "list-start" => {
                             asked = ts_ms(&v);
+                            asked_rv = text(&v, "rv");
+                            failed = false;
                             in_watch_list = v["watch_list"] == true;
+                            initial = in_watch_list;
                             let kind = if in_watch_list {
                                 Kind::WatchList
                             } else {
@@ -120,16 +136,39 @@ impl Side {
                         }
                         "watch-start" if v["watch_list"] != true => {
                             asked = ts_ms(&v);
+                            failed = false;
                             in_watch_list = false;
+                            initial = false;
                             Some(Step::Request(Kind::Watch, text(&v, "rv")))
                         }
                         // A watch-list's initial events end: the oracle has no line for it.
-                        "list-done" if !in_watch_list => Some(Step::Listed(text(&v, "rv"))),
-                        "list-error" | "watch-error" => Some(failure(&v)),
-                        "watch-end" => Some(Step::Closed(
-                            text(&v, "rv"),
-                            very_short(&v["events"], ts_ms(&v) - asked),
-                        )),
+                        "list-done" if in_watch_list => {
+                            initial = false;
+                            None
+                        }
+                        "list-done" => Some(Step::Listed(text(&v, "rv"))),
+                        // A watched object the transform rejected: the watch goes on (R13).
+                        "watch-error" if v["reason"] == "Transform" => None,
+                        // kinformer says a watch-list's very short stream as the error
+                        // client-go's handleListWatch returns for it; the oracle sees the close.
+                        "watch-error" if text(&v, "message").starts_with("very short watch") => {
+                            failed = true;
+                            Some(Step::Closed {
+                                rv: asked_rv.clone(),
+                                very_short: true,
+                                initial,
+                            })
+                        }
+                        "list-error" | "watch-error" => {
+                            failed = true;
+                            Some(failure(&v))
+                        }
+                        "watch-end" if failed => None,
+                        "watch-end" => Some(Step::Closed {
+                            rv: text(&v, "rv"),
+                            very_short: very_short(&v["events"], ts_ms(&v) - asked),
+                            initial,
+                        }),
                         _ => None,
                     };
                     side.steps.extend(step);
@@ -173,10 +212,11 @@ impl Side {
                 }
                 Some("list-done") if v["continue"] != true => Some(Step::Listed(text(&v, "rv"))),
                 Some("list-error" | "watch-error") => Some(failure(&v)),
-                Some("watch-end") => Some(Step::Closed(
-                    text(&v, "rv"),
-                    very_short(&v["events"], t - asked),
-                )),
+                Some("watch-end") => Some(Step::Closed {
+                    rv: text(&v, "rv"),
+                    very_short: very_short(&v["events"], t - asked),
+                    initial: v["initial"] == true,
+                }),
                 Some("notify") => {
                     side.notify(&v);
                     None
@@ -222,8 +262,20 @@ impl Side {
             if let Some((last_kind, last_rv)) = &last {
                 let (how, end_rv) = match end {
                     Some(Step::Listed(rv)) => ("listed".to_owned(), Some(rv)),
-                    Some(Step::Closed(rv, false)) => ("closed".to_owned(), Some(rv)),
-                    Some(Step::Closed(rv, true)) => ("closed very short".to_owned(), Some(rv)),
+                    Some(Step::Closed {
+                        rv,
+                        very_short,
+                        initial,
+                    }) => {
+                        let mut how = "closed".to_owned();
+                        if *very_short {
+                            how.push_str(" very short");
+                        }
+                        if *initial {
+                            how.push_str(" before its initial events end");
+                        }
+                        (how, Some(rv))
+                    }
                     Some(Step::Failed(code)) => (format!("failed {code}"), None),
                     _ => ("no end".to_owned(), None),
                 };
@@ -255,4 +307,66 @@ pub fn reaction_kinds(
         .iter()
         .map(|(cause, r)| (cause.as_str(), r.keys().map(String::as_str).collect()))
         .collect()
+}
+
+/// Both sides' lines for the same story — a watch-list cut before its initial-events-end
+/// bookmark and opened again, its stream closed after the bookmark and re-watched, then a 410 on
+/// that watch and a relist — give the same reactions.
+#[test]
+fn both_sides_read_the_same_story_as_the_same_reactions() {
+    let ts = |ms: u32| format!("2026-11-27T05:00:{:02}.{:03}000Z", ms / 1000, ms % 1000);
+    let kinformer = [
+        (0, r#""event":"list-start","rv":"","watch_list":true"#),
+        (0, r#""event":"watch-start","rv":"","watch_list":true"#),
+        (
+            30,
+            r#""event":"watch-end","rv":"","events":5,"reason":"unexpected EOF""#,
+        ),
+        (30, r#""event":"list-start","rv":"","watch_list":true"#),
+        (30, r#""event":"watch-start","rv":"","watch_list":true"#),
+        (40, r#""event":"list-done","rv":"9","items":5,"pages":1"#),
+        (
+            2000,
+            r#""event":"watch-end","rv":"12","events":3,"reason":"closed by server""#,
+        ),
+        (
+            2000,
+            r#""event":"watch-start","rv":"12","watch_list":false"#,
+        ),
+        (
+            2100,
+            r#""event":"watch-error","code":410,"reason":"Expired","message":"too old""#,
+        ),
+        (
+            2100,
+            r#""event":"watch-end","rv":"12","events":0,"reason":"410 Expired""#,
+        ),
+        (3000, r#""event":"list-start","rv":"12","watch_list":false"#),
+    ]
+    .map(|(ms, rest)| format!(r#"{{"ts":"{}","stage":"reflector",{rest}}}"#, ts(ms)))
+    .join("\n");
+    let client_go = [
+        r#""event":"request","verb":"watch","rv":"","send_initial_events":true,"t_ms":0"#,
+        r#""event":"watch-end","rv":"","events":5,"initial":true,"t_ms":30"#,
+        r#""event":"request","verb":"watch","rv":"","send_initial_events":true,"t_ms":30"#,
+        r#""event":"watch-end","rv":"12","events":9,"initial":false,"t_ms":2000"#,
+        r#""event":"request","verb":"watch","rv":"12","send_initial_events":false,"t_ms":2000"#,
+        r#""event":"watch-error","code":410,"reason":"Expired","t_ms":2100"#,
+        r#""event":"request","verb":"list","rv":"12","continue":"","t_ms":3000"#,
+    ]
+    .map(|rest| format!("{{{rest}}}"))
+    .join("\n");
+    let (k, o) = (
+        Side::from_kinformer(&kinformer).reactions(),
+        Side::from_oracle(&client_go).reactions(),
+    );
+    assert_eq!(k, o);
+    assert_eq!(
+        reaction_kinds(&k).into_keys().collect::<Vec<_>>(),
+        [
+            "Watch failed 410",
+            "WatchList closed",
+            "WatchList closed before its initial events end"
+        ]
+    );
 }

@@ -190,7 +190,8 @@ func (s *source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 	if s.rec != nil {
 		w, err = s.rec.Watch(s.resource, opts, w, err)
 	}
-	return track(s.log, s.resource, opts.ResourceVersion, w, err)
+	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	return track(s.log, s.resource, opts.ResourceVersion, initial, w, err)
 }
 
 // IsWatchListSemanticsUnSupported: the dynamic client serves watch-list (1.35+ asks).

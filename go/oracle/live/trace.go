@@ -13,6 +13,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -48,8 +49,12 @@ func listEnd(log *out.Log, resource string, obj runtime.Object, err error) {
 }
 
 // tracked forwards a watch's events and writes how the stream ended: a watch-error for an
-// ERROR event, a watch-end (with the last resourceVersion delivered and the count of events,
-// bookmarks included, as client-go's handleWatch counts them) when the channel closes.
+// ERROR event, a watch-end (with the resourceVersion the reflector resumes from and the count
+// of events, bookmarks included, as client-go's handleWatch counts them) when the channel
+// closes. That resourceVersion is the last one delivered, except in a watch-list's initial
+// phase: until its initial-events-end bookmark the events go to a temporary store and the
+// reflector's resourceVersion stays the one it asked from (reflector.go v0.37.2:846-847,
+// :870-875, :887-904); `initial` says the stream ended in that phase.
 type tracked struct {
 	inner    watch.Interface
 	events   chan watch.Event
@@ -57,8 +62,9 @@ type tracked struct {
 	stopOnce sync.Once
 }
 
-// track wraps a successful WATCH (a failed one writes watch-error and is returned as it is).
-func track(log *out.Log, resource, rv string, w watch.Interface, err error) (watch.Interface, error) {
+// track wraps a successful WATCH (a failed one writes watch-error and is returned as it is);
+// initial: a watch-list (sendInitialEvents).
+func track(log *out.Log, resource, rv string, initial bool, w watch.Interface, err error) (watch.Interface, error) {
 	if err != nil {
 		f := failure(err)
 		f["event"], f["resource"], f["phase"] = "watch-error", resource, "open"
@@ -66,11 +72,11 @@ func track(log *out.Log, resource, rv string, w watch.Interface, err error) (wat
 		return w, err
 	}
 	t := &tracked{inner: w, events: make(chan watch.Event), stopped: make(chan struct{})}
-	go t.forward(log, resource, rv)
+	go t.forward(log, resource, rv, initial)
 	return t, nil
 }
 
-func (t *tracked) forward(log *out.Log, resource, rv string) {
+func (t *tracked) forward(log *out.Log, resource, rv string, initial bool) {
 	defer close(t.events)
 	events, failed := 0, false
 	for ev := range t.inner.ResultChan() {
@@ -80,7 +86,11 @@ func (t *tracked) forward(log *out.Log, resource, rv string) {
 			log.Emit(f)
 			failed = true // the reflector ends the watch on it: no end of the server's
 		} else if m, err := meta.Accessor(ev.Object); err == nil {
-			rv = m.GetResourceVersion()
+			if !initial {
+				rv = m.GetResourceVersion()
+			} else if ev.Type == watch.Bookmark && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+				initial, rv = false, m.GetResourceVersion()
+			}
 			events++
 		}
 		select {
@@ -95,7 +105,7 @@ func (t *tracked) forward(log *out.Log, resource, rv string) {
 		if failed {
 			return
 		}
-		log.Emit(out.Fields{"event": "watch-end", "resource": resource, "rv": rv, "events": events})
+		log.Emit(out.Fields{"event": "watch-end", "resource": resource, "rv": rv, "events": events, "initial": initial})
 	}
 }
 
