@@ -616,24 +616,25 @@ impl Reflector {
 
     /// One watch-list stream up to its initial-events-end bookmark: the stream, the state it
     /// sent and the bookmark's resourceVersion; `None` when the stream ended without the
-    /// bookmark after sending something.
+    /// bookmark after sending something (a `watch-end` at `rv`, which it is opened again from).
     async fn watch_list_once(
         &self,
         rv: String,
     ) -> Result<Option<(WatchStream, TemporaryStore, String)>, SourceError> {
         let started = Instant::now();
         let mut stream = self
-            .open_watch(rv, true)
+            .open_watch(rv.clone(), true)
             .await
             .inspect_err(|e| self.trace_error(e))?;
         let mut temporary = TemporaryStore::default();
         let mut events = 0u64;
-        while let Some(frame) = stream.next().await {
-            let frame = match frame {
-                Ok(frame) => frame,
+        let closed = loop {
+            let frame = match stream.next().await {
+                None => break "closed by server".to_owned(),
+                Some(Ok(frame)) => frame,
                 // Rule R10: the connection ended under the stream — a close, not an error.
-                Err(e) if e.is_normal_watch_close() => break,
-                Err(e) => {
+                Some(Err(e)) if e.is_normal_watch_close() => break e.to_string(),
+                Some(Err(e)) => {
                     let e = internal_error(&e);
                     self.trace_error(&e);
                     return Err(e);
@@ -676,7 +677,7 @@ impl Reflector {
             };
             self.trace_watch_event(event_type, &obj);
             temporary.apply(event_type, obj);
-        }
+        };
         if events == 0 && started.elapsed() < Duration::from_secs(1) {
             let e = SourceError::Transport(
                 "very short watch: watch-list closed within a second with no events".into(),
@@ -684,6 +685,13 @@ impl Reflector {
             self.trace_error(&e);
             return Err(e);
         }
+        // client-go logs "Watch close" and opens the watch-list again from the same
+        // resourceVersion (reflector.go v0.37.2:1093-1094, :887-889): the trace says so.
+        self.tracer.emit(Event::WatchEnd {
+            resource_version: rv,
+            events,
+            reason: closed,
+        });
         Ok(None)
     }
 

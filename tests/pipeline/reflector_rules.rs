@@ -907,6 +907,58 @@ async fn r10_a_stream_broken_mid_watch_rewatches_at_once_from_the_last_rv_withou
     }
 }
 
+/// Rules R6 and R10: in a watch-list's initial phase, a stream that ends before its
+/// initial-events-end bookmark is a close, traced as a `watch-end` (how it ended, the events it
+/// sent, the resourceVersion it is opened again from), and the watch-list is opened again at
+/// once from the same resourceVersion — no backoff, no LIST. client-go v0.37.2:
+/// `handleAnyWatch` returns `(false, nil)` on a closed result channel after events
+/// (reflector.go:1093-1094, logging "Watch close" with totalItems), and `watchList` loops
+/// (:887-889, `if watchListBookmarkReceived { break }`) into a new WATCH from
+/// `rewatchResourceVersion()` (:846-847).
+#[tokio::test(start_paused = true)]
+async fn r6_a_watch_list_broken_before_its_bookmark_is_a_traced_close_and_streams_again_at_once() {
+    let mut cfg = config(None);
+    cfg.reflector.watch_list = true;
+    let mut h = Harness::new(cfg);
+    h.source.apply(pod("ns", "a", "web"));
+    h.source.apply(pod("ns", "b", "web"));
+    h.synced().await;
+    let rv = h.informer.last_sync_resource_version();
+    let broken = SourceError::ProbableEof("unexpected EOF".into());
+    h.source.cut_next_watch_list(broken.clone());
+    // An InternalError ends ListAndWatch: backoff, then a watch-list from the synced RV.
+    h.source.send_frame(Err(SourceError::Transport(
+        "local error: tls: bad record MAC".into(),
+    )));
+    h.wait("streamed again", |_| watches(&h).len() == 3).await;
+    let w = watches(&h);
+    for again in &w[1..] {
+        assert!(
+            again.starts_with(&format!("watch rv={rv} ")) && again.ends_with("initial=true"),
+            "{w:?}"
+        );
+    }
+    assert!(lists(&h).is_empty(), "no fallback to LIST: {w:?}");
+    let ev = h.events();
+    assert_eq!(
+        count(
+            &ev,
+            |e| matches!(e, Event::WatchEnd { reason, resource_version, events }
+            if *reason == broken.to_string() && *resource_version == rv && *events == 2)
+        ),
+        1,
+        "watch-end names how the initial stream ended\n{}",
+        h.dump()
+    );
+    assert_eq!(
+        count(&ev, |e| matches!(e, Event::Backoff { .. })),
+        1,
+        "one backoff, for the InternalError only\n{}",
+        h.dump()
+    );
+    h.shutdown().await;
+}
+
 /// Rule R10, the guard: reflector.go v0.36 handleWatch returns "very short watch" when a
 /// watch lasted < 1 s with no events; `watch` logs it and returns nil, and ListAndWatch's
 /// caller backs off and relists.

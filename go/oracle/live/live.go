@@ -43,7 +43,8 @@ var (
 	timeout    = flag.Duration("timeout", 0, "live mode: run this long (0: until every handler synced)")
 )
 
-// Test runs the -live resource's informer and writes what it did to -out.
+// Test runs the -live resource's informer and writes what it did to -out: its requests, how
+// each ended (trace.go), every handler callback and, at the end, its cache.
 func Test(t *testing.T, shim replay.Shim) {
 	if *resource == "" {
 		t.Skip("live mode needs -live RESOURCE")
@@ -89,6 +90,7 @@ func Test(t *testing.T, shim replay.Shim) {
 	} else {
 		<-ctx.Done()
 	}
+	dumpCache(log, *resource, inf.GetStore())
 	log.Close()
 	running.Wait()
 	if rec != nil {
@@ -163,12 +165,14 @@ func (s *source) List(opts metav1.ListOptions) (runtime.Object, error) {
 func (s *source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	s.log.Emit(out.Fields{"event": "request", "resource": s.resource, "verb": "list", "rv": opts.ResourceVersion,
 		"rvm": string(opts.ResourceVersionMatch), "limit": opts.Limit, "continue": opts.Continue})
-	if s.rec == nil {
-		return s.client.List(ctx, opts)
+	if s.rec != nil {
+		s.rec.List(s.resource, opts)
 	}
-	s.rec.List(s.resource, opts)
 	obj, err := s.client.List(ctx, opts)
-	s.rec.ListAnswer(s.resource, obj, err)
+	if s.rec != nil {
+		s.rec.ListAnswer(s.resource, obj, err)
+	}
+	listEnd(s.log, s.resource, obj, err)
 	return obj, err
 }
 
@@ -183,10 +187,11 @@ func (s *source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 		"rvm": string(opts.ResourceVersionMatch), "send_initial_events": opts.SendInitialEvents != nil && *opts.SendInitialEvents,
 		"allow_bookmarks": opts.AllowWatchBookmarks})
 	w, err := s.client.Watch(ctx, opts)
-	if s.rec == nil {
-		return w, err
+	if s.rec != nil {
+		w, err = s.rec.Watch(s.resource, opts, w, err)
 	}
-	return s.rec.Watch(s.resource, opts, w, err)
+	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	return track(s.log, s.resource, opts.ResourceVersion, initial, w, err)
 }
 
 // IsWatchListSemanticsUnSupported: the dynamic client serves watch-list (1.35+ asks).

@@ -35,6 +35,8 @@ struct MemoryState {
     watch_cache: bool,
     /// Sent by the next watch-list before its bookmark.
     before_initial_events_end: Vec<WatchFrame>,
+    /// Breaks the next watch-list's stream after its initial ADDED events, before its bookmark.
+    cut_next_watch_list: Option<SourceError>,
 }
 
 impl MemoryState {
@@ -151,6 +153,12 @@ impl MemorySource {
         self.lock().before_initial_events_end = frames;
     }
 
+    /// The next watch-list's stream sends its initial ADDED events, then ends with `error`
+    /// before its initial-events-end bookmark (a connection cut mid-stream).
+    pub fn cut_next_watch_list(&self, error: SourceError) {
+        self.lock().cut_next_watch_list = Some(error);
+    }
+
     /// Makes the next LIST or WATCH call fail with `error`.
     pub fn fail_next(&self, error: SourceError) {
         self.fail_later(0, error);
@@ -235,6 +243,10 @@ impl MemorySource {
             for (_, v) in s.objects.values() {
                 let bytes = Bytes::from(serde_json::to_vec(v).unwrap_or_default());
                 let _ = tx.send(Ok(WatchFrame::Added(bytes.into())));
+            }
+            if let Some(cut) = s.cut_next_watch_list.take() {
+                let _ = tx.send(Err(cut));
+                return Ok(tokio_stream_from(rx));
             }
             for frame in std::mem::take(&mut s.before_initial_events_end) {
                 let _ = tx.send(Ok(frame));
