@@ -464,6 +464,7 @@ async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
     for case in corpus() {
         let a = send(&real, &case).await;
         let b = send(&embedded, &case).await;
+        dump(&case.name, &a, &b);
         rows.push((case.name.clone(), difference(&a, &b)));
     }
     let measured = table(&rows);
@@ -489,6 +490,35 @@ async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
         "the conformance table in crates/kinformer-apiserver/README.md is not the one measured; \
          write it with KINFORMER_CONFORMANCE_WRITE=1 scripts/test --test binary conformance"
     );
+}
+
+/// With `KINFORMER_CONFORMANCE_DUMP=<file>`, appends both answers of a differing case to the
+/// file, to read what the table's one line cannot show.
+fn dump(name: &str, real: &Answer, embedded: &Answer) {
+    let Some(path) = std::env::var_os("KINFORMER_CONFORMANCE_DUMP") else {
+        return;
+    };
+    if difference(real, embedded).is_none() {
+        return;
+    }
+    let text = |answer: &Answer| match &answer.body {
+        Body::Json(value, _) => serde_json::to_string_pretty(value).unwrap_or_default(),
+        Body::Text(text) => text.clone(),
+    };
+    let entry = format!(
+        "=== {name}\n--- real {}\n{}\n--- embedded {}\n{}\n",
+        real.status,
+        text(real),
+        embedded.status,
+        text(embedded)
+    );
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("the dump file opens");
+    file.write_all(entry.as_bytes()).expect("the dump is written");
 }
 
 #[test]

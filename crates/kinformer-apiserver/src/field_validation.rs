@@ -377,7 +377,7 @@ impl KindSchema {
 }
 
 /// The schema with `x-kubernetes-group-version-kind` naming the kind.
-fn find_kind(document: &Value, group: &str, version: &str, kind: &str) -> Option<Value> {
+pub(crate) fn find_kind(document: &Value, group: &str, version: &str, kind: &str) -> Option<Value> {
     let schemas = document["components"]["schemas"].as_object()?;
     schemas
         .values()

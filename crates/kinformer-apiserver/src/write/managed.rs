@@ -1049,7 +1049,8 @@ mod tests {
 
     use super::*;
     use crate::resources::builtins;
-    use crate::write::defaults::{apply_defaults, zero_value};
+    use crate::write::defaults::apply_defaults;
+    use crate::write::zero_value::zero_value;
 
     fn deployments() -> ResourceType {
         builtins()

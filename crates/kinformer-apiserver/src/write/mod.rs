@@ -3,7 +3,7 @@
 //! answer it, [`registry`] writes inside a store transaction, [`strategy`] sets and checks what
 //! the server owns, [`crd`] starts and stops serving custom resources, [`direct`] writes
 //! objects addressed by their own metadata (seeding, churn, controllers), [`defaults`] fills in
-//! what kube-apiserver's decoding and defaulting add, [`admission`] what its default admission
+//! what kube-apiserver's decoding ([`zero_value`]) and defaulting add, [`admission`] what its default admission
 //! plugins add to a pod, and [`managed`] keeps `managedFields`
 //! (over [`fieldset`]; a custom resource's list and map types from [`crd_schema`]) and serves
 //! server-side apply; [`splice`] is the fast path of a replace
@@ -31,6 +31,7 @@ mod strategic;
 mod strategy;
 mod target;
 mod update;
+mod zero_value;
 
 pub use self::create::create;
 pub use self::delete::{delete, delete_collection};

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::admission;
 use super::crd;
-use super::defaults::{self, zero_value};
+use super::defaults;
 use super::managed::{self, Writer};
 use super::meta::{metadata_mut, now, parse_object, str_at};
 use super::splice;
@@ -19,6 +19,7 @@ use super::strategy::{
     with_stored_status,
 };
 use super::target::Target;
+use super::zero_value::zero_value;
 use crate::objects::StoredObject;
 use crate::resources::ResourceType;
 use crate::status::ApiError;
