@@ -308,9 +308,21 @@ mod tests {
         let table = render(&resource, &options, &[], 7, Some("next"));
         let text = std::str::from_utf8(&table).expect("utf-8");
         let at = |key: &str| text.find(&format!("\"{key}\"")).expect(key);
-        let order = ["kind", "apiVersion", "metadata", "columnDefinitions", "rows"];
+        let order = [
+            "kind",
+            "apiVersion",
+            "metadata",
+            "columnDefinitions",
+            "rows",
+        ];
         assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{text}");
-        assert!(text.contains(r#"{"resourceVersion":"7","continue":"next"}"#), "{text}");
-        assert!(text.contains(r#"{"name":"Name","type":"string","format":"name","#), "{text}");
+        assert!(
+            text.contains(r#"{"resourceVersion":"7","continue":"next"}"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"{"name":"Name","type":"string","format":"name","#),
+            "{text}"
+        );
     }
 }

@@ -87,8 +87,25 @@ fn write_shaped(out: &mut Vec<u8>, members: &Map<String, Value>, shape: &Shape) 
     out.push(b'}');
 }
 
-/// The shape of a built-in object of `kind` (kinds not named here: `spec`, then `status`).
-pub fn object_shape(kind: &str) -> &'static Shape {
+/// A built-in object's compact JSON in Go's field order (an answer built as a value, not
+/// stored: a TokenReview, a local APIService).
+pub fn to_go_json(value: &Value) -> Vec<u8> {
+    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
+    let mut out = Vec::new();
+    write_inner(
+        &mut out,
+        value,
+        Object(object_shape(text("apiVersion"), text("kind"))),
+    );
+    out
+}
+
+/// The shape of a built-in object of `api_version` and `kind` (kinds not named here: `spec`,
+/// then `status`).
+pub fn object_shape(api_version: &str, kind: &str) -> &'static Shape {
+    if (api_version, kind) == ("events.k8s.io/v1", "Event") {
+        return &EVENTS_EVENT;
+    }
     match kind {
         "ConfigMap" => &CONFIG_MAP,
         "Secret" => &SECRET,
@@ -190,6 +207,24 @@ static CORE_EVENT: Shape = object!(
     Field("related", Plain),
     Field("reportingComponent", Plain),
     Field("reportingInstance", Plain),
+);
+
+/// events.k8s.io/v1 `Event` (k8s.io/api `events/v1/types.go`).
+static EVENTS_EVENT: Shape = object!(
+    Field("eventTime", Plain),
+    Field("series", Plain),
+    Field("reportingController", Plain),
+    Field("reportingInstance", Plain),
+    Field("action", Plain),
+    Field("reason", Plain),
+    Field("regarding", Plain),
+    Field("related", Plain),
+    Field("note", Plain),
+    Field("type", Plain),
+    Field("deprecatedSource", Plain),
+    Field("deprecatedFirstTimestamp", Plain),
+    Field("deprecatedLastTimestamp", Plain),
+    Field("deprecatedCount", Plain),
 );
 
 static ROLE: Shape = object!(Field("rules", Plain), Field("aggregationRule", Plain));
@@ -370,8 +405,9 @@ mod tests {
     use serde_json::json;
 
     fn written(value: &Value, kind: &str) -> String {
+        let api_version = value["apiVersion"].as_str().unwrap_or("v1");
         let mut out = Vec::new();
-        write_inner(&mut out, value, Object(object_shape(kind)));
+        write_inner(&mut out, value, Object(object_shape(api_version, kind)));
         String::from_utf8(out).unwrap_or_default()
     }
 
@@ -384,6 +420,27 @@ mod tests {
         assert_eq!(
             written(&map, "ConfigMap"),
             r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","uid":"u","labels":{"a":"2","z":"1"}},"immutable":true,"data":{"a":"2","b":"1"},"aa":2,"zz":1}"#
+        );
+    }
+
+    #[test]
+    fn an_answer_built_as_a_value_is_written_in_go_order() {
+        let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+            "metadata": {}, "spec": {"token": "t"}, "status": {}});
+        assert_eq!(
+            String::from_utf8(to_go_json(&review)).unwrap_or_default(),
+            r#"{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},"spec":{"token":"t"},"status":{}}"#
+        );
+    }
+
+    /// events.k8s.io's Event is not core's: its own fields, in its own order.
+    #[test]
+    fn an_events_k8s_io_event_has_its_own_order() {
+        let event = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "note": "n",
+            "deprecatedFirstTimestamp": null, "eventTime": "t", "reason": "r"});
+        assert_eq!(
+            written(&event, "Event"),
+            r#"{"kind":"Event","apiVersion":"events.k8s.io/v1","eventTime":"t","reason":"r","note":"n","deprecatedFirstTimestamp":null}"#
         );
     }
 

@@ -5,11 +5,13 @@
 //! objects addressed by their own metadata (seeding, churn, controllers), [`defaults`] fills in
 //! what kube-apiserver's decoding ([`zero_value`]) and defaulting add, [`admission`] what its default admission
 //! plugins add to a pod, and [`managed`] keeps `managedFields`
-//! (over [`fieldset`]; a custom resource's list and map types from [`crd_schema`]) and serves
+//! (over [`fieldset`]; list and map types from [`builtin_schema`] and, for a custom
+//! resource, [`crd_schema`]) and serves
 //! server-side apply; [`splice`] is the fast path of a replace
 //! that changes only labels and annotations.
 
 mod admission;
+mod builtin_schema;
 mod crd;
 mod crd_schema;
 mod create;
@@ -26,6 +28,7 @@ mod options;
 mod patch;
 mod patch_meta;
 pub(super) mod registry;
+mod reset_fields;
 mod splice;
 mod strategic;
 mod strategy;
@@ -33,17 +36,17 @@ mod target;
 mod update;
 mod zero_value;
 
-pub use self::create::create;
+pub use self::create::{create, record_creation};
 pub use self::delete::{delete, delete_collection};
 pub use self::direct::{
     create_object, create_object_as, delete_object, replace_many, seed_unrecorded, update_object,
 };
 pub use self::get::get;
 pub use self::managed::Writer;
-pub use self::meta::parse_object;
+pub use self::meta::{parse_object, parse_yaml_body};
 pub use self::options::{WriteKind, WriteOptions};
 pub use self::patch::{PatchKind, patch};
 pub use self::registry::update_in;
 pub use self::target::Target;
 pub use self::target::{DIRECT_WRITER, SYSTEM_WRITER};
-pub use self::update::replace;
+pub use self::update::{replace, replace_keeping_managed_fields};
