@@ -5,6 +5,8 @@
 //! `crates/kinformer-apiserver/README.md` (between its `conformance:begin` and
 //! `conformance:end` marks). The test fails when the table there is not the one measured; to
 //! write it: `KINFORMER_CONFORMANCE_WRITE=1 scripts/test --test binary conformance`.
+//! `KINFORMER_CONFORMANCE_DUMP=<file>` appends both normalised answers of each differing case
+//! to the file. The embedded server runs as the reference's minor (1.37).
 //!
 //! Normalised on both sides (what no two servers or runs share): `uid`,
 //! `creationTimestamp`, `deletionTimestamp`, `resourceVersion`, `continue` tokens,
