@@ -6,14 +6,13 @@ use axum::response::Response;
 use http::StatusCode;
 use serde_json::Value;
 
-use super::defaults::fill;
 use super::get::respond;
 use super::managed::{Writer, record_update};
 use super::meta::{parse_body, str_at};
 use super::options::{WriteKind, WriteOptions};
 use super::registry::{Ownership, create_in};
 use super::strategy::{reset_status_on_create, resolve_namespace};
-use super::zero_value::zero_value;
+use super::zero_value::{decode, zero_value};
 use crate::app::{App, ResourceRequest};
 use crate::resources::ResourceType;
 use crate::status::ApiError;
@@ -50,7 +49,7 @@ pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Respo
 /// (`endpoints/handlers/create.go:199`, `FieldManager.UpdateNoErrors`).
 pub fn record_creation(resource: &ResourceType, value: &mut Value, manager: &str) {
     let zero = zero_value(resource);
-    fill(value, zero);
+    decode(value, resource);
     let writer = Writer {
         manager,
         subresource: "",

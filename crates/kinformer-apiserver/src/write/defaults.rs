@@ -1,9 +1,9 @@
 //! What kube-apiserver's decoding and defaulting make of a written object of a served built-in
 //! kind, on every create and update path (JSON, YAML, protobuf, every patch, apply):
 //!
-//! - [`fill`]: the fields the Go type always serializes ([`zero_value`]: `status: {}`,
-//!   `spec.strategy: {}`, a template's `metadata: {}`…), which every object decoded into it
-//!   carries;
+//! - decoding ([`decode`]): the fields the Go types always serialize (`status: {}`,
+//!   `spec.strategy: {}`, a template's `metadata: {}`, a condition's `lastProbeTime: null`…),
+//!   which every object decoded into them carries;
 //! - [`apply_defaults`]: the defaulting functions, as tables of `(field, default)` per struct,
 //!   each citing the Go file it follows;
 //! - [`prepare_for_create`]: what the strategies and storages set on a new object after the
@@ -15,7 +15,7 @@
 use rand::Rng;
 use serde_json::{Map, Value, json};
 
-use super::zero_value::zero_value;
+use super::zero_value::decode;
 use crate::resources::ResourceType;
 
 /// Adds to `value` the fields of `zero` it lacks, map by map (what decoding into the Go type
@@ -40,7 +40,7 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
     if resource.custom {
         return;
     }
-    fill(value, zero_value(resource));
+    decode(value, resource);
     let Some(object) = value.as_object_mut() else {
         return;
     };

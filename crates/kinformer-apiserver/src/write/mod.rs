@@ -20,6 +20,7 @@ mod delete;
 mod direct;
 mod fieldset;
 mod get;
+mod go_fields;
 mod managed;
 mod managed_cap;
 mod managed_raw;

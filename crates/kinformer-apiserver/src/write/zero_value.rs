@@ -1,6 +1,5 @@
-//! The zero value of a built-in kind's Go type, as `encoding/json` writes it (what decoding a
-//! body into the type always adds, and what field managers compare a created object against),
-//! derived from the kind's schema in kube-apiserver's captured OpenAPI v3 documents
+//! The zero values of a built-in kind's Go types, as `encoding/json` writes them, derived from
+//! the kind's schema in kube-apiserver's captured OpenAPI v3 documents
 //! ([`crate::openapi_data`]) by the rules openapi-gen writes them with
 //! (`k8s.io/kube-openapi/pkg/generators/openapi.go`, `mustEnforceDefault`):
 //!
@@ -13,252 +12,277 @@
 //!   `format: byte` string is a `[]byte`). A required scalar without a default is an
 //!   `omitempty` field marked `+required`: left out.
 //!
-//! What the schema cannot show ([`GO_FIELDS`]): non-pointer `metav1.Time` fields (a string in
-//! the schema, `null` in the zero value), `+optional` markers on non-`omitempty` slices and
-//! pointers (`null`), `+required` on `omitempty` ones and `+default=0` on `omitempty` scalars
-//! (left out). Custom resources have only their metadata.
+//! [`go_fields`](super::go_fields) has the fields these rules get wrong. Two uses:
+//! [`zero_value`], the empty object field managers compare a created object against, and
+//! [`decode`], what decoding a body into the Go type adds: every struct's zero members, in the
+//! object, in its list elements (a pod condition's `lastProbeTime: null`) and in the structs a
+//! pointer holds. Custom resources are not typed: only their metadata.
 
-use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use serde_json::{Map, Value, json};
 
-use crate::field_validation::find_kind;
+use super::go_fields::{GoField, go_field};
 use crate::openapi_data;
 use crate::resources::ResourceType;
 
-/// What the Go type writes at a path where the schema's rules say otherwise.
-#[derive(Clone, Copy)]
-enum GoField {
-    /// The field encodes as `null`.
-    Null,
-    /// The field is left out.
-    Omitted,
+/// What decoding adds to an object of one definition: its zero members, and the plans of the
+/// members that hold structs.
+#[derive(Debug, Default)]
+struct Plan {
+    zero: Map<String, Value>,
+    children: Vec<(String, Child)>,
 }
 
-/// The fields whose Go types the schema rules cannot see: (group, kind, path, what encodes),
-/// each citing its field in k8s.io/api (or apiextensions-apiserver) v0.37.2.
-const GO_FIELDS: &[(&str, &str, &[&str], GoField)] = &[
-    // core/v1/types.go:7958,7962,7974: non-pointer `metav1.Time`/`MicroTime`, `omitempty`.
-    ("", "Event", &["firstTimestamp"], GoField::Null),
-    ("", "Event", &["lastTimestamp"], GoField::Null),
-    ("", "Event", &["eventTime"], GoField::Null),
-    // events/v1/types.go:92,95: non-pointer `metav1.Time`, `omitempty`.
-    (
-        "events.k8s.io",
-        "Event",
-        &["deprecatedFirstTimestamp"],
-        GoField::Null,
-    ),
-    (
-        "events.k8s.io",
-        "Event",
-        &["deprecatedLastTimestamp"],
-        GoField::Null,
-    ),
-    // core/v1/types.go:5894: `MinReadySeconds int32 json:",omitempty"` with `+default=0`.
-    (
-        "",
-        "ReplicationController",
-        &["spec", "minReadySeconds"],
-        GoField::Omitted,
-    ),
-    // autoscaling/v1/types.go:155: `Replicas int32 json:",omitempty"` with `+default=0`.
-    (
-        "autoscaling",
-        "Scale",
-        &["spec", "replicas"],
-        GoField::Omitted,
-    ),
-    // admissionregistration/v1/types.go:543: `+required`, `omitempty` slice.
-    (
-        "admissionregistration.k8s.io",
-        "ValidatingAdmissionPolicyBinding",
-        &["spec", "validationActions"],
-        GoField::Omitted,
-    ),
-    // networking/v1/types.go:685: `+required`, `omitempty` pointer.
-    (
-        "networking.k8s.io",
-        "IPAddress",
-        &["spec", "parentRef"],
-        GoField::Omitted,
-    ),
-    // apiextensions/v1/types.go:370,385: `+optional`, non-`omitempty` slices.
-    (
-        "apiextensions.k8s.io",
-        "CustomResourceDefinition",
-        &["status", "conditions"],
-        GoField::Null,
-    ),
-    (
-        "apiextensions.k8s.io",
-        "CustomResourceDefinition",
-        &["status", "storedVersions"],
-        GoField::Null,
-    ),
-    // authentication/v1/types.go:207,213,221,239: `+optional`, non-`omitempty`.
-    (
-        "authentication.k8s.io",
-        "TokenRequest",
-        &["spec", "audiences"],
-        GoField::Null,
-    ),
-    (
-        "authentication.k8s.io",
-        "TokenRequest",
-        &["spec", "expirationSeconds"],
-        GoField::Null,
-    ),
-    (
-        "authentication.k8s.io",
-        "TokenRequest",
-        &["spec", "boundObjectRef"],
-        GoField::Null,
-    ),
-    (
-        "authentication.k8s.io",
-        "TokenRequest",
-        &["status", "expirationTimestamp"],
-        GoField::Null,
-    ),
-    // autoscaling/v2/types.go:430.
-    (
-        "autoscaling",
-        "HorizontalPodAutoscaler",
-        &["status", "currentMetrics"],
-        GoField::Null,
-    ),
-    // discovery/v1/types.go:61,71.
-    (
-        "discovery.k8s.io",
-        "EndpointSlice",
-        &["endpoints"],
-        GoField::Null,
-    ),
-    (
-        "discovery.k8s.io",
-        "EndpointSlice",
-        &["ports"],
-        GoField::Null,
-    ),
-    // rbac/v1/types.go:131,205.
-    (
-        "rbac.authorization.k8s.io",
-        "Role",
-        &["rules"],
-        GoField::Null,
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "ClusterRole",
-        &["rules"],
-        GoField::Null,
-    ),
-    // resource/v1/types.go:1241: `DeviceClaim.Requests`, non-`omitempty`.
-    (
-        "resource.k8s.io",
-        "ResourceClaim",
-        &["spec", "devices", "requests"],
-        GoField::Null,
-    ),
-    (
-        "resource.k8s.io",
-        "ResourceClaimTemplate",
-        &["spec", "spec", "devices", "requests"],
-        GoField::Null,
-    ),
-];
+/// How a member holds structs of a definition with something to add.
+#[derive(Debug)]
+enum Child {
+    /// A struct (or a pointer to one).
+    Object(Arc<Plan>),
+    /// A list of structs.
+    Items(Arc<Plan>),
+    /// A map of structs.
+    Values(Arc<Plan>),
+}
+
+/// One kind's zero value and decoding plan.
+struct Derived {
+    zero: Value,
+    plan: Option<Arc<Plan>>,
+}
 
 /// A zero value with only the metadata (custom resources, kinds missing from the capture).
 static METADATA_ONLY: LazyLock<Value> = LazyLock::new(|| json!({"metadata": {}}));
 
-/// Each built-in kind's zero value, derived on first use and kept for the process' life.
-static DERIVED: LazyLock<Mutex<HashMap<(String, String), &'static Value>>> =
+/// Each built-in kind's derivation, made on first use and kept for the process' life.
+static DERIVED: LazyLock<Mutex<HashMap<(String, String), &'static Derived>>> =
     LazyLock::new(Mutex::default);
+
+/// The kind's derivation (None for custom resources and kinds missing from the capture).
+fn derived(resource: &ResourceType) -> Option<&'static Derived> {
+    if resource.custom {
+        return None;
+    }
+    let key = (resource.group.clone(), resource.kind.clone());
+    let mut all = DERIVED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(found) = all.get(&key) {
+        return Some(found);
+    }
+    let made: &'static Derived = Box::leak(Box::new(derive_kind(resource)?));
+    all.insert(key, made);
+    Some(made)
+}
 
 /// The zero value of `resource`'s Go type (in its preferred version), as its JSON encoding.
 pub fn zero_value(resource: &ResourceType) -> &'static Value {
-    if resource.custom {
-        return &METADATA_ONLY;
-    }
-    let key = (resource.group.clone(), resource.kind.clone());
-    let mut derived = DERIVED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(zero) = derived.get(&key) {
-        return zero;
-    }
-    let zero: &'static Value = match derive_kind(resource) {
-        Some(zero) => Box::leak(Box::new(zero)),
-        None => &METADATA_ONLY,
-    };
-    derived.insert(key, zero);
-    zero
+    derived(resource).map_or(&METADATA_ONLY, |d| &d.zero)
 }
 
-/// Derives the kind's zero value from its schema (None when the capture lacks it).
-fn derive_kind(resource: &ResourceType) -> Option<Value> {
+/// Adds to `value` what decoding it into `resource`'s Go type adds: the zero members of each
+/// struct in it (for a custom resource, its `metadata`).
+pub fn decode(value: &mut Value, resource: &ResourceType) {
+    match derived(resource) {
+        Some(Derived {
+            plan: Some(plan), ..
+        }) => apply(value, plan),
+        Some(_) => {}
+        None => super::defaults::fill(value, &METADATA_ONLY),
+    }
+}
+
+/// Adds `plan`'s zero members to the object `value`, then its members' own.
+fn apply(value: &mut Value, plan: &Plan) {
+    let Some(object) = value.as_object_mut() else {
+        return;
+    };
+    for (key, zero) in &plan.zero {
+        if !object.contains_key(key) {
+            object.insert(key.clone(), zero.clone());
+        }
+    }
+    for (key, child) in &plan.children {
+        let Some(member) = object.get_mut(key) else {
+            continue;
+        };
+        match child {
+            Child::Object(plan) => apply(member, plan),
+            Child::Items(plan) => {
+                for item in member.as_array_mut().into_iter().flatten() {
+                    apply(item, plan);
+                }
+            }
+            Child::Values(plan) => {
+                for item in member
+                    .as_object_mut()
+                    .into_iter()
+                    .flat_map(|m| m.values_mut())
+                {
+                    apply(item, plan);
+                }
+            }
+        }
+    }
+}
+
+/// Derives the kind's zero value and plan from its schema (None when the capture lacks it).
+fn derive_kind(resource: &ResourceType) -> Option<Derived> {
     let version = resource.versions.first()?;
     let path = if resource.group.is_empty() {
         format!("api/{version}")
     } else {
         format!("apis/{}/{version}", resource.group)
     };
-    let document = openapi_data::v3_parsed(&path)?;
-    let root = find_kind(&document, &resource.group, version, &resource.kind)?;
+    let document = openapi_data::v3_static(&path)?;
     let schemas = document["components"]["schemas"].as_object()?;
-    let mut zero = object_zero(schemas, &root);
+    let root = kind_definition(schemas, &resource.group, version, &resource.kind)?;
+    let mut deriver = Deriver {
+        schemas,
+        zeros: HashMap::new(),
+        plans: HashMap::new(),
+        open_zeros: HashSet::new(),
+        open_plans: HashSet::new(),
+    };
+    let mut zero = deriver.zero(root);
     zero.remove("apiVersion");
     zero.remove("kind");
-    let mut zero = Value::Object(zero);
-    for (group, kind, path, field) in GO_FIELDS {
-        if *group == resource.group && *kind == resource.kind {
-            correct(&mut zero, path, *field);
-        }
-    }
-    Some(zero)
+    Some(Derived {
+        zero: Value::Object(zero),
+        plan: deriver.plan(root),
+    })
 }
 
-/// The zero value of an object schema: its members that `encoding/json` always writes.
-fn object_zero(schemas: &Map<String, Value>, schema: &Value) -> Map<String, Value> {
-    let required: Vec<&str> = schema["required"]
-        .as_array()
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let Some(properties) = schema["properties"].as_object() else {
-        return Map::new();
-    };
-    properties
+/// The name of the schema with `x-kubernetes-group-version-kind` naming the kind.
+fn kind_definition<'d>(
+    schemas: &'d Map<String, Value>,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Option<&'d str> {
+    schemas
         .iter()
-        .filter_map(|(name, property)| {
-            let zero = member_zero(schemas, property, required.contains(&name.as_str()))?;
-            Some((name.clone(), zero))
+        .find(|(_, schema)| {
+            schema["x-kubernetes-group-version-kind"]
+                .as_array()
+                .is_some_and(|gvks| {
+                    gvks.iter().any(|gvk| {
+                        gvk["group"] == group && gvk["version"] == version && gvk["kind"] == kind
+                    })
+                })
         })
-        .collect()
+        .map(|(name, _)| name.as_str())
 }
 
-/// A member's zero value, None when `encoding/json` leaves it out.
-fn member_zero(schemas: &Map<String, Value>, property: &Value, required: bool) -> Option<Value> {
-    let referenced = reference(property).and_then(|name| schemas.get(name));
-    match property.get("default") {
-        Some(_) if referenced.is_some_and(|s| s.get("properties").is_some()) => {
-            referenced.map(|schema| Value::Object(object_zero(schemas, schema)))
+/// One document's derivations, each definition's made once.
+struct Deriver<'d> {
+    schemas: &'d Map<String, Value>,
+    zeros: HashMap<&'d str, Map<String, Value>>,
+    plans: HashMap<&'d str, Option<Arc<Plan>>>,
+    /// The definitions whose zero value is being derived (a loop stops there).
+    open_zeros: HashSet<&'d str>,
+    /// The definitions whose plan is being derived (a recursive schema, like JSONSchemaProps,
+    /// stops there).
+    open_plans: HashSet<&'d str>,
+}
+
+impl<'d> Deriver<'d> {
+    /// The zero value of the object definition `name`: its members `encoding/json` always
+    /// writes.
+    fn zero(&mut self, name: &'d str) -> Map<String, Value> {
+        if let Some(zero) = self.zeros.get(name) {
+            return zero.clone();
         }
-        Some(default) if is_scalar_zero(default) => Some(default.clone()),
-        Some(_) => None,
-        None if !required => None,
-        None if is_scalar(property) => None,
-        None => Some(Value::Null),
+        let Some(schema) = self.schemas.get(name) else {
+            return Map::new();
+        };
+        if !self.open_zeros.insert(name) {
+            return Map::new();
+        }
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut zero = Map::new();
+        for (field, property) in schema["properties"].as_object().into_iter().flatten() {
+            let member = match go_field(name, field) {
+                Some(GoField::Null) => Some(Value::Null),
+                Some(GoField::Omitted) => None,
+                Some(GoField::Zero(text)) => {
+                    Some(serde_json::from_str(text).unwrap_or(Value::Null))
+                }
+                None => self.member_zero(property, required.contains(&field.as_str())),
+            };
+            if let Some(member) = member {
+                zero.insert(field.clone(), member);
+            }
+        }
+        self.open_zeros.remove(name);
+        self.zeros.insert(name, zero.clone());
+        zero
     }
-}
 
-/// The schema a property refers to (`$ref` or `allOf: [{$ref}]`).
-fn reference(property: &Value) -> Option<&str> {
-    property["$ref"]
-        .as_str()
-        .or_else(|| property["allOf"][0]["$ref"].as_str())?
-        .strip_prefix("#/components/schemas/")
+    /// A member's zero value by the schema rules, None when `encoding/json` leaves it out.
+    fn member_zero(&mut self, property: &'d Value, required: bool) -> Option<Value> {
+        let referenced = self.struct_definition(property);
+        match property.get("default") {
+            Some(_) if referenced.is_some() => {
+                referenced.map(|name| Value::Object(self.zero(name)))
+            }
+            Some(default) if is_scalar_zero(default) => Some(default.clone()),
+            Some(_) => None,
+            None if !required => None,
+            None if is_scalar(property) => None,
+            None => Some(Value::Null),
+        }
+    }
+
+    /// The plan of the object definition `name`, None when decoding adds nothing to it.
+    fn plan(&mut self, name: &'d str) -> Option<Arc<Plan>> {
+        if let Some(plan) = self.plans.get(name) {
+            return plan.clone();
+        }
+        if !self.open_plans.insert(name) {
+            return None;
+        }
+        let zero = self.zero(name);
+        let mut children = Vec::new();
+        let properties = self
+            .schemas
+            .get(name)
+            .and_then(|s| s["properties"].as_object());
+        for (field, property) in properties.into_iter().flatten() {
+            let child = if let Some(inner) = self.struct_definition(property) {
+                self.plan(inner).map(Child::Object)
+            } else if let Some(inner) = self.struct_definition(&property["items"]) {
+                self.plan(inner).map(Child::Items)
+            } else if let Some(inner) = self.struct_definition(&property["additionalProperties"]) {
+                self.plan(inner).map(Child::Values)
+            } else {
+                None
+            };
+            if let Some(child) = child {
+                children.push((field.clone(), child));
+            }
+        }
+        self.open_plans.remove(name);
+        let plan =
+            (!zero.is_empty() || !children.is_empty()).then(|| Arc::new(Plan { zero, children }));
+        self.plans.insert(name, plan.clone());
+        plan
+    }
+
+    /// The object definition a property refers to (`$ref` or `allOf: [{$ref}]`), if it has
+    /// properties.
+    fn struct_definition(&self, property: &'d Value) -> Option<&'d str> {
+        let name = property["$ref"]
+            .as_str()
+            .or_else(|| property["allOf"][0]["$ref"].as_str())?
+            .strip_prefix("#/components/schemas/")?;
+        let (name, schema) = self.schemas.get_key_value(name)?;
+        schema.get("properties").map(|_| name.as_str())
+    }
 }
 
 /// 0, "" or false.
@@ -277,31 +301,6 @@ fn is_scalar(property: &Value) -> bool {
         Some("string") => property["format"] != "byte",
         Some("integer" | "number" | "boolean") => true,
         _ => false,
-    }
-}
-
-/// Applies one [`GO_FIELDS`] entry at `path`.
-fn correct(zero: &mut Value, path: &[&str], field: GoField) {
-    let Some((last, parents)) = path.split_last() else {
-        return;
-    };
-    let mut at = zero;
-    for parent in parents {
-        let Some(next) = at.get_mut(*parent) else {
-            return;
-        };
-        at = next;
-    }
-    let Some(object) = at.as_object_mut() else {
-        return;
-    };
-    match field {
-        GoField::Null => {
-            object.insert((*last).to_owned(), Value::Null);
-        }
-        GoField::Omitted => {
-            object.remove(*last);
-        }
     }
 }
 
@@ -493,6 +492,45 @@ mod tests {
             let resource = builtin(group, version, kind);
             assert_eq!(zero_value(&resource), &expected, "{group}/{kind}");
         }
+    }
+
+    /// Decoding fills list elements' and pointed-to structs' zero members too, as Go's does.
+    #[test]
+    fn decoding_fills_every_struct_s_zero_members() {
+        let pods = builtin("", "v1", "Pod");
+        let mut pod = json!({"metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}],
+                "readinessProbe": {"httpGet": {"path": "/"}}}]},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}});
+        decode(&mut pod, &pods);
+        assert_eq!(
+            pod["status"]["conditions"][0],
+            json!({"type": "Ready", "status": "True", "lastProbeTime": null,
+                   "lastTransitionTime": null})
+        );
+        let container = &pod["spec"]["containers"][0];
+        assert_eq!(container["resources"], json!({}));
+        assert_eq!(container["readinessProbe"]["httpGet"]["port"], json!(0));
+        assert_eq!(container["ports"][0], json!({"containerPort": 80}));
+        let services = builtin("", "v1", "Service");
+        let mut service = json!({"spec": {"ports": [{"port": 443}]}});
+        decode(&mut service, &services);
+        assert_eq!(
+            service["spec"]["ports"][0],
+            json!({"port": 443, "targetPort": 0})
+        );
+        assert_eq!(service["status"], json!({"loadBalancer": {}}));
+    }
+
+    /// A recursive schema (a CRD's JSONSchemaProps) is derived without looping.
+    #[test]
+    fn a_recursive_schema_is_derived() {
+        let crds = builtin("apiextensions.k8s.io", "v1", "CustomResourceDefinition");
+        let mut crd = json!({"spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema":
+            {"type": "object", "properties": {"spec": {"type": "object"}}}}}]}});
+        decode(&mut crd, &crds);
+        assert_eq!(crd["spec"]["versions"][0]["served"], json!(false));
+        assert_eq!(crd["status"]["storedVersions"], Value::Null);
     }
 
     #[test]
