@@ -3,12 +3,12 @@
 //! answer it, [`registry`] writes inside a store transaction, [`strategy`] sets and checks what
 //! the server owns, [`crd`] starts and stops serving custom resources, [`direct`] writes
 //! objects addressed by their own metadata (seeding, churn, controllers), [`defaults`] fills in
-//! what kube-apiserver's decoding ([`zero_value`]) and defaulting add, [`admission`] what its default admission
-//! plugins add to a pod, and [`managed`] keeps `managedFields`
-//! (over [`fieldset`]; list and map types from [`builtin_schema`] and, for a custom
-//! resource, [`crd_schema`]) and serves
-//! server-side apply; [`splice`] is the fast path of a replace
-//! that changes only labels and annotations.
+//! what kube-apiserver's decoding ([`zero_value`], with [`go_fields`]) and defaulting add,
+//! [`admission`] what its default admission plugins add to a pod, and [`managed`] keeps
+//! `managedFields` (over [`fieldset`]; list and map types from [`builtin_schema`] and, for a
+//! custom resource, [`crd_schema`]; the fields a strategy resets from [`reset_fields`]) and
+//! serves server-side apply; [`splice`] is the fast path of a replace that changes only labels
+//! and annotations.
 
 mod admission;
 mod builtin_schema;
