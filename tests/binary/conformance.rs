@@ -8,11 +8,13 @@
 //! is not the one measured (to write it: `KINFORMER_CONFORMANCE_WRITE=1 scripts/test --test
 //! binary conformance`), and when a differing row has no reason or a reason names a row that is
 //! identical or absent. `KINFORMER_CONFORMANCE_DUMP=DIR` also writes both normalised answers of
-//! every differing row in `DIR` (to read the whole difference, not only the first).
+//! every differing row in `DIR` (to read the whole difference, not only the first). The embedded
+//! server runs as the reference's minor (1.37).
 //!
 //! Normalised on both sides (what no two servers or runs share): `uid`,
 //! `creationTimestamp`, `deletionTimestamp`, `resourceVersion`, `continue` tokens,
-//! managedFields `time`s, conditions' `lastTransitionTime`, `/version`'s build fields, the
+//! managedFields `time`s, conditions' `lastTransitionTime`, `/version`'s build fields (its
+//! `gitVersion` too: the embedded server reports the minor's `.0`), the
 //! server's own address in `/api`, an `Age` cell of a Table, OpenAPI v3 hashes, the current
 //! resourceVersion a 410's message names, the random suffix of a pod's `kube-api-access-XXXXX`
 //! token volume (the ServiceAccount admission plugin's generated name). A watch (ended by its
@@ -34,6 +36,10 @@ use reasons::{Bookkeeping, Reasons};
 
 /// The namespace the corpus writes in (`{ns}` in its paths and bodies).
 const NAMESPACE: &str = "conformance";
+
+/// The minor of the reference kube-apiserver (v1.37.2), which the embedded server is asked to
+/// behave as (`/version`, discovery).
+const REFERENCE_MINOR: u32 = 37;
 
 /// How long a case with `until` repeats its request.
 const UNTIL_DEADLINE: Duration = Duration::from_secs(30);
@@ -280,7 +286,7 @@ fn over_a_mebibyte() -> String {
 
 /// Masks, in place, what differs between any two servers or runs.
 fn normalise(v: &mut Value, key: &str) {
-    const MASKED: [&str; 11] = [
+    const MASKED: [&str; 12] = [
         "uid",
         "creationTimestamp",
         "deletionTimestamp",
@@ -290,6 +296,7 @@ fn normalise(v: &mut Value, key: &str) {
         "lastTransitionTime",
         "buildDate",
         "gitCommit",
+        "gitVersion",
         "goVersion",
         "serverAddress",
     ];
@@ -494,9 +501,13 @@ async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
     // Each answer as the server gave it: kube's client would send a 429 again.
     config.default_retry = false;
     let real = kube::Client::try_from(config).expect("a client");
-    let embedded_server = EmbeddedServer::start(ServerConfig::default())
-        .await
-        .expect("the embedded server starts");
+    // The embedded server behaves as the release it is compared with.
+    let embedded_server = EmbeddedServer::start(ServerConfig {
+        kubernetes_minor: REFERENCE_MINOR,
+        ..ServerConfig::default()
+    })
+    .await
+    .expect("the embedded server starts");
     let mut embedded_config = embedded_server.kube_config();
     embedded_config.default_retry = false;
     let embedded = kube::Client::try_from(embedded_config).expect("a client");

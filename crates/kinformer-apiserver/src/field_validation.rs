@@ -18,13 +18,14 @@
 //! Duplicate fields are found in JSON bodies (YAML is converted before it gets here); a
 //! built-in's duplicate objects are merged member by member, as Go's decoding into typed
 //! structs merges them, and otherwise the last value wins.
-//! JSON patches are not checked here.
+//! JSON patches are not checked here. A JSON body is first read without a tree ([`check`]):
+//! one without problems goes to the write as it came.
 //!
 //! [`openapi_data`]: crate::openapi_data
 
 use std::collections::HashSet;
 use std::fmt::{self, Write as _};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use axum::response::Response;
 use http::HeaderValue;
@@ -35,6 +36,8 @@ use crate::app::ResourceRequest;
 use crate::openapi_data;
 use crate::resources::{ResourceType, group_version};
 use crate::status::{ApiError, StatusCause, StatusDetails};
+
+mod check;
 
 /// The `fieldValidation` directive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +90,10 @@ pub fn around(
     let Some(schema) = KindSchema::of(request) else {
         return write(body);
     };
+    if body_kind != Body::Apply && schema.has_problem(body_kind, body) != Some(true) {
+        // Not JSON (the write answers that), or nothing to report or drop.
+        return write(body);
+    }
     let Some(tree) = parse(body, body_kind) else {
         return write(body);
     };
@@ -360,13 +367,23 @@ impl KindSchema {
         })
     }
 
-    /// Walks a body, collecting problems; returns it with unknown fields dropped.
-    fn walk(&self, tree: &Tree, body_kind: Body, problems: &mut Vec<Problem>) -> Tree {
-        let walker = Walker {
+    /// Whether a JSON body has any problem ([`check`]); None when it is not JSON.
+    fn has_problem(&self, body_kind: Body, body: &[u8]) -> Option<bool> {
+        check::has_problem(&self.walker(body_kind), &self.root, self.structural, body)
+    }
+
+    /// The walk's settings for a body of `body_kind`.
+    fn walker(&self, body_kind: Body) -> Walker<'_> {
+        Walker {
             schemas: &self.document["components"]["schemas"],
             directives: body_kind == Body::StrategicPatch,
             keyed_paths: body_kind == Body::Apply,
-        };
+        }
+    }
+
+    /// Walks a body, collecting problems; returns it with unknown fields dropped.
+    fn walk(&self, tree: &Tree, body_kind: Body, problems: &mut Vec<Problem>) -> Tree {
+        let walker = self.walker(body_kind);
         let at = At {
             path: "",
             resource_root: self.structural,
@@ -377,7 +394,7 @@ impl KindSchema {
 }
 
 /// The schema with `x-kubernetes-group-version-kind` naming the kind.
-fn find_kind(document: &Value, group: &str, version: &str, kind: &str) -> Option<Value> {
+pub(crate) fn find_kind(document: &Value, group: &str, version: &str, kind: &str) -> Option<Value> {
     let schemas = document["components"]["schemas"].as_object()?;
     schemas
         .values()
@@ -496,7 +513,7 @@ impl Walker<'_> {
                         resource_root: false,
                         structural: at.structural,
                     };
-                    let value = self.node(value, &child, at, problems);
+                    let value = self.node(value, child, at, problems);
                     keep(&mut kept, key, value, !at.structural);
                 }
                 Member::Anything => keep(&mut kept, key, value.clone(), !at.structural),
@@ -507,25 +524,23 @@ impl Walker<'_> {
     }
 
     /// What the schema says about an object's member `key`.
-    fn member_schema(&self, schema: &Value, key: &str, at: At<'_>) -> Member {
+    fn member_schema<'s>(&self, schema: &'s Value, key: &str, at: At<'_>) -> Member<'s> {
         if self.directives && key.starts_with('$') {
             return Member::Anything;
         }
         if at.resource_root {
             match key {
                 "apiVersion" | "kind" => return Member::Anything,
-                "metadata" => {
-                    return Member::Declared(json_ref(OBJECT_META));
-                }
+                "metadata" => return Member::Declared(&OBJECT_META_REF),
                 _ => {}
             }
         }
         if let Some(child) = schema["properties"].get(key) {
-            return Member::Declared(child.clone());
+            return Member::Declared(child);
         }
         let preserve = schema["x-kubernetes-preserve-unknown-fields"] == Value::Bool(true);
         match &schema["additionalProperties"] {
-            Value::Object(_) => Member::Declared(schema["additionalProperties"].clone()),
+            Value::Object(_) => Member::Declared(&schema["additionalProperties"]),
             Value::Bool(true) => Member::Anything,
             _ if preserve => Member::Anything,
             _ if !at.structural
@@ -570,26 +585,29 @@ struct At<'p> {
 }
 
 /// An object member's schema.
-enum Member {
-    Declared(Value),
+enum Member<'s> {
+    Declared(&'s Value),
     Anything,
     Unknown,
 }
 
-/// A `$ref` to a document schema.
-fn json_ref(name: &str) -> Value {
-    serde_json::json!({ "$ref": format!("#/components/schemas/{name}") })
-}
+/// A `$ref` to ObjectMeta's schema.
+static OBJECT_META_REF: LazyLock<Value> =
+    LazyLock::new(|| serde_json::json!({ "$ref": format!("#/components/schemas/{OBJECT_META}") }));
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The full walk's problems and pruned body; the first pass ([`check`]) must agree on
+    /// whether there is any.
     fn problems(schema: &KindSchema, body: &str, kind: Body) -> (Vec<String>, String) {
         let tree: Tree = serde_json::from_str(body).unwrap();
         let mut found = Vec::new();
         let pruned = schema.walk(&tree, kind, &mut found);
+        let any = schema.has_problem(kind, body.as_bytes());
+        assert_eq!(any, Some(!found.is_empty()), "{body}");
         let mut text = String::new();
         pruned.write_json(&mut text);
         (found.iter().map(ToString::to_string).collect(), text)

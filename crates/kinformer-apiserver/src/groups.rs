@@ -35,6 +35,9 @@ pub fn apply_defaults(object: &mut Map<String, Value>, resource: &ResourceType) 
         ("batch", "jobs") => batch::job_defaults(object),
         ("batch", "cronjobs") => batch::cron_job_defaults(object),
         ("", "replicationcontrollers") => batch::replication_controller_defaults(object),
+        ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => {
+            rbac::binding_defaults(object);
+        }
         _ => {}
     }
 }
@@ -157,7 +160,7 @@ pub fn serve(
     let resource = &request.resource;
     let verb = verb_of(method, request);
     if request.subresource.is_none() && !resource.serves_verb(verb) {
-        return Some(Err(ApiError::method_not_allowed(method.as_str())));
+        return Some(Err(ApiError::method_not_allowed()));
     }
     let name = request.name.as_deref();
     let key = (resource.group.as_str(), resource.plural.as_str());
@@ -165,20 +168,16 @@ pub fn serve(
         (("", "pods"), Some("eviction"), "POST", Some(name)) => {
             Some(policy::evict(app, request, name, body))
         }
-        (("", "pods"), Some("eviction"), other, _) => {
-            Some(Err(ApiError::method_not_allowed(other)))
-        }
+        (("", "pods"), Some("eviction"), _, _) => Some(Err(ApiError::method_not_allowed())),
         (("", "pods"), Some("ephemeralcontainers"), _, Some(name)) => {
             Some(ephemeral_containers(app, method, request, name, body))
         }
         (("", "serviceaccounts"), Some("token"), "POST", Some(name)) => {
             Some(authentication::token_request(app, request, name, body))
         }
-        (("", "serviceaccounts"), Some("token"), other, _) => {
-            Some(Err(ApiError::method_not_allowed(other)))
-        }
+        (("", "serviceaccounts"), Some("token"), _, _) => Some(Err(ApiError::method_not_allowed())),
         (("authentication.k8s.io", "tokenreviews"), None, "POST", None) => {
-            Some(authentication::token_review(app, body))
+            Some(authentication::token_review(app, request, body))
         }
         (("apiregistration.k8s.io", "apiservices"), None, "GET", _) => {
             apiregistration::serve(app, request)
@@ -234,7 +233,7 @@ fn ephemeral_containers(
     let given = match method.as_str() {
         "PUT" => parse(body)?,
         "PATCH" => patched(&stored, &request.content_type, body)?,
-        other => return Err(ApiError::method_not_allowed(other)),
+        _ => return Err(ApiError::method_not_allowed()),
     };
     let mut merged = stored;
     let containers = given

@@ -295,18 +295,35 @@ pub fn render_list(
         ),
         _ => (resource.list_kind.clone(), resource.api_version()),
     };
-    let mut head = format!(
-        r#"{{"kind":"{kind}","apiVersion":"{api_version}","metadata":{{"resourceVersion":"{rv}""#
-    );
-    if let Some(token) = continue_token {
-        head.push_str(&format!(r#","continue":"{token}""#));
-    }
-    if let Some(count) = remaining {
-        head.push_str(&format!(r#","remainingItemCount":{count}"#));
-    }
-    head.push_str(r#"},"items":["#);
+    let unstructured = resource.custom && representation != Representation::Metadata;
+    let (head, tail) = if unstructured {
+        // An UnstructuredList: its keys sorted, and `continue` always set (apimachinery
+        // `unstructured_list.go:184` `SetContinue` writes even an empty token).
+        let mut meta = format!(r#"{{"continue":"{}""#, continue_token.unwrap_or(""));
+        if let Some(count) = remaining {
+            meta.push_str(&format!(r#","remainingItemCount":{count}"#));
+        }
+        meta.push_str(&format!(r#","resourceVersion":"{rv}"}}"#));
+        (
+            format!(r#"{{"apiVersion":"{api_version}","items":["#),
+            format!(r#"],"kind":"{kind}","metadata":{meta}}}"#),
+        )
+    } else {
+        let mut head = format!(
+            r#"{{"kind":"{kind}","apiVersion":"{api_version}","metadata":{{"resourceVersion":"{rv}""#
+        );
+        if let Some(token) = continue_token {
+            head.push_str(&format!(r#","continue":"{token}""#));
+        }
+        if let Some(count) = remaining {
+            head.push_str(&format!(r#","remainingItemCount":{count}"#));
+        }
+        head.push_str(r#"},"items":["#);
+        (head, "]}".to_owned())
+    };
     let chunks = ListChunks {
         pending: head.into_bytes(),
+        tail: tail.into_bytes(),
         items: items.into_iter(),
         representation,
         item_type_meta: resource.custom,
@@ -319,6 +336,8 @@ pub fn render_list(
 /// The chunks of a list body.
 struct ListChunks {
     pending: Vec<u8>,
+    /// What closes the list after its items.
+    tail: Vec<u8>,
     items: std::vec::IntoIter<Arc<StoredObject>>,
     representation: Representation,
     /// Whether items keep `kind` and `apiVersion` (custom resources, served unstructured);
@@ -340,7 +359,7 @@ impl Iterator for ListChunks {
         chunk.reserve(CHUNK_BYTES + CHUNK_SLACK);
         while chunk.len() < CHUNK_BYTES {
             let Some(object) = self.items.next() else {
-                chunk.extend_from_slice(b"]}");
+                chunk.extend_from_slice(&self.tail);
                 self.finished = true;
                 break;
             };
@@ -363,6 +382,34 @@ impl Iterator for ListChunks {
 mod tests {
     use super::*;
 
+    /// A custom resource's list is an UnstructuredList: keys sorted, `continue` always there.
+    #[test]
+    fn a_custom_resource_list_is_written_as_kube_writes_unstructured_lists() {
+        let registry = super::super::resources::Registry::with_builtins();
+        let Some(configmaps) = registry.find("", "v1", "configmaps") else {
+            panic!("configmaps are built in");
+        };
+        let mut widgets = (*configmaps).clone();
+        widgets.custom = true;
+        widgets.list_kind = "WidgetList".into();
+        let meta = ListMeta {
+            rv: 7,
+            continue_token: None,
+            remaining: None,
+        };
+        let body = render_list(&widgets, Representation::Object, Vec::new(), meta);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let bytes = runtime
+            .block_on(axum::body::to_bytes(body, usize::MAX))
+            .expect("the body");
+        assert_eq!(
+            std::str::from_utf8(&bytes).expect("utf-8"),
+            r#"{"apiVersion":"v1","items":[],"kind":"WidgetList","metadata":{"continue":"","resourceVersion":"7"}}"#
+        );
+    }
+
     #[test]
     fn list_chunks_concatenate_to_valid_json() {
         let registry = super::super::resources::Registry::with_builtins();
@@ -378,6 +425,7 @@ mod tests {
         for count in [0, 1, 300] {
             let chunks = ListChunks {
                 pending: b"{\"items\":[".to_vec(),
+                tail: b"]}".to_vec(),
                 items: objects
                     .iter()
                     .take(count)

@@ -56,6 +56,13 @@ pub fn v3_parsed(path: &str) -> Option<Arc<Value>> {
         .clone()
 }
 
+/// A captured v3 document, parsed and kept for the process' life (None when absent).
+pub fn v3_static(path: &str) -> Option<&'static Value> {
+    let index = V3.iter().position(|(p, _, _)| *p == path)?;
+    v3_parsed(path)?;
+    CACHE[index].parsed.get()?.as_deref()
+}
+
 /// The captured `/openapi/v3` paths that are not an API group or group version (`api`, `apis`,
 /// `version`, `.well-known/openid-configuration`, …), with their hashes.
 pub fn v3_other_paths() -> impl Iterator<Item = (&'static str, &'static str)> {

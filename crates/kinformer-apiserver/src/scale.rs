@@ -53,7 +53,7 @@ pub fn serve(
             })?;
             stored.to_value()?
         }
-        other => return Err(ApiError::method_not_allowed(other)),
+        _ => return Err(ApiError::method_not_allowed()),
     };
     let scale = scale_of(&object, paths);
     // Written in Go's field order (kind, apiVersion, metadata, spec, status), as built-ins are.

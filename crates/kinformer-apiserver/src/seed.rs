@@ -488,12 +488,14 @@ fn create_namespace(store: &Store, name: &str, writer: Writer<'static>) -> Resul
 /// (`pkg/controlplane/controller/kubernetesservice/controller.go`,
 /// `CreateOrUpdateMasterServiceIfNeeded`): the first address of the service range
 /// (10.96.0.0/12, the one new Services' cluster IPs come from), port 443 named `https` to the
-/// apiserver's secure port 6443, labelled as kube-apiserver labels it.
+/// apiserver's secure port 6443, single-stack (its `IPFamilyPolicy`, line 237: the controller
+/// sets it, so its managedFields own it), labelled as kube-apiserver labels it.
 fn kubernetes_service() -> Value {
     json!({"apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "kubernetes", "namespace": "default",
             "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1", "sessionAffinity": "None",
+            "ipFamilyPolicy": "SingleStack",
             "ports": [{"name": "https", "protocol": "TCP", "port": 443, "targetPort": 6443}]}})
 }
 

@@ -299,7 +299,7 @@ async fn route_method(
             }
             write::get(app, request, name)
         }
-        ("POST", None) if needs_namespace => Err(ApiError::method_not_allowed("POST")),
+        ("POST", None) if needs_namespace => Err(ApiError::method_not_allowed()),
         ("POST", None) => {
             let body = decode_body(request, body)?;
             field_validation::around(request, "CreateOptions", Body::Object, &body, |body| {
@@ -320,7 +320,7 @@ async fn route_method(
         },
         ("DELETE", Some(name)) => write::delete(app, request, name, body),
         ("DELETE", None) => write::delete_collection(app, request, body),
-        (other, _) => Err(ApiError::method_not_allowed(other)),
+        (_, _) => Err(ApiError::method_not_allowed()),
     }
 }
 
@@ -341,12 +341,7 @@ fn decode_body(request: &ResourceRequest, body: &Bytes) -> Result<Bytes, ApiErro
     match media {
         "" | "*/*" | "application/json" => Ok(body.clone()),
         "application/yaml" => {
-            let text = std::str::from_utf8(body).map_err(|e| {
-                ApiError::bad_request(format!("the request body is not UTF-8: {e}"))
-            })?;
-            let value: serde_json::Value = serde_saphyr::from_str(text).map_err(|e| {
-                ApiError::bad_request(format!("the request body is not valid YAML: {e}"))
-            })?;
+            let value = write::parse_yaml_body(body, &request.resource.kind)?;
             Ok(Bytes::from(value.to_string()))
         }
         protobuf::MEDIA_TYPE => match protobuf::decode(body) {
@@ -379,7 +374,7 @@ fn admin_faults(
     caller: Option<ConnectionId>,
 ) -> Response {
     if method != http::Method::POST {
-        return ApiError::method_not_allowed(method.as_str()).into_response();
+        return ApiError::method_not_allowed().into_response();
     }
     let fault = match serde_json::from_slice::<Fault>(body) {
         Ok(fault) => fault,

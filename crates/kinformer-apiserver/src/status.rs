@@ -76,13 +76,18 @@ impl ApiError {
         )
     }
 
-    /// 405 MethodNotAllowed.
-    pub fn method_not_allowed(method: &str) -> Self {
-        ApiError::new(
+    /// 405 MethodNotAllowed, for a method no route of the path serves: go-restful's error,
+    /// which kube-apiserver writes through `NewGenericServerResponse` with no resource or name
+    /// (apiserver `pkg/server/handler.go:176` `serviceErrorHandler`; apimachinery
+    /// `pkg/api/errors/errors.go:473`): a fixed message and empty, present `details`.
+    pub fn method_not_allowed() -> Self {
+        let mut error = ApiError::new(
             405,
             "MethodNotAllowed",
-            format!("the server does not allow this method on the requested resource: {method}"),
-        )
+            "the server does not allow this method on the requested resource",
+        );
+        error.details = Some(Box::default());
+        error
     }
 
     /// 409 AlreadyExists.

@@ -4,7 +4,10 @@
 
 use bytes::Bytes;
 use jiff::Timestamp;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::app::{Representation, ResourceRequest};
 use super::objects::StoredObject;
@@ -189,29 +192,75 @@ impl Printer {
     }
 }
 
+/// `meta/v1` `Table`, in its Go fields' order (`apimachinery/pkg/apis/meta/v1/types.go`
+/// `Table`: the inlined `TypeMeta`, `metadata`, `columnDefinitions`, `rows`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Table<'a> {
+    kind: &'static str,
+    api_version: &'static str,
+    metadata: ListMeta<'a>,
+    column_definitions: Vec<Column>,
+    rows: Vec<Row<'a>>,
+}
+
+/// `ListMeta`'s fields a Table carries.
+#[derive(Serialize)]
+struct ListMeta<'a> {
+    #[serde(rename = "resourceVersion")]
+    resource_version: String,
+    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
+    continue_token: Option<&'a str>,
+}
+
+/// `TableColumnDefinition`: its members in the Go fields' order.
+struct Column(Value);
+
+impl Serialize for Column {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        const ORDER: [&str; 5] = ["name", "type", "format", "description", "priority"];
+        let mut map = serializer.serialize_map(None)?;
+        for key in ORDER {
+            if let Some(value) = self.0.get(key) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// `TableRow`: `cells`, `conditions` (omitempty), `object` (the stored bytes, as they are).
+#[derive(Serialize)]
+struct Row<'a> {
+    cells: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conditions: Option<Value>,
+    object: Option<&'a RawValue>,
+}
+
 /// One row: its cells, a pod's completion conditions, and the object as `include` asks.
-fn row(
+fn row<'a>(
     printer: Printer,
     custom: &custom::Columns,
     include: Include,
-    object: &StoredObject,
+    object: &'a StoredObject,
     now: Timestamp,
-) -> Value {
+) -> Row<'a> {
     let value = serde_json::from_slice::<Value>(&object.bytes).unwrap_or(Value::Null);
-    let included = match include {
-        Include::Metadata => {
-            serde_json::from_slice::<Value>(object.metadata_only()).unwrap_or(Value::Null)
-        }
-        Include::Object => value.clone(),
-        Include::Nothing => Value::Null,
+    let included: &[u8] = match include {
+        Include::Metadata => object.metadata_only(),
+        Include::Object => &object.bytes,
+        Include::Nothing => b"",
     };
-    let mut row = json!({"cells": printer.cells(custom, &value, now), "object": included});
-    if printer == Printer::Pod
-        && let (Some(conditions), Some(map)) = (cells::pod_conditions(&value), row.as_object_mut())
-    {
-        map.insert("conditions".into(), conditions);
+    let conditions = match printer {
+        Printer::Pod => cells::pod_conditions(&value),
+        _ => None,
+    };
+    Row {
+        cells: printer.cells(custom, &value, now),
+        conditions,
+        object: serde_json::from_slice(included).ok(),
     }
-    row
 }
 
 /// A Table of `objects` as `options` ask; `continue_token` and `rv` go into its list metadata.
@@ -222,23 +271,58 @@ pub fn render(
     rv: u64,
     continue_token: Option<&str>,
 ) -> Bytes {
-    let mut metadata = json!({"resourceVersion": rv.to_string()});
-    if let (Some(token), Some(map)) = (continue_token, metadata.as_object_mut()) {
-        map.insert("continue".into(), token.into());
-    }
     let printer = Printer::of(resource);
     let custom = custom::Columns::of(resource, &options.version);
     let now = Timestamp::now();
-    let rows: Vec<Value> = objects
-        .iter()
-        .map(|o| row(printer, &custom, options.include, o, now))
-        .collect();
-    let table = json!({
-        "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": metadata,
-        "columnDefinitions": printer.columns(&custom),
-        "rows": rows,
-    });
-    Bytes::from(table.to_string())
+    let table = Table {
+        kind: "Table",
+        api_version: "meta.k8s.io/v1",
+        metadata: ListMeta {
+            resource_version: rv.to_string(),
+            continue_token,
+        },
+        column_definitions: printer.columns(&custom).into_iter().map(Column).collect(),
+        rows: objects
+            .iter()
+            .map(|o| row(printer, &custom, options.include, o, now))
+            .collect(),
+    };
+    Bytes::from(serde_json::to_vec(&table).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// kube-apiserver writes a Table's members in its Go fields' order, not sorted.
+    #[test]
+    fn a_table_is_written_in_go_field_order() {
+        let resource = crate::resources::builtins()
+            .into_iter()
+            .find(|r| r.kind == "Pod")
+            .expect("served");
+        let options = Options {
+            version: "v1".into(),
+            include: Include::Nothing,
+        };
+        let table = render(&resource, &options, &[], 7, Some("next"));
+        let text = std::str::from_utf8(&table).expect("utf-8");
+        let at = |key: &str| text.find(&format!("\"{key}\"")).expect(key);
+        let order = [
+            "kind",
+            "apiVersion",
+            "metadata",
+            "columnDefinitions",
+            "rows",
+        ];
+        assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{text}");
+        assert!(
+            text.contains(r#"{"resourceVersion":"7","continue":"next"}"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"{"name":"Name","type":"string","format":"name","#),
+            "{text}"
+        );
+    }
 }

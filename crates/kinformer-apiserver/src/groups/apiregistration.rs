@@ -34,20 +34,56 @@ fn priorities(group: &str) -> (i64, i64) {
     }
 }
 
-/// The local APIService of `group`/`version`.
+/// The local APIService of `group`/`version`, as kube-apiserver's autoregister controller
+/// creates it (kube-aggregator `pkg/controllers/autoregister/autoregister_controller.go`,
+/// `checkAPIService`: a create by the `kube-apiserver` loopback client, so its managedFields
+/// own the label and the spec), with a uid of its own that every GET repeats (and resourceVersion
+/// 1: it is computed, never stored).
 fn local(group: &str, version: &str, created: &str) -> Value {
     let (group_priority, version_priority) = priorities(group);
+    let name = format!("{version}.{group}");
+    let owned = json!({
+        "f:metadata": {"f:labels": {".": {}, "f:kube-aggregator.kubernetes.io/automanaged": {}}},
+        "f:spec": {"f:group": {}, "f:groupPriorityMinimum": {}, "f:version": {},
+            "f:versionPriority": {}},
+    });
     json!({
         "kind": "APIService",
         "apiVersion": "apiregistration.k8s.io/v1",
-        "metadata": {"name": format!("{version}.{group}"), "creationTimestamp": created,
-            "labels": {"kube-aggregator.kubernetes.io/automanaged": "onstart"}},
+        "metadata": {"name": name, "uid": stable_uid(&name), "resourceVersion": "1",
+            "creationTimestamp": created,
+            "labels": {"kube-aggregator.kubernetes.io/automanaged": "onstart"},
+            "managedFields": [{"manager": "kube-apiserver", "operation": "Update",
+                "apiVersion": "apiregistration.k8s.io/v1", "time": created,
+                "fieldsType": "FieldsV1", "fieldsV1": owned}]},
         "spec": {"group": group, "version": version, "groupPriorityMinimum": group_priority,
             "versionPriority": version_priority},
         "status": {"conditions": [{"type": "Available", "status": "True",
             "lastTransitionTime": created, "reason": "Local",
             "message": "Local APIServices are always available"}]},
     })
+}
+
+/// A uid made from `name` (FNV-1a), formatted as a UUID: the same on every GET.
+fn stable_uid(name: &str) -> String {
+    let hash = |seed: u64| {
+        name.bytes().fold(seed, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    };
+    let hex = format!(
+        "{:016x}{:016x}",
+        hash(0xcbf2_9ce4_8422_2325),
+        hash(0x8422_2325_cbf2_9ce4)
+    );
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
 }
 
 /// Every local APIService, by name (kube-aggregator serves no APIService for its own group).
@@ -88,7 +124,8 @@ pub fn serve(app: &App, request: &ResourceRequest) -> Option<Result<Response, Ap
     match request.name.as_deref() {
         Some(name) => {
             let found = locals.into_iter().find(|s| s["metadata"]["name"] == name)?;
-            Some(Ok(json_response(StatusCode::OK, found.to_string())))
+            let written = crate::json::go_order::to_go_json(&found);
+            Some(Ok(json_response(StatusCode::OK, written)))
         }
         None => {
             let key = request.resource.key();
@@ -102,5 +139,22 @@ pub fn serve(app: &App, request: &ResourceRequest) -> Option<Result<Response, Ap
                 "metadata": {"resourceVersion": app.store.resource_version().to_string()}, "items": items});
             Some(Ok(json_response(StatusCode::OK, list.to_string())))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_api_service_is_owned_by_kube_apiserver_and_keeps_its_uid() {
+        let service = local("apps", "v1", "2026-01-01T00:00:00Z");
+        let entry = &service["metadata"]["managedFields"][0];
+        assert_eq!(entry["manager"], "kube-apiserver");
+        assert!(entry["fieldsV1"]["f:spec"]["f:versionPriority"].is_object());
+        let uid = service["metadata"]["uid"].as_str().unwrap_or_default();
+        assert_eq!(uid.len(), 36);
+        assert_eq!(local("apps", "v1", "later")["metadata"]["uid"], uid);
+        assert_ne!(local("batch", "v1", "later")["metadata"]["uid"], uid);
     }
 }

@@ -195,8 +195,13 @@ fn uuid() -> String {
     )
 }
 
-/// `POST /apis/authentication.k8s.io/v1/tokenreviews`: the review with its `status`.
-pub fn token_review(app: &Arc<App>, body: &Bytes) -> Result<Response, ApiError> {
+/// `POST /apis/authentication.k8s.io/v1/tokenreviews`: the review with its `status`, and the
+/// managedFields the create handler recorded for the fields sent.
+pub fn token_review(
+    app: &Arc<App>,
+    request: &ResourceRequest,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
     let mut review: Value = serde_json::from_slice(body).map_err(|e| {
         ApiError::bad_request(format!("the request body is not a TokenReview: {e}"))
     })?;
@@ -219,13 +224,15 @@ pub fn token_review(app: &Arc<App>, body: &Bytes) -> Result<Response, ApiError> 
         .map(str::to_owned)
         .collect();
     let status = review_status(app, &token, &wanted);
+    crate::write::record_creation(&request.resource, &mut review, &request.field_manager);
     if let Some(object) = review.as_object_mut() {
         object.insert("status".into(), status);
         object.entry("metadata").or_insert_with(|| json!({}));
         object.insert("apiVersion".into(), "authentication.k8s.io/v1".into());
         object.insert("kind".into(), "TokenReview".into());
     }
-    Ok(json_response(StatusCode::CREATED, review.to_string()))
+    let written = crate::json::go_order::to_go_json(&review);
+    Ok(json_response(StatusCode::CREATED, written))
 }
 
 /// What a TokenReview of `token` finds, for a reviewer wanting `wanted` audiences (none: the

@@ -69,7 +69,8 @@ pub fn validate(value: &Value) -> Vec<Cause> {
 }
 
 /// `certificatesigningrequests/{name}/approval`: GET answers the CSR; PUT writes the given
-/// `status.conditions` (each given its update and transition times) and nothing else.
+/// `status.conditions` (each given its update and transition times) and nothing else, not
+/// even managedFields (the approval strategy copies the old object over the new).
 pub fn approval(
     app: &Arc<App>,
     method: &Method,
@@ -91,9 +92,10 @@ pub fn approval(
             let merged = with_conditions(stored, &given);
             let mut status = without_subresource(request);
             status.subresource = Some("status".into());
-            crate::write::replace(app, &status, name, &Bytes::from(merged.to_string()))
+            let merged = Bytes::from(merged.to_string());
+            crate::write::replace_keeping_managed_fields(app, &status, name, &merged)
         }
-        other => Err(ApiError::method_not_allowed(other)),
+        _ => Err(ApiError::method_not_allowed()),
     }
 }
 

@@ -6,8 +6,11 @@
 //! maps (labels, data) and `managedFields` stay in key order: Go sorts a map's keys, and the
 //! replace fast path writes managedFields entries as serde_json does.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
+use super::members;
 use super::writer::{write_str, write_value};
 
 /// The fields of a Go struct in declaration order.
@@ -73,6 +76,122 @@ pub fn write_inner(out: &mut Vec<u8>, value: &Value, inner: Inner) {
     }
 }
 
+/// A built-in object's compact JSON `body` (as serde_json writes a `Value`: keys sorted, no
+/// whitespace) rewritten in Go's field order by moving its members' bytes in one pass, without
+/// parsing their values: what [`crate::json::type_meta::serialise`] writes for the parsed body
+/// when its maps' keys are sorted (serde_json's order). None when `body` is not such an object
+/// (not compact, a struct with a key twice, a list of structs with an element that is none):
+/// the caller parses it.
+pub fn reorder_compact(body: &[u8]) -> Option<Vec<u8>> {
+    // The type's members come first in a sorted body: found without scanning the rest.
+    let text = |key: &str| -> &str {
+        members::member_value(body, 0..body.len(), key.as_bytes())
+            .and_then(|range| body.get(range)?.strip_prefix(b"\"")?.strip_suffix(b"\""))
+            .and_then(|v| std::str::from_utf8(v).ok())
+            .unwrap_or("")
+    };
+    let shape = object_shape(text("apiVersion"), text("kind"));
+    let mut out = Vec::with_capacity(body.len());
+    let end = reorder_object(&mut out, body, 0, shape)?;
+    (end == body.len()).then_some(out)
+}
+
+/// One member of an object being reordered: its key, its place in the shape (fields the shape
+/// does not name after all named ones, in the order they came) and its value's bytes.
+struct Moved<'b> {
+    key: &'b [u8],
+    rank: usize,
+    value: Cow<'b, [u8]>,
+}
+
+/// Appends the object starting at `at` in `body` with its members in `shape`'s order, each
+/// struct-valued member reordered as its own shape says; answers where the object ends.
+fn reorder_object(out: &mut Vec<u8>, body: &[u8], mut at: usize, shape: &Shape) -> Option<usize> {
+    step(body, &mut at, b'{')?;
+    let mut moved: Vec<Moved<'_>> = Vec::with_capacity(16);
+    if body.get(at) != Some(&b'}') {
+        loop {
+            step(body, &mut at, b'"')?;
+            let key_start = at;
+            at = members::string_end(body, at)?;
+            let key = body.get(key_start..at)?;
+            at += 1;
+            step(body, &mut at, b':')?;
+            let rank = shape.0.iter().position(|field| field.0.as_bytes() == key);
+            let inner = rank.map_or(Plain, |index| shape.0[index].1);
+            let (value, end) = reorder_member(body, at, inner)?;
+            moved.push(Moved {
+                key,
+                rank: rank.unwrap_or(usize::MAX),
+                value,
+            });
+            at = end;
+            match body.get(at)? {
+                b',' => at += 1,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    let mut keys: Vec<&[u8]> = moved.iter().map(|m| m.key).collect();
+    keys.sort_unstable();
+    if keys.windows(2).any(|pair| pair[0] == pair[1]) {
+        return None;
+    }
+    moved.sort_by_key(|m| m.rank);
+    out.push(b'{');
+    for (index, member) in moved.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        out.push(b'"');
+        out.extend_from_slice(member.key);
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(&member.value);
+    }
+    out.push(b'}');
+    Some(at + 1)
+}
+
+/// The value starting at `at`: reordered when it is a struct or a list of structs of `inner`'s
+/// shape, else its bytes as they are; and where it ends.
+fn reorder_member(body: &[u8], at: usize, inner: Inner) -> Option<(Cow<'_, [u8]>, usize)> {
+    match (inner, body.get(at)?) {
+        (Object(shape), b'{') => {
+            let mut value = Vec::new();
+            let end = reorder_object(&mut value, body, at, shape)?;
+            Some((Cow::Owned(value), end))
+        }
+        (Items(shape), b'[') => {
+            let mut value = vec![b'['];
+            let mut at = at + 1;
+            if body.get(at) == Some(&b']') {
+                return Some((Cow::Owned(b"[]".to_vec()), at + 1));
+            }
+            loop {
+                at = reorder_object(&mut value, body, at, shape)?;
+                match body.get(at)? {
+                    b',' => value.push(b','),
+                    b']' => break,
+                    _ => return None,
+                }
+                at += 1;
+            }
+            value.push(b']');
+            Some((Cow::Owned(value), at + 1))
+        }
+        _ => {
+            let end = members::value_end(body, at)?;
+            Some((Cow::Borrowed(body.get(at..end)?), end))
+        }
+    }
+}
+
+/// Steps over `byte` at `at`.
+fn step(body: &[u8], at: &mut usize, byte: u8) -> Option<()> {
+    (body.get(*at) == Some(&byte)).then(|| *at += 1)
+}
+
 /// Appends the object `members` compact, in `shape`'s order.
 fn write_shaped(out: &mut Vec<u8>, members: &Map<String, Value>, shape: &Shape) {
     out.push(b'{');
@@ -87,8 +206,25 @@ fn write_shaped(out: &mut Vec<u8>, members: &Map<String, Value>, shape: &Shape) 
     out.push(b'}');
 }
 
-/// The shape of a built-in object of `kind` (kinds not named here: `spec`, then `status`).
-pub fn object_shape(kind: &str) -> &'static Shape {
+/// A built-in object's compact JSON in Go's field order (an answer built as a value, not
+/// stored: a TokenReview, a local APIService).
+pub fn to_go_json(value: &Value) -> Vec<u8> {
+    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
+    let mut out = Vec::new();
+    write_inner(
+        &mut out,
+        value,
+        Object(object_shape(text("apiVersion"), text("kind"))),
+    );
+    out
+}
+
+/// The shape of a built-in object of `api_version` and `kind` (kinds not named here: `spec`,
+/// then `status`).
+pub fn object_shape(api_version: &str, kind: &str) -> &'static Shape {
+    if (api_version, kind) == ("events.k8s.io/v1", "Event") {
+        return &EVENTS_EVENT;
+    }
     match kind {
         "ConfigMap" => &CONFIG_MAP,
         "Secret" => &SECRET,
@@ -190,6 +326,24 @@ static CORE_EVENT: Shape = object!(
     Field("related", Plain),
     Field("reportingComponent", Plain),
     Field("reportingInstance", Plain),
+);
+
+/// events.k8s.io/v1 `Event` (k8s.io/api `events/v1/types.go`).
+static EVENTS_EVENT: Shape = object!(
+    Field("eventTime", Plain),
+    Field("series", Plain),
+    Field("reportingController", Plain),
+    Field("reportingInstance", Plain),
+    Field("action", Plain),
+    Field("reason", Plain),
+    Field("regarding", Plain),
+    Field("related", Plain),
+    Field("note", Plain),
+    Field("type", Plain),
+    Field("deprecatedSource", Plain),
+    Field("deprecatedFirstTimestamp", Plain),
+    Field("deprecatedLastTimestamp", Plain),
+    Field("deprecatedCount", Plain),
 );
 
 static ROLE: Shape = object!(Field("rules", Plain), Field("aggregationRule", Plain));
@@ -370,8 +524,9 @@ mod tests {
     use serde_json::json;
 
     fn written(value: &Value, kind: &str) -> String {
+        let api_version = value["apiVersion"].as_str().unwrap_or("v1");
         let mut out = Vec::new();
-        write_inner(&mut out, value, Object(object_shape(kind)));
+        write_inner(&mut out, value, Object(object_shape(api_version, kind)));
         String::from_utf8(out).unwrap_or_default()
     }
 
@@ -384,6 +539,43 @@ mod tests {
         assert_eq!(
             written(&map, "ConfigMap"),
             r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","uid":"u","labels":{"a":"2","z":"1"}},"immutable":true,"data":{"a":"2","b":"1"},"aa":2,"zz":1}"#
+        );
+    }
+
+    #[test]
+    fn an_answer_built_as_a_value_is_written_in_go_order() {
+        let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+            "metadata": {}, "spec": {"token": "t"}, "status": {}});
+        assert_eq!(
+            String::from_utf8(to_go_json(&review)).unwrap_or_default(),
+            r#"{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},"spec":{"token":"t"},"status":{}}"#
+        );
+    }
+
+    /// A compact body with sorted keys is reordered by moving bytes, to exactly what parsing
+    /// and writing it in Go order gives.
+    #[test]
+    fn a_sorted_compact_body_is_reordered_as_serialising_it_would() {
+        let mut pod = crate::seed::synthetic_pod("ns", 3);
+        pod["metadata"]["annotations"] = json!({"b": "<&>", "a": "x\"y"});
+        pod["spec"]["containers"][0]["env"] = json!([{"value": "v", "name": "n"}]);
+        let sorted = serde_json::to_vec(&pod).unwrap_or_default();
+        let parsed: Value = serde_json::from_slice(&sorted).unwrap_or_default();
+        let expected = crate::json::type_meta::serialise(&parsed, false).0;
+        assert_eq!(reorder_compact(&sorted), Some(expected));
+        // Not compact, or a key twice: left to the parser.
+        assert_eq!(reorder_compact(b"{ \"kind\": \"Pod\"}"), None);
+        assert_eq!(reorder_compact(br#"{"kind":"Pod","kind":"Pod"}"#), None);
+    }
+
+    /// events.k8s.io's Event is not core's: its own fields, in its own order.
+    #[test]
+    fn an_events_k8s_io_event_has_its_own_order() {
+        let event = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "note": "n",
+            "deprecatedFirstTimestamp": null, "eventTime": "t", "reason": "r"});
+        assert_eq!(
+            written(&event, "Event"),
+            r#"{"kind":"Event","apiVersion":"events.k8s.io/v1","eventTime":"t","reason":"r","note":"n","deprecatedFirstTimestamp":null}"#
         );
     }
 

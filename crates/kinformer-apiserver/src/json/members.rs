@@ -266,7 +266,7 @@ fn expect(bytes: &[u8], at: &mut usize, byte: u8) -> Option<()> {
 }
 
 /// Where the string whose text starts at `at` ends (the position of its closing quote).
-fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+pub fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     loop {
         at = next_quote_or_backslash(bytes, at)?;
         match bytes.get(at)? {
@@ -299,7 +299,7 @@ fn next_quote_or_backslash(bytes: &[u8], mut at: usize) -> Option<usize> {
 }
 
 /// Where the value starting at `at` ends (one past its last byte).
-fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+pub fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
     match bytes.get(at)? {
         b'"' => Some(string_end(bytes, at + 1)? + 1),
         b'{' | b'[' => nested_end(bytes, at),

@@ -129,8 +129,10 @@ pub fn serialise(value: &Value, custom: bool) -> (Vec<u8>, TypeMetaSpans) {
         write_value(&mut out, value);
         return (out, TypeMetaSpans::default());
     };
-    let shape = (!custom)
-        .then(|| go_order::object_shape(members.get("kind").and_then(Value::as_str).unwrap_or("")));
+    let shape = (!custom).then(|| {
+        let text = |key: &str| members.get(key).and_then(Value::as_str).unwrap_or("");
+        go_order::object_shape(text("apiVersion"), text("kind"))
+    });
     let ordered = match shape {
         Some(shape) => shape.ordered(members),
         None => members.iter().collect(),

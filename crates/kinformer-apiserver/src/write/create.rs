@@ -7,11 +7,12 @@ use http::StatusCode;
 use serde_json::Value;
 
 use super::get::respond;
-use super::managed::Writer;
+use super::managed::{Writer, record_update};
 use super::meta::{parse_body, str_at};
 use super::options::{WriteKind, WriteOptions};
 use super::registry::{Ownership, create_in};
 use super::strategy::{reset_status_on_create, resolve_namespace};
+use super::zero_value::{decode, zero_value};
 use crate::app::{App, ResourceRequest};
 use crate::resources::ResourceType;
 use crate::status::ApiError;
@@ -40,6 +41,20 @@ pub fn create(app: &App, request: &ResourceRequest, body: &[u8]) -> Result<Respo
         )
     })?;
     Ok(respond(StatusCode::CREATED, request, &object))
+}
+
+/// What kube-apiserver's create handler does to a body before any storage sees it, for a
+/// create-only resource that stores nothing (a TokenReview): decoding fills in the type's zero
+/// value, and the field manager records `manager` owning the fields sent
+/// (`endpoints/handlers/create.go:199`, `FieldManager.UpdateNoErrors`).
+pub fn record_creation(resource: &ResourceType, value: &mut Value, manager: &str) {
+    let zero = zero_value(resource);
+    decode(value, resource);
+    let writer = Writer {
+        manager,
+        subresource: "",
+    };
+    record_update(resource, zero, value, writer);
 }
 
 /// kube-apiserver's storage refuses to create an object that carries a resourceVersion with a

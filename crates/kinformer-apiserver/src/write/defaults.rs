@@ -1,10 +1,9 @@
 //! What kube-apiserver's decoding and defaulting make of a written object of a served built-in
 //! kind, on every create and update path (JSON, YAML, protobuf, every patch, apply):
 //!
-//! - [`zero_value`]: the fields the Go type always serializes (non-`omitempty` fields of its
-//!   empty struct: `status: {}`, `spec.strategy: {}`, a template's `metadata: {}` (its
-//!   `creationTimestamp` is `omitzero` since 1.35)…), which every object decoded into it carries — and
-//!   which field managers compare a created object against;
+//! - decoding ([`decode`]): the fields the Go types always serialize (`status: {}`,
+//!   `spec.strategy: {}`, a template's `metadata: {}`, a condition's `lastProbeTime: null`…),
+//!   which every object decoded into them carries;
 //! - [`apply_defaults`]: the defaulting functions, as tables of `(field, default)` per struct,
 //!   each citing the Go file it follows;
 //! - [`prepare_for_create`]: what the strategies and storages set on a new object after the
@@ -13,111 +12,11 @@
 //!
 //! Admission plugins (service account, priority, tolerations) are neither and are not run.
 
-use std::sync::LazyLock;
-
 use rand::Rng;
 use serde_json::{Map, Value, json};
 
+use super::zero_value::decode;
 use crate::resources::ResourceType;
-
-/// A pod template's zero value (`core/v1` `PodTemplateSpec`).
-fn template_zero() -> Value {
-    json!({"metadata": {}, "spec": {"containers": null}})
-}
-
-/// A zero value: ObjectMeta's (empty: its `creationTimestamp` is `omitzero`) with `rest`.
-fn zero(rest: Value) -> Value {
-    let mut zero = json!({"metadata": {}});
-    fill(&mut zero, &rest);
-    zero
-}
-
-static METADATA_ONLY: LazyLock<Value> = LazyLock::new(|| zero(json!({})));
-static POD: LazyLock<Value> =
-    LazyLock::new(|| zero(json!({"spec": {"containers": null}, "status": {}})));
-static SERVICE: LazyLock<Value> =
-    LazyLock::new(|| zero(json!({"spec": {}, "status": {"loadBalancer": {}}})));
-static NAMESPACE: LazyLock<Value> = LazyLock::new(|| zero(json!({"spec": {}, "status": {}})));
-static EVENT: LazyLock<Value> = LazyLock::new(|| {
-    zero(json!({
-        "involvedObject": {}, "source": {}, "firstTimestamp": null, "lastTimestamp": null,
-        "eventTime": null, "reportingComponent": "", "reportingInstance": "",
-    }))
-});
-static DEPLOYMENT: LazyLock<Value> = LazyLock::new(|| {
-    zero(json!({
-        "spec": {"selector": null, "template": template_zero(), "strategy": {}},
-        "status": {},
-    }))
-});
-static REPLICA_SET: LazyLock<Value> = LazyLock::new(|| {
-    zero(json!({
-        "spec": {"selector": null, "template": template_zero()},
-        "status": {"replicas": 0},
-    }))
-});
-static STATEFUL_SET: LazyLock<Value> = LazyLock::new(|| {
-    zero(json!({
-        "spec": {
-            "selector": null, "template": template_zero(), "serviceName": "",
-            "updateStrategy": {},
-        },
-        "status": {"replicas": 0, "availableReplicas": 0},
-    }))
-});
-static DAEMON_SET: LazyLock<Value> = LazyLock::new(|| {
-    zero(json!({
-        "spec": {"selector": null, "template": template_zero(), "updateStrategy": {}},
-        "status": {
-            "currentNumberScheduled": 0, "numberMisscheduled": 0,
-            "desiredNumberScheduled": 0, "numberReady": 0,
-        },
-    }))
-});
-static LEASE: LazyLock<Value> = LazyLock::new(|| zero(json!({"spec": {}})));
-/// `core/v1` `Node`: the status' `daemonEndpoints` and `nodeInfo` structs always encode.
-static NODE: LazyLock<Value> = LazyLock::new(|| {
-    zero(json!({
-        "spec": {},
-        "status": {
-            "daemonEndpoints": {"kubeletEndpoint": {"Port": 0}},
-            "nodeInfo": {
-                "machineID": "", "systemUUID": "", "bootID": "", "kernelVersion": "",
-                "osImage": "", "containerRuntimeVersion": "", "kubeletVersion": "",
-                "kubeProxyVersion": "", "operatingSystem": "", "architecture": "",
-            },
-        },
-    }))
-});
-/// `apiextensions/v1` `CustomResourceDefinition`.
-static CRD: LazyLock<Value> = LazyLock::new(|| {
-    zero(json!({
-        "spec": {"group": "", "names": {"plural": "", "kind": ""}, "scope": "", "versions": null},
-        "status": {"acceptedNames": {"plural": "", "kind": ""}, "storedVersions": null},
-    }))
-});
-
-/// The zero value of `resource`'s Go type, as its JSON encoding (`omitempty` fields left out;
-/// built once per kind).
-pub fn zero_value(resource: &ResourceType) -> &'static Value {
-    if resource.custom {
-        return &METADATA_ONLY;
-    }
-    match (resource.group.as_str(), resource.kind.as_str()) {
-        ("", "Pod") => &POD,
-        ("", "Service") => &SERVICE,
-        ("", "Namespace") => &NAMESPACE,
-        ("", "Event") => &EVENT,
-        ("apps", "Deployment") => &DEPLOYMENT,
-        ("apps", "ReplicaSet") => &REPLICA_SET,
-        ("apps", "StatefulSet") => &STATEFUL_SET,
-        ("apps", "DaemonSet") => &DAEMON_SET,
-        ("coordination.k8s.io", "Lease") => &LEASE,
-        ("", "Node") => &NODE,
-        ("apiextensions.k8s.io", "CustomResourceDefinition") => &CRD,
-        _ => &METADATA_ONLY,
-    }
-}
 
 /// Adds to `value` the fields of `zero` it lacks, map by map (what decoding into the Go type
 /// does).
@@ -141,7 +40,7 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
     if resource.custom {
         return;
     }
-    fill(value, zero_value(resource));
+    decode(value, resource);
     let Some(object) = value.as_object_mut() else {
         return;
     };

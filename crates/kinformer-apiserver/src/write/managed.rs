@@ -12,15 +12,18 @@
 //!
 //! Entries with no fields are dropped; `apiVersion`, `kind` and the server-set metadata are
 //! never owned; main-resource writes never own `status`, status writes own nothing else.
-//! Lists follow [`list_type`]; label selectors are atomic maps.
+//! Lists and maps follow the kind's schema ([`BuiltinSchema`], a CRD's structural schema), or
+//! [`list_type`] and [`is_atomic_map`] for a kind the capture lacks.
 
 use serde_json::{Map, Value, json};
 
+use super::builtin_schema::BuiltinSchema;
 use super::crd_schema;
 use super::fieldset::{Atom, FieldSet, PathElement, field_key, subtract_v1, union_v1};
 use super::managed_cap::cap_update_managers;
 use super::meta::{now, str_at};
 use super::patch_meta::{ListType, is_atomic_map, list_type};
+use super::reset_fields::{reset_fields, resets};
 use crate::resources::ResourceType;
 use crate::status::{ApiError, StatusCause, StatusDetails};
 
@@ -574,6 +577,10 @@ enum Shape<'k> {
 /// The schema facts of one kind the walks need, and the subresource written.
 struct Schema<'k> {
     kind: &'k str,
+    /// A built-in kind's schema in the written version.
+    builtin: Option<&'static BuiltinSchema>,
+    /// The fields the kind's strategy resets on this write.
+    reset: &'static [&'static [&'static str]],
     /// A custom resource's structural schema for the written version.
     custom: Option<&'k Value>,
     subresource: &'k str,
@@ -581,8 +588,11 @@ struct Schema<'k> {
 
 impl<'k> Schema<'k> {
     fn new(resource: &'k ResourceType, api_version: &str, subresource: &'k str) -> Self {
+        let version = api_version.rsplit('/').next().unwrap_or(api_version);
         Schema {
             kind: &resource.kind,
+            builtin: BuiltinSchema::of(resource, version),
+            reset: reset_fields(&resource.group, &resource.kind, subresource),
             custom: resource.schema_for(api_version),
             subresource,
         }
@@ -598,7 +608,10 @@ impl<'k> Schema<'k> {
     fn list_type(&self, path: &[&str]) -> ListType<'k> {
         match self.custom_at(path) {
             Some(schema) => crd_schema::list_type(schema, path),
-            None => list_type(self.kind, path),
+            None => match self.builtin {
+                Some(builtin) => builtin.list_type(path),
+                None => list_type(self.kind, path),
+            },
         }
     }
 
@@ -606,14 +619,17 @@ impl<'k> Schema<'k> {
     fn is_atomic_map(&self, path: &[&str]) -> bool {
         match self.custom_at(path) {
             Some(schema) => crd_schema::is_atomic_map(schema, path),
-            None => is_atomic_map(self.kind, path),
+            None => match self.builtin {
+                Some(builtin) => builtin.is_atomic_map(path),
+                None => is_atomic_map(self.kind, path),
+            },
         }
     }
 
     /// Whether the field `key` of the map at `path` is one the write's manager may own (see
     /// [`Self::skipped`] and [`ignore_in`]).
     fn tracked(&self, path: &[&str], key: &str) -> bool {
-        if Self::skipped(path, key) {
+        if Self::skipped(path, key) || resets(self.reset, path, key) {
             return false;
         }
         !path.is_empty() || (key == "status") == (self.subresource == "status")
@@ -1049,7 +1065,8 @@ mod tests {
 
     use super::*;
     use crate::resources::builtins;
-    use crate::write::defaults::{apply_defaults, zero_value};
+    use crate::write::defaults::apply_defaults;
+    use crate::write::zero_value::zero_value;
 
     fn deployments() -> ResourceType {
         builtins()

@@ -40,6 +40,44 @@ pub fn parse_body(body: &[u8], kind: &str) -> Result<Value, ApiError> {
     )))
 }
 
+/// A YAML POST or PUT body as JSON, or kube-apiserver's 400 for YAML it cannot read: the
+/// YAML serializer's error (sigs.k8s.io/yaml over go-yaml v2) through `transformDecodeError`,
+/// "the object provided is unrecognized (must be of type K): yaml: line N: …" and the body's
+/// first 30 bytes.
+pub fn parse_yaml_body(body: &[u8], kind: &str) -> Result<Value, ApiError> {
+    let text = String::from_utf8_lossy(body);
+    serde_saphyr::from_str::<Value>(&text).map_err(|error| {
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {kind}): {} ({})",
+            go_yaml_error(&text, &error.to_string()),
+            summary(body)
+        ))
+    })
+}
+
+/// go-yaml's words for a YAML error where they are known: an unclosed flow sequence or
+/// mapping is a parser error at the end of the input, reported at its 0-based line (go-yaml
+/// v2 `decode.go` `parser.fail` adds 1 to scanner errors' lines only; `parserc.go`: "did not
+/// find expected ',' or ']'"); otherwise the parser's own message at its line.
+fn go_yaml_error(text: &str, message: &str) -> String {
+    let end_line = text.matches('\n').count();
+    if message.contains("unclosed bracket '['") {
+        return format!("yaml: line {end_line}: did not find expected ',' or ']'");
+    }
+    if message.contains("unclosed bracket '{'") {
+        return format!("yaml: line {end_line}: did not find expected ',' or '}}'");
+    }
+    let first = message.lines().next().unwrap_or(message);
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    match first.split_once(": ") {
+        Some((place, what)) if place.starts_with("line ") => {
+            let line = place.split_whitespace().nth(1).unwrap_or("0");
+            format!("yaml: line {line}: {what}")
+        }
+        _ => format!("yaml: {first}"),
+    }
+}
+
 /// The name encoding/json gives a JSON value's type.
 fn go_type(value: &Value) -> &'static str {
     match value {
@@ -160,6 +198,33 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// kube-apiserver's answer to the conformance corpus' malformed YAML, word for word.
+    #[test]
+    fn malformed_yaml_is_refused_in_go_yaml_s_words() {
+        let body = b"apiVersion: v1\nkind: ConfigMap\nmetadata: [name: x\n";
+        let error = parse_yaml_body(body, "ConfigMap").expect_err("malformed");
+        assert_eq!(
+            error.message,
+            "the object provided is unrecognized (must be of type ConfigMap): yaml: line 3: \
+             did not find expected ',' or ']' \
+             (61706956657273696f6e3a2076310a6b696e643a20436f6e6669674d6170 ...)"
+        );
+        let body = b"kind: ConfigMap\ndata: {a: b\n";
+        let error = parse_yaml_body(body, "ConfigMap").expect_err("malformed");
+        assert!(
+            error
+                .message
+                .contains("yaml: line 2: did not find expected ',' or '}'"),
+            "{}",
+            error.message
+        );
+        let parsed = parse_yaml_body(b"kind: ConfigMap\ndata: {a: b}\n", "ConfigMap");
+        assert_eq!(
+            parsed.ok(),
+            Some(json!({"kind": "ConfigMap", "data": {"a": "b"}}))
+        );
+    }
 
     #[test]
     fn a_pointer_finds_what_serde_json_finds() {

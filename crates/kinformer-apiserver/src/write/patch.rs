@@ -10,7 +10,6 @@ use http::StatusCode;
 use serde_json::Value;
 
 use super::create::require_namespace;
-use super::defaults::zero_value;
 use super::get::respond;
 use super::managed;
 use super::meta::{metadata_mut, str_at};
@@ -19,6 +18,7 @@ use super::registry::{Ownership, create_in, update_in, update_owned};
 use super::strategic;
 use super::strategy::reset_status_on_create;
 use super::target::Target;
+use super::zero_value::zero_value;
 use crate::app::{App, ResourceRequest};
 use crate::objects::StoredObject;
 use crate::resources::ResourceType;

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::admission;
 use super::crd;
-use super::defaults::{self, zero_value};
+use super::defaults;
 use super::managed::{self, Writer};
 use super::meta::{metadata_mut, now, parse_object, str_at};
 use super::splice;
@@ -19,6 +19,7 @@ use super::strategy::{
     with_stored_status,
 };
 use super::target::Target;
+use super::zero_value::zero_value;
 use crate::objects::StoredObject;
 use crate::resources::ResourceType;
 use crate::status::ApiError;
@@ -35,6 +36,10 @@ pub enum Ownership<'a> {
     Update(Writer<'a>),
     /// A server-side apply, whose managedFields [`managed::apply`] already made.
     Applied,
+    /// A write whose strategy puts the old object's managedFields back (a CSR's approval:
+    /// `csrApprovalStrategy.PrepareForUpdate` copies the old object, kubernetes
+    /// `pkg/registry/certificates/certificates/strategy.go:282`): none recorded.
+    Kept,
 }
 
 /// Creates an object in `txn`: prepared by the strategy, its creator recorded, admitted (a
@@ -88,6 +93,26 @@ pub fn replace_in(
     }
     let value = named_object(body, target.name)?;
     replace_value(txn, target, value)
+}
+
+/// A replace whose strategy keeps the stored managedFields ([`Ownership::Kept`]).
+pub fn replace_kept(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    body: &[u8],
+) -> Result<Arc<StoredObject>, ApiError> {
+    let mut value = named_object(body, target.name)?;
+    let stored = txn
+        .get(&target.resource.key(), &target.key())
+        .ok_or_else(|| ApiError::not_found(target.resource, target.name))?
+        .to_value()?;
+    if let (Some(meta), Some(fields)) = (
+        value.get_mut("metadata").and_then(Value::as_object_mut),
+        stored.pointer("/metadata/managedFields"),
+    ) {
+        meta.insert("managedFields".into(), fields.clone());
+    }
+    update_with(txn, target, value, Ownership::Kept, true)
 }
 
 /// The general path of a replace: the body's uid checked, then [`update_in`].
@@ -192,14 +217,15 @@ fn update_with(
         admission::admit_update(resource, &old, &mut value);
     }
     crd::establish(txn, resource, &mut value)?;
-    let finalized = is_deleting(&value) && finalizers(&value).is_empty();
-    let updated = txn.put(resource, value)?;
-    if finalized {
-        // Stored without its last finalizer (MODIFIED), then removed (DELETED); the answer
-        // is the object as updated (`registry/generic/registry/store.go`, `Update`).
+    if is_deleting(&value) && finalizers(&value).is_empty() {
+        // The update is never stored: the object is deleted as it was stored (one DELETED
+        // event, its last finalizer still listed), and the answer is the object as updated
+        // (apiserver `registry/generic/registry/store.go:845`, `errEmptiedFinalizers`, and
+        // `deleteWithoutFinalizers`).
         finish_delete(txn, resource, &target.key())?;
+        return StoredObject::new(&value, resource, current.rv).map(Arc::new);
     }
-    Ok(updated)
+    txn.put(resource, value)
 }
 
 /// Whether the object's deletion is pending (it has a `deletionTimestamp`).

@@ -13,7 +13,8 @@
 //! parsing the two maps and `managedFields`, not the object.
 //!
 //! A body not in the server's member order (Go's field order for built-in types: serde_json's
-//! sorted keys, or pretty-printed) is first parsed and rewritten in that order.
+//! sorted keys, or pretty-printed) is first rewritten in that order: a compact one by moving
+//! its members' bytes ([`crate::json::go_order::reorder_compact`]), any other parsed.
 //!
 //! Anything else — another member changed, a status write, a pending
 //! deletion, a CRD, a pod that admission would change (one without the default tolerations)
@@ -76,8 +77,12 @@ pub fn replace(txn: &mut Txn<'_>, target: &Target<'_>, body: &[u8]) -> Option<Ar
 
 /// `body` (a built-in object whose members are not in the order the server writes them, e.g.
 /// serde_json's sorted keys) rewritten in that order, so the byte comparison sees what the
-/// general path would store; None when it is not JSON.
+/// general path would store: a compact body by moving its members' bytes, any other parsed
+/// and written again; None when it is not JSON.
 fn in_server_order(body: &[u8]) -> Option<Vec<u8>> {
+    if let Some(reordered) = crate::json::go_order::reorder_compact(body) {
+        return Some(reordered);
+    }
     let value: Value = serde_json::from_slice(body).ok()?;
     Some(crate::json::type_meta::serialise(&value, false).0)
 }

@@ -8,9 +8,10 @@ use base64::prelude::BASE64_STANDARD;
 use rand::Rng;
 use serde_json::{Value, json};
 
-use super::defaults::{apply_defaults, zero_value};
+use super::defaults::apply_defaults;
 use super::meta::{metadata_mut, now, str_at};
 use super::target::Target;
+use super::zero_value::zero_value;
 use crate::objects::object_key;
 use crate::resources::ResourceType;
 use crate::status::ApiError;

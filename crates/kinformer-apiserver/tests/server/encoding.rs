@@ -5,33 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{JSON, TestResult, client, seeded};
-use kinformer_apiserver::EmbeddedServer;
-
-/// One request: the HTTP code and the body's bytes as the server wrote them.
-async fn raw(
-    server: &EmbeddedServer,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-) -> Result<(u16, String), Box<dyn std::error::Error>> {
-    let mut request = http::Request::builder().method(method).uri(path);
-    let bytes = match body {
-        Some(body) => {
-            request = request.header(http::header::CONTENT_TYPE, JSON);
-            serde_json::to_vec(&body)?
-        }
-        None => Vec::new(),
-    };
-    let response = client(server.kube_config())?
-        .send(request.body(bytes)?.map(Into::into))
-        .await?;
-    let code = response.status().as_u16();
-    let body = http_body_util::BodyExt::collect(response.into_body())
-        .await?
-        .to_bytes();
-    Ok((code, String::from_utf8(body.to_vec())?))
-}
+use crate::support::{TestResult, raw, seeded};
 
 /// The top-level keys of the JSON object `text`, in written order (none when it is no object).
 fn keys_in_order(text: &str) -> Vec<String> {

@@ -62,6 +62,31 @@ pub async fn call_with(
     Ok((code, value))
 }
 
+/// One request: the HTTP code and the body's bytes as the server wrote them.
+pub async fn raw(
+    server: &EmbeddedServer,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> Result<(u16, String), Box<dyn std::error::Error>> {
+    let mut request = http::Request::builder().method(method).uri(path);
+    let bytes = match body {
+        Some(body) => {
+            request = request.header(http::header::CONTENT_TYPE, JSON);
+            serde_json::to_vec(&body)?
+        }
+        None => Vec::new(),
+    };
+    let response = client(server.kube_config())?
+        .send(request.body(bytes)?.map(Into::into))
+        .await?;
+    let code = response.status().as_u16();
+    let body = http_body_util::BodyExt::collect(response.into_body())
+        .await?
+        .to_bytes();
+    Ok((code, String::from_utf8(body.to_vec())?))
+}
+
 /// `kubectl` from PATH; its absence fails the test.
 pub fn kubectl_binary() -> Result<std::path::PathBuf, String> {
     let path = std::env::var_os("PATH").unwrap_or_default();

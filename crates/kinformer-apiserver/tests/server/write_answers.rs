@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{JSON, MERGE, TestResult, call, seeded};
+use crate::support::{JSON, MERGE, TestResult, call, raw, seeded};
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
 
@@ -73,6 +73,23 @@ async fn removing_the_last_finalizer_answers_the_updated_object() -> TestResult 
         "{answer}"
     );
     assert_eq!(call(&server, "GET", &object, None).await?.0, 404);
+    // The update is never stored: a watch sees the object deleted as it was stored, its
+    // finalizer still there (`store.go:845`, `errEmptiedFinalizers`), and no MODIFIED.
+    let since = marked["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or("0");
+    let watch = format!("{CONFIGMAPS}?watch=1&timeoutSeconds=1&resourceVersion={since}");
+    let (_, events) = raw(&server, "GET", &watch, None).await?;
+    let events: Vec<Value> = events
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["type"], "DELETED");
+    assert_eq!(
+        events[0]["object"]["metadata"]["finalizers"],
+        json!(["example.com/hold"])
+    );
     Ok(())
 }
 

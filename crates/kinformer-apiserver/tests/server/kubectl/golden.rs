@@ -255,27 +255,6 @@ const KNOWN_DIFFERENCES: &[KnownDifference] = &[
         reason: NODE_NOT_READY_TAINT,
     },
     KnownDifference {
-        files: &["22-create-events"],
-        pointer: r#"/metadata/managedFields/0/fieldsV1/f:involvedObject/f:kind"#,
-        real: None,
-        embedded: Some(r#"{}"#),
-        reason: ATOMIC_INVOLVED_OBJECT,
-    },
-    KnownDifference {
-        files: &["22-create-events"],
-        pointer: r#"/metadata/managedFields/0/fieldsV1/f:involvedObject/f:name"#,
-        real: None,
-        embedded: Some(r#"{}"#),
-        reason: ATOMIC_INVOLVED_OBJECT,
-    },
-    KnownDifference {
-        files: &["22-create-events"],
-        pointer: r#"/metadata/managedFields/0/fieldsV1/f:involvedObject/f:namespace"#,
-        real: None,
-        embedded: Some(r#"{}"#),
-        reason: ATOMIC_INVOLVED_OBJECT,
-    },
-    KnownDifference {
         files: &["22-create-customresourcedefinitions"],
         pointer: r#"/metadata/managedFields/0/fieldsV1/f:status/f:conditions/."#,
         real: None,
@@ -292,7 +271,6 @@ const STATEFULSET_MAX_UNAVAILABLE: &str = "kube-apiserver 1.37 defaults a Statef
 const DAEMONSET_TEMPLATE_GENERATION: &str = "the DaemonSet strategy writes the `deprecated.daemonset.template.generation` annotation on create, in the creator's managedFields; the embedded server does not";
 const NODE_POD_CIDRS: &str = "kube-apiserver fills a Node's `spec.podCIDRs` from `podCIDR`, in the creator's managedFields; the embedded server does not";
 const NODE_NOT_READY_TAINT: &str = "the TaintNodesByCondition admission plugin (on by default) adds the `node.kubernetes.io/not-ready:NoSchedule` taint to a created Node; the embedded server does not";
-const ATOMIC_INVOLVED_OBJECT: &str = "an Event's `involvedObject` (an `ObjectReference`) is an atomic struct to the field manager: kube-apiserver records it as `f:involvedObject: {}`; the embedded server records its members";
 const CRD_CONDITIONS_ENTRY: &str = "kube-apiserver records a CRD's status `conditions` list (a map keyed by `type`) without its own `.` entry, only each condition's; the embedded server adds `.`";
 
 /// The known differences of `file`, as [`Difference`]s (expected: kube-apiserver's value).
