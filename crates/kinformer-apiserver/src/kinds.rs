@@ -1,0 +1,134 @@
+//! What kube-apiserver's strategies for the built-in kinds do that generic storage does not:
+//! defaulting ([`apply_defaults`]), what a new object is given ([`prepare_for_create`]) and
+//! validation ([`validate`]). The write path calls these hooks; they read and change JSON
+//! only (no store, no request), so nothing here calls back into the server.
+
+mod batch;
+mod budgets;
+mod csr;
+mod rbac;
+mod size_limits;
+
+use serde_json::{Map, Value};
+
+use crate::resources::ResourceType;
+use crate::status::ApiError;
+
+/// Fills in the defaults kube-apiserver's defaulting functions give the objects of these groups
+/// (`SetDefaults_Job`, `SetDefaults_CronJob`, a ReplicationController's, …).
+pub fn apply_defaults(object: &mut Map<String, Value>, resource: &ResourceType) {
+    match (resource.group.as_str(), resource.plural.as_str()) {
+        ("batch", "jobs") => batch::job_defaults(object),
+        ("batch", "cronjobs") => batch::cron_job_defaults(object),
+        ("", "replicationcontrollers") => batch::replication_controller_defaults(object),
+        _ => {}
+    }
+}
+
+/// What these groups' strategies set on a new object (`PrepareForCreate`): a Job's generated
+/// selector and labels, the zero status of a PDB or a ReplicationController, a CSR's username.
+pub fn prepare_for_create(object: &mut Map<String, Value>, resource: &ResourceType) {
+    match (resource.group.as_str(), resource.plural.as_str()) {
+        ("batch", "jobs") => batch::job_selector(object),
+        ("batch", "cronjobs") => batch::empty_status(object),
+        ("policy", "poddisruptionbudgets") => budgets::zero_status(object),
+        ("", "replicationcontrollers") => batch::replication_controller_status(object),
+        ("certificates.k8s.io", "certificatesigningrequests") => {
+            csr::prepare_for_create(object);
+        }
+        _ => {}
+    }
+}
+
+/// The required fields these groups' validation checks, as kube-apiserver's 422 Invalid.
+pub fn validate(value: &Value, resource: &ResourceType) -> Result<(), ApiError> {
+    let name = value
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let causes = match (resource.group.as_str(), resource.plural.as_str()) {
+        ("batch", "jobs") => batch::validate_job(value),
+        ("batch", "cronjobs") => batch::validate_cron_job(value),
+        ("policy", "poddisruptionbudgets") => budgets::validate(value),
+        ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => {
+            rbac::validate_binding(value)
+        }
+        ("rbac.authorization.k8s.io", "roles" | "clusterroles") => rbac::validate_role(value),
+        ("certificates.k8s.io", "certificatesigningrequests") => csr::validate(value),
+        ("", "configmaps") => size_limits::config_map(value),
+        ("", "secrets") => size_limits::secret(value),
+        _ => Vec::new(),
+    };
+    if causes.is_empty() {
+        return Ok(());
+    }
+    Err(invalid(resource, name, causes))
+}
+
+/// A field the validation refuses: its path and kube-apiserver's words (`Required value`, …).
+pub struct Cause {
+    /// `spec.template.spec.containers`.
+    pub field: String,
+    /// The cause's reason (`FieldValueRequired`).
+    pub reason: &'static str,
+    /// `Required value`.
+    pub message: String,
+}
+
+impl Cause {
+    /// `field: Required value`.
+    pub fn required(field: &str) -> Cause {
+        Cause {
+            field: field.to_owned(),
+            reason: "FieldValueRequired",
+            message: "Required value".into(),
+        }
+    }
+
+    /// `field: Unsupported value: "x": supported values: …`.
+    pub fn unsupported(field: &str, value: &str, supported: &[&str]) -> Cause {
+        let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+        Cause {
+            field: field.to_owned(),
+            reason: "FieldValueNotSupported",
+            message: format!(
+                "Unsupported value: {value:?}: supported values: {}",
+                quoted.join(", ")
+            ),
+        }
+    }
+
+    /// `field: Invalid value: value: why`.
+    pub fn invalid(field: &str, value: &str, why: &str) -> Cause {
+        Cause {
+            field: field.to_owned(),
+            reason: "FieldValueInvalid",
+            message: format!("Invalid value: {value}: {why}"),
+        }
+    }
+}
+
+/// kube-apiserver's 422 for `causes`: `Kind "name" is invalid: [a, b]`.
+fn invalid(resource: &ResourceType, name: &str, causes: Vec<Cause>) -> ApiError {
+    let texts: Vec<String> = causes
+        .iter()
+        .map(|c| format!("{}: {}", c.field, c.message))
+        .collect();
+    let joined = if texts.len() == 1 {
+        texts[0].clone()
+    } else {
+        format!("[{}]", texts.join(", "))
+    };
+    let mut error = ApiError::invalid(resource, name, &joined);
+    if let Some(details) = error.details.as_mut() {
+        details.causes = causes
+            .into_iter()
+            .map(|c| crate::status::StatusCause {
+                reason: c.reason.into(),
+                message: c.message,
+                field: c.field,
+            })
+            .collect();
+    }
+    error
+}
