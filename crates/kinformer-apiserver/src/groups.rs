@@ -1,13 +1,18 @@
 //! The requests of the built-in groups that generic storage does not serve. The router calls
-//! [`serve`] first, which answers the requests a storage of its own serves (`pods/eviction`, `serviceaccounts/token`,
-//! TokenReviews, a CSR's `approval`, `pods/ephemeralcontainers`, ComponentStatuses, the local
-//! APIServices) and the verbs a resource does not serve.
+//! [`serve`] first, which answers the requests a storage of its own serves (`pods/eviction`,
+//! `serviceaccounts/token`, the reviews, Bindings, a CSR's `approval`,
+//! `pods/ephemeralcontainers` and `resize`, `namespaces/finalize`, the subresources a kubelet
+//! would answer, ComponentStatuses, the local APIServices) and the verbs a resource does not
+//! serve.
 
 mod apiregistration;
 mod authentication;
+mod binding;
 mod certificates;
 mod component_statuses;
+mod kubelet;
 mod policy;
+mod reviews;
 
 use std::sync::Arc;
 
@@ -40,8 +45,44 @@ pub fn serve(
         (("", "pods"), Some("eviction"), other, _) => {
             Some(Err(ApiError::method_not_allowed(other)))
         }
-        (("", "pods"), Some("ephemeralcontainers"), _, Some(name)) => {
-            Some(ephemeral_containers(app, method, request, name, body))
+        (("", "pods"), Some("ephemeralcontainers"), _, Some(name)) => Some(partial_write(
+            app,
+            method,
+            request,
+            name,
+            body,
+            ephemeral_containers,
+        )),
+        (("", "pods"), Some("resize"), _, Some(name)) => Some(partial_write(
+            app,
+            method,
+            request,
+            name,
+            body,
+            container_resources,
+        )),
+        (("", "namespaces"), Some("finalize"), "PUT", Some(name)) => {
+            Some(partial_write(app, method, request, name, body, finalizers))
+        }
+        (("", "pods"), Some("binding"), "POST", Some(name)) => {
+            Some(binding::bind(app, request, Some(name), body))
+        }
+        (("", "bindings"), None, "POST", None) => Some(binding::bind(app, request, None, body)),
+        (("", "pods"), Some("log"), "GET", Some(name)) => Some(kubelet::log(app, request, name)),
+        (("", "pods"), Some("exec" | "attach" | "portforward"), "GET" | "POST", Some(name)) => {
+            Some(kubelet::stream(app, request, name))
+        }
+        (("", "pods"), Some("proxy"), _, Some(name)) => {
+            Some(kubelet::pod_proxy(app, request, name))
+        }
+        (("", "nodes"), Some("proxy"), _, Some(name)) => {
+            Some(kubelet::node_proxy(app, request, name))
+        }
+        (("", "services"), Some("proxy"), _, Some(name)) => Some(kubelet::service_proxy(name)),
+        (("authentication.k8s.io" | "authorization.k8s.io", _), None, "POST", None)
+            if resource.plural != "tokenreviews" =>
+        {
+            reviews::serve(request, body)
         }
         (("", "serviceaccounts"), Some("token"), "POST", Some(name)) => {
             Some(authentication::token_request(app, request, name, body))
@@ -64,6 +105,9 @@ pub fn serve(
             _,
             Some(name),
         ) => Some(certificates::approval(app, method, request, name, body)),
+        (_, Some(sub), _, _) if !generic_subresource(sub) => {
+            Some(Err(ApiError::method_not_allowed(method.as_str())))
+        }
         _ => None,
     }
 }
@@ -83,15 +127,23 @@ fn verb_of(method: &Method, request: &ResourceRequest) -> &'static str {
     }
 }
 
-/// `pods/ephemeralcontainers`: GET answers the pod; PUT and PATCH (merge, strategic merge
-/// as a merge, JSON patch) write only its `spec.ephemeralContainers`
-/// (`registry/core/pod/strategy.go`, `podEphemeralContainersStrategy`).
-fn ephemeral_containers(
+/// Whether generic storage serves the subresource (`status`, `scale`).
+fn generic_subresource(name: &str) -> bool {
+    matches!(name, "status" | "scale")
+}
+
+/// A subresource that answers its object on GET and writes only some of its fields on PUT and
+/// PATCH (merge, strategic merge as a merge, JSON patch): `copy` takes those fields from the
+/// given object into the stored one (`registry/core/pod/strategy.go`,
+/// `podEphemeralContainersStrategy`, `podResizeStrategy`;
+/// `registry/core/namespace/storage/storage.go`, `FinalizeREST`).
+fn partial_write(
     app: &Arc<App>,
     method: &Method,
     request: &ResourceRequest,
     name: &str,
     body: &Bytes,
+    copy: fn(&mut Value, &Value),
 ) -> Result<Response, ApiError> {
     let plain = without_subresource(request);
     if method == Method::GET {
@@ -109,19 +161,71 @@ fn ephemeral_containers(
         other => return Err(ApiError::method_not_allowed(other)),
     };
     let mut merged = stored;
-    let containers = given
-        .pointer("/spec/ephemeralContainers")
-        .cloned()
-        .unwrap_or(Value::Array(Vec::new()));
-    if let Some(spec) = merged.get_mut("spec").and_then(Value::as_object_mut) {
-        spec.insert("ephemeralContainers".into(), containers);
-    }
+    copy(&mut merged, &given);
     if let Some(rv) = given.pointer("/metadata/resourceVersion")
         && let Some(meta) = merged.get_mut("metadata").and_then(Value::as_object_mut)
     {
         meta.insert("resourceVersion".into(), rv.clone());
     }
     crate::write::replace(app, &plain, name, &Bytes::from(merged.to_string()))
+}
+
+/// `pods/ephemeralcontainers`: the given `spec.ephemeralContainers`.
+fn ephemeral_containers(stored: &mut Value, given: &Value) {
+    let containers = given
+        .pointer("/spec/ephemeralContainers")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
+    if let Some(spec) = stored.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.insert("ephemeralContainers".into(), containers);
+    }
+}
+
+/// `pods/resize`: each container's `resources` and `resizePolicy`, matched by name.
+fn container_resources(stored: &mut Value, given: &Value) {
+    let given: Vec<&Value> = given
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    let Some(containers) = stored
+        .pointer_mut("/spec/containers")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    for container in containers.iter_mut() {
+        let name = container.get("name").cloned();
+        let Some(new) = given.iter().find(|c| c.get("name") == name.as_ref()) else {
+            continue;
+        };
+        let Some(container) = container.as_object_mut() else {
+            continue;
+        };
+        for field in ["resources", "resizePolicy"] {
+            match new.get(field) {
+                Some(value) => container.insert(field.into(), value.clone()),
+                None => container.remove(field),
+            };
+        }
+    }
+}
+
+/// `namespaces/finalize`: the given `spec.finalizers`.
+fn finalizers(stored: &mut Value, given: &Value) {
+    let list = given
+        .pointer("/spec/finalizers")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
+    if let Some(object) = stored.as_object_mut() {
+        let spec = object
+            .entry("spec")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Some(spec) = spec.as_object_mut() {
+            spec.insert("finalizers".into(), list);
+        }
+    }
 }
 
 /// A request body as JSON; 400 when it is not.

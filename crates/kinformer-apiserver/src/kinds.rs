@@ -8,8 +8,9 @@ mod budgets;
 mod csr;
 mod rbac;
 mod size_limits;
+mod storage;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::resources::ResourceType;
 use crate::status::ApiError;
@@ -21,6 +22,11 @@ pub fn apply_defaults(object: &mut Map<String, Value>, resource: &ResourceType) 
         ("batch", "jobs") => batch::job_defaults(object),
         ("batch", "cronjobs") => batch::cron_job_defaults(object),
         ("", "replicationcontrollers") => batch::replication_controller_defaults(object),
+        ("scheduling.k8s.io", "priorityclasses") => storage::priority_class(object),
+        ("storage.k8s.io", "storageclasses") => storage::storage_class(object),
+        ("", "persistentvolumeclaims") => storage::claim(object),
+        ("autoscaling", "horizontalpodautoscalers") => storage::autoscaler(object),
+        ("discovery.k8s.io", "endpointslices") => storage::endpoint_slice(object),
         _ => {}
     }
 }
@@ -36,7 +42,19 @@ pub fn prepare_for_create(object: &mut Map<String, Value>, resource: &ResourceTy
         ("certificates.k8s.io", "certificatesigningrequests") => {
             csr::prepare_for_create(object);
         }
-        _ => {}
+        ("", "persistentvolumeclaims") => {
+            storage::protection_finalizer(object, "kubernetes.io/pvc-protection");
+            object.insert("status".into(), json!({"phase": "Pending"}));
+        }
+        ("", "persistentvolumes") => {
+            storage::protection_finalizer(object, "kubernetes.io/pv-protection");
+            object.insert("status".into(), json!({"phase": "Pending"}));
+        }
+        (group, plural) => {
+            if let Some(status) = storage::new_status(group, plural) {
+                object.insert("status".into(), status);
+            }
+        }
     }
 }
 

@@ -56,6 +56,7 @@
 #![warn(missing_docs)]
 
 mod app;
+mod catalog;
 mod churn;
 mod controllers;
 mod discovery;

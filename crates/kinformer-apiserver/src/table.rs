@@ -17,6 +17,9 @@ mod custom;
 mod duration;
 mod group_cells;
 mod group_columns;
+mod served;
+mod served_cells;
+mod served_columns;
 
 /// What each row carries as its `object` (the `includeObject` parameter; apiserver
 /// `pkg/endpoints/handlers/response.go:389` `asTable`).
@@ -88,6 +91,8 @@ enum Printer {
     CertificateSigningRequest,
     ReplicationController,
     ApiService,
+    /// A kind of the groups served beyond those (`served.rs`).
+    Served(served::Kind),
     /// A custom resource: its CRD version's `additionalPrinterColumns`.
     Custom,
     /// NAME and AGE (kube-apiserver's default table, and ours for anything not listed).
@@ -126,7 +131,9 @@ impl Printer {
             ("", "replicationcontrollers") => Printer::ReplicationController,
             ("apiregistration.k8s.io", "apiservices") => Printer::ApiService,
             // serviceaccounts print NAME and AGE (printers.go:305), as the default does.
-            _ => Printer::Default,
+            (group, plural) => {
+                served::Kind::of(group, plural).map_or(Printer::Default, Printer::Served)
+            }
         }
     }
 
@@ -153,6 +160,7 @@ impl Printer {
             Printer::CertificateSigningRequest => group_columns::certificate_signing_request(),
             Printer::ReplicationController => group_columns::replication_controller(),
             Printer::ApiService => group_columns::api_service(),
+            Printer::Served(kind) => kind.columns(),
             Printer::Custom => custom.definitions(),
             Printer::Default => columns::name_age(),
         }
@@ -183,6 +191,7 @@ impl Printer {
             }
             Printer::ReplicationController => group_cells::replication_controller(object, now),
             Printer::ApiService => group_cells::api_service(object, now),
+            Printer::Served(kind) => kind.cells(object, now),
             Printer::Custom => custom.cells(object, now),
             Printer::Default => cells::default(object, now),
         }

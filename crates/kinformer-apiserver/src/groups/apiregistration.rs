@@ -17,26 +17,41 @@ use crate::status::{ApiError, json_response};
 /// kube-apiserver's `groupPriorityMinimum` and `versionPriority` of a built-in group's local
 /// APIService (`pkg/controlplane/apiserver/aggregator.go`, `apiVersionPriorities`); a CRD's
 /// group gets 1000 and 100 (`crdregistration_controller.go`).
-fn priorities(group: &str) -> (i64, i64) {
-    match group {
-        "" => (18000, 1),
-        "apps" => (17800, 15),
-        "events.k8s.io" => (17750, 15),
-        "authentication.k8s.io" => (17700, 15),
-        "batch" => (17400, 15),
-        "certificates.k8s.io" => (17300, 15),
-        "policy" => (17100, 15),
-        "rbac.authorization.k8s.io" => (17000, 15),
-        "apiextensions.k8s.io" => (16700, 15),
-        "coordination.k8s.io" => (16500, 15),
-        "apiregistration.k8s.io" => (18000, 15),
-        _ => (1000, 100),
-    }
+fn priorities(group: &str, version: &str) -> (i64, i64) {
+    let group_priority = match group {
+        "" | "apiregistration.k8s.io" => 18000,
+        "apps" => 17800,
+        "events.k8s.io" => 17750,
+        "authentication.k8s.io" => 17700,
+        "authorization.k8s.io" => 17600,
+        "autoscaling" => 17500,
+        "batch" => 17400,
+        "certificates.k8s.io" => 17300,
+        "networking.k8s.io" => 17200,
+        "policy" => 17100,
+        "rbac.authorization.k8s.io" => 17000,
+        "storage.k8s.io" => 16800,
+        "admissionregistration.k8s.io" | "apiextensions.k8s.io" => 16700,
+        "scheduling.k8s.io" => 16600,
+        "coordination.k8s.io" => 16500,
+        "node.k8s.io" => 16300,
+        "discovery.k8s.io" | "resource.k8s.io" => 16200,
+        "flowcontrol.apiserver.k8s.io" => 16100,
+        "storagemigration.k8s.io" => 15800,
+        _ => return (1000, 100),
+    };
+    let version_priority = match (group, version) {
+        ("", _) => 1,
+        ("autoscaling", "v2") => 30,
+        ("flowcontrol.apiserver.k8s.io" | "resource.k8s.io", _) => 21,
+        _ => 15,
+    };
+    (group_priority, version_priority)
 }
 
 /// The local APIService of `group`/`version`.
 fn local(group: &str, version: &str, created: &str) -> Value {
-    let (group_priority, version_priority) = priorities(group);
+    let (group_priority, version_priority) = priorities(group, version);
     json!({
         "kind": "APIService",
         "apiVersion": "apiregistration.k8s.io/v1",

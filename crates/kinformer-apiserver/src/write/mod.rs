@@ -38,7 +38,7 @@ pub use self::direct::{
     create_object, create_object_as, delete_object, replace_many, seed_unrecorded, update_object,
 };
 pub use self::get::get;
-pub use self::managed::Writer;
+pub use self::managed::{Writer, record_update};
 pub use self::meta::parse_object;
 pub use self::options::{WriteKind, WriteOptions};
 pub use self::patch::{PatchKind, patch};
