@@ -6,7 +6,9 @@
 mod batch;
 mod budgets;
 mod csr;
+mod network;
 mod rbac;
+mod scheduling;
 mod size_limits;
 mod storage;
 
@@ -16,23 +18,29 @@ use crate::resources::ResourceType;
 use crate::status::ApiError;
 
 /// Fills in the defaults kube-apiserver's defaulting functions give the objects of these groups
-/// (`SetDefaults_Job`, `SetDefaults_CronJob`, a ReplicationController's, …).
+/// (`SetDefaults_Job`, `SetDefaults_CronJob`, a ReplicationController's, the simple ones of
+/// the storage, network and scheduling kinds).
 pub fn apply_defaults(object: &mut Map<String, Value>, resource: &ResourceType) {
     match (resource.group.as_str(), resource.plural.as_str()) {
         ("batch", "jobs") => batch::job_defaults(object),
         ("batch", "cronjobs") => batch::cron_job_defaults(object),
         ("", "replicationcontrollers") => batch::replication_controller_defaults(object),
-        ("scheduling.k8s.io", "priorityclasses") => storage::priority_class(object),
+        ("scheduling.k8s.io", "priorityclasses") => scheduling::priority_class(object),
+        ("autoscaling", "horizontalpodautoscalers") => scheduling::autoscaler(object),
+        ("", "limitranges") => scheduling::limit_range(object),
         ("storage.k8s.io", "storageclasses") => storage::storage_class(object),
         ("", "persistentvolumeclaims") => storage::claim(object),
-        ("autoscaling", "horizontalpodautoscalers") => storage::autoscaler(object),
-        ("discovery.k8s.io", "endpointslices") => storage::endpoint_slice(object),
+        ("", "persistentvolumes") => storage::volume(object),
+        ("networking.k8s.io", "networkpolicies") => network::network_policy(object),
+        ("discovery.k8s.io", "endpointslices") => network::endpoint_slice(object),
+        ("", "endpoints") => network::endpoints(object),
         _ => {}
     }
 }
 
 /// What these groups' strategies set on a new object (`PrepareForCreate`): a Job's generated
-/// selector and labels, the zero status of a PDB or a ReplicationController, a CSR's username.
+/// selector and labels, the zero status of a PDB, a ReplicationController, an HPA, an Ingress
+/// or a ResourceQuota, a CSR's username, a claim's or volume's phase and protection finalizer.
 pub fn prepare_for_create(object: &mut Map<String, Value>, resource: &ResourceType) {
     match (resource.group.as_str(), resource.plural.as_str()) {
         ("batch", "jobs") => batch::job_selector(object),
@@ -43,18 +51,21 @@ pub fn prepare_for_create(object: &mut Map<String, Value>, resource: &ResourceTy
             csr::prepare_for_create(object);
         }
         ("", "persistentvolumeclaims") => {
-            storage::protection_finalizer(object, "kubernetes.io/pvc-protection");
-            object.insert("status".into(), json!({"phase": "Pending"}));
+            storage::new_claim_or_volume(object, "kubernetes.io/pvc-protection");
         }
         ("", "persistentvolumes") => {
-            storage::protection_finalizer(object, "kubernetes.io/pv-protection");
-            object.insert("status".into(), json!({"phase": "Pending"}));
+            storage::new_claim_or_volume(object, "kubernetes.io/pv-protection");
         }
-        (group, plural) => {
-            if let Some(status) = storage::new_status(group, plural) {
-                object.insert("status".into(), status);
-            }
+        ("autoscaling", "horizontalpodautoscalers") => {
+            object.insert("status".into(), scheduling::new_autoscaler_status());
         }
+        ("networking.k8s.io", "ingresses") => {
+            object.insert("status".into(), json!({"loadBalancer": {}}));
+        }
+        ("", "resourcequotas") => {
+            object.insert("status".into(), json!({}));
+        }
+        _ => {}
     }
 }
 
@@ -81,6 +92,11 @@ pub fn validate(value: &Value, resource: &ResourceType) -> Result<(), ApiError> 
         return Ok(());
     }
     Err(invalid(resource, name, causes))
+}
+
+/// Sets `key` in `object` when absent (a `SetDefaults_` of a nil pointer or empty string).
+fn default(object: &mut Map<String, Value>, key: &str, value: Value) {
+    object.entry(key).or_insert(value);
 }
 
 /// A field the validation refuses: its path and kube-apiserver's words (`Required value`, …).

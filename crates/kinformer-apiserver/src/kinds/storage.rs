@@ -1,19 +1,11 @@
-//! Defaults and new-object status of the kinds served beyond the first groups: the simple
-//! `SetDefaults_` functions (`pkg/apis/scheduling/v1/defaults.go`, `storage/v1/defaults.go`,
-//! `core/v1/defaults.go` for claims, `autoscaling/v2/defaults.go`, the zero `conditions` of an
-//! EndpointSlice's endpoint) and the status each strategy's `PrepareForCreate` leaves.
+//! Storage kinds: the simple `SetDefaults_` of StorageClasses (`pkg/apis/storage/v1/
+//! defaults.go`), PersistentVolumes and claims (`pkg/apis/core/v1/defaults.go`), and the
+//! finalizer the StorageObjectInUseProtection admission plugin gives a new claim or volume
+//! (`plugin/pkg/admission/storage/storageobjectinuseprotection/admission.go`).
 
 use serde_json::{Map, Value, json};
 
-/// Sets `key` in `object` when absent.
-fn default(object: &mut Map<String, Value>, key: &str, value: Value) {
-    object.entry(key).or_insert(value);
-}
-
-/// `SetDefaults_PriorityClass`: `preemptionPolicy` PreemptLowerPriority.
-pub fn priority_class(object: &mut Map<String, Value>) {
-    default(object, "preemptionPolicy", "PreemptLowerPriority".into());
-}
+use super::default;
 
 /// `SetDefaults_StorageClass`: `reclaimPolicy` Delete, `volumeBindingMode` Immediate.
 pub fn storage_class(object: &mut Map<String, Value>) {
@@ -28,32 +20,19 @@ pub fn claim(object: &mut Map<String, Value>) {
     }
 }
 
-/// `SetDefaults_HorizontalPodAutoscaler` (v2): with no metrics, 80% CPU utilization.
-pub fn autoscaler(object: &mut Map<String, Value>) {
+/// `SetDefaults_PersistentVolume`: `persistentVolumeReclaimPolicy` Retain, `volumeMode`
+/// Filesystem.
+pub fn volume(object: &mut Map<String, Value>) {
     if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) {
-        default(spec, "minReplicas", 1.into());
-        default(
-            spec,
-            "metrics",
-            json!([{"type": "Resource", "resource": {"name": "cpu",
-                "target": {"type": "Utilization", "averageUtilization": 80}}}]),
-        );
+        default(spec, "persistentVolumeReclaimPolicy", "Retain".into());
+        default(spec, "volumeMode", "Filesystem".into());
     }
 }
 
-/// An EndpointSlice's endpoints: `conditions` is no pointer, so always written.
-pub fn endpoint_slice(object: &mut Map<String, Value>) {
-    let endpoints = object.get_mut("endpoints").and_then(Value::as_array_mut);
-    for endpoint in endpoints.into_iter().flatten() {
-        if let Some(endpoint) = endpoint.as_object_mut() {
-            default(endpoint, "conditions", json!({}));
-        }
-    }
-}
-
-/// The finalizer the StorageObjectInUseProtection admission plugin gives a new claim or volume
-/// (`plugin/pkg/admission/storage/storageobjectinuseprotection/admission.go`).
-pub fn protection_finalizer(object: &mut Map<String, Value>, finalizer: &str) {
+/// A new claim or volume: phase Pending, and `finalizer` (`kubernetes.io/pvc-protection`,
+/// `kubernetes.io/pv-protection`) among its finalizers.
+pub fn new_claim_or_volume(object: &mut Map<String, Value>, finalizer: &str) {
+    object.insert("status".into(), json!({"phase": "Pending"}));
     let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) else {
         return;
     };
@@ -65,16 +44,4 @@ pub fn protection_finalizer(object: &mut Map<String, Value>, finalizer: &str) {
     {
         list.push(finalizer.into());
     }
-}
-
-/// The status a new object of `(group, plural)` is given, when its strategy sets one.
-pub fn new_status(group: &str, plural: &str) -> Option<Value> {
-    Some(match (group, plural) {
-        ("autoscaling", "horizontalpodautoscalers") => {
-            json!({"desiredReplicas": 0, "currentMetrics": null})
-        }
-        ("networking.k8s.io", "ingresses") => json!({"loadBalancer": {}}),
-        ("", "resourcequotas") => json!({}),
-        _ => return None,
-    })
 }
