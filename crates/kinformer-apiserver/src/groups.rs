@@ -34,7 +34,7 @@ pub fn serve(
     let resource = &request.resource;
     let verb = verb_of(method, request);
     if request.subresource.is_none() && !resource.serves_verb(verb) {
-        return Some(Err(ApiError::method_not_allowed(method.as_str())));
+        return Some(Err(not_allowed()));
     }
     let name = request.name.as_deref();
     let key = (resource.group.as_str(), resource.plural.as_str());
@@ -42,9 +42,7 @@ pub fn serve(
         (("", "pods"), Some("eviction"), "POST", Some(name)) => {
             Some(policy::evict(app, request, name, body))
         }
-        (("", "pods"), Some("eviction"), other, _) => {
-            Some(Err(ApiError::method_not_allowed(other)))
-        }
+        (("", "pods"), Some("eviction"), _, _) => Some(Err(not_allowed())),
         (("", "pods"), Some("ephemeralcontainers"), _, Some(name)) => Some(partial_write(
             app,
             method,
@@ -87,11 +85,9 @@ pub fn serve(
         (("", "serviceaccounts"), Some("token"), "POST", Some(name)) => {
             Some(authentication::token_request(app, request, name, body))
         }
-        (("", "serviceaccounts"), Some("token"), other, _) => {
-            Some(Err(ApiError::method_not_allowed(other)))
-        }
+        (("", "serviceaccounts"), Some("token"), _, _) => Some(Err(not_allowed())),
         (("authentication.k8s.io", "tokenreviews"), None, "POST", None) => {
-            Some(authentication::token_review(app, body))
+            Some(authentication::token_review(app, request, body))
         }
         (("apiregistration.k8s.io", "apiservices"), None, "GET", _) => {
             apiregistration::serve(app, request)
@@ -105,11 +101,22 @@ pub fn serve(
             _,
             Some(name),
         ) => Some(certificates::approval(app, method, request, name, body)),
-        (_, Some(sub), _, _) if !generic_subresource(sub) => {
-            Some(Err(ApiError::method_not_allowed(method.as_str())))
-        }
+        (_, Some(sub), _, _) if !generic_subresource(sub) => Some(Err(not_allowed())),
         _ => None,
     }
+}
+
+/// 405 for a verb the resource or subresource does not serve, as kube-apiserver answers it
+/// (`apiserver/pkg/endpoints/handlers/responsewriters/errors.go`: empty details, no method
+/// named).
+pub fn not_allowed() -> ApiError {
+    let mut error = ApiError::new(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+    );
+    error.details = Some(Box::default());
+    error
 }
 
 /// The verb of a request as discovery names it.
@@ -158,7 +165,7 @@ fn partial_write(
     let given = match method.as_str() {
         "PUT" => parse(body)?,
         "PATCH" => patched(&stored, &request.content_type, body)?,
-        other => return Err(ApiError::method_not_allowed(other)),
+        _ => return Err(not_allowed()),
     };
     let mut merged = stored;
     copy(&mut merged, &given);

@@ -124,9 +124,14 @@ fn uuid() -> String {
     )
 }
 
-/// `POST /apis/authentication.k8s.io/v1/tokenreviews`: the review with its `status`.
-pub fn token_review(app: &Arc<App>, body: &Bytes) -> Result<Response, ApiError> {
-    let mut review: Value = serde_json::from_slice(body).map_err(|e| {
+/// `POST /apis/authentication.k8s.io/v1/tokenreviews`: the review with its `status`, and the
+/// managedFields kube-apiserver's create handler records for its `spec`.
+pub fn token_review(
+    app: &Arc<App>,
+    request: &ResourceRequest,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let review: Value = serde_json::from_slice(body).map_err(|e| {
         ApiError::bad_request(format!("the request body is not a TokenReview: {e}"))
     })?;
     let token = review
@@ -148,13 +153,12 @@ pub fn token_review(app: &Arc<App>, body: &Bytes) -> Result<Response, ApiError> 
         .map(str::to_owned)
         .collect();
     let status = review_status(app, &token, &wanted);
-    if let Some(object) = review.as_object_mut() {
-        object.insert("status".into(), status);
-        object.entry("metadata").or_insert_with(|| json!({}));
-        object.insert("apiVersion".into(), "authentication.k8s.io/v1".into());
-        object.insert("kind".into(), "TokenReview".into());
-    }
-    Ok(json_response(StatusCode::CREATED, review.to_string()))
+    let (api_version, kind) = ("authentication.k8s.io/v1", "TokenReview");
+    let spec = review.get("spec").cloned().unwrap_or_else(|| json!({}));
+    let metadata = review.get("metadata").cloned().unwrap_or_else(|| json!({}));
+    let metadata = super::reviews::with_managed_fields(request, api_version, kind, metadata, &spec);
+    let text = super::reviews::ordered(api_version, kind, &metadata, Some(&spec), &status);
+    Ok(json_response(StatusCode::CREATED, text))
 }
 
 /// What a TokenReview of `token` finds, for a reviewer wanting `wanted` audiences (none: the

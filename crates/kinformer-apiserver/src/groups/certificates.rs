@@ -39,7 +39,7 @@ pub fn approval(
             status.subresource = Some("status".into());
             crate::write::replace(app, &status, name, &Bytes::from(merged.to_string()))
         }
-        other => Err(ApiError::method_not_allowed(other)),
+        _ => Err(super::not_allowed()),
     }
 }
 

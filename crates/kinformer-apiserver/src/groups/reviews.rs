@@ -86,7 +86,7 @@ fn privileged(spec: &Value) -> bool {
 
 /// The metadata with the managedFields kube-apiserver's create handler records for the body
 /// (its `spec`, as the review is decoded, before it is answered).
-fn with_managed_fields(
+pub(super) fn with_managed_fields(
     request: &ResourceRequest,
     api_version: &str,
     kind: &str,
@@ -132,7 +132,7 @@ fn rules() -> Value {
 }
 
 /// The review as JSON, its top-level members in Go's order.
-fn ordered(
+pub(super) fn ordered(
     api_version: &str,
     kind: &str,
     metadata: &Value,
