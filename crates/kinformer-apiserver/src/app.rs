@@ -42,7 +42,7 @@ pub struct App {
     /// Faults armed on purpose (admin endpoint, scenarios).
     pub faults: Faults,
     /// Signs and checks the service account tokens the server issues.
-    pub issuer: crate::groups::Issuer,
+    pub issuer: crate::issuer::Issuer,
 }
 
 /// How the client wants objects represented (from its `Accept` header).

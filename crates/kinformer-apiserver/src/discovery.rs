@@ -289,8 +289,10 @@ fn subresource_entry(resource: &ResourceType, subresource: Subresource) -> ApiRe
         name: format!("{}/{}", resource.plural, subresource.name()),
         singular_name: "",
         namespaced: resource.namespaced,
-        group: foreign.map(|(group, _, _)| group),
-        version: foreign.map(|(_, version, _)| version),
+        group: foreign.map(|(group, _, _)| group).filter(|g| !g.is_empty()),
+        version: foreign
+            .map(|(_, version, _)| version)
+            .filter(|v| !v.is_empty()),
         kind: foreign.map_or(resource.kind.as_str(), |(_, _, kind)| kind),
         verbs: subresource.verbs(),
         short_names: &[],

@@ -152,7 +152,7 @@ impl EmbeddedServer {
             shutting_down: AtomicBool::new(false),
             address: address.to_string(),
             faults: faults::Faults::default(),
-            issuer: crate::groups::Issuer::generate()?,
+            issuer: crate::issuer::Issuer::generate()?,
         });
         if config.controllers {
             controllers::settle(&store);

@@ -58,5 +58,5 @@ pub enum ServerError {
     Tls(#[from] tls::TlsError),
     /// The service account token signing key could not be made.
     #[error(transparent)]
-    SigningKey(#[from] crate::groups::KeyError),
+    SigningKey(#[from] crate::issuer::KeyError),
 }

@@ -1,154 +1,28 @@
-//! The built-in groups beyond core, apps and apiextensions: what kube-apiserver's strategies
-//! for them do that generic storage does not (and the size limits of core ConfigMaps and
-//! Secrets, `size_limits.rs`). The write path calls [`apply_defaults`],
-//! [`prepare_for_create`] and [`validate`]; the router calls [`serve`] first, which answers the
-//! requests a strategy of its own serves (`pods/eviction`, `serviceaccounts/token`,
-//! TokenReviews, a CSR's `approval`, `pods/ephemeralcontainers`, ComponentStatuses, the local
-//! APIServices) and the verbs a resource does not serve.
+//! The requests of the built-in groups that generic storage does not serve. The router calls
+//! [`serve`] first, which answers the requests a storage of its own serves (`pods/eviction`,
+//! `serviceaccounts/token`, the reviews, Bindings, a CSR's `approval`,
+//! `pods/ephemeralcontainers` and `resize`, `namespaces/finalize`, the subresources a kubelet
+//! would answer, ComponentStatuses, the local APIServices) and the verbs a resource does not
+//! serve.
 
 mod apiregistration;
 mod authentication;
-mod batch;
+mod binding;
 mod certificates;
 mod component_statuses;
+mod kubelet;
 mod policy;
-mod rbac;
-mod size_limits;
+mod reviews;
 
 use std::sync::Arc;
 
 use axum::response::Response;
 use bytes::Bytes;
 use http::Method;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::app::{App, ResourceRequest};
-use crate::resources::ResourceType;
 use crate::status::ApiError;
-
-pub use self::authentication::{Issuer, KeyError};
-
-/// Fills in the defaults kube-apiserver's defaulting functions give the objects of these groups
-/// (`SetDefaults_Job`, `SetDefaults_CronJob`, a ReplicationController's, …).
-pub fn apply_defaults(object: &mut Map<String, Value>, resource: &ResourceType) {
-    match (resource.group.as_str(), resource.plural.as_str()) {
-        ("batch", "jobs") => batch::job_defaults(object),
-        ("batch", "cronjobs") => batch::cron_job_defaults(object),
-        ("", "replicationcontrollers") => batch::replication_controller_defaults(object),
-        ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => {
-            rbac::binding_defaults(object);
-        }
-        _ => {}
-    }
-}
-
-/// What these groups' strategies set on a new object (`PrepareForCreate`): a Job's generated
-/// selector and labels, the zero status of a PDB or a ReplicationController, a CSR's username.
-pub fn prepare_for_create(object: &mut Map<String, Value>, resource: &ResourceType) {
-    match (resource.group.as_str(), resource.plural.as_str()) {
-        ("batch", "jobs") => batch::job_selector(object),
-        ("batch", "cronjobs") => batch::empty_status(object),
-        ("policy", "poddisruptionbudgets") => policy::zero_status(object),
-        ("", "replicationcontrollers") => batch::replication_controller_status(object),
-        ("certificates.k8s.io", "certificatesigningrequests") => {
-            certificates::prepare_for_create(object);
-        }
-        _ => {}
-    }
-}
-
-/// The required fields these groups' validation checks, as kube-apiserver's 422 Invalid.
-pub fn validate(value: &Value, resource: &ResourceType) -> Result<(), ApiError> {
-    let name = value
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let causes = match (resource.group.as_str(), resource.plural.as_str()) {
-        ("batch", "jobs") => batch::validate_job(value),
-        ("batch", "cronjobs") => batch::validate_cron_job(value),
-        ("policy", "poddisruptionbudgets") => policy::validate(value),
-        ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => {
-            rbac::validate_binding(value)
-        }
-        ("rbac.authorization.k8s.io", "roles" | "clusterroles") => rbac::validate_role(value),
-        ("certificates.k8s.io", "certificatesigningrequests") => certificates::validate(value),
-        ("", "configmaps") => size_limits::config_map(value),
-        ("", "secrets") => size_limits::secret(value),
-        _ => Vec::new(),
-    };
-    if causes.is_empty() {
-        return Ok(());
-    }
-    Err(invalid(resource, name, causes))
-}
-
-/// A field the validation refuses: its path and kube-apiserver's words (`Required value`, …).
-pub struct Cause {
-    /// `spec.template.spec.containers`.
-    pub field: String,
-    /// The cause's reason (`FieldValueRequired`).
-    pub reason: &'static str,
-    /// `Required value`.
-    pub message: String,
-}
-
-impl Cause {
-    /// `field: Required value`.
-    pub fn required(field: &str) -> Cause {
-        Cause {
-            field: field.to_owned(),
-            reason: "FieldValueRequired",
-            message: "Required value".into(),
-        }
-    }
-
-    /// `field: Unsupported value: "x": supported values: …`.
-    pub fn unsupported(field: &str, value: &str, supported: &[&str]) -> Cause {
-        let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
-        Cause {
-            field: field.to_owned(),
-            reason: "FieldValueNotSupported",
-            message: format!(
-                "Unsupported value: {value:?}: supported values: {}",
-                quoted.join(", ")
-            ),
-        }
-    }
-
-    /// `field: Invalid value: value: why`.
-    pub fn invalid(field: &str, value: &str, why: &str) -> Cause {
-        Cause {
-            field: field.to_owned(),
-            reason: "FieldValueInvalid",
-            message: format!("Invalid value: {value}: {why}"),
-        }
-    }
-}
-
-/// kube-apiserver's 422 for `causes`: `Kind "name" is invalid: [a, b]`.
-fn invalid(resource: &ResourceType, name: &str, causes: Vec<Cause>) -> ApiError {
-    let texts: Vec<String> = causes
-        .iter()
-        .map(|c| format!("{}: {}", c.field, c.message))
-        .collect();
-    let joined = if texts.len() == 1 {
-        texts[0].clone()
-    } else {
-        format!("[{}]", texts.join(", "))
-    };
-    let mut error = ApiError::invalid(resource, name, &joined);
-    if let Some(details) = error.details.as_mut() {
-        details.causes = causes
-            .into_iter()
-            .map(|c| crate::status::StatusCause {
-                reason: c.reason.into(),
-                message: c.message,
-                field: c.field,
-            })
-            .collect();
-    }
-    error
-}
 
 /// Answers what a strategy of this module serves; None for what generic storage serves.
 pub fn serve(
@@ -160,7 +34,7 @@ pub fn serve(
     let resource = &request.resource;
     let verb = verb_of(method, request);
     if request.subresource.is_none() && !resource.serves_verb(verb) {
-        return Some(Err(ApiError::method_not_allowed()));
+        return Some(Err(not_allowed()));
     }
     let name = request.name.as_deref();
     let key = (resource.group.as_str(), resource.plural.as_str());
@@ -168,14 +42,50 @@ pub fn serve(
         (("", "pods"), Some("eviction"), "POST", Some(name)) => {
             Some(policy::evict(app, request, name, body))
         }
-        (("", "pods"), Some("eviction"), _, _) => Some(Err(ApiError::method_not_allowed())),
-        (("", "pods"), Some("ephemeralcontainers"), _, Some(name)) => {
-            Some(ephemeral_containers(app, method, request, name, body))
+        (("", "pods"), Some("eviction"), _, _) => Some(Err(not_allowed())),
+        (("", "pods"), Some("ephemeralcontainers"), _, Some(name)) => Some(partial_write(
+            app,
+            method,
+            request,
+            name,
+            body,
+            ephemeral_containers,
+        )),
+        (("", "pods"), Some("resize"), _, Some(name)) => Some(partial_write(
+            app,
+            method,
+            request,
+            name,
+            body,
+            container_resources,
+        )),
+        (("", "namespaces"), Some("finalize"), "PUT", Some(name)) => {
+            Some(partial_write(app, method, request, name, body, finalizers))
+        }
+        (("", "pods"), Some("binding"), "POST", Some(name)) => {
+            Some(binding::bind(app, request, Some(name), body))
+        }
+        (("", "bindings"), None, "POST", None) => Some(binding::bind(app, request, None, body)),
+        (("", "pods"), Some("log"), "GET", Some(name)) => Some(kubelet::log(app, request, name)),
+        (("", "pods"), Some("exec" | "attach" | "portforward"), "GET" | "POST", Some(name)) => {
+            Some(kubelet::stream(app, request, name))
+        }
+        (("", "pods"), Some("proxy"), _, Some(name)) => {
+            Some(kubelet::pod_proxy(app, request, name))
+        }
+        (("", "nodes"), Some("proxy"), _, Some(name)) => {
+            Some(kubelet::node_proxy(app, request, name))
+        }
+        (("", "services"), Some("proxy"), _, Some(name)) => Some(kubelet::service_proxy(name)),
+        (("authentication.k8s.io" | "authorization.k8s.io", _), None, "POST", None)
+            if resource.plural != "tokenreviews" =>
+        {
+            reviews::serve(request, body)
         }
         (("", "serviceaccounts"), Some("token"), "POST", Some(name)) => {
             Some(authentication::token_request(app, request, name, body))
         }
-        (("", "serviceaccounts"), Some("token"), _, _) => Some(Err(ApiError::method_not_allowed())),
+        (("", "serviceaccounts"), Some("token"), _, _) => Some(Err(not_allowed())),
         (("authentication.k8s.io", "tokenreviews"), None, "POST", None) => {
             Some(authentication::token_review(app, request, body))
         }
@@ -191,8 +101,22 @@ pub fn serve(
             _,
             Some(name),
         ) => Some(certificates::approval(app, method, request, name, body)),
+        (_, Some(sub), _, _) if !generic_subresource(sub) => Some(Err(not_allowed())),
         _ => None,
     }
+}
+
+/// 405 for a verb the resource or subresource does not serve, as kube-apiserver answers it
+/// (`apiserver/pkg/endpoints/handlers/responsewriters/errors.go`: empty details, no method
+/// named).
+pub fn not_allowed() -> ApiError {
+    let mut error = ApiError::new(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+    );
+    error.details = Some(Box::default());
+    error
 }
 
 /// The verb of a request as discovery names it.
@@ -210,15 +134,23 @@ fn verb_of(method: &Method, request: &ResourceRequest) -> &'static str {
     }
 }
 
-/// `pods/ephemeralcontainers`: GET answers the pod; PUT and PATCH (merge, strategic merge
-/// as a merge, JSON patch) write only its `spec.ephemeralContainers`
-/// (`registry/core/pod/strategy.go`, `podEphemeralContainersStrategy`).
-fn ephemeral_containers(
+/// Whether generic storage serves the subresource (`status`, `scale`).
+fn generic_subresource(name: &str) -> bool {
+    matches!(name, "status" | "scale")
+}
+
+/// A subresource that answers its object on GET and writes only some of its fields on PUT and
+/// PATCH (merge, strategic merge as a merge, JSON patch): `copy` takes those fields from the
+/// given object into the stored one (`registry/core/pod/strategy.go`,
+/// `podEphemeralContainersStrategy`, `podResizeStrategy`;
+/// `registry/core/namespace/storage/storage.go`, `FinalizeREST`).
+fn partial_write(
     app: &Arc<App>,
     method: &Method,
     request: &ResourceRequest,
     name: &str,
     body: &Bytes,
+    copy: fn(&mut Value, &Value),
 ) -> Result<Response, ApiError> {
     let plain = without_subresource(request);
     if method == Method::GET {
@@ -233,22 +165,74 @@ fn ephemeral_containers(
     let given = match method.as_str() {
         "PUT" => parse(body)?,
         "PATCH" => patched(&stored, &request.content_type, body)?,
-        _ => return Err(ApiError::method_not_allowed()),
+        _ => return Err(not_allowed()),
     };
     let mut merged = stored;
-    let containers = given
-        .pointer("/spec/ephemeralContainers")
-        .cloned()
-        .unwrap_or(Value::Array(Vec::new()));
-    if let Some(spec) = merged.get_mut("spec").and_then(Value::as_object_mut) {
-        spec.insert("ephemeralContainers".into(), containers);
-    }
+    copy(&mut merged, &given);
     if let Some(rv) = given.pointer("/metadata/resourceVersion")
         && let Some(meta) = merged.get_mut("metadata").and_then(Value::as_object_mut)
     {
         meta.insert("resourceVersion".into(), rv.clone());
     }
     crate::write::replace(app, &plain, name, &Bytes::from(merged.to_string()))
+}
+
+/// `pods/ephemeralcontainers`: the given `spec.ephemeralContainers`.
+fn ephemeral_containers(stored: &mut Value, given: &Value) {
+    let containers = given
+        .pointer("/spec/ephemeralContainers")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
+    if let Some(spec) = stored.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.insert("ephemeralContainers".into(), containers);
+    }
+}
+
+/// `pods/resize`: each container's `resources` and `resizePolicy`, matched by name.
+fn container_resources(stored: &mut Value, given: &Value) {
+    let given: Vec<&Value> = given
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    let Some(containers) = stored
+        .pointer_mut("/spec/containers")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    for container in containers.iter_mut() {
+        let name = container.get("name").cloned();
+        let Some(new) = given.iter().find(|c| c.get("name") == name.as_ref()) else {
+            continue;
+        };
+        let Some(container) = container.as_object_mut() else {
+            continue;
+        };
+        for field in ["resources", "resizePolicy"] {
+            match new.get(field) {
+                Some(value) => container.insert(field.into(), value.clone()),
+                None => container.remove(field),
+            };
+        }
+    }
+}
+
+/// `namespaces/finalize`: the given `spec.finalizers`.
+fn finalizers(stored: &mut Value, given: &Value) {
+    let list = given
+        .pointer("/spec/finalizers")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
+    if let Some(object) = stored.as_object_mut() {
+        let spec = object
+            .entry("spec")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Some(spec) = spec.as_object_mut() {
+            spec.insert("finalizers".into(), list);
+        }
+    }
 }
 
 /// A request body as JSON; 400 when it is not.

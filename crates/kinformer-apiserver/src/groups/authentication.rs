@@ -8,91 +8,20 @@
 use std::sync::Arc;
 
 use axum::response::Response;
-use base64::Engine;
-use base64::prelude::BASE64_URL_SAFE_NO_PAD;
 use bytes::Bytes;
 use http::StatusCode;
-use ring::rand::SystemRandom;
-use ring::signature::{
-    ECDSA_P256_SHA256_FIXED, ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair,
-    UnparsedPublicKey,
-};
 use serde_json::{Value, json};
 
 use crate::app::{App, ResourceRequest};
+use crate::issuer::{ISSUER, admin_user};
 use crate::objects::object_key;
 use crate::status::{ApiError, json_response};
-
-/// The issuer and default audience of the tokens (kube-apiserver's `--service-account-issuer`
-/// and `--api-audiences` of a cluster's default).
-pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
 /// A token's lifetime when the request names none (`expirationSeconds` defaults to an hour).
 const DEFAULT_EXPIRATION: i64 = 3600;
 
 /// The shortest lifetime a TokenRequest may ask (`ValidateTokenRequest`: ten minutes).
 const MIN_EXPIRATION: i64 = 600;
-
-/// The server's token signing key.
-pub struct Issuer {
-    key: EcdsaKeyPair,
-    key_id: String,
-}
-
-/// Why the key could not be made.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot generate the service account signing key")]
-pub struct KeyError;
-
-impl Issuer {
-    /// A new P-256 signing key.
-    pub fn generate() -> Result<Issuer, KeyError> {
-        let random = SystemRandom::new();
-        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &random)
-            .map_err(|_| KeyError)?;
-        let key =
-            EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &random)
-                .map_err(|_| KeyError)?;
-        let digest = ring::digest::digest(&ring::digest::SHA256, key.public_key().as_ref());
-        let key_id = BASE64_URL_SAFE_NO_PAD.encode(digest.as_ref());
-        Ok(Issuer { key, key_id })
-    }
-
-    /// `claims` as a signed compact JWS.
-    fn sign(&self, claims: &Value) -> Result<String, ApiError> {
-        let header = json!({"alg": "ES256", "kid": self.key_id});
-        let signing_input = format!(
-            "{}.{}",
-            BASE64_URL_SAFE_NO_PAD.encode(header.to_string()),
-            BASE64_URL_SAFE_NO_PAD.encode(claims.to_string())
-        );
-        let signature = self
-            .key
-            .sign(&SystemRandom::new(), signing_input.as_bytes())
-            .map_err(|_| ApiError::new(500, "InternalError", "failed to sign the token"))?;
-        Ok(format!(
-            "{signing_input}.{}",
-            BASE64_URL_SAFE_NO_PAD.encode(signature.as_ref())
-        ))
-    }
-
-    /// The claims of a token this issuer signed; None for anything else.
-    fn verify(&self, token: &str) -> Option<Value> {
-        let (signing_input, signature) = token.rsplit_once('.')?;
-        let (_, claims) = signing_input.split_once('.')?;
-        let signature = BASE64_URL_SAFE_NO_PAD.decode(signature).ok()?;
-        UnparsedPublicKey::new(&ECDSA_P256_SHA256_FIXED, self.key.public_key().as_ref())
-            .verify(signing_input.as_bytes(), &signature)
-            .ok()?;
-        serde_json::from_slice(&BASE64_URL_SAFE_NO_PAD.decode(claims).ok()?).ok()
-    }
-}
-
-/// The user of the server's own bearer token.
-pub fn admin_user() -> Value {
-    json!({"username": "admin", "uid": "admin-uid",
-        "groups": ["system:masters", "system:authenticated"]})
-}
 
 /// Seconds since the epoch.
 fn now_seconds() -> i64 {
@@ -196,13 +125,13 @@ fn uuid() -> String {
 }
 
 /// `POST /apis/authentication.k8s.io/v1/tokenreviews`: the review with its `status`, and the
-/// managedFields the create handler recorded for the fields sent.
+/// managedFields kube-apiserver's create handler records for its `spec`.
 pub fn token_review(
     app: &Arc<App>,
     request: &ResourceRequest,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
-    let mut review: Value = serde_json::from_slice(body).map_err(|e| {
+    let review: Value = serde_json::from_slice(body).map_err(|e| {
         ApiError::bad_request(format!("the request body is not a TokenReview: {e}"))
     })?;
     let token = review
@@ -224,15 +153,12 @@ pub fn token_review(
         .map(str::to_owned)
         .collect();
     let status = review_status(app, &token, &wanted);
-    crate::write::record_creation(&request.resource, &mut review, &request.field_manager);
-    if let Some(object) = review.as_object_mut() {
-        object.insert("status".into(), status);
-        object.entry("metadata").or_insert_with(|| json!({}));
-        object.insert("apiVersion".into(), "authentication.k8s.io/v1".into());
-        object.insert("kind".into(), "TokenReview".into());
-    }
-    let written = crate::json::go_order::to_go_json(&review);
-    Ok(json_response(StatusCode::CREATED, written))
+    let (api_version, kind) = ("authentication.k8s.io/v1", "TokenReview");
+    let spec = review.get("spec").cloned().unwrap_or_else(|| json!({}));
+    let metadata = review.get("metadata").cloned().unwrap_or_else(|| json!({}));
+    let metadata = super::reviews::with_managed_fields(request, api_version, kind, metadata, &spec);
+    let text = super::reviews::ordered(api_version, kind, &metadata, Some(&spec), &status);
+    Ok(json_response(StatusCode::CREATED, text))
 }
 
 /// What a TokenReview of `token` finds, for a reviewer wanting `wanted` audiences (none: the
@@ -310,19 +236,4 @@ fn account_exists(app: &App, namespace: &str, name: &str, uid: &str) -> bool {
 /// The status of a token not accepted.
 fn rejected() -> Value {
     json!({"error": "invalid bearer token", "user": {}})
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_signed_token_verifies_and_a_tampered_one_does_not() {
-        let issuer = Issuer::generate().unwrap();
-        let token = issuer.sign(&json!({"sub": "x"})).unwrap();
-        assert_eq!(issuer.verify(&token), Some(json!({"sub": "x"})));
-        let other = Issuer::generate().unwrap();
-        assert_eq!(other.verify(&token), None);
-        assert_eq!(issuer.verify("a.b.c"), None);
-    }
 }

@@ -17,7 +17,6 @@ use bytes::Bytes;
 use http::StatusCode;
 use serde_json::{Map, Value, json};
 
-use super::Cause;
 use crate::app::{App, ResourceRequest};
 use crate::objects::object_key;
 use crate::resources::ResourceType;
@@ -27,32 +26,6 @@ use crate::write::Target;
 
 /// What kube-apiserver answers when a budget refuses an eviction.
 const REFUSED: &str = "Cannot evict pod as it would violate the pod's disruption budget.";
-
-/// A new PodDisruptionBudget's status: its counters zero (they are not `omitempty`).
-pub fn zero_status(object: &mut Map<String, Value>) {
-    object.insert(
-        "status".into(),
-        json!({"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0}),
-    );
-}
-
-/// A budget's required fields (`ValidatePodDisruptionBudgetSpec`): not both `minAvailable` and
-/// `maxUnavailable`.
-pub fn validate(value: &Value) -> Vec<Cause> {
-    let given = |key: &str| {
-        value
-            .pointer(&format!("/spec/{key}"))
-            .is_some_and(|v| !v.is_null())
-    };
-    if given("minAvailable") && given("maxUnavailable") {
-        return vec![Cause::invalid(
-            "spec",
-            "policy.PodDisruptionBudgetSpec",
-            "minAvailable and maxUnavailable cannot be both set",
-        )];
-    }
-    Vec::new()
-}
 
 /// Whether a `metav1.LabelSelector` (JSON) selects `labels`; an empty selector selects every
 /// pod (policy/v1's meaning).

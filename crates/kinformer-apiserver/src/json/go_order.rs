@@ -206,19 +206,6 @@ fn write_shaped(out: &mut Vec<u8>, members: &Map<String, Value>, shape: &Shape) 
     out.push(b'}');
 }
 
-/// A built-in object's compact JSON in Go's field order (an answer built as a value, not
-/// stored: a TokenReview, a local APIService).
-pub fn to_go_json(value: &Value) -> Vec<u8> {
-    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
-    let mut out = Vec::new();
-    write_inner(
-        &mut out,
-        value,
-        Object(object_shape(text("apiVersion"), text("kind"))),
-    );
-    out
-}
-
 /// The shape of a built-in object of `api_version` and `kind` (kinds not named here: `spec`,
 /// then `status`).
 pub fn object_shape(api_version: &str, kind: &str) -> &'static Shape {
@@ -539,16 +526,6 @@ mod tests {
         assert_eq!(
             written(&map, "ConfigMap"),
             r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","uid":"u","labels":{"a":"2","z":"1"}},"immutable":true,"data":{"a":"2","b":"1"},"aa":2,"zz":1}"#
-        );
-    }
-
-    #[test]
-    fn an_answer_built_as_a_value_is_written_in_go_order() {
-        let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
-            "metadata": {}, "spec": {"token": "t"}, "status": {}});
-        assert_eq!(
-            String::from_utf8(to_go_json(&review)).unwrap_or_default(),
-            r#"{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},"spec":{"token":"t"},"status":{}}"#
         );
     }
 

@@ -63,7 +63,7 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
         ("apiextensions.k8s.io", "CustomResourceDefinition") => {
             with_map(object, "spec", crd_spec);
         }
-        _ => crate::groups::apply_defaults(object, resource),
+        _ => crate::kinds::apply_defaults(object, resource),
     }
 }
 
@@ -120,7 +120,7 @@ pub fn prepare_for_create(value: &mut Value, resource: &ResourceType) {
             });
         }
         ("", "Service") if !resource.custom => with_map(object, "spec", allocate_cluster_ip),
-        _ if !resource.custom => crate::groups::prepare_for_create(object, resource),
+        _ if !resource.custom => crate::kinds::prepare_for_create(object, resource),
         _ => {}
     }
 }

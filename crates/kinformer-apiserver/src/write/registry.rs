@@ -207,7 +207,7 @@ fn update_with(
     merge_string_data(&mut value, resource);
     defaults::apply_defaults(&mut value, resource);
     if !target.status_only {
-        crate::groups::validate(&value, resource)?;
+        crate::kinds::validate(&value, resource)?;
     }
     keep_server_metadata(&mut value, &old, target)?;
     if let Ownership::Update(writer) = ownership {

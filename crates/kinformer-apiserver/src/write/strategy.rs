@@ -58,7 +58,7 @@ pub fn prepare_create(
     }
     merge_string_data(&mut value, resource);
     apply_defaults(&mut value, resource);
-    crate::groups::validate(&value, resource)?;
+    crate::kinds::validate(&value, resource)?;
     Ok(value)
 }
 

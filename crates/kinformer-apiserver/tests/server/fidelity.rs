@@ -46,6 +46,9 @@ fn status_entry(plural: &str, namespaced: bool, kind: &str) -> Value {
         "kind": kind, "verbs": ["get", "patch", "update"]})
 }
 
+/// The verbs of a `proxy` subresource (`ProxyREST`: every method but LIST and WATCH).
+const PROXY_VERBS: [&str; 5] = ["create", "delete", "get", "patch", "update"];
+
 /// A scale entry: its kind is autoscaling/v1 `Scale` (`GroupVersionKindProvider`).
 fn scale_entry(plural: &str) -> Value {
     json!({"name": format!("{plural}/scale"), "singularName": "", "namespaced": true,
@@ -73,22 +76,70 @@ async fn discovery_lists_the_subresources_it_serves() -> TestResult {
     let rcs = "/api/v1/namespaces/default/replicationcontrollers";
     let (code, created) = call(&server, "POST", rcs, Some((JSON, rc))).await?;
     assert_eq!(code, 201, "{created}");
+    let storage = [
+        (
+            "/api/v1/namespaces/default/persistentvolumeclaims",
+            json!({"apiVersion": "v1",
+            "kind": "PersistentVolumeClaim", "metadata": {"name": "claim"},
+            "spec": {"accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "1Gi"}}}}),
+        ),
+        (
+            "/api/v1/persistentvolumes",
+            json!({"apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": "volume"}, "spec": {"capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp"}}}),
+        ),
+        (
+            "/api/v1/namespaces/default/resourcequotas",
+            json!({"apiVersion": "v1",
+            "kind": "ResourceQuota", "metadata": {"name": "quota"},
+            "spec": {"hard": {"pods": "10"}}}),
+        ),
+    ];
+    for (path, object) in storage {
+        let (code, created) = call(&server, "POST", path, Some((JSON, object))).await?;
+        assert_eq!(code, 201, "{created}");
+    }
     let expected = [
         (
             "/api/v1",
             vec![
+                json!({"name": "namespaces/finalize", "singularName": "", "namespaced": false,
+                    "kind": "Namespace", "verbs": ["update"]}),
                 status_entry("namespaces", false, "Namespace"),
+                json!({"name": "nodes/proxy", "singularName": "", "namespaced": false,
+                    "kind": "NodeProxyOptions", "verbs": PROXY_VERBS}),
                 status_entry("nodes", false, "Node"),
+                status_entry("persistentvolumeclaims", true, "PersistentVolumeClaim"),
+                status_entry("persistentvolumes", false, "PersistentVolume"),
+                json!({"name": "pods/attach", "singularName": "", "namespaced": true,
+                    "kind": "PodAttachOptions", "verbs": ["create", "get"]}),
+                json!({"name": "pods/binding", "singularName": "", "namespaced": true,
+                    "kind": "Binding", "verbs": ["create"]}),
                 json!({"name": "pods/ephemeralcontainers", "singularName": "",
                     "namespaced": true, "kind": "Pod", "verbs": ["get", "patch", "update"]}),
                 json!({"name": "pods/eviction", "singularName": "", "namespaced": true,
                     "group": "policy", "version": "v1", "kind": "Eviction", "verbs": ["create"]}),
+                json!({"name": "pods/exec", "singularName": "", "namespaced": true,
+                    "kind": "PodExecOptions", "verbs": ["create", "get"]}),
+                json!({"name": "pods/log", "singularName": "", "namespaced": true,
+                    "kind": "Pod", "verbs": ["get"]}),
+                json!({"name": "pods/portforward", "singularName": "", "namespaced": true,
+                    "kind": "PodPortForwardOptions", "verbs": ["create", "get"]}),
+                json!({"name": "pods/proxy", "singularName": "", "namespaced": true,
+                    "kind": "PodProxyOptions", "verbs": PROXY_VERBS}),
+                json!({"name": "pods/resize", "singularName": "", "namespaced": true,
+                    "kind": "Pod", "verbs": ["get", "patch", "update"]}),
                 status_entry("pods", true, "Pod"),
                 scale_entry("replicationcontrollers"),
                 status_entry("replicationcontrollers", true, "ReplicationController"),
+                status_entry("resourcequotas", true, "ResourceQuota"),
                 json!({"name": "serviceaccounts/token", "singularName": "", "namespaced": true,
                     "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",
                     "verbs": ["create"]}),
+                json!({"name": "services/proxy", "singularName": "", "namespaced": true,
+                    "kind": "ServiceProxyOptions", "verbs": PROXY_VERBS}),
                 status_entry("services", true, "Service"),
             ],
         ),
@@ -139,7 +190,9 @@ async fn discovery_lists_the_subresources_it_serves() -> TestResult {
             names.is_sorted() || !builtin,
             "{path} lists by path: {names:?}"
         );
-        let read_write = entries.iter().filter(|e| e["verbs"] != json!(["create"]));
+        let read_write = entries
+            .iter()
+            .filter(|e| e["verbs"] == json!(["get", "patch", "update"]));
         for entry in read_write {
             answers(&server, path, entry).await?;
         }
@@ -148,7 +201,7 @@ async fn discovery_lists_the_subresources_it_serves() -> TestResult {
 }
 
 /// The listed subresource answers GET and an empty merge PATCH on the first object of its
-/// resource.
+/// resource (those read and written like `status`; the others have tests of their own).
 async fn answers(server: &EmbeddedServer, group_version: &str, entry: &Value) -> TestResult {
     let name = entry["name"].as_str().unwrap_or_default();
     let (plural, subresource) = name.split_once('/').unwrap_or_default();
@@ -310,12 +363,33 @@ async fn aggregated_discovery_is_served_to_clients_that_ask_for_it() -> TestResu
             "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
             "shortNames": ["po"], "categories": ["all"],
             "subresources": [
+                {"subresource": "attach",
+                    "responseKind": {"group": "", "version": "", "kind": "PodAttachOptions"},
+                    "verbs": ["create", "get"]},
+                {"subresource": "binding",
+                    "responseKind": {"group": "", "version": "", "kind": "Binding"},
+                    "verbs": ["create"]},
                 {"subresource": "ephemeralcontainers",
                     "responseKind": {"group": "", "version": "", "kind": "Pod"},
                     "verbs": ["get", "patch", "update"]},
                 {"subresource": "eviction",
                     "responseKind": {"group": "policy", "version": "v1", "kind": "Eviction"},
                     "verbs": ["create"]},
+                {"subresource": "exec",
+                    "responseKind": {"group": "", "version": "", "kind": "PodExecOptions"},
+                    "verbs": ["create", "get"]},
+                {"subresource": "log",
+                    "responseKind": {"group": "", "version": "", "kind": "Pod"},
+                    "verbs": ["get"]},
+                {"subresource": "portforward",
+                    "responseKind": {"group": "", "version": "", "kind": "PodPortForwardOptions"},
+                    "verbs": ["create", "get"]},
+                {"subresource": "proxy",
+                    "responseKind": {"group": "", "version": "", "kind": "PodProxyOptions"},
+                    "verbs": ["create", "delete", "get", "patch", "update"]},
+                {"subresource": "resize",
+                    "responseKind": {"group": "", "version": "", "kind": "Pod"},
+                    "verbs": ["get", "patch", "update"]},
                 {"subresource": "status",
                     "responseKind": {"group": "", "version": "", "kind": "Pod"},
                     "verbs": ["get", "patch", "update"]}]})
@@ -336,12 +410,23 @@ async fn aggregated_discovery_is_served_to_clients_that_ask_for_it() -> TestResu
             "apps",
             "events.k8s.io",
             "authentication.k8s.io",
+            "authorization.k8s.io",
+            "autoscaling",
             "batch",
             "certificates.k8s.io",
+            "networking.k8s.io",
             "policy",
             "rbac.authorization.k8s.io",
+            "storage.k8s.io",
+            "admissionregistration.k8s.io",
             "apiextensions.k8s.io",
+            "scheduling.k8s.io",
             "coordination.k8s.io",
+            "node.k8s.io",
+            "discovery.k8s.io",
+            "resource.k8s.io",
+            "flowcontrol.apiserver.k8s.io",
+            "storagemigration.k8s.io",
             "example.com"
         ]
     );
@@ -358,7 +443,7 @@ async fn aggregated_discovery_is_served_to_clients_that_ask_for_it() -> TestResu
             "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
             "verbs": ["get", "patch", "update"]}))
     );
-    let widgets = &groups["items"][10]["versions"];
+    let widgets = &groups["items"][21]["versions"];
     assert_eq!(widgets[0]["version"], "v1");
     assert_eq!(widgets[0]["freshness"], "Current");
     assert_eq!(widgets[0]["resources"][0]["scope"], "Namespaced");

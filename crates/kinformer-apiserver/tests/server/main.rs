@@ -18,6 +18,7 @@ mod openapi;
 mod resource_versions;
 mod runtime_clients;
 mod semantics;
+mod served;
 mod support;
 mod write_answers;
 mod writes;
