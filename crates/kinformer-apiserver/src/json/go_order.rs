@@ -224,6 +224,12 @@ pub fn object_shape(api_version: &str, kind: &str) -> &'static Shape {
         "Role" | "ClusterRole" => &ROLE,
         "RoleBinding" | "ClusterRoleBinding" => &ROLE_BINDING,
         "ControllerRevision" => &CONTROLLER_REVISION,
+        "PriorityClass" => &PRIORITY_CLASS,
+        "StorageClass" => &STORAGE_CLASS,
+        "RuntimeClass" => &RUNTIME_CLASS,
+        "EndpointSlice" => &ENDPOINT_SLICE,
+        "CSIStorageCapacity" => &CSI_STORAGE_CAPACITY,
+        "VolumeAttributesClass" => &VOLUME_ATTRIBUTES_CLASS,
         _ => &SPEC_STATUS,
     }
 }
@@ -340,6 +346,52 @@ static ROLE_BINDING: Shape = object!(Field("subjects", Plain), Field("roleRef", 
 static CONTROLLER_REVISION: Shape = object!(Field("data", Plain), Field("revision", Plain));
 
 static CRD: Shape = object!(Field("spec", Plain), Field("status", Plain));
+
+// Kinds whose fields sit beside ObjectMeta rather than under `spec` (k8s.io/api v0.37.2).
+/// scheduling/v1 `PriorityClass`.
+static PRIORITY_CLASS: Shape = object!(
+    Field("value", Plain),
+    Field("globalDefault", Plain),
+    Field("description", Plain),
+    Field("preemptionPolicy", Plain),
+);
+
+/// storage/v1 `StorageClass`.
+static STORAGE_CLASS: Shape = object!(
+    Field("provisioner", Plain),
+    Field("parameters", Plain),
+    Field("reclaimPolicy", Plain),
+    Field("mountOptions", Plain),
+    Field("allowVolumeExpansion", Plain),
+    Field("volumeBindingMode", Plain),
+    Field("allowedTopologies", Plain),
+);
+
+/// node/v1 `RuntimeClass`.
+static RUNTIME_CLASS: Shape = object!(
+    Field("handler", Plain),
+    Field("overhead", Plain),
+    Field("scheduling", Plain),
+);
+
+/// discovery/v1 `EndpointSlice`.
+static ENDPOINT_SLICE: Shape = object!(
+    Field("addressType", Plain),
+    Field("endpoints", Plain),
+    Field("ports", Plain),
+);
+
+/// storage/v1 `CSIStorageCapacity`.
+static CSI_STORAGE_CAPACITY: Shape = object!(
+    Field("nodeTopology", Plain),
+    Field("storageClassName", Plain),
+    Field("capacity", Plain),
+    Field("maximumVolumeSize", Plain),
+);
+
+/// storage/v1 `VolumeAttributesClass`.
+static VOLUME_ATTRIBUTES_CLASS: Shape =
+    object!(Field("driverName", Plain), Field("parameters", Plain));
 
 static POD: Shape = object!(
     Field("spec", Object(&POD_SPEC)),
@@ -526,6 +578,23 @@ mod tests {
         assert_eq!(
             written(&map, "ConfigMap"),
             r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","uid":"u","labels":{"a":"2","z":"1"}},"immutable":true,"data":{"a":"2","b":"1"},"aa":2,"zz":1}"#
+        );
+    }
+
+    #[test]
+    fn kinds_with_fields_beside_metadata_follow_their_go_structs() {
+        let class = json!({"apiVersion": "scheduling.k8s.io/v1", "description": "d",
+            "kind": "PriorityClass", "metadata": {"name": "p"}, "preemptionPolicy": "Never",
+            "value": 7});
+        assert_eq!(
+            written(&class, "PriorityClass"),
+            r#"{"kind":"PriorityClass","apiVersion":"scheduling.k8s.io/v1","metadata":{"name":"p"},"value":7,"description":"d","preemptionPolicy":"Never"}"#
+        );
+        let slice = json!({"apiVersion": "discovery.k8s.io/v1", "addressType": "IPv4",
+            "endpoints": [], "kind": "EndpointSlice", "metadata": {}, "ports": []});
+        assert!(
+            written(&slice, "EndpointSlice")
+                .ends_with(r#""metadata":{},"addressType":"IPv4","endpoints":[],"ports":[]}"#)
         );
     }
 

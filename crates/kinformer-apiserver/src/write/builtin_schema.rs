@@ -92,11 +92,16 @@ impl BuiltinSchema {
         }
     }
 
-    /// Whether the map or struct at `path` is atomic.
+    /// Whether the map or struct at `path` is atomic: marked so, or an object the schema
+    /// gives neither properties nor additional properties (a `RawExtension`, a
+    /// ControllerRevision's `data`), which the field manager's converter types as
+    /// `__untyped_atomic_` (kube-openapi `pkg/schemaconv/smd.go`, `convertKind` of an object
+    /// without fields; `untypedDef`).
     pub fn is_atomic_map(&self, path: &[&str]) -> bool {
         self.node_at(path).is_some_and(|node| {
             let atomic = |n: &Value| extension(n, "x-kubernetes-map-type") == Some("atomic");
-            atomic(node) || atomic(self.resolve(node))
+            let resolved = self.resolve(node);
+            atomic(node) || atomic(resolved) || is_untyped_object(resolved)
         })
     }
 
@@ -151,6 +156,14 @@ fn map_or_atomic(keys: Vec<&'static str>) -> ListType<'static> {
     }
 }
 
+/// An object schema with no fields of its own, nor free ones: opaque to the field manager.
+fn is_untyped_object(node: &Value) -> bool {
+    extension(node, "type") == Some("object")
+        && node.get("properties").is_none()
+        && node.get("additionalProperties").is_none()
+        && node.get("x-kubernetes-preserve-unknown-fields").is_none()
+}
+
 fn extension<'s>(node: &'s Value, name: &str) -> Option<&'s str> {
     node.get(name).and_then(Value::as_str)
 }
@@ -197,5 +210,11 @@ mod tests {
         assert!(binding.is_atomic_map(&["roleRef"]));
         let controller = schema("", "v1", "ReplicationController");
         assert!(controller.is_atomic_map(&["spec", "selector"]));
+        let revision = schema("apps", "v1", "ControllerRevision");
+        assert!(
+            revision.is_atomic_map(&["data"]),
+            "a RawExtension is opaque"
+        );
+        assert!(!revision.is_atomic_map(&["metadata"]));
     }
 }

@@ -52,6 +52,9 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
         }),
         ("", "Service") => with_map(object, "spec", service_spec),
         ("", "Secret") => set(object, "type", json!("Opaque")),
+        // A PodTemplate's `template` gets a pod template's defaults (the generated
+        // `SetObjectDefaults_PodTemplate` runs `SetDefaults_PodSpec` on it).
+        ("", "PodTemplate") => template(object),
         ("", "Namespace") => namespace_label(object),
         ("apps", "Deployment") => with_map(object, "spec", deployment_spec),
         ("apps", "ReplicaSet") => with_map(object, "spec", |spec| {
