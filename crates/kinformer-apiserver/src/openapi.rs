@@ -1,4 +1,5 @@
-//! The OpenAPI surface, as kube-apiserver serves it: `/openapi/v2` and `/openapi/v3` (the
+//! The OpenAPI surface, as kube-apiserver serves it: `/openapi/v2` ([`v2`]: the captured
+//! document with the CRDs merged in, JSON or protobuf) and `/openapi/v3` (the
 //! index of documents with their hashes) and one document per path of that index. Built-in
 //! group versions are answered with the real kube-apiserver's documents ([`openapi_data`],
 //! captured from the release the crate embeds), so `kubectl explain` and kubectl's own
