@@ -1,4 +1,5 @@
-//! The OpenAPI surface, as kube-apiserver serves it: `/openapi/v2` and `/openapi/v3` (the
+//! The OpenAPI surface, as kube-apiserver serves it: `/openapi/v2` ([`v2`]: the captured
+//! document with the CRDs merged in, JSON or protobuf) and `/openapi/v3` (the
 //! index of documents with their hashes) and one document per path of that index. Built-in
 //! group versions are answered with the real kube-apiserver's documents ([`openapi_data`],
 //! captured from the release the crate embeds), so `kubectl explain` and kubectl's own
@@ -23,13 +24,18 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::{Map, Value, json};
 
+mod crd_v2;
+mod gnostic;
+mod ordered;
+mod schema_v2;
+mod splice;
+mod v2;
+mod yaml;
+
 use super::discovery::git_version;
 use super::openapi_data;
 use super::resources::{Registry, ResourceType};
 use super::status::ApiError;
-
-/// The media type of kube-apiserver's protobuf OpenAPI v2.
-const V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
 /// The URL path (without leading slash) of a group version's document.
 fn gv_path(group: &str, version: &str) -> String {
@@ -58,19 +64,10 @@ fn hash(bytes: &[u8]) -> String {
     format!("{value:016X}")
 }
 
-/// `/openapi/v2`: the captured document as JSON. The protobuf form kubectl's OpenAPI v2 client
-/// asks for is not served: an empty protobuf document (zero bytes) leaves validation to the
-/// server there.
-pub fn v2(accept: &str) -> Response {
-    if accept.contains("protobuf") {
-        return respond(Bytes::new(), V2_PROTOBUF, "no-cache, private", None);
-    }
-    respond(
-        openapi_data::v2(),
-        "application/json",
-        "no-cache, private",
-        None,
-    )
+/// `/openapi/v2`: the captured document with the custom resources merged in, JSON or
+/// protobuf ([`v2`]).
+pub fn v2(registry: &Registry, headers: &HeaderMap) -> Response {
+    v2::serve(registry, headers)
 }
 
 /// `/openapi/v3`: the index of documents — the captured server-wide ones (`api`, `apis`,

@@ -172,7 +172,7 @@ async fn dispatch(app: &Arc<App>, parts: &Parts, body: &Bytes) -> Result<Respons
         ["apis", group] => discovery::group(&registry(), group),
         ["api", version] => discovery::resource_list(&registry(), "", version),
         ["apis", group, version] => discovery::resource_list(&registry(), group, version),
-        ["openapi", "v2"] => Ok(openapi::v2(accept(&parts.headers))),
+        ["openapi", "v2"] => Ok(openapi::v2(&registry(), &parts.headers)),
         ["openapi", "v3"] => Ok(openapi::index(&registry())),
         ["openapi", "v3", rest @ ..] => openapi::document(
             &registry(),
