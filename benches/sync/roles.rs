@@ -351,13 +351,19 @@ async fn write(events: u64) -> RoleResult {
         return Err("no pods to write".into());
     }
     mark("ready")?;
+    // A value no earlier run wrote: a patch that changes nothing is not written and no
+    // watcher hears of it (kube-apiserver's storage skips equal bytes).
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
     let written = futures_util::stream::iter(0..events)
         .map(|step| {
             let (namespace, name) = &pods[usize::try_from(step).unwrap_or(0) % pods.len()];
             let api: Api<DynamicObject> =
                 Api::namespaced_with(client.clone(), namespace, &pods_resource());
             let patch =
-                serde_json::json!({"metadata": {"labels": {"bench-step": step.to_string()}}});
+                serde_json::json!({"metadata": {"labels": {"bench-step": format!("{run}-{step}")}}});
             async move {
                 api.patch(name, &PatchParams::default(), &Patch::Merge(patch))
                     .await

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::admission;
 use super::crd;
@@ -225,7 +225,39 @@ fn update_with(
         finish_delete(txn, resource, &target.key())?;
         return StoredObject::new(&value, resource, current.rv).map(Arc::new);
     }
+    if unchanged(&old, &value) {
+        // kube-apiserver's storage skips a write whose bytes equal the stored ones: no new
+        // resourceVersion, no watch event (apiserver `storage/etcd3/store.go`
+        // `GuaranteedUpdate`, `bytes.Equal(data, origState.data)`).
+        return Ok(current);
+    }
     txn.put(resource, value)
+}
+
+/// Whether `new` is `old` but for the resourceVersion it carries (the one asked for, or none).
+fn unchanged(old: &Value, new: &Value) -> bool {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        return false;
+    };
+    old.len() == new.len()
+        && old
+            .iter()
+            .all(|(key, value)| match (key.as_str(), new.get(key)) {
+                ("metadata", Some(meta)) => same_but_resource_version(value, meta),
+                (_, given) => given == Some(value),
+            })
+}
+
+fn same_but_resource_version(old: &Value, new: &Value) -> bool {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        return old == new;
+    };
+    let rest = |map: &'_ Map<String, Value>| map.keys().filter(|k| *k != "resourceVersion").count();
+    rest(old) == rest(new)
+        && old
+            .iter()
+            .filter(|(key, _)| *key != "resourceVersion")
+            .all(|(key, value)| new.get(key) == Some(value))
 }
 
 /// Whether the object's deletion is pending (it has a `deletionTimestamp`).

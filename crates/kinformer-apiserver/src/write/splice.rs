@@ -72,6 +72,11 @@ pub fn replace(txn: &mut Txn<'_>, target: &Target<'_>, body: &[u8]) -> Option<Ar
         &reordered
     };
     let plan = Plan::check(target, &current, body)?;
+    if plan.changes_nothing() {
+        // Not written: kube-apiserver's storage skips a write of the stored bytes
+        // (apiserver `storage/etcd3/store.go` `GuaranteedUpdate`).
+        return Some(Arc::clone(&current));
+    }
     txn.replace_rendered(resource, &key, current.rv, |rv| plan.render(rv))
 }
 
@@ -139,6 +144,16 @@ impl<'a> Plan<'a> {
             managed_fields,
             selectable,
         })
+    }
+
+    /// Whether rendering would write the current object again: the body's labels and
+    /// annotations are the stored bytes and no manager's fields change.
+    fn changes_nothing(&self) -> bool {
+        matches!(self.managed_fields, ManagedChange::Unchanged)
+            && STRING_MAPS.iter().zip(&self.maps).all(|(name, given)| {
+                given
+                    .is_none_or(|given| self.current.metadata_value(name.as_bytes()) == Some(given))
+            })
     }
 
     /// The object at `rv`.

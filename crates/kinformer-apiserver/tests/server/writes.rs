@@ -34,12 +34,8 @@ async fn with_configmap() -> Result<(EmbeddedServer, Value), Box<dyn std::error:
 async fn unchanged(server: &EmbeddedServer, path: &str, stored: &Value, rv: u64) -> TestResult {
     let (code, now) = call(server, "GET", path, None).await?;
     assert_eq!(code, 200, "{now}");
-    assert_eq!(&now, stored, "a dry run changed the stored object");
-    assert_eq!(
-        server.resource_version(),
-        rv,
-        "a dry run moved the resourceVersion"
-    );
+    assert_eq!(&now, stored, "the stored object changed");
+    assert_eq!(server.resource_version(), rv, "the resourceVersion moved");
     Ok(())
 }
 
@@ -98,6 +94,47 @@ async fn dry_run_updates_and_patches_store_nothing() -> TestResult {
         404
     );
     assert_eq!(server.resource_version(), rv);
+    server.shutdown().await;
+    Ok(())
+}
+
+/// An update that changes nothing is not written: kube-apiserver's storage compares the new
+/// bytes with the stored ones and, equal, skips the write (`apiserver/pkg/storage/etcd3/
+/// store.go` `GuaranteedUpdate`: `!origState.stale && bytes.Equal(data, origState.data)`), so
+/// the resourceVersion stays and no watch event is sent; the field manager leaves an unchanged
+/// manager's time alone (`managedfieldsupdater.go`). `kubectl patch` then says `(no change)`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_update_that_changes_nothing_is_not_written() -> TestResult {
+    let (server, stored) = with_configmap().await?;
+    let rv = server.resource_version();
+    let same: Vec<(&str, &str, Value)> = vec![
+        ("PUT", JSON, stored.clone()),
+        (
+            "PATCH",
+            MERGE,
+            json!({"metadata": {"labels": {"app": "x"}}}),
+        ),
+        ("PATCH", STRATEGIC, json!({"data": {"a": "1"}})),
+        (
+            "PATCH",
+            JSON_PATCH,
+            json!([{"op": "replace", "path": "/data/a", "value": "1"}]),
+        ),
+    ];
+    for (method, content_type, body) in same {
+        let (code, answer) = call(&server, method, CM, Some((content_type, body))).await?;
+        assert_eq!(code, 200, "{method} {content_type}: {answer}");
+        assert_eq!(
+            answer, stored,
+            "{method} {content_type}: the stored object, unchanged"
+        );
+        unchanged(&server, CM, &stored, rv).await?;
+    }
+    // A change is written, once.
+    let body = json!({"data": {"a": "2"}});
+    let (code, answer) = call(&server, "PATCH", CM, Some((MERGE, body))).await?;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(server.resource_version(), rv + 1);
     server.shutdown().await;
     Ok(())
 }
