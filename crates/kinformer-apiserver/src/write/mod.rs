@@ -35,6 +35,7 @@ mod strategic;
 mod strategy;
 mod target;
 mod update;
+mod workloads;
 mod zero_value;
 
 pub use self::create::{create, record_creation};

@@ -19,6 +19,7 @@ use super::strategy::{
     with_stored_status,
 };
 use super::target::Target;
+use super::workloads;
 use super::zero_value::zero_value;
 use crate::objects::StoredObject;
 use crate::resources::ResourceType;
@@ -213,6 +214,7 @@ fn update_with(
     if let Ownership::Update(writer) = ownership {
         managed::record_update(resource, &old, &mut value, writer);
     }
+    workloads::prepare_template_generation_for_update(&mut value, &old, resource);
     if !target.status_only {
         admission::admit_update(resource, &old, &mut value);
     }

@@ -55,55 +55,6 @@ struct KnownDifference {
 /// closed in the server crate (each removed from here when it is).
 const KNOWN_DIFFERENCES: &[KnownDifference] = &[
     KnownDifference {
-        files: &["07-annotate"],
-        pointer: r#"/metadata/generation"#,
-        real: Some(r#"6"#),
-        embedded: Some(r#"5"#),
-        reason: ANNOTATION_GENERATION,
-    },
-    KnownDifference {
-        files: &["08-rollout-restart"],
-        pointer: r#"/metadata/generation"#,
-        real: Some(r#"7"#),
-        embedded: Some(r#"6"#),
-        reason: ANNOTATION_GENERATION,
-    },
-    KnownDifference {
-        files: &["09-edit"],
-        pointer: r#"/metadata/generation"#,
-        real: Some(r#"8"#),
-        embedded: Some(r#"7"#),
-        reason: ANNOTATION_GENERATION,
-    },
-    KnownDifference {
-        files: &["21-create-statefulsets"],
-        pointer: r#"/metadata/managedFields/0/fieldsV1/f:spec/f:updateStrategy/f:rollingUpdate/f:maxUnavailable"#,
-        real: Some(r#"{}"#),
-        embedded: None,
-        reason: STATEFULSET_MAX_UNAVAILABLE,
-    },
-    KnownDifference {
-        files: &["21-create-statefulsets"],
-        pointer: r#"/spec/updateStrategy/rollingUpdate/maxUnavailable"#,
-        real: Some(r#"1"#),
-        embedded: None,
-        reason: STATEFULSET_MAX_UNAVAILABLE,
-    },
-    KnownDifference {
-        files: &["21-create-daemonsets"],
-        pointer: r#"/metadata/annotations"#,
-        real: Some(r#"{"deprecated.daemonset.template.generation":"1"}"#),
-        embedded: None,
-        reason: DAEMONSET_TEMPLATE_GENERATION,
-    },
-    KnownDifference {
-        files: &["21-create-daemonsets"],
-        pointer: r#"/metadata/managedFields/0/fieldsV1/f:metadata"#,
-        real: Some(r#"{"f:annotations":{".":{},"f:deprecated.daemonset.template.generation":{}}}"#),
-        embedded: None,
-        reason: DAEMONSET_TEMPLATE_GENERATION,
-    },
-    KnownDifference {
         files: &["22-create-nodes"],
         pointer: r#"/metadata/managedFields/0/fieldsV1/f:spec/f:podCIDRs"#,
         real: Some(r#"{".":{},"v:\"10.0.1.0/24\"":{}}"#),
@@ -134,9 +85,6 @@ const KNOWN_DIFFERENCES: &[KnownDifference] = &[
 ];
 
 // The reasons of the known differences, one per cause (an entry per pointer).
-const ANNOTATION_GENERATION: &str = "kube-apiserver's Deployment strategy bumps `generation` when the annotations change as well as the spec; the embedded server does not on `kubectl annotate`, and is one behind from then on";
-const STATEFULSET_MAX_UNAVAILABLE: &str = "kube-apiserver 1.37 defaults a StatefulSet's `updateStrategy.rollingUpdate.maxUnavailable` to 1 in the creator's managedFields; the embedded server leaves it out";
-const DAEMONSET_TEMPLATE_GENERATION: &str = "the DaemonSet strategy writes the `deprecated.daemonset.template.generation` annotation on create, in the creator's managedFields; the embedded server does not";
 const NODE_POD_CIDRS: &str = "kube-apiserver fills a Node's `spec.podCIDRs` from `podCIDR`, in the creator's managedFields; the embedded server does not";
 const NODE_NOT_READY_TAINT: &str = "the TaintNodesByCondition admission plugin (on by default) adds the `node.kubernetes.io/not-ready:NoSchedule` taint to a created Node; the embedded server does not";
 const CRD_CONDITIONS_ENTRY: &str = "kube-apiserver records a CRD's status `conditions` list (a map keyed by `type`) without its own `.` entry, only each condition's; the embedded server adds `.`";
