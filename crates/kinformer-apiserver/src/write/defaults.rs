@@ -53,6 +53,10 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
         ("", "Service") => with_map(object, "spec", service_spec),
         ("", "Secret") => set(object, "type", json!("Opaque")),
         ("", "Namespace") => namespace_label(object),
+        ("", "Node") => {
+            with_map(object, "spec", node_pod_cidrs);
+            crate::groups::apply_defaults(object, resource);
+        }
         ("apps", "Deployment") => with_map(object, "spec", deployment_spec),
         ("apps", "ReplicaSet") => with_map(object, "spec", |spec| {
             set(spec, "replicas", json!(1));
@@ -309,6 +313,28 @@ pub fn volume(volume: &mut Map<String, Value>) {
     }
 }
 
+/// The v1 conversion of a Node's `podCIDR`, the singular of `podCIDRs` (`core/v1/conversion.go`
+/// v1.37.2, :212-227 decoding, :199-209 encoding): a `podCIDR` that `podCIDRs` lacks or does
+/// not start with makes `podCIDRs` that one range (it is authoritative), and `podCIDR` is
+/// written as the first of `podCIDRs`.
+fn node_pod_cidrs(spec: &mut Map<String, Value>) {
+    let single = spec
+        .get("podCIDR")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let first = spec
+        .get("podCIDRs")
+        .and_then(Value::as_array)
+        .and_then(|list| list.first())
+        .cloned();
+    if !single.is_empty() && first.as_ref().and_then(Value::as_str) != Some(single.as_str()) {
+        spec.insert("podCIDRs".into(), json!([single]));
+    } else if let Some(first) = first {
+        spec.insert("podCIDR".into(), first);
+    }
+}
+
 /// `apps/v1/defaults.go` `SetDefaults_Deployment`.
 fn deployment_spec(spec: &mut Map<String, Value>) {
     set(spec, "replicas", json!(1));
@@ -483,6 +509,32 @@ mod tests {
             stateful_set_spec(spec);
         }
         assert_eq!(spec["updateStrategy"], json!({"type": "RollingUpdate"}));
+    }
+
+    /// `core/v1/conversion.go:199-227`: `podCIDR` fills `podCIDRs` and wins over a list that
+    /// does not start with it; `podCIDRs` alone fills `podCIDR`.
+    #[test]
+    fn a_nodes_pod_cidrs_follow_its_pod_cidr() {
+        let converted = |spec: Value| {
+            let mut spec = spec;
+            if let Some(map) = spec.as_object_mut() {
+                node_pod_cidrs(map);
+            }
+            spec
+        };
+        assert_eq!(
+            converted(json!({"podCIDR": "10.0.1.0/24"})),
+            json!({"podCIDR": "10.0.1.0/24", "podCIDRs": ["10.0.1.0/24"]})
+        );
+        assert_eq!(
+            converted(json!({"podCIDRs": ["10.0.2.0/24", "fd00::/64"]})),
+            json!({"podCIDR": "10.0.2.0/24", "podCIDRs": ["10.0.2.0/24", "fd00::/64"]})
+        );
+        assert_eq!(
+            converted(json!({"podCIDR": "10.0.1.0/24", "podCIDRs": ["10.0.2.0/24", "fd00::/64"]})),
+            json!({"podCIDR": "10.0.1.0/24", "podCIDRs": ["10.0.1.0/24"]})
+        );
+        assert_eq!(converted(json!({})), json!({}));
     }
 
     #[test]

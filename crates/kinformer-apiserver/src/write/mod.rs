@@ -25,6 +25,7 @@ mod managed;
 mod managed_cap;
 mod managed_raw;
 mod meta;
+mod node_taint;
 mod options;
 mod patch;
 mod patch_meta;

@@ -13,6 +13,7 @@ use super::crd;
 use super::defaults;
 use super::managed::{self, Writer};
 use super::meta::{metadata_mut, now, parse_object, str_at};
+use super::node_taint;
 use super::splice;
 use super::strategy::{
     keep_server_metadata, merge_string_data, prepare_create, set_type_meta, with_status_of,
@@ -44,7 +45,7 @@ pub enum Ownership<'a> {
 }
 
 /// Creates an object in `txn`: prepared by the strategy, its creator recorded, admitted (a
-/// pod: [`admission`]). A CRD is stored as created (answered so, its status not yet set by
+/// pod: [`admission`]; a node: [`node_taint`]). A CRD is stored as created (answered so, its status not yet set by
 /// the controllers, as kube-apiserver answers), then established (a second write).
 pub fn create_in(
     txn: &mut Txn<'_>,
@@ -55,6 +56,7 @@ pub fn create_in(
 ) -> Result<Arc<StoredObject>, ApiError> {
     let mut prepared = new_object(txn, resource, path_namespace, value, ownership)?;
     admission::admit_create(txn, resource, &mut prepared)?;
+    node_taint::admit_create(resource, &mut prepared);
     if !resource.is_crd() {
         return txn.put(resource, prepared);
     }
