@@ -1,13 +1,15 @@
 //! Strategic merge patch as kube-apiserver applies it to the built-in types
 //! (`apimachinery/pkg/util/strategicpatch/patch.go`, `StrategicMergeMapPatch`): maps merge key
-//! by key (`null` deletes), lists merge by the strategy of their field ([`list_strategy`]:
-//! by merge key, as a union of scalars, or replaced), and the directives are obeyed and never
+//! by key (`null` deletes), lists merge by the strategy of their field ([`list_strategy`], from
+//! the kind's captured schema: by merge key, as a union of scalars, or replaced), and the directives are obeyed and never
 //! stored: `$patch: replace|delete|merge` (on a map or as a list element), `$retainKeys`,
 //! `$setElementOrder/FIELD` and `$deleteFromPrimitiveList/FIELD`.
 
 use serde_json::{Map, Value};
 
+use super::builtin_schema::BuiltinSchema;
 use super::patch_meta::{ListStrategy, list_strategy};
+use crate::resources::ResourceType;
 use crate::status::ApiError;
 
 /// `$patch`: `replace`, `delete` or `merge` (the default).
@@ -19,24 +21,33 @@ const SET_ELEMENT_ORDER: &str = "$setElementOrder/";
 /// `$deleteFromPrimitiveList/FIELD`: scalars to remove from FIELD's list.
 const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList/";
 
-/// Applies the strategic merge `patch` to `object`, an object of `kind`.
-pub fn apply(object: &mut Value, patch: &Value, kind: &str) -> Result<(), ApiError> {
+/// Applies the strategic merge `patch` to `object`, an object of `resource` (the schema of its
+/// `apiVersion` gives the list strategies).
+pub fn apply(object: &mut Value, patch: &Value, resource: &ResourceType) -> Result<(), ApiError> {
+    let version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .and_then(|v| v.rsplit('/').next())
+        .or_else(|| resource.versions.first().map(String::as_str))
+        .unwrap_or_default()
+        .to_owned();
+    let schema = BuiltinSchema::of(resource, &version);
     let (Some(original), Some(patch)) = (object.as_object_mut(), patch.as_object()) else {
         return Err(ApiError::bad_request(
             "a strategic merge patch must be a JSON object",
         ));
     };
-    let merger = Merger { kind };
+    let merger = Merger { schema };
     *original = merger.map(std::mem::take(original), patch, &mut Vec::new())?;
     Ok(())
 }
 
-/// One patch application: the object's kind picks the list strategies.
-struct Merger<'k> {
-    kind: &'k str,
+/// One patch application: the object's schema gives the list strategies.
+struct Merger {
+    schema: Option<&'static BuiltinSchema>,
 }
 
-impl Merger<'_> {
+impl Merger {
     /// Merges `patch` into the map `original` found at `path`.
     fn map<'p>(
         &self,
@@ -117,8 +128,8 @@ impl Merger<'_> {
             Some(_) => current.clone(),
             None => Vec::new(),
         };
-        let key = merge_key(self.kind, path);
-        let merged = match list_strategy(self.kind, path) {
+        let key = merge_key(self.schema, path);
+        let merged = match list_strategy(self.schema, path) {
             ListStrategy::Replace => self.fresh_items(patch, path)?,
             ListStrategy::MergeScalars => {
                 let items: Vec<&Value> = patch
@@ -189,7 +200,7 @@ impl Merger<'_> {
     ) {
         let mut field_path = path.to_vec();
         field_path.push(field);
-        let key = merge_key(self.kind, &field_path);
+        let key = merge_key(self.schema, &field_path);
         if let Some(Value::Array(items)) = original.get_mut(field)
             && let Some(order) = order.as_array()
         {
@@ -340,8 +351,8 @@ fn without_special_elements<'p>(
 }
 
 /// The merge key of the list at `path`, if it merges by one.
-fn merge_key(kind: &str, path: &[&str]) -> Option<&'static str> {
-    match list_strategy(kind, path) {
+fn merge_key(schema: Option<&'static BuiltinSchema>, path: &[&str]) -> Option<&'static str> {
+    match list_strategy(schema, path) {
         ListStrategy::MergeKey(key) => Some(key),
         _ => None,
     }
@@ -417,9 +428,17 @@ mod tests {
 
     use super::*;
 
+    /// The built-in resource of `kind`.
+    fn resource(kind: &str) -> ResourceType {
+        crate::resources::builtins()
+            .into_iter()
+            .find(|r| r.kind == kind)
+            .unwrap_or_else(|| unreachable!("{kind} is built in"))
+    }
+
     fn patched(kind: &str, object: Value, patch: Value) -> Value {
         let mut object = object;
-        apply(&mut object, &patch, kind).unwrap_or_else(|e| unreachable!("{e:?}"));
+        apply(&mut object, &patch, &resource(kind)).unwrap_or_else(|e| unreachable!("{e:?}"));
         object
     }
 
@@ -595,6 +614,6 @@ mod tests {
     fn a_list_element_without_its_merge_key_is_refused() {
         let mut pod = json!({"spec": {"containers": [{"name": "a"}]}});
         let patch = json!({"spec": {"containers": [{"image": "x"}]}});
-        assert!(apply(&mut pod, &patch, "Pod").is_err_and(|e| e.code == 400));
+        assert!(apply(&mut pod, &patch, &resource("Pod")).is_err_and(|e| e.code == 400));
     }
 }
