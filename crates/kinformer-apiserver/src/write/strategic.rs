@@ -610,6 +610,30 @@ mod tests {
         );
     }
 
+    /// apimachinery's "set elements order in a int list with server-only items"
+    /// (patch_test.go:4099), as finalizers, and "behavior of set element order for a merging
+    /// list with duplicate" (:4251): equal keys keep their stored order, side by side.
+    #[test]
+    fn set_element_order_of_scalars_and_duplicates() {
+        let object = json!({"metadata": {"finalizers": ["1", "3", "4", "2", "9"]}});
+        let patch = json!({"metadata": {"$setElementOrder/finalizers": ["4", "2", "3", "1"]}});
+        assert_eq!(
+            patched("ConfigMap", object, patch)["metadata"]["finalizers"],
+            json!(["4", "2", "3", "1", "9"])
+        );
+        let pod = json!({"spec": {"containers": [
+            {"name": "1"}, {"name": "2", "image": "dup1"}, {"name": "3"},
+            {"name": "2", "image": "dup2"}, {"name": "4"}]}});
+        let order =
+            json!([{"name": "2"}, {"name": "1"}, {"name": "4"}, {"name": "3"}, {"name": "2"}]);
+        let patch = json!({"spec": {"$setElementOrder/containers": order}});
+        assert_eq!(
+            patched("Pod", pod, patch)["spec"]["containers"],
+            json!([{"name": "2", "image": "dup1"}, {"name": "2", "image": "dup2"},
+                   {"name": "1"}, {"name": "4"}, {"name": "3"}])
+        );
+    }
+
     #[test]
     fn a_list_element_without_its_merge_key_is_refused() {
         let mut pod = json!({"spec": {"containers": [{"name": "a"}]}});
