@@ -153,7 +153,7 @@ pub struct ResourceType {
     pub selectable_union: Arc<[String]>,
     /// A custom resource's structural schema (`schema.openAPIV3Schema`) per served version,
     /// storage version first: server-side apply reads its list and map types. Empty for
-    /// built-ins (their types come from `patch_meta`'s table).
+    /// built-ins (their types come from the captured OpenAPI schemas: `write::builtin_schema`).
     pub schemas: Arc<[(String, Value)]>,
     /// A custom resource's `additionalPrinterColumns` per served version (the raw array, absent
     /// when the version declares none); empty for built-ins.

@@ -10,13 +10,19 @@
 //! - a map or struct is atomic when it (or the type it refers to) says
 //!   `x-kubernetes-map-type: atomic` (`+structType=atomic`: a label selector, a RoleBinding's
 //!   `roleRef`, an ObjectReference), granular otherwise.
+//!
+//! The same schemas give strategic merge patch its list strategies ([`BuiltinSchema::
+//! patch_strategy`]): `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key` are the
+//! `patchStrategy`/`patchMergeKey` struct tags kube-apiserver's strategicpatch reads
+//! (`PatchMetaFromStruct`). [`BuiltinSchema::object_meta`] is ObjectMeta's alone, for the
+//! metadata of the objects without a built-in schema (custom resources).
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
 use serde_json::{Map, Value};
 
-use super::patch_meta::ListType;
+use super::patch_meta::{ListStrategy, ListType};
 use crate::field_validation::find_kind;
 use crate::openapi_data;
 use crate::resources::ResourceType;
@@ -90,6 +96,36 @@ impl BuiltinSchema {
             },
             _ => ListType::Atomic,
         }
+    }
+
+    /// How a strategic merge patch merges the list at `path`: by its merge key, or as a
+    /// union of scalars, when its patch strategy names `merge` (`merge,retainKeys` too);
+    /// replaced otherwise, and where the schema does not describe the path.
+    pub fn patch_strategy(&'static self, path: &[&str]) -> ListStrategy {
+        let Some(node) = self.node_at(path) else {
+            return ListStrategy::Replace;
+        };
+        let merges = extension(node, "x-kubernetes-patch-strategy")
+            .is_some_and(|strategy| strategy.split(',').any(|s| s == "merge"));
+        match (merges, extension(node, "x-kubernetes-patch-merge-key")) {
+            (false, _) => ListStrategy::Replace,
+            (true, Some(key)) => ListStrategy::MergeKey(key),
+            (true, None) => ListStrategy::MergeScalars,
+        }
+    }
+
+    /// ObjectMeta's schema (`io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta` of the core
+    /// document), its paths starting inside `metadata`.
+    pub fn object_meta() -> Option<&'static BuiltinSchema> {
+        static OBJECT_META: LazyLock<Option<BuiltinSchema>> = LazyLock::new(|| {
+            let schemas =
+                openapi_data::v3_static("api/v1")?["components"]["schemas"].as_object()?;
+            let root = schemas
+                .get("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")?
+                .clone();
+            Some(BuiltinSchema { schemas, root })
+        });
+        OBJECT_META.as_ref()
     }
 
     /// Whether the map or struct at `path` is atomic: marked so, or an object the schema

@@ -26,9 +26,11 @@ pub fn establish(
     register_crd(txn, value)?;
     let status = crd_status(value);
     // The strategy sets `storedVersions` (owned by no one), the controllers the rest of what
-    // the zero value's `acceptedNames` leaves empty.
+    // the zero value's `acceptedNames` leaves empty; `conditions` was there, null (the Go
+    // field has no `omitempty`), so the controllers own each condition but not the list.
     let mut before = value.clone();
     before["status"] = json!({
+        "conditions": null,
         "acceptedNames": {"plural": "", "kind": ""},
         "storedVersions": status["storedVersions"],
     });

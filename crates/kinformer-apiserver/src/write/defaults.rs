@@ -56,6 +56,10 @@ pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
         // `SetObjectDefaults_PodTemplate` runs `SetDefaults_PodSpec` on it).
         ("", "PodTemplate") => template(object),
         ("", "Namespace") => namespace_label(object),
+        ("", "Node") => {
+            with_map(object, "spec", node_pod_cidrs);
+            crate::kinds::apply_defaults(object, resource);
+        }
         ("apps", "Deployment") => with_map(object, "spec", deployment_spec),
         ("apps", "ReplicaSet") => with_map(object, "spec", |spec| {
             set(spec, "replicas", json!(1));
@@ -101,8 +105,10 @@ fn crd_spec(spec: &mut Map<String, Value>) {
 /// What the strategies (`PrepareForCreate`) and the Service storage set on a new object of
 /// `resource`: a pod's `Pending` phase and QoS class (`registry/core/pod/strategy.go`), a
 /// namespace's `kubernetes` finalizer and `Active` phase (`registry/core/namespace/strategy.go`),
-/// a Service's cluster IP and single-stack IPv4 families (`registry/core/service/storage`).
+/// a Service's cluster IP and single-stack IPv4 families (`registry/core/service/storage`), a
+/// DaemonSet's template generation ([`super::workloads`]).
 pub fn prepare_for_create(value: &mut Value, resource: &ResourceType) {
+    super::workloads::prepare_template_generation_for_create(value, resource);
     let Some(object) = value.as_object_mut() else {
         return;
     };
@@ -310,6 +316,28 @@ pub fn volume(volume: &mut Map<String, Value>) {
     }
 }
 
+/// The v1 conversion of a Node's `podCIDR`, the singular of `podCIDRs` (`core/v1/conversion.go`
+/// v1.37.2, :212-227 decoding, :199-209 encoding): a `podCIDR` that `podCIDRs` lacks or does
+/// not start with makes `podCIDRs` that one range (it is authoritative), and `podCIDR` is
+/// written as the first of `podCIDRs`.
+fn node_pod_cidrs(spec: &mut Map<String, Value>) {
+    let single = spec
+        .get("podCIDR")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let first = spec
+        .get("podCIDRs")
+        .and_then(Value::as_array)
+        .and_then(|list| list.first())
+        .cloned();
+    if !single.is_empty() && first.as_ref().and_then(Value::as_str) != Some(single.as_str()) {
+        spec.insert("podCIDRs".into(), json!([single]));
+    } else if let Some(first) = first {
+        spec.insert("podCIDR".into(), first);
+    }
+}
+
 /// `apps/v1/defaults.go` `SetDefaults_Deployment`.
 fn deployment_spec(spec: &mut Map<String, Value>) {
     set(spec, "replicas", json!(1));
@@ -327,14 +355,26 @@ fn deployment_spec(spec: &mut Map<String, Value>) {
     template(spec);
 }
 
-/// `apps/v1/defaults.go` `SetDefaults_StatefulSet`.
+/// `apps/v1/defaults.go` `SetDefaults_StatefulSet` (v1.37.2, :100): an update strategy without
+/// a type becomes `RollingUpdate` with a `rollingUpdate` (one given a type keeps what it has);
+/// a `rollingUpdate` of a rolling strategy gets `partition: 0` and, with the
+/// `MaxUnavailableStatefulSet` gate (on by default from 1.37, `pkg/features/kube_features.go`),
+/// `maxUnavailable: 1` (:114-124).
 fn stateful_set_spec(spec: &mut Map<String, Value>) {
     set(spec, "podManagementPolicy", json!("OrderedReady"));
     with_map(spec, "updateStrategy", |strategy| {
-        set(strategy, "type", json!("RollingUpdate"));
+        let typed = strategy
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| !t.is_empty());
+        if !typed {
+            strategy.insert("type".into(), json!("RollingUpdate"));
+            with_map(strategy, "rollingUpdate", |_| {});
+        }
         if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
-            with_map(strategy, "rollingUpdate", |rolling| {
+            within(strategy, "rollingUpdate", |rolling| {
                 set(rolling, "partition", json!(0));
+                set(rolling, "maxUnavailable", json!(1));
             });
         }
     });
@@ -445,6 +485,59 @@ mod tests {
         assert!(!image_is_latest("localhost:5000/nginx:1.27"));
         assert!(!image_is_latest("nginx:1.27"));
         assert!(!image_is_latest("nginx@sha256:abc"));
+    }
+
+    /// `SetDefaults_StatefulSet` (apps `v1/defaults.go:105-124`, 1.37's gate on): a strategy
+    /// without a type gets a rolling one with `partition: 0` and `maxUnavailable: 1`; a given
+    /// `maxUnavailable` stays; a `RollingUpdate` type given without `rollingUpdate` gets none.
+    #[test]
+    fn a_statefulsets_rolling_update_is_defaulted_with_max_unavailable() {
+        let mut spec = Map::new();
+        stateful_set_spec(&mut spec);
+        assert_eq!(
+            spec["updateStrategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}})
+        );
+        let mut spec = json!({"updateStrategy": {"rollingUpdate": {"maxUnavailable": "50%"}}});
+        if let Some(spec) = spec.as_object_mut() {
+            stateful_set_spec(spec);
+        }
+        assert_eq!(
+            spec["updateStrategy"]["rollingUpdate"]["maxUnavailable"],
+            "50%"
+        );
+        assert_eq!(spec["updateStrategy"]["rollingUpdate"]["partition"], 0);
+        let mut spec = json!({"updateStrategy": {"type": "RollingUpdate"}});
+        if let Some(spec) = spec.as_object_mut() {
+            stateful_set_spec(spec);
+        }
+        assert_eq!(spec["updateStrategy"], json!({"type": "RollingUpdate"}));
+    }
+
+    /// `core/v1/conversion.go:199-227`: `podCIDR` fills `podCIDRs` and wins over a list that
+    /// does not start with it; `podCIDRs` alone fills `podCIDR`.
+    #[test]
+    fn a_nodes_pod_cidrs_follow_its_pod_cidr() {
+        let converted = |spec: Value| {
+            let mut spec = spec;
+            if let Some(map) = spec.as_object_mut() {
+                node_pod_cidrs(map);
+            }
+            spec
+        };
+        assert_eq!(
+            converted(json!({"podCIDR": "10.0.1.0/24"})),
+            json!({"podCIDR": "10.0.1.0/24", "podCIDRs": ["10.0.1.0/24"]})
+        );
+        assert_eq!(
+            converted(json!({"podCIDRs": ["10.0.2.0/24", "fd00::/64"]})),
+            json!({"podCIDR": "10.0.2.0/24", "podCIDRs": ["10.0.2.0/24", "fd00::/64"]})
+        );
+        assert_eq!(
+            converted(json!({"podCIDR": "10.0.1.0/24", "podCIDRs": ["10.0.2.0/24", "fd00::/64"]})),
+            json!({"podCIDR": "10.0.1.0/24", "podCIDRs": ["10.0.1.0/24"]})
+        );
+        assert_eq!(converted(json!({})), json!({}));
     }
 
     #[test]

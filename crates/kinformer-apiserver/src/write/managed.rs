@@ -13,7 +13,8 @@
 //! Entries with no fields are dropped; `apiVersion`, `kind` and the server-set metadata are
 //! never owned; main-resource writes never own `status`, status writes own nothing else.
 //! Lists and maps follow the kind's schema ([`BuiltinSchema`], a CRD's structural schema), or
-//! [`list_type`] and [`is_atomic_map`] for a kind the capture lacks.
+//! [`list_type`] and [`is_atomic_map`] (ObjectMeta's) for the metadata of a kind the capture
+//! lacks.
 
 use serde_json::{Map, Value, json};
 
@@ -576,7 +577,6 @@ enum Shape<'k> {
 
 /// The schema facts of one kind the walks need, and the subresource written.
 struct Schema<'k> {
-    kind: &'k str,
     /// A built-in kind's schema in the written version.
     builtin: Option<&'static BuiltinSchema>,
     /// The fields the kind's strategy resets on this write.
@@ -590,7 +590,6 @@ impl<'k> Schema<'k> {
     fn new(resource: &'k ResourceType, api_version: &str, subresource: &'k str) -> Self {
         let version = api_version.rsplit('/').next().unwrap_or(api_version);
         Schema {
-            kind: &resource.kind,
             builtin: BuiltinSchema::of(resource, version),
             reset: reset_fields(&resource.group, &resource.kind, subresource),
             custom: resource.schema_for(api_version),
@@ -610,7 +609,7 @@ impl<'k> Schema<'k> {
             Some(schema) => crd_schema::list_type(schema, path),
             None => match self.builtin {
                 Some(builtin) => builtin.list_type(path),
-                None => list_type(self.kind, path),
+                None => list_type(path),
             },
         }
     }
@@ -621,7 +620,7 @@ impl<'k> Schema<'k> {
             Some(schema) => crd_schema::is_atomic_map(schema, path),
             None => match self.builtin {
                 Some(builtin) => builtin.is_atomic_map(path),
-                None => is_atomic_map(self.kind, path),
+                None => is_atomic_map(path),
             },
         }
     }

@@ -25,6 +25,7 @@ mod managed;
 mod managed_cap;
 mod managed_raw;
 mod meta;
+mod node_taint;
 mod options;
 mod patch;
 mod patch_meta;
@@ -35,6 +36,7 @@ mod strategic;
 mod strategy;
 mod target;
 mod update;
+mod workloads;
 mod zero_value;
 
 pub use self::create::{create, record_creation};

@@ -171,7 +171,7 @@ impl PatchKind {
                 json_patch::merge(value, patch);
                 Ok(())
             }
-            PatchKind::Strategic => strategic::apply(value, patch, &resource.kind),
+            PatchKind::Strategic => strategic::apply(value, patch, resource),
             PatchKind::Json => {
                 let operations: json_patch::Patch = serde_json::from_value(patch.clone())
                     .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;

@@ -1,10 +1,13 @@
-//! How a strategic merge patch merges each list of the served built-in types: the
-//! `patchStrategy`/`patchMergeKey` struct tags of `k8s.io/api` (published in the OpenAPI as
-//! `x-kubernetes-patch-strategy`/`x-kubernetes-patch-merge-key`), as a small table over field
-//! paths. A list the table does not name is replaced whole, as kube-apiserver replaces a list
-//! without a patch strategy. The same table gives server-side apply its list semantics
-//! ([`list_type`], `x-kubernetes-list-type`/`x-kubernetes-list-map-keys`): the keyed lists are
-//! the associative lists, the merged scalar lists are sets, every other list is atomic.
+//! How a strategic merge patch merges each list of the served built-in types, and how
+//! server-side apply treats the lists and maps of an object without a built-in schema. Both
+//! come from kube-apiserver's captured OpenAPI schemas ([`BuiltinSchema`]): a list's
+//! `x-kubernetes-patch-strategy`/`x-kubernetes-patch-merge-key` (the `patchStrategy`/
+//! `patchMergeKey` struct tags of `k8s.io/api` that strategicpatch reads) say how a strategic
+//! merge patch merges it; a list without a merge strategy is replaced whole, as kube-apiserver
+//! replaces it. An object without a built-in schema (a custom resource) has ObjectMeta's for
+//! its `metadata` and nothing else: its other lists are atomic, its maps granular.
+
+use super::builtin_schema::BuiltinSchema;
 
 /// How the list at a field path merges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,133 +32,33 @@ pub enum ListType<'s> {
     Map(Vec<&'s str>),
 }
 
-/// The list type of the list at `path` of an object of `kind`: the strategic-merge table,
-/// where the OpenAPI names more than the merge key as map keys (container and Service ports
-/// are keyed by port and protocol, topology spread constraints by key and
-/// `whenUnsatisfiable`).
-pub fn list_type(kind: &str, path: &[&str]) -> ListType<'static> {
-    match list_strategy(kind, path) {
-        ListStrategy::Replace => ListType::Atomic,
-        ListStrategy::MergeScalars => ListType::Set,
-        ListStrategy::MergeKey(key @ ("containerPort" | "port")) => {
-            ListType::Map(vec![key, "protocol"])
-        }
-        ListStrategy::MergeKey("topologyKey") => {
-            ListType::Map(vec!["topologyKey", "whenUnsatisfiable"])
-        }
-        ListStrategy::MergeKey(key) => ListType::Map(vec![key]),
-    }
-}
-
-/// Whether the map at `path` is `x-kubernetes-map-type: atomic` (label selectors and the
-/// selector maps of pods and services), owned and replaced whole by server-side apply.
-pub fn is_atomic_map(kind: &str, path: &[&str]) -> bool {
-    is_builtin(kind)
-        && matches!(
-            path.last(),
-            Some(&("selector" | "labelSelector" | "namespaceSelector" | "nodeSelector"))
-        )
-}
-
-/// Whether `kind` is one of the served built-in kinds (whose schema this table describes).
-fn is_builtin(kind: &str) -> bool {
-    POD_TEMPLATE_KINDS.contains(&kind)
-        || CONDITION_KINDS.contains(&kind)
-        || matches!(
-            kind,
-            "ConfigMap" | "Secret" | "Service" | "ServiceAccount" | "Namespace" | "Event" | "Lease"
-        )
-}
-
-/// The kinds whose `spec.template.spec` is a PodSpec.
-const POD_TEMPLATE_KINDS: [&str; 4] = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
-
-/// The kinds with `status.conditions` merged by `type` (a CRD's by its `+listType=map`,
-/// `+listMapKey=type`).
-const CONDITION_KINDS: [&str; 7] = [
-    "Pod",
-    "Node",
-    "Deployment",
-    "ReplicaSet",
-    "StatefulSet",
-    "DaemonSet",
-    "CustomResourceDefinition",
-];
-
 /// How the list at `path` (field names from the object's root, list elements not counted)
-/// of an object of `kind` merges.
-pub fn list_strategy(kind: &str, path: &[&str]) -> ListStrategy {
-    if let Some(rest) = pod_spec_path(kind, path) {
-        return pod_spec(rest);
-    }
-    if let Some(rest) = object_meta_path(kind, path) {
-        return object_meta(rest);
-    }
-    match (kind, path) {
-        (kind, ["status", "conditions"]) if CONDITION_KINDS.contains(&kind) => {
-            ListStrategy::MergeKey("type")
-        }
-        ("Pod", ["status", "podIPs"]) => ListStrategy::MergeKey("ip"),
-        ("Node", ["status", "addresses"]) => ListStrategy::MergeKey("type"),
-        ("Node", ["spec", "podCIDRs"]) => ListStrategy::MergeScalars,
-        ("Service", ["spec", "ports"]) => ListStrategy::MergeKey("port"),
-        ("ServiceAccount", ["secrets"]) => ListStrategy::MergeKey("name"),
-        _ => ListStrategy::Replace,
+/// merges in a strategic merge patch of an object whose kind has the built-in `schema`
+/// (none: only `metadata`'s lists merge, by ObjectMeta's schema).
+pub fn list_strategy(schema: Option<&'static BuiltinSchema>, path: &[&str]) -> ListStrategy {
+    match (schema, path) {
+        (Some(schema), path) => schema.patch_strategy(path),
+        (None, ["metadata", rest @ ..]) => BuiltinSchema::object_meta()
+            .map_or(ListStrategy::Replace, |meta| meta.patch_strategy(rest)),
+        (None, _) => ListStrategy::Replace,
     }
 }
 
-/// The part of `path` inside the object's PodSpec, if it is inside one.
-fn pod_spec_path<'p>(kind: &str, path: &'p [&'p str]) -> Option<&'p [&'p str]> {
-    match path {
-        ["spec", rest @ ..] if kind == "Pod" => Some(rest),
-        ["spec", "template", "spec", rest @ ..] if POD_TEMPLATE_KINDS.contains(&kind) => Some(rest),
-        _ => None,
+/// Server-side apply's list type at `path` of an object without a built-in schema:
+/// ObjectMeta's in `metadata`, atomic elsewhere.
+pub fn list_type(path: &[&str]) -> ListType<'static> {
+    match (path, BuiltinSchema::object_meta()) {
+        (["metadata", rest @ ..], Some(meta)) => meta.list_type(rest),
+        _ => ListType::Atomic,
     }
 }
 
-/// The part of `path` inside an ObjectMeta: the object's own or its pod template's.
-fn object_meta_path<'p>(kind: &str, path: &'p [&'p str]) -> Option<&'p [&'p str]> {
-    match path {
-        ["metadata", rest @ ..] => Some(rest),
-        ["spec", "template", "metadata", rest @ ..] if POD_TEMPLATE_KINDS.contains(&kind) => {
-            Some(rest)
-        }
-        _ => None,
-    }
-}
-
-/// ObjectMeta (`k8s.io/apimachinery/pkg/apis/meta/v1/types.go`).
-fn object_meta(path: &[&str]) -> ListStrategy {
-    match path {
-        ["finalizers"] => ListStrategy::MergeScalars,
-        ["ownerReferences"] => ListStrategy::MergeKey("uid"),
-        _ => ListStrategy::Replace,
-    }
-}
-
-/// PodSpec and Container (`k8s.io/api/core/v1/types.go`).
-fn pod_spec(path: &[&str]) -> ListStrategy {
-    const CONTAINERS: [&str; 3] = ["containers", "initContainers", "ephemeralContainers"];
-    match path {
-        [list] if CONTAINERS.contains(list) => ListStrategy::MergeKey("name"),
-        [container, field] if CONTAINERS.contains(container) => container_list(field),
-        ["volumes" | "imagePullSecrets" | "schedulingGates" | "resourceClaims"] => {
-            ListStrategy::MergeKey("name")
-        }
-        ["hostAliases"] => ListStrategy::MergeKey("ip"),
-        ["topologySpreadConstraints"] => ListStrategy::MergeKey("topologyKey"),
-        _ => ListStrategy::Replace,
-    }
-}
-
-/// The lists of a Container.
-fn container_list(field: &str) -> ListStrategy {
-    match field {
-        "ports" => ListStrategy::MergeKey("containerPort"),
-        "env" => ListStrategy::MergeKey("name"),
-        "volumeMounts" => ListStrategy::MergeKey("mountPath"),
-        "volumeDevices" => ListStrategy::MergeKey("devicePath"),
-        _ => ListStrategy::Replace,
+/// Whether the map at `path` of an object without a built-in schema is atomic: as ObjectMeta
+/// says in `metadata`, never elsewhere.
+pub fn is_atomic_map(path: &[&str]) -> bool {
+    match (path, BuiltinSchema::object_meta()) {
+        (["metadata", rest @ ..], Some(meta)) => meta.is_atomic_map(rest),
+        _ => false,
     }
 }
 
@@ -163,32 +66,159 @@ fn container_list(field: &str) -> ListStrategy {
 mod tests {
     use super::*;
 
+    fn strategy(group: &str, kind: &str, path: &[&str]) -> ListStrategy {
+        let resource = crate::resources::builtins()
+            .into_iter()
+            .find(|r| r.group == group && r.kind == kind)
+            .unwrap_or_else(|| unreachable!("{kind} is built in"));
+        let version = resource.versions.first().cloned().unwrap_or_default();
+        list_strategy(BuiltinSchema::of(&resource, &version), path)
+    }
+
+    /// The lists the hand table this replaced named (the struct tags of `k8s.io/api`), as the
+    /// schemas give them; where they disagreed the schemas were right: a Namespace's and a
+    /// Service's conditions merge by `type` (`patchStrategy:"merge"`), a CRD's are replaced
+    /// (`+listType=map` alone, no patch strategy: server-side apply keys them, strategic
+    /// merge does not).
     #[test]
-    fn the_table_follows_the_struct_tags() {
-        let template = ["spec", "template", "spec", "containers"];
+    fn strategies_follow_the_struct_tags() {
+        use ListStrategy::{MergeKey, MergeScalars, Replace};
+        let template = ["spec", "template", "spec"];
+        let in_template = |rest: &[&'static str]| -> Vec<&'static str> {
+            template.iter().chain(rest).copied().collect()
+        };
+        let cases: Vec<(&str, &str, Vec<&str>, ListStrategy)> = vec![
+            (
+                "apps",
+                "Deployment",
+                in_template(&["containers"]),
+                MergeKey("name"),
+            ),
+            (
+                "apps",
+                "DaemonSet",
+                in_template(&["initContainers", "env"]),
+                MergeKey("name"),
+            ),
+            (
+                "apps",
+                "StatefulSet",
+                in_template(&["volumes"]),
+                MergeKey("name"),
+            ),
+            (
+                "apps",
+                "ReplicaSet",
+                in_template(&["hostAliases"]),
+                MergeKey("ip"),
+            ),
+            (
+                "",
+                "Pod",
+                vec!["spec", "containers", "ports"],
+                MergeKey("containerPort"),
+            ),
+            (
+                "",
+                "Pod",
+                vec!["spec", "containers", "volumeMounts"],
+                MergeKey("mountPath"),
+            ),
+            (
+                "",
+                "Pod",
+                vec!["spec", "containers", "volumeDevices"],
+                MergeKey("devicePath"),
+            ),
+            ("", "Pod", vec!["spec", "containers", "args"], Replace),
+            (
+                "",
+                "Pod",
+                vec!["spec", "topologySpreadConstraints"],
+                MergeKey("topologyKey"),
+            ),
+            (
+                "",
+                "Pod",
+                vec!["spec", "imagePullSecrets"],
+                MergeKey("name"),
+            ),
+            ("", "Pod", vec!["spec", "schedulingGates"], MergeKey("name")),
+            ("", "Pod", vec!["spec", "resourceClaims"], MergeKey("name")),
+            ("", "Pod", vec!["spec", "tolerations"], Replace),
+            ("", "Pod", vec!["status", "podIPs"], MergeKey("ip")),
+            ("", "Pod", vec!["status", "conditions"], MergeKey("type")),
+            ("", "Node", vec!["status", "addresses"], MergeKey("type")),
+            ("", "Node", vec!["spec", "podCIDRs"], MergeScalars),
+            ("", "Node", vec!["spec", "taints"], Replace),
+            ("", "Service", vec!["spec", "ports"], MergeKey("port")),
+            (
+                "",
+                "Service",
+                vec!["status", "conditions"],
+                MergeKey("type"),
+            ),
+            (
+                "",
+                "Namespace",
+                vec!["status", "conditions"],
+                MergeKey("type"),
+            ),
+            ("", "ServiceAccount", vec!["secrets"], MergeKey("name")),
+            (
+                "",
+                "ConfigMap",
+                vec!["metadata", "finalizers"],
+                MergeScalars,
+            ),
+            (
+                "",
+                "ConfigMap",
+                vec!["metadata", "ownerReferences"],
+                MergeKey("uid"),
+            ),
+            (
+                "apps",
+                "Deployment",
+                vec!["spec", "template", "metadata", "finalizers"],
+                MergeScalars,
+            ),
+            (
+                "apps",
+                "Deployment",
+                vec!["status", "conditions"],
+                MergeKey("type"),
+            ),
+            (
+                "apiextensions.k8s.io",
+                "CustomResourceDefinition",
+                vec!["status", "conditions"],
+                Replace,
+            ),
+        ];
+        for (group, kind, path, expected) in cases {
+            assert_eq!(strategy(group, kind, &path), expected, "{kind} {path:?}");
+        }
+    }
+
+    /// Without a built-in schema only `metadata`'s lists merge, by ObjectMeta's.
+    #[test]
+    fn an_object_without_a_schema_has_object_metas_lists() {
         assert_eq!(
-            list_strategy("Deployment", &template),
-            ListStrategy::MergeKey("name")
-        );
-        assert_eq!(
-            list_strategy("Pod", &["spec", "containers", "env"]),
-            ListStrategy::MergeKey("name")
-        );
-        assert_eq!(
-            list_strategy("Pod", &["spec", "containers", "ports"]),
-            ListStrategy::MergeKey("containerPort")
-        );
-        assert_eq!(
-            list_strategy("ConfigMap", &["metadata", "finalizers"]),
+            list_strategy(None, &["metadata", "finalizers"]),
             ListStrategy::MergeScalars
         );
         assert_eq!(
-            list_strategy("Pod", &["spec", "tolerations"]),
+            list_strategy(None, &["spec", "template", "spec", "containers"]),
             ListStrategy::Replace
         );
+        assert_eq!(list_type(&["metadata", "finalizers"]), ListType::Set);
         assert_eq!(
-            list_strategy("Widget", &["spec", "containers"]),
-            ListStrategy::Replace
+            list_type(&["metadata", "ownerReferences"]),
+            ListType::Map(vec!["uid"])
         );
+        assert_eq!(list_type(&["spec", "items"]), ListType::Atomic);
+        assert!(!is_atomic_map(&["metadata", "labels"]));
+        assert!(!is_atomic_map(&["spec", "selector"]));
     }
 }

@@ -13,12 +13,14 @@ use super::crd;
 use super::defaults;
 use super::managed::{self, Writer};
 use super::meta::{metadata_mut, now, parse_object, str_at};
+use super::node_taint;
 use super::splice;
 use super::strategy::{
     keep_server_metadata, merge_string_data, prepare_create, set_type_meta, with_status_of,
     with_stored_status,
 };
 use super::target::Target;
+use super::workloads;
 use super::zero_value::zero_value;
 use crate::objects::StoredObject;
 use crate::resources::ResourceType;
@@ -43,7 +45,7 @@ pub enum Ownership<'a> {
 }
 
 /// Creates an object in `txn`: prepared by the strategy, its creator recorded, admitted (a
-/// pod: [`admission`]). A CRD is stored as created (answered so, its status not yet set by
+/// pod: [`admission`]; a node: [`node_taint`]). A CRD is stored as created (answered so, its status not yet set by
 /// the controllers, as kube-apiserver answers), then established (a second write).
 pub fn create_in(
     txn: &mut Txn<'_>,
@@ -54,6 +56,7 @@ pub fn create_in(
 ) -> Result<Arc<StoredObject>, ApiError> {
     let mut prepared = new_object(txn, resource, path_namespace, value, ownership)?;
     admission::admit_create(txn, resource, &mut prepared)?;
+    node_taint::admit_create(resource, &mut prepared);
     if !resource.is_crd() {
         return txn.put(resource, prepared);
     }
@@ -213,6 +216,7 @@ fn update_with(
     if let Ownership::Update(writer) = ownership {
         managed::record_update(resource, &old, &mut value, writer);
     }
+    workloads::prepare_template_generation_for_update(&mut value, &old, resource);
     if !target.status_only {
         admission::admit_update(resource, &old, &mut value);
     }

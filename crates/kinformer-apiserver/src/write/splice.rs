@@ -8,8 +8,10 @@
 //! not at all, the general path stores the current object with the two maps replaced, the
 //! writer owning the keys it changed in `managedFields` (other managers losing them, removed keys
 //! leaving every manager) and a new resourceVersion: defaulting and the strategies read neither
-//! map (a namespace's defaulted name label aside, so namespaces take the general path), and
-//! `generation` moves only with `spec`. This path builds those bytes from the current object's,
+//! map (a namespace's defaulted name label aside, so namespaces take the general path; and the
+//! annotations of a Deployment, which move its `generation`, and of a DaemonSet, which carry
+//! its template generation: a change of them takes the general path, see
+//! [`super::workloads`]), and `generation` moves only with `spec`. This path builds those bytes from the current object's,
 //! parsing the two maps and `managedFields`, not the object.
 //!
 //! A body not in the server's member order (Go's field order for built-in types: serde_json's
@@ -33,6 +35,7 @@ use super::admission;
 use super::managed::Change;
 use super::managed_raw::{self, MapKeys, Recorded, Rewrite};
 use super::target::Target;
+use super::workloads;
 use crate::json::managed_entries::ManagedEntry;
 use crate::json::members::{self, Member};
 use crate::json::writer::has_backslash_or_control;
@@ -124,6 +127,13 @@ impl<'a> Plan<'a> {
         }
         let given = members::edited_members(stored, members, body, given_metadata, common)?;
         let maps = map_changes(stored, members, body, &given, common)?;
+        if workloads::annotations_are_read(target.resource)
+            && maps[0]
+                .as_ref()
+                .is_some_and(|m| !m.changed.is_empty() || !m.removed.is_empty())
+        {
+            return None;
+        }
         let managed_fields = managed_fields(current, &maps, target, &api_version)?;
         let selectable = match maps[1].as_ref().map(|labels| labels.given_pairs.as_ref()) {
             // The labels as stored (or none, as stored), and every field is the stored one's.

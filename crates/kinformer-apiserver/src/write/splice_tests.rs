@@ -284,6 +284,36 @@ fn other_kinds_store_what_the_general_path_stores() {
     same_through_both(&configmap(), "configmaps", |_| {}, "kubectl-replace");
 }
 
+/// A Deployment's annotations move its generation (deployment `strategy.go:120`): a replace
+/// that changes them takes the general path, which moves it; one that changes its labels only
+/// stays on the fast path.
+#[test]
+fn a_deployments_annotations_take_the_general_path() {
+    let deployment = deployment();
+    let store = store_with(&deployment);
+    let body = edited(&store, &deployment, "deployments", |b| {
+        b["metadata"]["annotations"] = json!({"note": "x"});
+    });
+    let resource = resource(&store, "deployments");
+    let target = Target::object(&resource, "default", "web");
+    let fast = store.write(|txn| Ok(replace(txn, &target, &body)));
+    assert!(matches!(fast, Ok(None)), "the fast path refused it");
+    let general = store.write(|txn| {
+        let value = named_object(&body, "web")?;
+        replace_value(txn, &target, value)
+    });
+    assert!(general.is_ok(), "{general:?}");
+    assert_eq!(
+        stored(&store, "deployments", "web")["metadata"]["generation"],
+        2
+    );
+    let body = edited(&store, &deployment, "deployments", |b| {
+        b["metadata"]["annotations"]["note"] = json!("y");
+    });
+    let fast = store.write(|txn| Ok(replace(txn, &target, &body)));
+    assert!(matches!(fast, Ok(None)), "a changed annotation too");
+}
+
 /// Whether the fast path takes `body` as a replace of the pod in `store` (`status` when a
 /// status write); asserts a refused body stored nothing.
 fn taken(store: &Store, body: &[u8], status_only: bool) -> bool {

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::defaults::apply_defaults;
 use super::meta::{metadata_mut, now, str_at};
 use super::target::Target;
+use super::workloads;
 use super::zero_value::zero_value;
 use crate::objects::object_key;
 use crate::resources::ResourceType;
@@ -58,6 +59,7 @@ pub fn prepare_create(
     }
     merge_string_data(&mut value, resource);
     apply_defaults(&mut value, resource);
+    workloads::decode_template_generation(&mut value, resource)?;
     crate::kinds::validate(&value, resource)?;
     Ok(value)
 }
@@ -259,13 +261,16 @@ pub fn with_stored_status(mut new: Value, old: &Value) -> Value {
     new
 }
 
-/// Restores fields clients cannot change and bumps `generation` on a spec change.
+/// Restores fields clients cannot change and bumps `generation` on a spec change (and what
+/// else moves it: [`workloads::generation_moves`]); a DaemonSet's template generation as
+/// decoded ([`workloads::decode_template_generation`]).
 pub fn keep_server_metadata(
     value: &mut Value,
     old: &Value,
     target: &Target,
 ) -> Result<(), ApiError> {
-    let spec_changed = value.get("spec") != old.get("spec");
+    workloads::decode_template_generation(value, target.resource)?;
+    let spec_changed = workloads::generation_moves(target.resource, old, value);
     let old_generation = old
         .pointer("/metadata/generation")
         .and_then(Value::as_i64)

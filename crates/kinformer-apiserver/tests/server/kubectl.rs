@@ -821,7 +821,7 @@ async fn golden_kubectl_set_image_merges_containers_by_name() -> TestResult {
 /// Golden: `kubectl patch` without `--type` sends a strategic merge patch. The patch adds an
 /// env var to the sidecar and a port to nginx: lists merge by their merge keys (`env` by
 /// `name`, `ports` by `containerPort`, `k8s.io/api/core/v1/types.go`), so both containers keep
-/// everything else. `kubectl patch --type=merge` of the same body replaces the containers list
+/// everything else, in the patch's order. `kubectl patch --type=merge` of the same body replaces the containers list
 /// (RFC 7386), as a cluster does.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn golden_kubectl_patch_defaults_to_a_strategic_merge() -> TestResult {
@@ -839,12 +839,17 @@ async fn golden_kubectl_patch_defaults_to_a_strategic_merge() -> TestResult {
     assert_no_directives(&after);
     let mut expected = before.clone();
     let containers = &mut expected["spec"]["template"]["spec"]["containers"];
-    // The new port is defaulted (`SetDefaults_ContainerPort`, `protocol: TCP`).
+    // The new port is defaulted (`SetDefaults_ContainerPort`, `protocol: TCP`); without
+    // `$setElementOrder` the merged lists take the patch's order (strategicpatch's
+    // `mergeSlice`): sidecar before nginx, the new port before the stored one.
     containers[0]["ports"] = json!([
-        {"containerPort": 80, "name": "http", "protocol": "TCP"},
-        {"containerPort": 443, "name": "https", "protocol": "TCP"}
+        {"containerPort": 443, "name": "https", "protocol": "TCP"},
+        {"containerPort": 80, "name": "http", "protocol": "TCP"}
     ]);
     containers[1]["env"] = json!([{"name": "LEVEL", "value": "debug"}]);
+    if let Some(list) = containers.as_array_mut() {
+        list.swap(0, 1);
+    }
     assert_eq!(masked(after), masked(expected));
     fixture
         .run(&["patch", "deployment", "shop", "--type=merge", "-p", patch])

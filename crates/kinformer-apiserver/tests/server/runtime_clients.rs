@@ -281,8 +281,9 @@ async fn selector_watch_sees_objects_leave_and_enter() -> TestResult {
     let relabel = |tier: &str| Patch::Merge(json!({"metadata": {"labels": {"tier": tier}}}));
     api.patch("a", &PatchParams::default(), &relabel("gold"))
         .await?;
-    api.patch("a", &PatchParams::default(), &relabel("gold"))
-        .await?;
+    // Still gold, another change (a patch that changes nothing is not written: no event).
+    let another = Patch::Merge(json!({"metadata": {"labels": {"step": "2"}}}));
+    api.patch("a", &PatchParams::default(), &another).await?;
     api.patch("a", &PatchParams::default(), &relabel("silver"))
         .await?;
     let seen: Vec<_> = tokio::time::timeout(

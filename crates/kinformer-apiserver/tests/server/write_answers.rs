@@ -200,6 +200,21 @@ async fn a_crd_is_answered_as_created_then_established() -> TestResult {
         .collect();
     assert_eq!(managers.len(), 2, "{stored}");
     assert_eq!(stored["status"]["acceptedNames"]["kind"], "Gadget");
+    // The controllers' status entry owns each condition, not the list, which the created
+    // CRD had already (`conditions: null`), as on kube-apiserver (golden
+    // `22-create-customresourcedefinitions`).
+    let conditions = stored["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["subresource"] == "status")
+        .map(|e| e["fieldsV1"]["f:status"]["f:conditions"].clone())
+        .ok_or("a status entry")?;
+    assert!(conditions.get(".").is_none(), "{conditions}");
+    assert!(
+        conditions.get(r#"k:{"type":"Established"}"#).is_some(),
+        "{conditions}"
+    );
     // The Scale of an object without a selector at labelSelectorPath has none (`omitempty`).
     let gadgets = "/apis/example.com/v1/namespaces/default/gadgets";
     let gadget = json!({"apiVersion": "example.com/v1", "kind": "Gadget",
