@@ -22,7 +22,7 @@ use std::sync::{LazyLock, Mutex};
 
 use serde_json::{Map, Value};
 
-use super::patch_meta::{ListStrategy, ListType};
+use super::list_types::{ListStrategy, ListType};
 use crate::field_validation::find_kind;
 use crate::openapi_data;
 use crate::resources::ResourceType;

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::patch_meta::ListType;
+use super::list_types::ListType;
 
 /// The list type of the list at `path` (field names from the object's root, list elements not
 /// counted) in `schema` (the version's `openAPIV3Schema`).

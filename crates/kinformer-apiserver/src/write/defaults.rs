@@ -18,22 +18,6 @@ use serde_json::{Map, Value, json};
 use super::zero_value::decode;
 use crate::resources::ResourceType;
 
-/// Adds to `value` the fields of `zero` it lacks, map by map (what decoding into the Go type
-/// does).
-pub fn fill(value: &mut Value, zero: &Value) {
-    let (Some(object), Some(zero)) = (value.as_object_mut(), zero.as_object()) else {
-        return;
-    };
-    for (key, default) in zero {
-        match object.get_mut(key) {
-            Some(present) => fill(present, default),
-            None => {
-                object.insert(key.clone(), default.clone());
-            }
-        }
-    }
-}
-
 /// Fills in `value`'s zero value and defaults, as kube-apiserver decodes and defaults an object
 /// of `resource`.
 pub fn apply_defaults(value: &mut Value, resource: &ResourceType) {
@@ -538,18 +522,5 @@ mod tests {
             json!({"podCIDR": "10.0.1.0/24", "podCIDRs": ["10.0.1.0/24"]})
         );
         assert_eq!(converted(json!({})), json!({}));
-    }
-
-    #[test]
-    fn fill_adds_only_what_is_missing() {
-        let mut value = json!({"spec": {"strategy": {"type": "Recreate"}}});
-        fill(
-            &mut value,
-            &json!({"spec": {"strategy": {}, "selector": null}, "status": {}}),
-        );
-        assert_eq!(
-            value,
-            json!({"spec": {"strategy": {"type": "Recreate"}, "selector": null}, "status": {}})
-        );
     }
 }

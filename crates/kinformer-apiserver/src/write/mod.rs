@@ -21,6 +21,7 @@ mod direct;
 mod fieldset;
 mod get;
 mod go_fields;
+mod list_types;
 mod managed;
 mod managed_cap;
 mod managed_raw;

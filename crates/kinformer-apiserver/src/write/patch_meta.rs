@@ -8,29 +8,7 @@
 //! its `metadata` and nothing else: its other lists are atomic, its maps granular.
 
 use super::builtin_schema::BuiltinSchema;
-
-/// How the list at a field path merges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListStrategy {
-    /// No patch strategy: the patch's list replaces the object's.
-    Replace,
-    /// `patchStrategy:"merge"` with `patchMergeKey`: elements are matched by this key.
-    MergeKey(&'static str),
-    /// `patchStrategy:"merge"` on a list of scalars: the union, in order.
-    MergeScalars,
-}
-
-/// How server-side apply treats the list at a field path (`x-kubernetes-list-type`); `'s` is
-/// the schema the map keys are read from (`'static` for the built-in table).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ListType<'s> {
-    /// `atomic`: owned and replaced whole.
-    Atomic,
-    /// `set`: scalars, each owned on its own.
-    Set,
-    /// `map` keyed by these `x-kubernetes-list-map-keys`.
-    Map(Vec<&'s str>),
-}
+use super::list_types::{ListStrategy, ListType};
 
 /// How the list at `path` (field names from the object's root, list elements not counted)
 /// merges in a strategic merge patch of an object whose kind has the built-in `schema`

@@ -8,7 +8,8 @@
 use serde_json::{Map, Value};
 
 use super::builtin_schema::BuiltinSchema;
-use super::patch_meta::{ListStrategy, list_strategy};
+use super::list_types::ListStrategy;
+use super::patch_meta::list_strategy;
 use crate::resources::ResourceType;
 use crate::status::ApiError;
 

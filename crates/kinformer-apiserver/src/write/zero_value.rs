@@ -89,7 +89,7 @@ pub fn decode(value: &mut Value, resource: &ResourceType) {
             plan: Some(plan), ..
         }) => apply(value, plan),
         Some(_) => {}
-        None => super::defaults::fill(value, &METADATA_ONLY),
+        None => fill(value, &METADATA_ONLY),
     }
 }
 
@@ -301,6 +301,22 @@ fn is_scalar(property: &Value) -> bool {
         Some("string") => property["format"] != "byte",
         Some("integer" | "number" | "boolean") => true,
         _ => false,
+    }
+}
+
+/// Adds to `value` the fields of `zero` it lacks, map by map (what decoding into the Go type
+/// does).
+fn fill(value: &mut Value, zero: &Value) {
+    let (Some(object), Some(zero)) = (value.as_object_mut(), zero.as_object()) else {
+        return;
+    };
+    for (key, default) in zero {
+        match object.get_mut(key) {
+            Some(present) => fill(present, default),
+            None => {
+                object.insert(key.clone(), default.clone());
+            }
+        }
     }
 }
 
@@ -538,5 +554,18 @@ mod tests {
         let mut resource = builtin("example.com", "v1", "Gadget");
         resource.custom = true;
         assert_eq!(zero_value(&resource), &json!({"metadata": {}}));
+    }
+
+    #[test]
+    fn fill_adds_only_what_is_missing() {
+        let mut value = json!({"spec": {"strategy": {"type": "Recreate"}}});
+        fill(
+            &mut value,
+            &json!({"spec": {"strategy": {}, "selector": null}, "status": {}}),
+        );
+        assert_eq!(
+            value,
+            json!({"spec": {"strategy": {"type": "Recreate"}, "selector": null}, "status": {}})
+        );
     }
 }
