@@ -34,7 +34,7 @@ pub fn serve(
     let resource = &request.resource;
     let verb = verb_of(method, request);
     if request.subresource.is_none() && !resource.serves_verb(verb) {
-        return Some(Err(not_allowed()));
+        return Some(Err(ApiError::method_not_allowed()));
     }
     let name = request.name.as_deref();
     let key = (resource.group.as_str(), resource.plural.as_str());
@@ -42,7 +42,7 @@ pub fn serve(
         (("", "pods"), Some("eviction"), "POST", Some(name)) => {
             Some(policy::evict(app, request, name, body))
         }
-        (("", "pods"), Some("eviction"), _, _) => Some(Err(not_allowed())),
+        (("", "pods"), Some("eviction"), _, _) => Some(Err(ApiError::method_not_allowed())),
         (("", "pods"), Some("ephemeralcontainers"), _, Some(name)) => Some(partial_write(
             app,
             method,
@@ -85,7 +85,7 @@ pub fn serve(
         (("", "serviceaccounts"), Some("token"), "POST", Some(name)) => {
             Some(authentication::token_request(app, request, name, body))
         }
-        (("", "serviceaccounts"), Some("token"), _, _) => Some(Err(not_allowed())),
+        (("", "serviceaccounts"), Some("token"), _, _) => Some(Err(ApiError::method_not_allowed())),
         (("authentication.k8s.io", "tokenreviews"), None, "POST", None) => {
             Some(authentication::token_review(app, request, body))
         }
@@ -101,22 +101,11 @@ pub fn serve(
             _,
             Some(name),
         ) => Some(certificates::approval(app, method, request, name, body)),
-        (_, Some(sub), _, _) if !generic_subresource(sub) => Some(Err(not_allowed())),
+        (_, Some(sub), _, _) if !generic_subresource(sub) => {
+            Some(Err(ApiError::method_not_allowed()))
+        }
         _ => None,
     }
-}
-
-/// 405 for a verb the resource or subresource does not serve, as kube-apiserver answers it
-/// (`apiserver/pkg/endpoints/handlers/responsewriters/errors.go`: empty details, no method
-/// named).
-pub fn not_allowed() -> ApiError {
-    let mut error = ApiError::new(
-        405,
-        "MethodNotAllowed",
-        "the server does not allow this method on the requested resource",
-    );
-    error.details = Some(Box::default());
-    error
 }
 
 /// The verb of a request as discovery names it.
@@ -165,7 +154,7 @@ fn partial_write(
     let given = match method.as_str() {
         "PUT" => parse(body)?,
         "PATCH" => patched(&stored, &request.content_type, body)?,
-        _ => return Err(not_allowed()),
+        _ => return Err(ApiError::method_not_allowed()),
     };
     let mut merged = stored;
     copy(&mut merged, &given);

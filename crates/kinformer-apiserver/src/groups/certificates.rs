@@ -41,7 +41,7 @@ pub fn approval(
             let merged = Bytes::from(merged.to_string());
             crate::write::replace_keeping_managed_fields(app, &status, name, &merged)
         }
-        _ => Err(super::not_allowed()),
+        _ => Err(ApiError::method_not_allowed()),
     }
 }
 
