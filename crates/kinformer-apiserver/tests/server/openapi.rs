@@ -429,6 +429,27 @@ async fn kubectl_explain_reads_built_in_and_custom_schemas() -> TestResult {
     Ok(())
 }
 
+/// `kubectl explain --output plaintext-openapiv2` reads `/openapi/v2` (in protobuf, the
+/// gnostic form), where a CRD's definitions are merged in as kube-apiserver merges them.
+#[tokio::test]
+async fn kubectl_explain_reads_openapi_v2_with_the_crds_merged_in() -> TestResult {
+    let server = with_gadgets().await?;
+    let kubectl = Kubectl::new(&server)?;
+    let v2 = ["--output", "plaintext-openapiv2"];
+    let (ok, out, err) = kubectl
+        .run(&[&["explain", "gadgets.spec"][..], &v2].concat())
+        .await?;
+    assert!(ok, "{err}");
+    assert!(out.contains("Gadget"), "{out}");
+    assert!(out.contains("How big the gadget is."), "{out}");
+    let (ok, out, err) = kubectl
+        .run(&[&["explain", "pods.spec"][..], &v2].concat())
+        .await?;
+    assert!(ok, "{err}");
+    assert!(out.contains("containers"), "{out}");
+    Ok(())
+}
+
 #[tokio::test]
 async fn kubectl_apply_validates_strictly_through_the_server() -> TestResult {
     let server = with_gadgets().await?;
