@@ -234,6 +234,29 @@ mod tests {
     }
 
     #[test]
+    fn an_embedded_go_struct_is_inlined() {
+        let message = core::Volume {
+            name: Some("v".into()),
+            volume_source: Some(core::VolumeSource {
+                empty_dir: Some(core::EmptyDirVolumeSource::default()),
+                ..Default::default()
+            }),
+        };
+        let pod = core::Pod {
+            spec: Some(core::PodSpec {
+                volumes: vec![message],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let decoded = decode(&envelope("v1", "Pod", pod.encode_to_vec()));
+        assert_eq!(
+            decoded.map(|pod| pod["spec"]["volumes"].clone()),
+            Ok(json!([{"name": "v", "emptyDir": {}}]))
+        );
+    }
+
+    #[test]
     fn a_token_request_decodes_whatever_the_envelope_names() {
         let message = k8s_pb::api::authentication::v1::TokenRequest {
             spec: Some(k8s_pb::api::authentication::v1::TokenRequestSpec {

@@ -15,6 +15,33 @@ use crate::support::TestResult;
 /// kind and name of the object they create.
 const COMMANDS: &[(&[&str], &str, &str)] = &[
     (
+        &["create", "configmap", "c", "--from-literal=k=v"],
+        "configmap",
+        "c",
+    ),
+    (
+        &["create", "secret", "generic", "s", "--from-literal=p=pw"],
+        "secret",
+        "s",
+    ),
+    (&["create", "serviceaccount", "sa"], "serviceaccount", "sa"),
+    (
+        &["create", "service", "clusterip", "svc", "--tcp=80:8080"],
+        "service",
+        "svc",
+    ),
+    (
+        &[
+            "create",
+            "deployment",
+            "d",
+            "--image=nginx:1.27",
+            "--replicas=2",
+        ],
+        "deployment",
+        "d",
+    ),
+    (
         &["create", "role", "r", "--verb=get", "--resource=pods"],
         "role",
         "r",
@@ -85,7 +112,8 @@ const COMMANDS: &[(&[&str], &str, &str)] = &[
     ),
 ];
 
-/// `object` without what differs between two creations of the same thing.
+/// `object` without what differs between two creations of the same thing (a Service's
+/// allocated cluster IPs included).
 fn masked(object: &Value) -> Result<Value, serde_json::Error> {
     let uid = object
         .pointer("/metadata/uid")
@@ -95,6 +123,10 @@ fn masked(object: &Value) -> Result<Value, serde_json::Error> {
     let mut object: Value = serde_json::from_str(&text)?;
     if let Some(map) = object.as_object_mut() {
         map.remove("status");
+    }
+    if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.remove("clusterIP");
+        spec.remove("clusterIPs");
     }
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         for volatile in ["resourceVersion", "creationTimestamp"] {
