@@ -36,6 +36,11 @@ fn malformed(error: impl std::fmt::Display) -> DecodeError {
 
 /// Decodes a protobuf request body into the object's JSON.
 pub fn decode(body: &[u8]) -> Result<Value, DecodeError> {
+    decode_at(body, 0)
+}
+
+/// [`decode`] of a body `depth` messages deep (a `RawExtension` may hold one).
+fn decode_at(body: &[u8], depth: usize) -> Result<Value, DecodeError> {
     let envelope = body
         .strip_prefix(MAGIC)
         .ok_or_else(|| malformed("the body does not start with the k8s protobuf magic"))?;
@@ -43,7 +48,7 @@ pub fn decode(body: &[u8]) -> Result<Value, DecodeError> {
     let message = table::kind(&unknown.api_version, &unknown.kind).ok_or_else(|| {
         DecodeError::UnsupportedKind(format!("{}/{}", unknown.api_version, unknown.kind))
     })?;
-    let Value::Object(mut object) = json::message(message.name, unknown.raw)? else {
+    let Value::Object(mut object) = json::message(message.name, unknown.raw, depth)? else {
         return Err(malformed(format!("{} is not an object", message.name)));
     };
     object.insert("apiVersion".into(), unknown.api_version.into());
@@ -103,7 +108,7 @@ pub fn decode_as(body: &[u8], api_version: &str, kind: &str) -> Result<Value, De
     let unknown = Envelope::read(envelope)?;
     let message = table::kind(api_version, kind)
         .ok_or_else(|| DecodeError::UnsupportedKind(format!("{api_version}/{kind}")))?;
-    json::message(message.name, unknown.raw)
+    json::message(message.name, unknown.raw, 0)
 }
 
 #[cfg(test)]
@@ -225,11 +230,37 @@ mod tests {
         assert_eq!(
             decoded,
             Ok(json!({"apiVersion": "apps/v1", "kind": "Deployment",
-                "metadata": {"name": "d", "creationTimestamp": null},
+                "metadata": {"name": "d"},
                 "spec": {"replicas": 0, "strategy": {"type": "RollingUpdate",
                     "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 1}},
                     "template": {"spec": {"containers": [{"name": "c",
                         "resources": {"limits": {"cpu": "100m"}}}]}}}}))
+        );
+    }
+
+    #[test]
+    fn messages_nested_too_deep_are_malformed_not_a_stack_overflow() {
+        // JSONSchemaProps.not (field 28) holding JSONSchemaProps, 10 000 deep.
+        let mut raw: Vec<u8> = Vec::new();
+        for _ in 0..10_000 {
+            let mut outer = vec![0xe2, 0x01];
+            let mut length = raw.len();
+            while length >= 0x80 {
+                outer.push(u8::try_from(length & 0x7f).unwrap_or(0) | 0x80);
+                length >>= 7;
+            }
+            outer.push(u8::try_from(length).unwrap_or(0));
+            outer.extend(raw);
+            raw = outer;
+        }
+        let nested = json::message(
+            "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+            &raw,
+            0,
+        );
+        assert!(
+            matches!(nested, Err(DecodeError::Malformed(_))),
+            "{nested:?}"
         );
     }
 

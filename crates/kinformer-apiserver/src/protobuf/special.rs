@@ -111,18 +111,18 @@ pub fn int_or_string(bytes: &[u8]) -> Result<Value, DecodeError> {
 }
 
 /// Raw JSON in field 1 (null when empty); a nested protobuf object (magic first) is decoded.
-pub fn raw_json(bytes: &[u8]) -> Result<Value, DecodeError> {
+pub fn raw_json(bytes: &[u8], depth: usize) -> Result<Value, DecodeError> {
     match bytes_field(bytes, 1)? {
         None | Some([]) => Ok(Value::Null),
-        Some(raw) if raw.starts_with(super::MAGIC) => super::decode(raw),
+        Some(raw) if raw.starts_with(super::MAGIC) => super::decode_at(raw, depth + 1),
         Some(raw) => serde_json::from_slice(raw)
             .map_err(|e| malformed(format!("an embedded object is not JSON: {e}"))),
     }
 }
 
 /// apiextensions' `JSONSchemaPropsOr*`: a schema, or the bool or array beside it.
-pub fn schema_or(name: &str, bytes: &[u8]) -> Result<Value, DecodeError> {
-    let Value::Object(mut fields) = super::json::plain(name, bytes)? else {
+pub fn schema_or(name: &str, bytes: &[u8], depth: usize) -> Result<Value, DecodeError> {
+    let Value::Object(mut fields) = super::json::plain(name, bytes, depth)? else {
         return Ok(Value::Null);
     };
     let schema = fields.remove("schema");

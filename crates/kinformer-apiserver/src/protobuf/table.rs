@@ -30,6 +30,9 @@ pub struct F {
     /// Go's JSON writes the field's zero value (`""`, `0`, `false`): a pointer, or not
     /// `omitempty`.
     pub keep_zero: bool,
+    /// Go's JSON leaves out the zero value of a struct too (`omitzero`: a zero `Time` is
+    /// absent rather than null).
+    pub omitzero: bool,
 }
 
 /// One message.
