@@ -1,21 +1,19 @@
 //! Protobuf request bodies (`application/vnd.kubernetes.protobuf`), as kubectl's imperative
-//! `create configmap|secret|namespace|deployment|service|serviceaccount` sends them: the
-//! `k8s\0` magic, a `runtime.Unknown` envelope naming apiVersion and kind, and the object's
-//! message inside. Messages are decoded with k8s-pb (prost) and turned into the JSON the store
-//! keeps. Only the fields those commands (and typical clients) set are carried over; a kind
-//! outside that list is 415, as kube-apiserver answers for types it has no protobuf for.
+//! commands send them: the `k8s\0` magic, a `runtime.Unknown` envelope naming apiVersion and
+//! kind, and the object's message inside. Any built-in kind is decoded, by the message
+//! descriptors of its `generated.proto` (`table`, captured by `scripts/protobuf-capture`), into
+//! the JSON kube-apiserver's Go types would write for it (`json`); the JSON path then takes it
+//! as any JSON body. A kind with no message (a custom resource) is 415, as kube-apiserver
+//! answers for types it has no protobuf for.
 
-use std::collections::BTreeMap;
+mod json;
+mod special;
+mod table;
+mod wire;
 
-use base64::Engine;
-use base64::prelude::BASE64_STANDARD;
-use k8s_pb::api::apps::v1 as apps;
-use k8s_pb::api::core::v1 as core;
-use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
-use k8s_pb::apimachinery::pkg::runtime::Unknown;
-use k8s_pb::apimachinery::pkg::util::intstr::IntOrString;
-use prost::Message;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
+
+use wire::Wire;
 
 /// The media type.
 pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
@@ -38,250 +36,93 @@ fn malformed(error: impl std::fmt::Display) -> DecodeError {
 
 /// Decodes a protobuf request body into the object's JSON.
 pub fn decode(body: &[u8]) -> Result<Value, DecodeError> {
+    decode_at(body, 0)
+}
+
+/// [`decode`] of a body `depth` messages deep (a `RawExtension` may hold one).
+fn decode_at(body: &[u8], depth: usize) -> Result<Value, DecodeError> {
     let envelope = body
         .strip_prefix(MAGIC)
         .ok_or_else(|| malformed("the body does not start with the k8s protobuf magic"))?;
-    let unknown = Unknown::decode(envelope).map_err(malformed)?;
-    let type_meta = unknown.type_meta.unwrap_or_default();
-    let api_version = type_meta.api_version.unwrap_or_default();
-    let kind = type_meta.kind.unwrap_or_default();
-    let raw = unknown.raw.unwrap_or_default();
-    let mut object = match (api_version.as_str(), kind.as_str()) {
-        ("v1", "ConfigMap") => config_map(core::ConfigMap::decode(&*raw).map_err(malformed)?),
-        ("v1", "Secret") => secret(core::Secret::decode(&*raw).map_err(malformed)?),
-        ("v1", "Namespace") => namespace(core::Namespace::decode(&*raw).map_err(malformed)?),
-        ("v1", "ServiceAccount") => {
-            service_account(core::ServiceAccount::decode(&*raw).map_err(malformed)?)
-        }
-        ("v1", "Service") => service(core::Service::decode(&*raw).map_err(malformed)?),
-        ("apps/v1", "Deployment") => {
-            deployment(apps::Deployment::decode(&*raw).map_err(malformed)?)
-        }
-        _ => {
-            return Err(DecodeError::UnsupportedKind(format!(
-                "{api_version}/{kind}"
-            )));
-        }
+    let unknown = Envelope::read(envelope)?;
+    let message = table::kind(&unknown.api_version, &unknown.kind).ok_or_else(|| {
+        DecodeError::UnsupportedKind(format!("{}/{}", unknown.api_version, unknown.kind))
+    })?;
+    let Value::Object(mut object) = json::message(message.name, unknown.raw, depth)? else {
+        return Err(malformed(format!("{} is not an object", message.name)));
     };
-    object.insert("apiVersion".into(), api_version.into());
-    object.insert("kind".into(), kind.into());
+    object.insert("apiVersion".into(), unknown.api_version.into());
+    object.insert("kind".into(), unknown.kind.into());
     Ok(Value::Object(object))
 }
 
-/// Inserts `value` under `key` unless it is null, an empty string or an empty object, array or
-/// map: protobuf carries a Go struct's unset strings as `""`, which its JSON leaves out
-/// (`omitempty`), and defaulting then fills in.
-fn put(object: &mut Map<String, Value>, key: &str, value: Value) {
-    let empty = match &value {
-        Value::Null => true,
-        Value::String(text) => text.is_empty(),
-        Value::Object(map) => map.is_empty(),
-        Value::Array(items) => items.is_empty(),
-        _ => false,
-    };
-    if !empty {
-        object.insert(key.into(), value);
+/// `runtime.Unknown`: typeMeta 1 (apiVersion 1, kind 2), raw 2; contentEncoding 3 and
+/// contentType 4 are empty for a protobuf object.
+struct Envelope<'a> {
+    api_version: String,
+    kind: String,
+    raw: &'a [u8],
+}
+
+impl<'a> Envelope<'a> {
+    fn read(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut envelope = Envelope {
+            api_version: String::new(),
+            kind: String::new(),
+            raw: &[],
+        };
+        for (number, value) in wire::fields(bytes)? {
+            match (number, value) {
+                (1, Wire::Bytes(type_meta)) => {
+                    for (number, value) in wire::fields(type_meta)? {
+                        match (number, value) {
+                            (1, Wire::Bytes(text)) => envelope.api_version = utf8(text)?,
+                            (2, Wire::Bytes(text)) => envelope.kind = utf8(text)?,
+                            _ => {}
+                        }
+                    }
+                }
+                (2, Wire::Bytes(raw)) => envelope.raw = raw,
+                (3, Wire::Bytes(encoding)) if !encoding.is_empty() => {
+                    return Err(malformed(
+                        "a content-encoded protobuf body is not supported",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        Ok(envelope)
     }
 }
 
-fn object_with_metadata(metadata: Option<meta::ObjectMeta>) -> Map<String, Value> {
-    let mut object = Map::new();
-    object.insert("metadata".into(), object_meta(metadata.unwrap_or_default()));
-    object
+fn utf8(bytes: &[u8]) -> Result<String, DecodeError> {
+    String::from_utf8(bytes.to_vec()).map_err(|_| malformed("a string is not valid UTF-8"))
 }
 
-fn object_meta(metadata: meta::ObjectMeta) -> Value {
-    let mut out = Map::new();
-    put(&mut out, "name", json!(metadata.name));
-    put(&mut out, "generateName", json!(metadata.generate_name));
-    put(&mut out, "namespace", json!(metadata.namespace));
-    put(
-        &mut out,
-        "resourceVersion",
-        json!(metadata.resource_version),
-    );
-    put(&mut out, "labels", json!(metadata.labels));
-    put(&mut out, "annotations", json!(metadata.annotations));
-    put(&mut out, "finalizers", json!(metadata.finalizers));
-    Value::Object(out)
-}
-
-fn base64_map(map: BTreeMap<String, Vec<u8>>) -> Value {
-    map.into_iter()
-        .map(|(key, bytes)| (key, Value::String(BASE64_STANDARD.encode(bytes))))
-        .collect::<Map<String, Value>>()
-        .into()
-}
-
-fn config_map(message: core::ConfigMap) -> Map<String, Value> {
-    let mut object = object_with_metadata(message.metadata);
-    put(&mut object, "data", json!(message.data));
-    put(&mut object, "binaryData", base64_map(message.binary_data));
-    put(&mut object, "immutable", json!(message.immutable));
-    object
-}
-
-fn secret(message: core::Secret) -> Map<String, Value> {
-    let mut object = object_with_metadata(message.metadata);
-    put(&mut object, "data", base64_map(message.data));
-    put(&mut object, "stringData", json!(message.string_data));
-    put(&mut object, "type", json!(message.r#type));
-    put(&mut object, "immutable", json!(message.immutable));
-    object
-}
-
-fn namespace(message: core::Namespace) -> Map<String, Value> {
-    let mut object = object_with_metadata(message.metadata);
-    let mut spec = Map::new();
-    let finalizers = message.spec.map(|s| s.finalizers).unwrap_or_default();
-    put(&mut spec, "finalizers", json!(finalizers));
-    put(&mut object, "spec", Value::Object(spec));
-    object
-}
-
-fn service_account(message: core::ServiceAccount) -> Map<String, Value> {
-    let mut object = object_with_metadata(message.metadata);
-    put(
-        &mut object,
-        "automountServiceAccountToken",
-        json!(message.automount_service_account_token),
-    );
-    object
-}
-
-fn int_or_string(value: Option<IntOrString>) -> Value {
-    match value {
-        Some(IntOrString {
-            r#type: Some(1),
-            str_val,
-            ..
-        }) => json!(str_val),
-        Some(IntOrString { int_val, .. }) => json!(int_val),
-        None => Value::Null,
-    }
-}
-
-fn service(message: core::Service) -> Map<String, Value> {
-    let mut object = object_with_metadata(message.metadata);
-    let spec = message.spec.unwrap_or_default();
-    let ports: Vec<Value> = spec
-        .ports
-        .into_iter()
-        .map(|port| {
-            let mut out = Map::new();
-            put(&mut out, "name", json!(port.name));
-            put(&mut out, "protocol", json!(port.protocol));
-            put(&mut out, "port", json!(port.port));
-            put(&mut out, "targetPort", int_or_string(port.target_port));
-            put(
-                &mut out,
-                "nodePort",
-                json!(port.node_port.filter(|p| *p != 0)),
-            );
-            Value::Object(out)
-        })
-        .collect();
-    let mut out = Map::new();
-    put(&mut out, "ports", Value::Array(ports));
-    put(&mut out, "selector", json!(spec.selector));
-    put(&mut out, "clusterIP", json!(spec.cluster_ip));
-    put(&mut out, "type", json!(spec.r#type));
-    put(&mut out, "externalName", json!(spec.external_name));
-    put(&mut object, "spec", Value::Object(out));
-    object
-}
-
-fn label_selector(selector: Option<meta::LabelSelector>) -> Value {
-    let Some(selector) = selector else {
-        return Value::Null;
-    };
-    let expressions: Vec<Value> = selector
-        .match_expressions
-        .into_iter()
-        .map(|e| json!({"key": e.key, "operator": e.operator, "values": e.values}))
-        .collect();
-    let mut out = Map::new();
-    put(&mut out, "matchLabels", json!(selector.match_labels));
-    put(&mut out, "matchExpressions", Value::Array(expressions));
-    Value::Object(out)
-}
-
-fn container(container: core::Container) -> Value {
-    let ports: Vec<Value> = container
-        .ports
-        .into_iter()
-        .map(|p| {
-            let mut out = Map::new();
-            put(&mut out, "name", json!(p.name));
-            put(&mut out, "containerPort", json!(p.container_port));
-            put(&mut out, "protocol", json!(p.protocol));
-            Value::Object(out)
-        })
-        .collect();
-    let env: Vec<Value> = container
-        .env
-        .into_iter()
-        .map(|e| json!({"name": e.name, "value": e.value.unwrap_or_default()}))
-        .collect();
-    let mut out = Map::new();
-    put(&mut out, "name", json!(container.name));
-    put(&mut out, "image", json!(container.image));
-    put(&mut out, "command", json!(container.command));
-    put(&mut out, "args", json!(container.args));
-    put(&mut out, "workingDir", json!(container.working_dir));
-    put(&mut out, "ports", Value::Array(ports));
-    put(&mut out, "env", Value::Array(env));
-    put(
-        &mut out,
-        "imagePullPolicy",
-        json!(container.image_pull_policy),
-    );
-    out.insert("resources".into(), json!({}));
-    Value::Object(out)
-}
-
-fn pod_template(template: Option<core::PodTemplateSpec>) -> Value {
-    let template = template.unwrap_or_default();
-    let spec = template.spec.unwrap_or_default();
-    let containers: Vec<Value> = spec.containers.into_iter().map(container).collect();
-    let mut pod_spec = Map::new();
-    pod_spec.insert("containers".into(), Value::Array(containers));
-    put(&mut pod_spec, "restartPolicy", json!(spec.restart_policy));
-    put(
-        &mut pod_spec,
-        "serviceAccountName",
-        json!(spec.service_account_name),
-    );
-    put(&mut pod_spec, "nodeSelector", json!(spec.node_selector));
-    json!({"metadata": object_meta(template.metadata.unwrap_or_default()), "spec": pod_spec})
-}
-
-fn deployment(message: apps::Deployment) -> Map<String, Value> {
-    let mut object = object_with_metadata(message.metadata);
-    let spec = message.spec.unwrap_or_default();
-    let mut out = Map::new();
-    put(&mut out, "replicas", json!(spec.replicas));
-    put(&mut out, "selector", label_selector(spec.selector));
-    out.insert("template".into(), pod_template(spec.template));
-    let mut strategy = Map::new();
-    put(
-        &mut strategy,
-        "type",
-        json!(spec.strategy.and_then(|s| s.r#type)),
-    );
-    put(&mut out, "strategy", Value::Object(strategy));
-    put(
-        &mut out,
-        "minReadySeconds",
-        json!(spec.min_ready_seconds.filter(|s| *s != 0)),
-    );
-    put(&mut out, "paused", json!(spec.paused.filter(|p| *p)));
-    put(&mut object, "spec", Value::Object(out));
-    object
+/// Decodes a protobuf body of a known message (a subresource's request: `TokenRequest`)
+/// into its JSON, whatever kind the envelope names.
+pub fn decode_as(body: &[u8], api_version: &str, kind: &str) -> Result<Value, DecodeError> {
+    let envelope = body
+        .strip_prefix(MAGIC)
+        .ok_or_else(|| malformed("the body does not start with the k8s protobuf magic"))?;
+    let unknown = Envelope::read(envelope)?;
+    let message = table::kind(api_version, kind)
+        .ok_or_else(|| DecodeError::UnsupportedKind(format!("{api_version}/{kind}")))?;
+    json::message(message.name, unknown.raw, 0)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use k8s_pb::api::apps::v1 as apps;
+    use k8s_pb::api::core::v1 as core;
+    use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
+    use k8s_pb::apimachinery::pkg::runtime::Unknown;
+    use k8s_pb::apimachinery::pkg::util::intstr::IntOrString;
+    use prost::Message;
+    use serde_json::json;
+
     use super::*;
 
     /// A body as kubectl sends it.
@@ -328,10 +169,138 @@ mod tests {
             decode(b"k8s\0\xff\xff\xff"),
             Err(DecodeError::Malformed(_))
         ));
-        let pod = envelope("v1", "Pod", Vec::new());
+        let custom = envelope("example.com/v1", "Widget", Vec::new());
         assert_eq!(
-            decode(&pod),
-            Err(DecodeError::UnsupportedKind("v1/Pod".into()))
+            decode(&custom),
+            Err(DecodeError::UnsupportedKind("example.com/v1/Widget".into()))
+        );
+    }
+
+    #[test]
+    fn any_kind_decodes_with_go_json_zero_values_and_special_messages() {
+        let message = apps::Deployment {
+            metadata: Some(meta::ObjectMeta {
+                name: Some("d".into()),
+                namespace: Some(String::new()),
+                creation_timestamp: Some(meta::Time::default()),
+                ..Default::default()
+            }),
+            spec: Some(apps::DeploymentSpec {
+                replicas: Some(0),
+                min_ready_seconds: Some(0),
+                strategy: Some(apps::DeploymentStrategy {
+                    rolling_update: Some(apps::RollingUpdateDeployment {
+                        max_surge: Some(IntOrString {
+                            r#type: Some(1),
+                            int_val: Some(0),
+                            str_val: Some("25%".into()),
+                        }),
+                        max_unavailable: Some(IntOrString {
+                            r#type: Some(0),
+                            int_val: Some(1),
+                            str_val: Some(String::new()),
+                        }),
+                    }),
+                    r#type: Some("RollingUpdate".into()),
+                }),
+                template: Some(core::PodTemplateSpec {
+                    metadata: None,
+                    spec: Some(core::PodSpec {
+                        containers: vec![core::Container {
+                            name: Some("c".into()),
+                            resources: Some(core::ResourceRequirements {
+                                limits: BTreeMap::from([(
+                                    "cpu".into(),
+                                    k8s_pb::apimachinery::pkg::api::resource::Quantity {
+                                        string: Some("100m".into()),
+                                    },
+                                )]),
+                                ..Default::default()
+                            }),
+                            ..Default::default()
+                        }],
+                        ..Default::default()
+                    }),
+                }),
+                ..Default::default()
+            }),
+            status: None,
+        };
+        let decoded = decode(&envelope("apps/v1", "Deployment", message.encode_to_vec()));
+        assert_eq!(
+            decoded,
+            Ok(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "d"},
+                "spec": {"replicas": 0, "strategy": {"type": "RollingUpdate",
+                    "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 1}},
+                    "template": {"spec": {"containers": [{"name": "c",
+                        "resources": {"limits": {"cpu": "100m"}}}]}}}}))
+        );
+    }
+
+    #[test]
+    fn messages_nested_too_deep_are_malformed_not_a_stack_overflow() {
+        // JSONSchemaProps.not (field 28) holding JSONSchemaProps, 10 000 deep.
+        let mut raw: Vec<u8> = Vec::new();
+        for _ in 0..10_000 {
+            let mut outer = vec![0xe2, 0x01];
+            let mut length = raw.len();
+            while length >= 0x80 {
+                outer.push(u8::try_from(length & 0x7f).unwrap_or(0) | 0x80);
+                length >>= 7;
+            }
+            outer.push(u8::try_from(length).unwrap_or(0));
+            outer.extend(raw);
+            raw = outer;
+        }
+        let nested = json::message(
+            "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+            &raw,
+            0,
+        );
+        assert!(
+            matches!(nested, Err(DecodeError::Malformed(_))),
+            "{nested:?}"
+        );
+    }
+
+    #[test]
+    fn an_embedded_go_struct_is_inlined() {
+        let message = core::Volume {
+            name: Some("v".into()),
+            volume_source: Some(core::VolumeSource {
+                empty_dir: Some(core::EmptyDirVolumeSource::default()),
+                ..Default::default()
+            }),
+        };
+        let pod = core::Pod {
+            spec: Some(core::PodSpec {
+                volumes: vec![message],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let decoded = decode(&envelope("v1", "Pod", pod.encode_to_vec()));
+        assert_eq!(
+            decoded.map(|pod| pod["spec"]["volumes"].clone()),
+            Ok(json!([{"name": "v", "emptyDir": {}}]))
+        );
+    }
+
+    #[test]
+    fn a_token_request_decodes_whatever_the_envelope_names() {
+        let message = k8s_pb::api::authentication::v1::TokenRequest {
+            spec: Some(k8s_pb::api::authentication::v1::TokenRequestSpec {
+                audiences: vec!["a".into()],
+                expiration_seconds: Some(900),
+                bound_object_ref: None,
+            }),
+            ..Default::default()
+        };
+        let body = envelope("", "", message.encode_to_vec());
+        assert_eq!(
+            decode_as(&body, "authentication.k8s.io/v1", "TokenRequest"),
+            Ok(json!({"spec": {"audiences": ["a"], "expirationSeconds": 900}}))
         );
     }
 }

@@ -35,9 +35,7 @@ pub fn token_request(
     name: &str,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
-    let given: Value = serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request(format!("the request body is not a TokenRequest: {e}"))
-    })?;
+    let given = token_request_body(request, body)?;
     let namespace = request.namespace.clone().unwrap_or_default();
     let account = app
         .store
@@ -82,6 +80,20 @@ pub fn token_request(
         "status": {"token": token, "expirationTimestamp": expires},
     });
     Ok(json_response(StatusCode::CREATED, answer.to_string()))
+}
+
+/// The TokenRequest a POST carries, as JSON or protobuf (kubectl create token sends
+/// protobuf).
+fn token_request_body(request: &ResourceRequest, body: &Bytes) -> Result<Value, ApiError> {
+    let media = request.content_type.split(';').next().unwrap_or("").trim();
+    if media == crate::protobuf::MEDIA_TYPE {
+        return crate::protobuf::decode_as(body, "authentication.k8s.io/v1", "TokenRequest")
+            .map_err(|e| {
+                ApiError::bad_request(format!("the request body is not a TokenRequest: {e:?}"))
+            });
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("the request body is not a TokenRequest: {e}")))
 }
 
 /// The 422 of a lifetime under ten minutes (kube-apiserver names no object: the request's

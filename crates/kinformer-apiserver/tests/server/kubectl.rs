@@ -20,6 +20,7 @@ use crate::support::{TestResult, kubectl_binary};
 
 mod golden;
 mod printing;
+mod protobuf;
 
 /// A running server plus a kubeconfig and a private kubectl cache directory.
 struct Fixture {
