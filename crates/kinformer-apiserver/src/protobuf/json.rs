@@ -211,7 +211,9 @@ fn special(name: &str, bytes: &[u8], depth: usize) -> Result<Option<Value>, Deco
         (
             p,
             "JSONSchemaPropsOrBool" | "JSONSchemaPropsOrArray" | "JSONSchemaPropsOrStringArray",
-        ) if p.starts_with(EXTENSIONS) => super::special::schema_or(name, bytes, depth)?,
+        ) if p.starts_with(EXTENSIONS) => {
+            super::special::schema_or(name, plain(name, bytes, depth)?)?
+        }
         _ => return Ok(None),
     };
     Ok(Some(value))

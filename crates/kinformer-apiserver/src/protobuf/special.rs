@@ -120,9 +120,10 @@ pub fn raw_json(bytes: &[u8], depth: usize) -> Result<Value, DecodeError> {
     }
 }
 
-/// apiextensions' `JSONSchemaPropsOr*`: a schema, or the bool or array beside it.
-pub fn schema_or(name: &str, bytes: &[u8], depth: usize) -> Result<Value, DecodeError> {
-    let Value::Object(mut fields) = super::json::plain(name, bytes, depth)? else {
+/// apiextensions' `JSONSchemaPropsOr*` (`name`), decoded as a plain message (`decoded`): a
+/// schema, or the bool or array beside it.
+pub fn schema_or(name: &str, decoded: Value) -> Result<Value, DecodeError> {
+    let Value::Object(mut fields) = decoded else {
         return Ok(Value::Null);
     };
     let schema = fields.remove("schema");
