@@ -87,9 +87,49 @@ pub fn decode(value: &mut Value, resource: &ResourceType) {
     match derived(resource) {
         Some(Derived {
             plan: Some(plan), ..
-        }) => apply(value, plan),
-        Some(_) => {}
+        }) => {
+            omit_zero_creation_timestamps(value);
+            apply(value, plan);
+        }
+        Some(_) => omit_zero_creation_timestamps(value),
         None => fill(value, &METADATA_ONLY),
+    }
+}
+
+/// Where a built-in object holds an ObjectMeta of a template (a pod template's, a Job
+/// template's and its pod template's).
+const TEMPLATE_METADATA: [&str; 4] = [
+    "/spec/template/metadata",
+    "/spec/jobTemplate/metadata",
+    "/spec/jobTemplate/spec/template/metadata",
+    "/template/metadata",
+];
+
+/// Drops a template's `creationTimestamp: null` (older kubectl writes it into every
+/// template): ObjectMeta's `creationTimestamp` is `omitzero` since 1.35 (apimachinery
+/// `pkg/apis/meta/v1/types.go:213`), so decoding the null gives the zero time and encoding it
+/// again leaves it out.
+fn omit_zero_creation_timestamps(value: &mut Value) {
+    let claim_templates = value
+        .pointer_mut("/spec/volumeClaimTemplates")
+        .and_then(Value::as_array_mut)
+        .map(|templates| templates.iter_mut().filter_map(|t| t.get_mut("metadata")));
+    claim_templates
+        .into_iter()
+        .flatten()
+        .for_each(omit_null_creation);
+    for path in TEMPLATE_METADATA {
+        if let Some(metadata) = value.pointer_mut(path) {
+            omit_null_creation(metadata);
+        }
+    }
+}
+
+fn omit_null_creation(metadata: &mut Value) {
+    if let Some(map) = metadata.as_object_mut()
+        && map.get("creationTimestamp").is_some_and(Value::is_null)
+    {
+        map.remove("creationTimestamp");
     }
 }
 
@@ -554,6 +594,28 @@ mod tests {
         let mut resource = builtin("example.com", "v1", "Gadget");
         resource.custom = true;
         assert_eq!(zero_value(&resource), &json!({"metadata": {}}));
+    }
+
+    #[test]
+    fn a_templates_null_creation_timestamp_is_left_out_as_omitzero_leaves_it() {
+        let deployments = builtin("apps", "v1", "Deployment");
+        let mut value = json!({"metadata": {"name": "d"}, "spec": {"template": {
+            "metadata": {"creationTimestamp": null, "labels": {"a": "b"}}, "spec": {}}}});
+        decode(&mut value, &deployments);
+        assert_eq!(
+            value["spec"]["template"]["metadata"],
+            json!({"labels": {"a": "b"}})
+        );
+        let cronjobs = builtin("batch", "v1", "CronJob");
+        let mut value = json!({"metadata": {"name": "c"}, "spec": {"jobTemplate": {
+            "metadata": {"creationTimestamp": null},
+            "spec": {"template": {"metadata": {"creationTimestamp": null}}}}}});
+        decode(&mut value, &cronjobs);
+        assert_eq!(value["spec"]["jobTemplate"]["metadata"], json!({}));
+        assert_eq!(
+            value["spec"]["jobTemplate"]["spec"]["template"]["metadata"],
+            json!({})
+        );
     }
 
     #[test]
