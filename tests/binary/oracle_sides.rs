@@ -142,8 +142,12 @@ impl Side {
                             Some(Step::Request(Kind::Watch, text(&v, "rv")))
                         }
                         // A watch-list's initial events end: the oracle has no line for it.
+                        // A watch-list's initial events end: the very-short-watch second and
+                        // the count of events start again here, as client-go's watch loop
+                        // takes them after watchList returns (reflector.go v0.37.2:583).
                         "list-done" if in_watch_list => {
                             initial = false;
+                            asked = ts_ms(&v);
                             None
                         }
                         "list-done" => Some(Step::Listed(text(&v, "rv"))),
@@ -211,6 +215,11 @@ impl Side {
                     Some(Step::Request(kind, text(&v, "rv")))
                 }
                 Some("list-done") if v["continue"] != true => Some(Step::Listed(text(&v, "rv"))),
+                // The very-short-watch second starts again at a watch-list's initial events end.
+                Some("initial-events-end") => {
+                    asked = t;
+                    None
+                }
                 Some("list-error" | "watch-error") => Some(failure(&v)),
                 Some("watch-end") => Some(Step::Closed {
                     rv: text(&v, "rv"),

@@ -50,7 +50,8 @@ func listEnd(log *out.Log, resource string, obj runtime.Object, err error) {
 
 // tracked forwards a watch's events and writes how the stream ended: a watch-error for an
 // ERROR event, a watch-end (with the resourceVersion the reflector resumes from and the count
-// of events, bookmarks included, as client-go's handleWatch counts them) when the channel
+// of events, bookmarks included, as client-go's handleWatch counts them: for a watch-list, those
+// after its initial-events-end bookmark, which an initial-events-end line marks) when the channel
 // closes. That resourceVersion is the last one delivered, except in a watch-list's initial
 // phase: until its initial-events-end bookmark the events go to a temporary store and the
 // reflector's resourceVersion stays the one it asked from (reflector.go v0.37.2:846-847,
@@ -89,7 +90,12 @@ func (t *tracked) forward(log *out.Log, resource, rv string, initial bool) {
 			if !initial {
 				rv = m.GetResourceVersion()
 			} else if ev.Type == watch.Bookmark && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+				// The initial events end: watchList returns, and the reflector's watch loop
+				// takes its very-short-watch start and counts the stream's events from here
+				// (reflector.go v0.37.2:583, :1090-1091).
 				initial, rv = false, m.GetResourceVersion()
+				log.Emit(out.Fields{"event": "initial-events-end", "resource": resource, "rv": rv})
+				events = -1 // the bookmark itself is not counted
 			}
 			events++
 		}
