@@ -64,6 +64,21 @@ fn column(name: &str, kind: &str, format: &str, description: &str, priority: u8)
         "priority": priority})
 }
 
+/// A column of no `format` (what most printers declare).
+pub(super) fn unformatted(name: &str, kind: &str, description: &str, priority: u8) -> Value {
+    column(name, kind, "", description, priority)
+}
+
+/// A pod template's Containers column, at `priority`.
+pub(super) fn containers(priority: u8) -> Value {
+    unformatted("Containers", "string", CONTAINERS, priority)
+}
+
+/// A pod template's Images column, at `priority`.
+pub(super) fn images(priority: u8) -> Value {
+    unformatted("Images", "string", IMAGES, priority)
+}
+
 fn string(name: &str, description: &str) -> Value {
     column(name, "string", "", description, 0)
 }
@@ -118,8 +133,8 @@ pub fn replica_set() -> Vec<Value> {
         integer("Current", RS_CURRENT),
         integer("Ready", RS_READY),
         age(),
-        wide("Containers", CONTAINERS),
-        wide("Images", IMAGES),
+        containers(1),
+        images(1),
         wide("Selector", RS_SELECTOR),
     ]
 }
@@ -132,8 +147,8 @@ pub fn deployment() -> Vec<Value> {
         string("Up-to-date", DEPLOY_UPDATED),
         string("Available", DEPLOY_AVAILABLE),
         age(),
-        wide("Containers", CONTAINERS),
-        wide("Images", IMAGES),
+        containers(1),
+        images(1),
         wide("Selector", DEPLOY_SELECTOR),
     ]
 }
@@ -178,8 +193,8 @@ pub fn daemon_set() -> Vec<Value> {
         integer("Available", DS_AVAILABLE),
         string("Node Selector", DS_NODE_SELECTOR),
         age(),
-        wide("Containers", CONTAINERS),
-        wide("Images", IMAGES),
+        containers(1),
+        images(1),
         wide("Selector", DS_SELECTOR),
     ]
 }
@@ -190,8 +205,8 @@ pub fn stateful_set() -> Vec<Value> {
         name(),
         string("Ready", POD_READY),
         age(),
-        wide("Containers", CONTAINERS),
-        wide("Images", IMAGES),
+        containers(1),
+        images(1),
     ]
 }
 

@@ -2,15 +2,9 @@
 //! v1.37.2 answers them (`pkg/printers/internalversion/printers.go` `AddHandlers`; the
 //! descriptions are the API types' swagger docs; kube-aggregator's for APIServices).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::columns::{age, name};
-
-/// One `TableColumnDefinition`.
-fn column(name: &str, kind: &str, description: &str, priority: u8) -> Value {
-    json!({"name": name, "type": kind, "format": "", "description": description,
-        "priority": priority})
-}
+use super::columns::{age, containers, images, name, unformatted as column};
 
 /// The columns of `jobs`.
 pub fn job() -> Vec<Value> {
@@ -30,18 +24,8 @@ pub fn job() -> Vec<Value> {
             0,
         ),
         age(),
-        column(
-            "Containers",
-            "string",
-            "Names of each container in the template.",
-            1,
-        ),
-        column(
-            "Images",
-            "string",
-            "Images referenced by each container in the template.",
-            1,
-        ),
+        containers(1),
+        images(1),
         column(
             "Selector",
             "string",
@@ -86,18 +70,8 @@ pub fn cron_job() -> Vec<Value> {
             0,
         ),
         age(),
-        column(
-            "Containers",
-            "string",
-            "Names of each container in the template.",
-            1,
-        ),
-        column(
-            "Images",
-            "string",
-            "Images referenced by each container in the template.",
-            1,
-        ),
+        containers(1),
+        images(1),
         column(
             "Selector",
             "string",
@@ -218,18 +192,8 @@ pub fn replication_controller() -> Vec<Value> {
             0,
         ),
         age(),
-        column(
-            "Containers",
-            "string",
-            "Names of each container in the template.",
-            1,
-        ),
-        column(
-            "Images",
-            "string",
-            "Images referenced by each container in the template.",
-            1,
-        ),
+        containers(1),
+        images(1),
         column(
             "Selector",
             "string",

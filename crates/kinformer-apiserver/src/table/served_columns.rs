@@ -3,15 +3,9 @@
 //! `AddHandlers`; the descriptions are the API types' swagger docs, taken from the reference
 //! server's Tables).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::columns::{age, name};
-
-/// One `TableColumnDefinition`.
-fn column(name: &str, kind: &str, description: &str, priority: u8) -> Value {
-    json!({"name": name, "type": kind, "format": "", "description": description,
-        "priority": priority})
-}
+use super::columns::{age, containers, images, name, unformatted as column};
 
 /// The columns of `horizontalpodautoscalers`.
 pub fn horizontal_pod_autoscaler() -> Vec<Value> {
@@ -283,18 +277,8 @@ pub fn limit_range() -> Vec<Value> {
 pub fn pod_template() -> Vec<Value> {
     vec![
         name(),
-        column(
-            "Containers",
-            "string",
-            "Names of each container in the template.",
-            0,
-        ),
-        column(
-            "Images",
-            "string",
-            "Images referenced by each container in the template.",
-            0,
-        ),
+        containers(0),
+        images(0),
         column(
             "Pod Labels",
             "string",
