@@ -30,6 +30,7 @@ use serde_json::Value;
 
 use crate::refserver_fixture::RefServer;
 
+mod protobuf;
 mod reasons;
 
 use reasons::{Bookkeeping, Reasons};
@@ -231,12 +232,17 @@ async fn answer(client: &kube::Client, case: &Case) -> Answer {
         .await
         .expect("a body")
         .to_bytes();
-    let body = match serde_json::from_slice::<Value>(&bytes) {
-        Ok(mut v) => {
+    let protobuf = content_type
+        .starts_with("application/vnd.kubernetes.protobuf")
+        .then(|| protobuf::canonical(&bytes, content_type.ends_with(";stream=watch")));
+    let body = match (protobuf, serde_json::from_slice::<Value>(&bytes)) {
+        (Some(Some(tree)), _) => Body::Json(tree, TopKeys::default()),
+        (Some(None), _) => Body::Text(format!("unreadable protobuf: {bytes:x?}")),
+        (None, Ok(mut v)) => {
             normalise(&mut v, "");
             Body::Json(v, serde_json::from_slice(&bytes).unwrap_or_default())
         }
-        Err(_) => match watch_events(&bytes) {
+        (None, Err(_)) => match watch_events(&bytes) {
             Some(events) => Body::Json(events, TopKeys::default()),
             None => Body::Text(String::from_utf8_lossy(&bytes).into_owned()),
         },

@@ -38,4 +38,5 @@ mod report;
 mod scenarios;
 mod story;
 mod top_tmux;
+mod typed_protobuf;
 mod watch_diff;

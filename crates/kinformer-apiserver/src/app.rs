@@ -64,24 +64,6 @@ pub fn accept(headers: &HeaderMap) -> &str {
         .unwrap_or("")
 }
 
-impl Representation {
-    /// Picks the first representation of the `Accept` header the server supports.
-    pub fn from_headers(headers: &HeaderMap) -> Self {
-        for clause in accept(headers).split(',') {
-            if clause.contains("as=Table") {
-                return Representation::Table;
-            }
-            if clause.contains("as=PartialObjectMetadata") {
-                return Representation::Metadata;
-            }
-            if clause.contains("json") || clause.contains("*/*") {
-                return Representation::Object;
-            }
-        }
-        Representation::Object
-    }
-}
-
 /// A request addressed to a resource (collection, object or subresource).
 pub struct ResourceRequest {
     /// The resource type.
@@ -234,22 +216,5 @@ mod tests {
             "kubectl/v1.37.2 (linux/amd64)".parse().unwrap(),
         );
         assert_eq!(field_manager(&none, &headers), "kubectl");
-    }
-
-    #[test]
-    fn accept_header_selects_representation() {
-        let mut headers = HeaderMap::new();
-        let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
-        headers.insert(header::ACCEPT, http::HeaderValue::from_static(accept));
-        assert_eq!(
-            Representation::from_headers(&headers),
-            Representation::Table
-        );
-        let accept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-        headers.insert(header::ACCEPT, http::HeaderValue::from_static(accept));
-        assert_eq!(
-            Representation::from_headers(&headers),
-            Representation::Metadata
-        );
     }
 }

@@ -17,13 +17,15 @@ fn ok(value: &impl Serialize) -> Response {
     )
 }
 
-/// The patch release `/version` reports of every minor: its `.0`, the one release every minor
-/// has.
-const PATCH: u32 = 0;
+/// The release whose API the server serves (its captured OpenAPI, protobuf descriptors and
+/// conformance reference): kube-apiserver v1.37.2.
+const SERVED: (u32, u32) = (37, 2);
 
-/// `v1.{minor}.0`: the release the server reports it is.
+/// The release the server reports it is: `v1.37.2` as 1.37 (the release it serves), the `.0`
+/// of any other minor (the one release every minor has).
 pub fn git_version(minor: u32) -> String {
-    format!("v1.{minor}.{PATCH}")
+    let patch = if minor == SERVED.0 { SERVED.1 } else { 0 };
+    format!("v1.{minor}.{patch}")
 }
 
 /// The Go release and build date of `v1.{minor}.0` (its `kubectl version` output); minors

@@ -52,7 +52,8 @@ pub struct ServerConfig {
     /// as often as kube-apiserver sends them; tests shorten it).
     pub bookmark_interval: Duration,
     /// The Kubernetes minor the server behaves as: `/version` reports `v1.{minor}.0` with that
-    /// release's Go version and build date (default 32: `v1.32.0`), and what differs between
+    /// release's Go version and build date (default 37: `v1.37.2`, the release whose API it
+    /// serves), and what differs between
     /// releases (aggregated discovery's `v2beta1`, the `/version` members) follows it.
     /// kubectl's dispatcher runs the installed kubectl of that minor, so tests can pin older
     /// clients.
@@ -85,7 +86,7 @@ impl Default for ServerConfig {
             history: 10_000,
             churn: None,
             bookmark_interval: Duration::from_secs(60),
-            kubernetes_minor: 32,
+            kubernetes_minor: 37,
             watch_cache: true,
             resource_version_wait: Duration::from_secs(3),
             request_read_timeout: Duration::from_secs(60),

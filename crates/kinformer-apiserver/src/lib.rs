@@ -71,6 +71,7 @@ mod kinds;
 mod kubeconfig;
 mod list;
 mod listener;
+mod negotiation;
 mod objects;
 mod openapi;
 mod openapi_data;

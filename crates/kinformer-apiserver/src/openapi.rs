@@ -55,13 +55,11 @@ fn group_versions(registry: &Registry) -> Vec<(String, String)> {
     all
 }
 
-/// A content hash of a document built here (FNV-1a; kube-apiserver's are SHA-512, and no
-/// client reads more into them than "changed or not").
+/// A document's hash as kube-openapi's handler3 computes it (`computeETag`,
+/// `pkg/handler3/handler.go`): the SHA-512 of its bytes in upper-case hex.
 fn hash(bytes: &[u8]) -> String {
-    let value = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("{value:016X}")
+    let digest = ring::digest::digest(&ring::digest::SHA512, bytes);
+    digest.as_ref().iter().map(|b| format!("{b:02X}")).collect()
 }
 
 /// `/openapi/v2`: the captured document with the custom resources merged in, JSON or

@@ -6,7 +6,9 @@
 //! as any JSON body. A kind with no message (a custom resource) is 415, as kube-apiserver
 //! answers for types it has no protobuf for.
 
+pub mod encode;
 mod json;
+pub mod respond;
 mod special;
 mod table;
 mod wire;

@@ -18,6 +18,7 @@ use super::discovery::DiscoveryFormat;
 use super::faults::{FAULTS_PATH, Fault};
 use super::field_validation::{self, Body};
 use super::listener::ConnectionId;
+use super::negotiation::{self, Media};
 use super::status::{ApiError, json_response};
 use super::{discovery, faults, list, openapi, protobuf, scale, watch as watch_handler, write};
 
@@ -253,11 +254,15 @@ async fn resource(
     }
     let Query(params) = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
         .map_err(|e| ApiError::bad_request(format!("invalid query: {e}")))?;
+    let accept = accept(&parts.headers);
+    let negotiated = negotiation::negotiate(accept, resource.custom);
     let request = ResourceRequest {
         namespace: path.namespace.map(str::to_owned),
         name: path.name.map(str::to_owned),
         subresource: path.subresource.map(str::to_owned),
-        representation: Representation::from_headers(&parts.headers),
+        representation: negotiated
+            .as_ref()
+            .map_or(Representation::Object, |n| n.representation),
         content_type: parts
             .headers
             .get(header::CONTENT_TYPE)
@@ -269,7 +274,30 @@ async fn resource(
         resource,
         version: version.to_owned(),
     };
-    route_method(app, &parts.method, &request, body).await
+    let watch = parts.method == Method::GET && request.name.is_none() && request.flag("watch");
+    let answer = match &negotiated {
+        Ok(negotiated) => route_method(app, &parts.method, &request, body)
+            .await
+            .and_then(|answer| {
+                // What was read is then converted, as kube-apiserver's transformResponseObject
+                // does: a GET's 404 comes first.
+                if parts.method == Method::GET && !watch {
+                    let list = request.name.is_none();
+                    negotiation::check_metadata_target(negotiated, list, &request.resource)?;
+                }
+                Ok(answer)
+            }),
+        Err(not_acceptable) => Err(not_acceptable.clone()),
+    }
+    .unwrap_or_else(IntoResponse::into_response);
+    let media = match (answer.status().is_success(), negotiated) {
+        (true, Ok(negotiated)) => negotiated.media,
+        _ => negotiation::for_error(accept),
+    };
+    Ok(match media {
+        Media::Protobuf => protobuf::respond::answer(answer, watch).await,
+        Media::Json => answer,
+    })
 }
 
 async fn route_method(

@@ -13,7 +13,10 @@
 //
 // Its handler counts notifications and nothing else (a controller's handler enqueues a key).
 // It reports with the harness's marker lines on stdout: `items N` and `rss_kb N` once synced,
-// `ready`, then `done N` after N updates.
+// `ready`, then `done N` after N updates; and, once synced, `content_type T`: the
+// Content-Type the server answered the informer's first request with (its LIST, or its
+// watch-list's WATCH; tests/binary/typed_protobuf.rs checks that the embedded server answers
+// the typed informer in protobuf).
 //
 //	bench-client-go.test -test.run TestBench -bench-mode dynamic|typed-protobuf \
 //	    [-bench-kubeconfig F] [-bench-events N] [-bench-timeout DUR]
@@ -23,8 +26,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,6 +78,7 @@ func TestBench(t *testing.T) {
 		t.Fatalf("not synced within %s", *benchTimeout)
 	}
 	mark("items %d", len(inf.GetStore().ListKeys()))
+	mark("content_type %s", firstAnswer.get())
 	mark("rss_kb %d", rssKB())
 	mark("ready")
 	if *benchEvents <= 0 {
@@ -111,6 +117,7 @@ func benchInformer(config *rest.Config, mode string) (cache.SharedIndexInformer,
 		indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
 		return dynamicinformer.NewFilteredDynamicInformer(client, pods, "", 0, indexers, nil).Informer(), nil
 	case "typed-protobuf":
+		config.Wrap(firstAnswer.wrap)
 		config.ContentType = protobuf
 		config.AcceptContentTypes = strings.Join([]string{protobuf, "application/json"}, ",")
 		client, err := kubernetes.NewForConfig(config)
@@ -122,6 +129,40 @@ func benchInformer(config *rest.Config, mode string) (cache.SharedIndexInformer,
 		return nil, fmt.Errorf("-bench-mode %q: want dynamic or typed-protobuf", mode)
 	}
 }
+
+// firstGet records the Content-Type of the first GET's answer.
+type firstGet struct {
+	once        sync.Once
+	contentType string
+	done        atomic.Bool
+}
+
+var firstAnswer = &firstGet{}
+
+func (f *firstGet) wrap(next http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		resp, err := next.RoundTrip(req)
+		if err == nil && req.Method == http.MethodGet {
+			f.once.Do(func() {
+				f.contentType = resp.Header.Get("Content-Type")
+				f.done.Store(true)
+			})
+		}
+		return resp, err
+	})
+}
+
+// get is the recorded Content-Type, "none" before a GET was answered.
+func (f *firstGet) get() string {
+	if !f.done.Load() {
+		return "none"
+	}
+	return f.contentType
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // updateCounter is the handler: it counts update notifications and closes reached at target.
 type updateCounter struct {
