@@ -174,6 +174,9 @@ pub fn negotiate(accept: &str, custom: bool) -> Result<Negotiated, ApiError> {
             metadata_list: None,
         });
     }
+    if !restful_accepts(accept) {
+        return Err(restful_not_acceptable());
+    }
     let clauses = parse(accept);
     for clause in &clauses {
         for (serializer, subtype) in SERIALIZERS {
@@ -193,7 +196,7 @@ pub fn negotiate(accept: &str, custom: bool) -> Result<Negotiated, ApiError> {
             });
         }
     }
-    Err(not_acceptable(&clauses))
+    Err(not_acceptable())
 }
 
 /// kube-apiserver's 406 for a PartialObjectMetadata asked of a list or a
@@ -254,29 +257,47 @@ pub fn for_error(accept: &str) -> Media {
         .unwrap_or(Media::Json)
 }
 
-/// kube-apiserver's 406: go-restful's when no clause names a media type the route produces
-/// (its `Available representations`, with empty details), else the handler's
-/// `errNotAcceptable` for a resource's serializers.
-fn not_acceptable(clauses: &[Clause]) -> ApiError {
-    let produced = clauses.iter().any(|clause| {
-        SERIALIZERS
-            .iter()
-            .any(|(_, subtype)| names(clause, subtype))
-    });
-    if produced {
-        return ApiError::new(
-            406,
-            "NotAcceptable",
-            "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
-        );
-    }
+/// The media types a resource's routes produce (go-restful's `Produces`).
+const PRODUCED: [&str; 3] = [
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+];
+
+/// go-restful's `Route.matchesAccept` (go-restful v3 `route.go`), before kube-apiserver's
+/// own negotiation: some clause, its params cut off, is `*/*` or exactly a produced type
+/// (`application/*` is not).
+fn restful_accepts(accept: &str) -> bool {
+    accept.split(',').any(|clause| {
+        let media = clause.split(';').next().unwrap_or("").trim();
+        media == "*/*" || PRODUCED.contains(&media)
+    })
+}
+
+/// go-restful's 406 (written as a Status with empty details).
+fn restful_not_acceptable() -> ApiError {
     let mut error = ApiError::new(
         406,
         "NotAcceptable",
-        "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch",
+        format!(
+            "406: Not Acceptable\n\nAvailable representations: {}",
+            PRODUCED.join(", ")
+        ),
     );
     error.details = Some(Box::default());
     error
+}
+
+/// kube-apiserver's `errNotAcceptable` for a resource's serializers.
+fn not_acceptable() -> ApiError {
+    ApiError::new(
+        406,
+        "NotAcceptable",
+        format!(
+            "only the following media types are accepted: {}",
+            PRODUCED.join(", ")
+        ),
+    )
 }
 
 #[cfg(test)]

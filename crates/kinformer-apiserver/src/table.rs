@@ -55,8 +55,9 @@ impl Options {
             Some("None") => Include::Nothing,
             Some(_) if request.representation != Representation::Table => Include::Metadata,
             Some(other) => {
+                // apiserver handlers/response.go optionsForTransform v0.37.2.
                 return Err(ApiError::bad_request(format!(
-                    "unrecognized includeObject value: {other:?}"
+                    "Unable to convert to Table as requested: includeObject: Invalid value: {other:?}: must be 'Metadata', 'Object', 'None', or empty"
                 )));
             }
         };

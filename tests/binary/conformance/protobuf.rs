@@ -11,7 +11,8 @@
 //! of the object in the `runtime.Unknown` envelope's `raw`, of each list item, of a watch
 //! event's object) `uid` (5), `resourceVersion` (6), `creationTimestamp` (8),
 //! `deletionTimestamp` (9) and each `managedFields` entry's `time` (17 → 4); in a list's
-//! `ListMeta` `resourceVersion` (2) and `continue` (3); the random suffix of a pod's
+//! `ListMeta` `resourceVersion` (2) and `continue` (3); in a `Status`'s details (5) the
+//! `uid` (6); the random suffix of a pod's
 //! `kube-api-access-XXXXX` token volume anywhere.
 
 use base64::Engine;
@@ -83,10 +84,18 @@ fn frames(mut bytes: &[u8]) -> Option<Value> {
 /// Masks what differs between servers in an enveloped object (field 2 of the envelope: the
 /// object's message): its metadata, or a list's and its items'.
 fn mask_object(envelope: &mut Value) {
-    let is_list = kind(envelope).ends_with("List");
+    let kind = kind(envelope);
+    let is_list = kind.ends_with("List");
     let Some(raw) = field_mut(envelope, 2) else {
         return;
     };
+    if kind == "Status" {
+        // StatusDetails (5) uid (6).
+        for details in fields_mut(raw, 5) {
+            mask(details, &[6]);
+        }
+        return;
+    }
     if is_list {
         if let Some(meta) = field_mut(raw, 1) {
             mask(meta, &[2, 3]);
@@ -223,7 +232,7 @@ mod tests {
         let mut raw = vec![0x0a, meta.len() as u8];
         raw.extend(meta);
         let mut body = MAGIC.to_vec();
-        body.extend([0x0a, 14, 0x0a, 2, b'v', b'1', 0x12, 9]);
+        body.extend([0x0a, 15, 0x0a, 2, b'v', b'1', 0x12, 9]);
         body.extend(b"ConfigMap");
         body.extend([0x12, raw.len() as u8]);
         body.extend(raw);
@@ -237,7 +246,8 @@ mod tests {
         let b = canonical(&config_map("another-uid", "2"), false).unwrap();
         assert_eq!(a, b);
         let mut c = config_map("uid-1", "10");
-        c[24] = b'd';
+        let name = c.iter().position(|b| *b == b'c').unwrap();
+        c[name] = b'd';
         assert_ne!(a, canonical(&c, false).unwrap());
     }
 
