@@ -450,7 +450,12 @@ async fn aggregated_discovery_is_served_to_clients_that_ask_for_it() -> TestResu
     // v2beta1 until 1.33; the legacy types to clients that do not ask, or ask for v2beta1
     // from 1.33 on.
     let beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
-    let (_, content_type, _) = get_accepting(&server, "/apis", beta).await?;
+    let older = EmbeddedServer::start(ServerConfig {
+        kubernetes_minor: 32,
+        ..ServerConfig::default()
+    })
+    .await?;
+    let (_, content_type, _) = get_accepting(&older, "/apis", beta).await?;
     assert_eq!(
         content_type,
         "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
