@@ -223,18 +223,26 @@ fn varint(bytes: &mut &[u8]) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// A short length as its one-byte varint.
+    fn len(bytes: &[u8]) -> u8 {
+        u8::try_from(bytes.len())
+            .ok()
+            .filter(|l| *l < 0x80)
+            .unwrap()
+    }
+
     /// An enveloped ConfigMap named `c` whose ObjectMeta has uid `u` and resourceVersion `rv`.
     fn config_map(uid: &str, rv: &str) -> Vec<u8> {
-        let mut meta = vec![0x0a, 1, b'c', 0x2a, uid.len() as u8];
+        let mut meta = vec![0x0a, 1, b'c', 0x2a, len(uid.as_bytes())];
         meta.extend(uid.as_bytes());
-        meta.extend([0x32, rv.len() as u8]);
+        meta.extend([0x32, len(rv.as_bytes())]);
         meta.extend(rv.as_bytes());
-        let mut raw = vec![0x0a, meta.len() as u8];
+        let mut raw = vec![0x0a, len(&meta)];
         raw.extend(meta);
         let mut body = MAGIC.to_vec();
         body.extend([0x0a, 15, 0x0a, 2, b'v', b'1', 0x12, 9]);
         body.extend(b"ConfigMap");
-        body.extend([0x12, raw.len() as u8]);
+        body.extend([0x12, len(&raw)]);
         body.extend(raw);
         body.extend([0x1a, 0, 0x22, 0]);
         body
@@ -256,9 +264,9 @@ mod tests {
         let object = config_map("u", "1");
         let mut event = vec![0x0a, 5];
         event.extend(b"ADDED");
-        event.extend([0x12, object.len() as u8 + 2, 0x0a, object.len() as u8]);
+        event.extend([0x12, len(&object) + 2, 0x0a, len(&object)]);
         event.extend(&object);
-        let mut stream = (event.len() as u32).to_be_bytes().to_vec();
+        let mut stream = u32::from(len(&event)).to_be_bytes().to_vec();
         stream.extend(&event);
         let events = canonical(&stream, true).unwrap();
         assert_eq!(events.as_array().map(Vec::len), Some(1));

@@ -206,10 +206,9 @@ fn single(
         (Ty::Int32 | Ty::Int64, Value::Number(n)) => {
             let n = n
                 .as_i64()
-                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
                 .ok_or_else(|| invalid(format!("field {number}: {n} is no integer")))?;
             let n = match ty {
-                Ty::Int32 => i64::from(n as i32),
+                Ty::Int32 => i64::from(low_i32(n)),
                 _ => n,
             };
             varint_field(out, number, n.cast_unsigned());
@@ -280,7 +279,7 @@ fn special(
                 _ => (0, 0, ""),
             };
             varint_field(out, 1, kind);
-            varint_field(out, 2, i64::from(int as i32).cast_unsigned());
+            varint_field(out, 2, i64::from(low_i32(int)).cast_unsigned());
             string(out, 3, text);
         }
         (p, "JSONSchemaPropsOrBool") if p.starts_with(EXTENSIONS) => {
@@ -344,36 +343,55 @@ fn raw_json(value: &Value, out: &mut Vec<u8>) -> Result<(), EncodeError> {
 /// Go's `time.ParseDuration` of the forms Go's `Duration.String` writes (`1h0m0s`, `1.5s`,
 /// `300ms`, `2µs`), in nanoseconds.
 fn go_duration(text: &str) -> Option<i64> {
-    let (sign, mut rest) = match text.strip_prefix('-') {
-        Some(rest) => (-1.0, rest),
-        None => (1.0, text),
+    let (negative, mut rest) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
     };
     if rest == "0" {
         return Some(0);
     }
-    let mut total = 0f64;
+    let mut total: i64 = 0;
     while !rest.is_empty() {
         let digits = rest
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(rest.len());
-        let number: f64 = rest[..digits].parse().ok()?;
+        let (whole, fraction) = rest[..digits]
+            .split_once('.')
+            .unwrap_or((&rest[..digits], ""));
         rest = &rest[digits..];
         let unit_end = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')
             .unwrap_or(rest.len());
-        let scale = match &rest[..unit_end] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
+        let scale: i64 = match &rest[..unit_end] {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
             _ => return None,
         };
         rest = &rest[unit_end..];
-        total += number * scale;
+        let whole: i64 = if whole.is_empty() {
+            0
+        } else {
+            whole.parse().ok()?
+        };
+        let mut part = whole.checked_mul(scale)?;
+        let mut unit = scale;
+        for digit in fraction.chars() {
+            unit /= 10;
+            part += i64::from(digit.to_digit(10)?) * unit;
+        }
+        total = total.checked_add(part)?;
     }
-    Some((sign * total).round() as i64)
+    Some(if negative { -total } else { total })
+}
+
+/// The low 32 bits of `n`, as Go's `int32(n)` keeps them.
+fn low_i32(n: i64) -> i32 {
+    let [a, b, c, d, ..] = n.to_le_bytes();
+    i32::from_le_bytes([a, b, c, d])
 }
 
 /// A field's key: its number and wire type.
@@ -383,10 +401,10 @@ fn key(out: &mut Vec<u8>, number: u32, wire_type: u8) {
 
 fn varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
-        out.push((value as u8 & 0x7f) | 0x80);
+        out.push((value.to_le_bytes()[0] & 0x7f) | 0x80);
         value >>= 7;
     }
-    out.push(value as u8);
+    out.push(value.to_le_bytes()[0]);
 }
 
 fn varint_field(out: &mut Vec<u8>, number: u32, value: u64) {
@@ -416,8 +434,8 @@ fn nested(
     out.push(0);
     write(out)?;
     let length = out.len() - at - 1;
-    if length < 0x80 {
-        out[at] = length as u8;
+    if let Ok(byte @ 0..0x80) = u8::try_from(length) {
+        out[at] = byte;
     } else {
         let mut prefix = Vec::with_capacity(4);
         varint(&mut prefix, length as u64);
