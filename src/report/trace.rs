@@ -52,6 +52,8 @@ pub struct TraceLine {
     pub watch_list: bool,
     /// A bookmark that ends a watch-list's initial events.
     pub initial_events_end: bool,
+    /// An indexer line's values of each `--index` (`{"node":["node-a"]}`).
+    pub indices: BTreeMap<String, Vec<String>>,
 }
 
 impl TraceLine {

@@ -74,7 +74,7 @@ mod listener;
 mod objects;
 mod openapi;
 mod openapi_data;
-mod protobuf;
+pub mod protobuf;
 mod resources;
 mod scale;
 mod seed;
