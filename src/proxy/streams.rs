@@ -213,7 +213,7 @@ impl Registry {
             return;
         }
         match ending {
-            Ending::Complete => state.record(id, &EntryKind::End),
+            Ending::Complete => state.record(id, &EntryKind::End, None),
             Ending::Broken(why) => {
                 state.record(
                     id,
