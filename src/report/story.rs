@@ -626,11 +626,12 @@ fn not_delivered_text(
 
 /// An indexer write's index values, ` (index node=node-a)`, when `--index` asked for some.
 fn indices_note(line: &TraceLine) -> String {
-    if line.indices.is_empty() {
+    if line.indices.0.is_empty() {
         return String::new();
     }
     let values: Vec<String> = line
         .indices
+        .0
         .iter()
         .map(|(name, values)| format!("{name}={}", values.join(",")))
         .collect();
@@ -801,6 +802,10 @@ mod tests {
             1,
             0,
             r#""stage":"indexer","event":"add","key":"default/a","rv":"6","indices":{"node":["node-a"],"app":["web","db"]}"#,
+        ) + &line(
+            2,
+            0,
+            r#""stage":"summary","event":"summary","indices":{"node":{"node-a":1}}"#,
         );
         let story = texts(&stories(&parse_jsonl(trace.as_bytes()).unwrap())[0]);
         assert_eq!(

@@ -29,7 +29,7 @@ metadata:
   namespace: {ns}
   labels:
     app: web
-    tier: "<front&back>"
+    tier: front
   annotations:
     note: "a <b>bold</b> & “quoted” line"
 spec:
@@ -75,7 +75,7 @@ spec:
   - key: dedicated
     operator: Equal
     value: web
-    effect: NoSchedule
+    effect: NoExecute
     tolerationSeconds: 30
 "#
     )
@@ -241,6 +241,41 @@ apiVersion: v1
 kind: Node
 metadata: {{name: {ns}-node, labels: {{zone: a}}}}
 spec: {{podCIDR: 10.0.0.0/24, taints: [{{key: k, value: v, effect: NoSchedule}}]}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: widgets.{ns}.example.com}}
+spec:
+  group: {ns}.example.com
+  names: {{kind: Widget, plural: widgets, shortNames: [wdg]}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    additionalPrinterColumns: [{{name: Size, type: integer, jsonPath: .spec.size}}]
+    subresources: {{status: {{}}, scale: {{specReplicasPath: .spec.size, statusReplicasPath: .status.size}}}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {{type: integer, minimum: 0, maximum: 1.5e3, default: 1}}
+              mode: {{type: string, enum: [a, "<b>"], pattern: "^[a-z<>]+$"}}
+              port: {{x-kubernetes-int-or-string: true}}
+              tags: {{type: array, items: {{type: string}}, x-kubernetes-list-type: set}}
+              labels: {{type: object, additionalProperties: {{type: string}}}}
+              free: {{type: object, x-kubernetes-preserve-unknown-fields: true}}
+            x-kubernetes-validations: [{{rule: "self.size <= 1000", message: too big}}]
+          status: {{type: object, properties: {{size: {{type: integer}}}}}}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {{name: robot, namespace: {ns}}}
+automountServiceAccountToken: false
 "#
     ));
     let kinds = [

@@ -658,6 +658,27 @@ impl RecordFile {
     }
 }
 
+impl RecordFile {
+    /// Each kind whose protobuf objects were recorded metadata only, once: the first line
+    /// that says so, the resource, and `APIVERSION KIND`.
+    pub fn metadata_only(&self) -> Vec<(usize, &str, &str)> {
+        let mut found: Vec<(usize, &str, &str)> = Vec::new();
+        for entry in &self.entries {
+            let Some(kind) = entry
+                .protobuf
+                .as_ref()
+                .and_then(|w| w.metadata_only.as_deref())
+            else {
+                continue;
+            };
+            if !found.iter().any(|(_, _, k)| *k == kind) {
+                found.push((entry.line, &entry.resource, kind));
+            }
+        }
+        found
+    }
+}
+
 /// The offset of a line without a resource: it must be the `stopped` line.
 fn stopped_at(rec: &EntryRec<'_>) -> Result<u64, String> {
     if rec.stopped {
@@ -841,6 +862,7 @@ mod tests {
             file.entries[2].protobuf, None,
             "a redacted stream keeps no bytes (they hold the Secret values)"
         );
+        assert_eq!(file.metadata_only(), [(3, "pods", "example.com/v1 Widget")]);
     }
 
     #[test]
