@@ -115,6 +115,20 @@ fn clients(env: &Env) -> Vec<Client> {
             &["dump", "pods", "-A", "-o", "jsonl"],
             false,
         ),
+        run::client(
+            "kinformer protobuf",
+            &env.kinformer,
+            &[
+                "dump",
+                "pods",
+                "-A",
+                "-o",
+                "jsonl",
+                "--content-type",
+                "protobuf",
+            ],
+            false,
+        ),
         dynamic,
         typed,
     ]

@@ -687,6 +687,19 @@ pub struct ConnectionArgs {
     /// 429/5xx (with backoff) before giving up (exit 5)
     #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
     pub retry_timeout: Duration,
+    /// The wire format to ask the server for: json, or protobuf as client-go's typed clients
+    /// (built-in kinds only; custom resources and servers that answer JSON are read as JSON)
+    #[arg(long, value_name = "FORMAT", default_value = "json")]
+    pub content_type: ContentTypeArg,
+}
+
+/// `--content-type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ContentTypeArg {
+    /// application/json
+    Json,
+    /// application/vnd.kubernetes.protobuf, application/json
+    Protobuf,
 }
 
 /// `--show`'s default: the story view (bursts of notifications fold into one table row).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::informer::ingest::strip_managed_fields;
 use crate::informer::reflector::{Backoff, BackoffConfig};
 use crate::informer::shared_informer::InformerConfig;
-use crate::informer::source::{KubeSource, KubeTarget, error_chain};
+use crate::informer::source::{KubeSource, KubeTarget, error_chain, protobuf};
 use crate::informer::trace::{Stage, StageSet};
 use crate::output::RenderOptions;
 use crate::output::object_columns::{ColumnsByResource, ObjectColumns};
@@ -16,7 +16,9 @@ use crate::output::progress::ListProgress;
 use crate::output::table::color_enabled;
 use crate::redact::{LAST_APPLIED, SECRET_FIELDS};
 
-use super::args::{ConnectionArgs, InformerArgs, OutputArgs, PipelineArgs, TransformArg};
+use super::args::{
+    ConnectionArgs, ContentTypeArg, InformerArgs, OutputArgs, PipelineArgs, TransformArg,
+};
 use super::client::{DialError, TlsVerifyError};
 use super::connect::{ClusterChoice, Connection};
 use super::exit::CliError;
@@ -35,6 +37,8 @@ pub struct Selection {
     pub all_namespaces: bool,
     pub label_selector: Option<String>,
     pub field_selector: Option<String>,
+    /// `--content-type protobuf`: ask protobuf for built-in kinds.
+    pub protobuf: bool,
 }
 
 impl Selection {
@@ -47,6 +51,7 @@ impl Selection {
             all_namespaces: conn.all_namespaces,
             label_selector: conn.selector.clone(),
             field_selector: conn.field_selector.clone(),
+            protobuf: conn.content_type == ContentTypeArg::Protobuf,
         }
     }
 
@@ -66,12 +71,17 @@ impl Selection {
         pipeline: &PipelineArgs,
         default_namespace: &str,
     ) -> KubeTarget {
+        let api_resource = resource.api_resource();
+        let protobuf = self.protobuf
+            && !pipeline.metadata_only
+            && protobuf::knows_kind(&api_resource.api_version, &api_resource.kind);
         KubeTarget {
-            resource: resource.api_resource(),
+            resource: api_resource,
             namespace: self.namespace(resource, default_namespace),
             label_selector: self.label_selector.clone(),
             field_selector: self.field_selector(),
             metadata_only: pipeline.metadata_only,
+            protobuf,
         }
     }
 

@@ -61,6 +61,12 @@ pub fn start(
             .select_stream(stream)
             .map_err(|e| CliError::BadRecord(format!("{path}: {e}")))?;
     }
+    for (line, resource, kind) in recording.metadata_only() {
+        eprintln!(
+            "warning: {path}:{line}: {resource}: its {kind} objects are metadata only (recorded \
+             from protobuf without a message for that kind)"
+        );
+    }
     let created: jiff::Timestamp = recording.header.created.parse().map_err(|e| {
         bad(RecordError {
             line: 1,

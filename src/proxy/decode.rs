@@ -1,7 +1,8 @@
 //! Reading the answers the proxy relays, for the trace and the record only (the client gets the
 //! bytes as they came): JSON LIST bodies and watch frames through the informer's own wire
 //! decoding, and the server-side `Table`s kubectl asks for (`Accept: …;as=Table;…`), whose rows
-//! carry the objects; protobuf answers through `protobuf.rs` (metadata only). CBOR is relayed,
+//! carry the objects; protobuf answers through the informer's protobuf decoding (whole
+//! objects, as their JSON answer holds them; the bytes kept for the record). CBOR is relayed,
 //! not read.
 
 use std::borrow::Cow;
@@ -10,8 +11,9 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::informer::source::record_file::ProtobufWire;
 use crate::informer::source::{
-    ListPage, SourceError, WatchFrame, WatchObject, parse_list, parse_watch_frame,
+    ListPage, SourceError, WatchFrame, WatchObject, parse_list, parse_watch_frame, protobuf,
 };
 
 /// How an answer's body is encoded, from its Content-Type.
@@ -20,7 +22,7 @@ pub enum Encoding {
     Json,
     /// JSON asked for `as=Table`: a `meta.k8s.io` Table, if the server made one.
     Table,
-    /// `application/vnd.kubernetes.protobuf`: metadata decoded.
+    /// `application/vnd.kubernetes.protobuf`: decoded into JSON, the bytes kept.
     Protobuf,
     /// CBOR or anything else: relayed, not decoded.
     Opaque,
@@ -49,14 +51,35 @@ impl Encoding {
     }
 }
 
-/// A LIST body (or one page of it) as a page of raw objects.
-pub fn list_page(body: &Bytes, encoding: Encoding) -> Result<ListPage, SourceError> {
+/// A LIST body (or one page of it) as a page of raw objects, and the body itself when it
+/// came in protobuf.
+pub fn list_page(
+    body: &Bytes,
+    encoding: Encoding,
+) -> Result<(ListPage, Option<ProtobufWire>), SourceError> {
     match encoding {
-        Encoding::Json => parse_list(body),
-        Encoding::Table => table(body).map_or_else(|| parse_list(body), Ok),
-        Encoding::Protobuf => super::protobuf::list_page(body),
+        Encoding::Json => Ok((parse_list(body)?, None)),
+        Encoding::Table => Ok((table(body).map_or_else(|| parse_list(body), Ok)?, None)),
+        Encoding::Protobuf => {
+            let decoded = protobuf::parse_list(body)?;
+            let wire = ProtobufWire {
+                bytes: body.clone(),
+                metadata_only: decoded.metadata_only,
+            };
+            Ok((decoded.value, Some(wire)))
+        }
         Encoding::Opaque => Err(not_a("JSON answer")),
     }
+}
+
+/// One protobuf watch frame (its length prefix off) as a frame, and its bytes.
+pub fn protobuf_frame(frame: Bytes) -> Result<(WatchFrame, ProtobufWire), SourceError> {
+    let decoded = protobuf::parse_watch_frame(&frame)?;
+    let wire = ProtobufWire {
+        bytes: frame,
+        metadata_only: decoded.metadata_only,
+    };
+    Ok((decoded.value, wire))
 }
 
 /// One watch line as a frame; a Table event's object is its row's object.
@@ -172,7 +195,7 @@ mod tests {
         let body = Bytes::from_static(
             br#"{"kind":"Table","metadata":{"resourceVersion":"9","continue":"c"},"columnDefinitions":[],"rows":[{"cells":["a"],"object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"7"}}}]}"#,
         );
-        let page = list_page(&body, Encoding::Table).unwrap_or_default();
+        let (page, _) = list_page(&body, Encoding::Table).unwrap_or_default();
         assert_eq!(page.resource_version, "9");
         assert_eq!(page.continue_token.as_deref(), Some("c"));
         assert_eq!(page.items.len(), 1);
@@ -212,7 +235,7 @@ mod tests {
             Encoding::Opaque
         );
         let list = Bytes::from_static(br#"{"kind":"PodList","metadata":{"resourceVersion":"3"},"items":[{"metadata":{"name":"a"}}]}"#);
-        let page = list_page(&list, Encoding::Table).unwrap_or_default();
+        let (page, _) = list_page(&list, Encoding::Table).unwrap_or_default();
         assert_eq!(
             (page.items.len(), page.resource_version.as_str()),
             (1, "3"),

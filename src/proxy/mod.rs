@@ -6,7 +6,7 @@
 //! embedded server); every request is relayed upstream through a `kube::Client` with the
 //! user's credentials, and every answer streams back byte for byte (`forward.rs`, `tap.rs`).
 //! Each LIST/WATCH stream is attributed to one client-side informer and traced in the
-//! informer's vocabulary (`classify.rs`, `decode.rs` and `protobuf.rs`, `streams.rs`); `--record` writes the
+//! informer's vocabulary (`classify.rs`, `decode.rs` — protobuf answers through the informer's protobuf decoding —, `streams.rs`); `--record` writes the
 //! streams as a record file (`record.rs`) that `kinformer replay --stream` runs through the
 //! pipeline; `running.rs` binds and runs a [`Proxy`]. Only the CLI's `proxy` command uses this
 //! module.
@@ -14,7 +14,6 @@
 mod classify;
 mod decode;
 mod forward;
-mod protobuf;
 mod record;
 mod running;
 mod serve;

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use tokio::time::Instant;
 
-use crate::informer::source::record_file::{EntryKind, Header, write_entry_redacting};
+use crate::informer::source::record_file::{
+    EntryKind, Header, ProtobufWire, write_entry_with_wire,
+};
 
 /// zstd's default level, as `kinformer record` uses.
 const ZSTD_LEVEL: i32 = 3;
@@ -58,11 +60,17 @@ impl RecordWriter {
     }
 
     /// Appends one entry of `stream`; `secrets`: its objects are Secrets, written with their
-    /// values redacted (as every record file writes them).
-    pub fn append(&mut self, stream: &str, kind: &EntryKind, secrets: bool) -> io::Result<()> {
+    /// values redacted (as every record file writes them); `wire`: it came in protobuf.
+    pub fn append(
+        &mut self,
+        stream: &str,
+        kind: &EntryKind,
+        secrets: bool,
+        wire: Option<&ProtobufWire>,
+    ) -> io::Result<()> {
         let t = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.line.clear();
-        write_entry_redacting(&mut self.line, t, stream, kind, secrets);
+        write_entry_with_wire(&mut self.line, t, stream, kind, secrets, wire);
         self.entries += 1;
         self.out.write_all(&self.line)
     }

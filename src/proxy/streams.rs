@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::informer::source::record_file::{EntryKind, Header, RecordedClient, VERSION};
+use crate::informer::source::record_file::{
+    EntryKind, Header, ProtobufWire, RecordedClient, VERSION,
+};
 use crate::informer::source::{ApiStatus, ListPage, SourceError, WatchFrame, WatchObject};
 use crate::informer::trace::{Event, ProxySummary, Tracer, WatchEventType};
 
@@ -53,6 +55,8 @@ struct State {
     recorder: Option<RecordWriter>,
     /// The first error writing the record file (the recording then stops).
     record_error: Option<std::io::Error>,
+    /// The kinds whose protobuf objects were decoded metadata only (each said once).
+    metadata_only: Vec<String>,
 }
 
 struct Client {
@@ -100,6 +104,7 @@ impl Registry {
                 streams: Vec::new(),
                 recorder,
                 record_error: None,
+                metadata_only: Vec::new(),
             }),
             tracer,
         }
@@ -150,7 +155,7 @@ impl Registry {
         if !paging {
             stream.begin_list(request);
         }
-        state.record(id, &EntryKind::List(request.options.clone()));
+        state.record(id, &EntryKind::List(request.options.clone()), None);
         id
     }
 
@@ -165,15 +170,21 @@ impl Registry {
         let mut state = self.state();
         let id = state.stream_for(client, connection, collection, false);
         state.streams[id].begin_watch(request);
-        state.record(id, &EntryKind::Watch(request.options.clone()));
+        state.record(id, &EntryKind::Watch(request.options.clone()), None);
         id
     }
 
-    /// A LIST's page arrived whole (`bytes` long).
-    pub fn list_answered(&self, id: StreamId, page: ListPage, bytes: u64) {
+    /// A LIST's page arrived whole (`bytes` long); `wire`: it came in protobuf.
+    pub fn list_answered(
+        &self,
+        id: StreamId,
+        page: ListPage,
+        bytes: u64,
+        wire: Option<ProtobufWire>,
+    ) {
         let mut state = self.state();
         state.streams[id].page(&page, bytes);
-        state.record(id, &EntryKind::Page(page));
+        state.record(id, &EntryKind::Page(page), wire.as_ref());
     }
 
     /// A LIST or WATCH was answered with an error (`bytes` of Status), or never reached the
@@ -181,14 +192,14 @@ impl Registry {
     pub fn failed(&self, id: StreamId, error: SourceError, bytes: u64) {
         let mut state = self.state();
         state.streams[id].failed(&error, bytes);
-        state.record(id, &EntryKind::Error(error));
+        state.record(id, &EntryKind::Error(error), None);
     }
 
-    /// A watch frame arrived.
-    pub fn frame(&self, id: StreamId, frame: WatchFrame, bytes: u64) {
+    /// A watch frame arrived; `wire`: it came in protobuf.
+    pub fn frame(&self, id: StreamId, frame: WatchFrame, bytes: u64, wire: Option<ProtobufWire>) {
         let mut state = self.state();
         state.streams[id].frame(&frame, bytes);
-        state.record(id, &EntryKind::Frame(frame));
+        state.record(id, &EntryKind::Frame(frame), wire.as_ref());
     }
 
     /// The LIST answer that could not be read, or a watch, ended.
@@ -202,9 +213,13 @@ impl Registry {
             return;
         }
         match ending {
-            Ending::Complete => state.record(id, &EntryKind::End),
+            Ending::Complete => state.record(id, &EntryKind::End, None),
             Ending::Broken(why) => {
-                state.record(id, &EntryKind::StreamError(SourceError::Transport(why)));
+                state.record(
+                    id,
+                    &EntryKind::StreamError(SourceError::Transport(why)),
+                    None,
+                );
             }
             // client-go's record of a dropped watch is the next request.
             Ending::ClientGone => {}
@@ -363,7 +378,10 @@ impl State {
         self.streams.len() - 1
     }
 
-    fn record(&mut self, id: StreamId, kind: &EntryKind) {
+    fn record(&mut self, id: StreamId, kind: &EntryKind, wire: Option<&ProtobufWire>) {
+        if let Some(missing) = wire.and_then(|w| w.metadata_only.as_ref()) {
+            self.metadata_only_once(id, missing);
+        }
         let Some(recorder) = self.recorder.as_mut() else {
             return;
         };
@@ -373,9 +391,23 @@ impl State {
         let stream = &mut self.streams[id];
         stream.recorded = true;
         let secrets = stream.collection.resource == crate::redact::SECRETS_RESOURCE;
-        if let Err(e) = recorder.append(&stream.name, kind, secrets) {
+        if let Err(e) = recorder.append(&stream.name, kind, secrets, wire) {
             self.record_error = Some(e);
         }
+    }
+
+    /// Says once per kind that its protobuf objects are metadata only: kinformer has no
+    /// message for it (a custom resource, an aggregated API's kind).
+    fn metadata_only_once(&mut self, id: StreamId, missing: &str) {
+        if self.metadata_only.iter().any(|k| k == missing) {
+            return;
+        }
+        self.metadata_only.push(missing.to_owned());
+        eprintln!(
+            "warning: {}: kinformer has no protobuf message for {missing}: its objects are \
+             traced and recorded with their metadata only",
+            self.streams[id].name
+        );
     }
 }
 
@@ -662,6 +694,7 @@ mod tests {
                 ..ListPage::default()
             },
             10,
+            None,
         );
         let expired = ApiStatus {
             code: Some(410),
@@ -730,12 +763,12 @@ mod tests {
         let raw = bytes::Bytes::from_static(
             br#"{"metadata":{"name":"a","namespace":"default","resourceVersion":"3"}}"#,
         );
-        registry.frame(id, WatchFrame::Added(raw.into()), 60);
+        registry.frame(id, WatchFrame::Added(raw.into()), 60, None);
         let end = WatchFrame::Bookmark {
             resource_version: "4".into(),
             initial_events_end: true,
         };
-        registry.frame(id, end, 60);
+        registry.frame(id, end, 60, None);
         let names: Vec<&str> = sink.events().iter().map(|e| e.event.name()).collect();
         assert_eq!(
             names,
@@ -786,7 +819,7 @@ mod tests {
             resource_version: "3".into(),
             continue_token: None,
         };
-        registry.list_answered(id, page, 90);
+        registry.list_answered(id, page, 90, None);
         let recorded = registry.finish_recording(None);
         assert!(matches!(recorded, Some(Ok(_))), "{recorded:?}");
         let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -811,7 +844,7 @@ mod tests {
             resource_version: "3".into(),
             continue_token: None,
         };
-        registry.list_answered(id, page, 90);
+        registry.list_answered(id, page, 90, None);
         assert!(matches!(registry.finish_recording(None), Some(Ok(_))));
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let header: serde_json::Value =

@@ -14,9 +14,9 @@ use tokio::time::Instant;
 use crate::informer::source::{SourceError, status_from_body};
 use crate::informer::trace::Event;
 
-use super::decode::{Encoding, list_page, watch_frame};
-use super::protobuf;
+use super::decode::{Encoding, list_page, protobuf_frame, watch_frame};
 use super::streams::{ClientId, Ending, Registry, StreamId};
+use crate::informer::source::protobuf;
 
 /// How much of an error answer is kept to read its Status.
 const STATUS_LIMIT: usize = 64 * 1024;
@@ -83,10 +83,14 @@ impl Tap {
             }
             Reading::Watch { stream, line } if self.encoding == Encoding::Protobuf => {
                 line.extend_from_slice(data);
-                for frame in protobuf::split_frames(line) {
+                let frames = protobuf::split_frames(line).unwrap_or_else(|e| {
+                    self.registry.failed(*stream, e, 0);
+                    Vec::new()
+                });
+                for frame in frames {
                     let bytes = frame.len() as u64 + 4;
-                    match protobuf::watch_frame(&frame) {
-                        Ok(frame) => self.registry.frame(*stream, frame, bytes),
+                    match protobuf_frame(frame) {
+                        Ok((frame, wire)) => self.registry.frame(*stream, frame, bytes, Some(wire)),
                         Err(e) => self.registry.failed(*stream, e, bytes),
                     }
                 }
@@ -119,7 +123,9 @@ impl Tap {
             Reading::List { stream, body } => {
                 let body = body.freeze();
                 match (&ending, list_page(&body, encoding)) {
-                    (Ending::Complete, Ok(page)) => registry.list_answered(stream, page, bytes),
+                    (Ending::Complete, Ok((page, wire))) => {
+                        registry.list_answered(stream, page, bytes, wire);
+                    }
                     (Ending::Complete, Err(e)) => registry.failed(stream, e, bytes),
                     (Ending::Broken(why), _) => {
                         registry.failed(stream, SourceError::Transport(why.clone()), bytes);
@@ -167,7 +173,7 @@ fn watch_line(registry: &Registry, encoding: Encoding, stream: StreamId, line: B
     }
     let bytes = line.len() as u64;
     match watch_frame(&text, encoding) {
-        Ok(frame) => registry.frame(stream, frame, bytes),
+        Ok(frame) => registry.frame(stream, frame, bytes, None),
         Err(e) => registry.failed(stream, e, bytes),
     }
 }

@@ -334,7 +334,7 @@ impl Teller {
             }
             _ => format!("deleted (rv {})", line.rv()),
         };
-        let text = text + &self.whole_list_note(id, line);
+        let text = text + &indices_note(line) + &self.whole_list_note(id, line);
         self.push(id, line, StepKind::Indexer, text);
         let state = &mut self.objects[id].1;
         state.old_rv = line.old_rv.clone();
@@ -624,6 +624,20 @@ fn not_delivered_text(
     }
 }
 
+/// An indexer write's index values, ` (index node=node-a)`, when `--index` asked for some.
+fn indices_note(line: &TraceLine) -> String {
+    if line.indices.0.is_empty() {
+        return String::new();
+    }
+    let values: Vec<String> = line
+        .indices
+        .0
+        .iter()
+        .map(|(name, values)| format!("{name}={}", values.join(",")))
+        .collect();
+    format!(" (index {})", values.join(" "))
+}
+
 fn final_step(state: &ObjectState, saw_indexer: bool) -> Step {
     let (seq, ts) = state.steps.last().map_or((0, 0), |s| (s.seq, s.ts));
     let text = match &state.last_write {
@@ -779,6 +793,24 @@ mod tests {
                 "notify add at rv 6: in the initial list — queued for `fast` (pending 1)",
                 "final final cached state: unknown (the trace has no indexer lines)"
             ]
+        );
+    }
+
+    #[test]
+    fn an_indexer_write_tells_its_index_values() {
+        let trace = line(
+            1,
+            0,
+            r#""stage":"indexer","event":"add","key":"default/a","rv":"6","indices":{"node":["node-a"],"app":["web","db"]}"#,
+        ) + &line(
+            2,
+            0,
+            r#""stage":"summary","event":"summary","indices":{"node":{"node-a":1}}"#,
+        );
+        let story = texts(&stories(&parse_jsonl(trace.as_bytes()).unwrap())[0]);
+        assert_eq!(
+            story[0],
+            "indexer added at rv 6 (index app=web,db node=node-a)"
         );
     }
 

@@ -52,6 +52,28 @@ pub struct TraceLine {
     pub watch_list: bool,
     /// A bookmark that ends a watch-list's initial events.
     pub initial_events_end: bool,
+    /// An indexer line's values of each `--index` (`{"node":["node-a"]}`).
+    pub indices: IndexValues,
+}
+
+/// An indexer line's values of each index; the summary's `indices` (counts per value, another
+/// shape) reads as none.
+#[derive(Debug, Clone, Default)]
+pub struct IndexValues(pub BTreeMap<String, Vec<String>>);
+
+impl<'de> Deserialize<'de> for IndexValues {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Shape {
+            Values(BTreeMap<String, Vec<String>>),
+            Other(serde::de::IgnoredAny),
+        }
+        Ok(match Shape::deserialize(deserializer)? {
+            Shape::Values(values) => IndexValues(values),
+            Shape::Other(_) => IndexValues::default(),
+        })
+    }
 }
 
 impl TraceLine {

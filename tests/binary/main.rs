@@ -34,6 +34,7 @@ mod record_replay;
 mod refserver;
 #[path = "../common/refserver.rs"]
 mod refserver_fixture;
+mod refserver_protobuf;
 mod report;
 mod scenarios;
 mod story;

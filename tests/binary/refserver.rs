@@ -177,7 +177,7 @@ fn watching(server: &RefServer, ns: &str, extra: &[&str]) -> Streaming {
 }
 
 /// A `kinformer` child whose JSONL stdout is read line by line as it comes.
-struct Streaming {
+pub(crate) struct Streaming {
     child: tokio::process::Child,
     lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
     seen: Vec<Value>,
@@ -199,7 +199,7 @@ impl Streaming {
     }
 
     /// Reads lines until one satisfies `done`; panics at the deadline or at the end of output.
-    async fn until(&mut self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) async fn until(&mut self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
         self.until_within(DEADLINE, what, done).await
     }
 
@@ -235,7 +235,7 @@ impl Streaming {
     }
 }
 
-fn is(v: &Value, stage: &str, event: &str) -> bool {
+pub(crate) fn is(v: &Value, stage: &str, event: &str) -> bool {
     v["stage"] == stage && v["event"] == event
 }
 
@@ -527,7 +527,7 @@ fn server_objects(
 
 /// `kinformer proxy` in front of `server`, writing its kubeconfig to `proxied` and its
 /// recording to `record`; returned once the kubeconfig is there.
-async fn proxy_in_front_of(
+pub(crate) async fn proxy_in_front_of(
     server: &RefServer,
     proxied: &std::path::Path,
     record: &std::path::Path,
@@ -553,7 +553,7 @@ async fn proxy_in_front_of(
 }
 
 /// Ctrl-C to the proxy, and its exit (130, as documented).
-async fn stop_proxy(trace: &mut Streaming) {
+pub(crate) async fn stop_proxy(trace: &mut Streaming) {
     let pid = trace.child.id().expect("the proxy runs").to_string();
     let killed = std::process::Command::new("kill")
         .args(["-INT", &pid])

@@ -75,7 +75,7 @@ mod negotiation;
 mod objects;
 mod openapi;
 mod openapi_data;
-mod protobuf;
+pub mod protobuf;
 mod resources;
 mod scale;
 mod seed;

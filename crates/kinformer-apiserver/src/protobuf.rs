@@ -5,8 +5,17 @@
 //! the JSON kube-apiserver's Go types would write for it (`json`); the JSON path then takes it
 //! as any JSON body. A kind with no message (a custom resource) is 415, as kube-apiserver
 //! answers for types it has no protobuf for.
+//!
+//! The server's own protobuf answers are written by [`encode`] and negotiated by [`respond`].
+//! Clients and proxies reading a protobuf stream go the other way:
+//! [`object_json`], [`list_json`] and [`watch_event_json`] write, straight from the wire, the
+//! JSON bytes kube-apiserver gives for the same answer in `application/json` (`answer`,
+//! `go_json`, over the table compiled for speed in `compiled`).
 
+mod answer;
+mod compiled;
 pub mod encode;
+mod go_json;
 mod json;
 pub mod respond;
 mod special;
@@ -17,6 +26,8 @@ use serde_json::Value;
 
 use wire::Wire;
 
+pub use answer::{EventJson, ListJson, list_json, object_json, watch_event_json};
+
 /// The media type.
 pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
 
@@ -24,12 +35,19 @@ pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
 const MAGIC: &[u8] = b"k8s\0";
 
 /// Why a body could not be decoded (the caller answers 400 or 415).
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, thiserror::Error)]
 pub enum DecodeError {
     /// Not a valid envelope or message.
+    #[error("{0}")]
     Malformed(String),
     /// A kind this server decodes no protobuf for.
+    #[error("no protobuf message for {0}")]
     UnsupportedKind(String),
+}
+
+/// Whether a kind (`apps/v1`, `Deployment`) has a message: its objects decode whole.
+pub fn knows_kind(api_version: &str, kind: &str) -> bool {
+    compiled::kind_index(api_version, kind).is_some()
 }
 
 fn malformed(error: impl std::fmt::Display) -> DecodeError {

@@ -1,6 +1,7 @@
 //! [`KubeSource`]: a ListerWatcher over kube's client for any GVR. Auth, kubeconfig, TLS and
 //! request building are kube's; the LIST query (resourceVersion, limit, continue) is ours, and
-//! bodies are decoded by `wire` so objects stay raw JSON.
+//! bodies are decoded by `wire` so objects stay raw JSON — or, when the target asks protobuf
+//! and the server answers it, by `protobuf` into the same JSON.
 
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use super::lister_watcher::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, SourceFuture, WatchOptions,
     WatchStream,
 };
+use super::protobuf;
 use super::transport;
 use super::wire::{frames, parse_list, status_from_body};
 
@@ -29,6 +31,9 @@ pub struct KubeTarget {
     pub field_selector: Option<String>,
     /// Ask for PartialObjectMetadata only.
     pub metadata_only: bool,
+    /// Ask for protobuf first, as client-go's typed clients do (JSON is read when the server
+    /// answers JSON); only for kinds the protobuf decoder has a message for.
+    pub protobuf: bool,
 }
 
 /// A ListerWatcher over kube's client for any GVR.
@@ -91,8 +96,14 @@ impl KubeSource {
 
     async fn send(
         &self,
-        request: http::Request<Vec<u8>>,
+        mut request: http::Request<Vec<u8>>,
     ) -> Result<http::Response<kube::client::Body>, SourceError> {
+        if self.target.protobuf {
+            request.headers_mut().insert(
+                http::header::ACCEPT,
+                http::HeaderValue::from_static(protobuf::ACCEPT),
+            );
+        }
         let response = self
             .client
             .send(request.map(kube::client::Body::from))
@@ -121,12 +132,16 @@ impl ListerWatcher for KubeSource {
     fn list<'a>(&'a self, opts: &'a ListOptions) -> SourceFuture<'a, ListPage> {
         Box::pin(async move {
             let response = self.send(self.list_request(opts)?).await?;
+            let is_protobuf = protobuf::is_protobuf(content_type(&response));
             let body = response
                 .into_body()
                 .collect()
                 .await
                 .map_err(|e| transport_error(&e))?
                 .to_bytes();
+            if is_protobuf {
+                return protobuf::parse_list(&body).and_then(protobuf::whole);
+            }
             parse_list(&body)
         })
     }
@@ -134,13 +149,24 @@ impl ListerWatcher for KubeSource {
     fn watch<'a>(&'a self, opts: &'a WatchOptions) -> SourceFuture<'a, WatchStream> {
         Box::pin(async move {
             let response = self.send(self.watch_request(opts)?).await?;
+            let is_protobuf = protobuf::is_protobuf(content_type(&response));
             let chunks = response
                 .into_body()
                 .into_data_stream()
                 .map(|r| r.map_err(|e| transport_error(&e)));
+            if is_protobuf {
+                return Ok(protobuf::frames(chunks).boxed());
+            }
             Ok(frames(chunks).boxed())
         })
     }
+}
+
+fn content_type<B>(response: &http::Response<B>) -> Option<&str> {
+    response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
 }
 
 /// `&resourceVersion=…&limit=…&continue=…` as client-go's pager sends them (the URL kube built

@@ -26,10 +26,17 @@
 //! core/v1 Secrets (resource `secrets`): their `data`/`stringData` values, also inside the
 //! last-applied annotation, are written `"REDACTED"` unless the recording keeps them
 //! ([`SecretData::Keep`], `--show-secret-data`), as every other output does.
+//!
+//! A page or frame that came in protobuf (`kinformer proxy` in front of a typed client-go
+//! client) is written decoded, as the JSON answer would have held it, plus the bytes as sent
+//! (`"protobuf"`: base64; left out of a redacted Secret stream) and, when a kind had no
+//! message, `"metadata_only":"APIVERSION KIND"` (its objects are their metadata alone).
 
 use std::io::Read;
 use std::time::Duration;
 
+use base64::Engine;
+use base64::prelude::BASE64_STANDARD;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -90,6 +97,18 @@ pub struct Entry {
     pub t: u64,
     pub resource: String,
     pub kind: EntryKind,
+    /// A page or frame that came in protobuf: the bytes as the server sent them.
+    pub protobuf: Option<ProtobufWire>,
+}
+
+/// A protobuf answer (`kinformer proxy` in front of a typed client-go client) as recorded
+/// beside its decoded JSON: the bytes the server sent (a LIST body; a watch frame without its
+/// length prefix), and the `apiVersion kind` whose objects could only be decoded as metadata.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProtobufWire {
+    /// The bytes as sent; empty in a Secret stream written redacted (they hold the values).
+    pub bytes: Bytes,
+    pub metadata_only: Option<String>,
 }
 
 /// What an entry records.
@@ -241,6 +260,20 @@ pub fn write_entry_redacting(
     kind: &EntryKind,
     redact: bool,
 ) {
+    write_entry_with_wire(out, t, resource, kind, redact, None);
+}
+
+/// [`write_entry_redacting`] of a page or frame that came in protobuf: its bytes (base64) and
+/// what was decoded metadata only go into the page or frame object (`protobuf`,
+/// `metadata_only`); the bytes are left out when `redact` (they hold the Secret values).
+pub fn write_entry_with_wire(
+    out: &mut Vec<u8>,
+    t: u64,
+    resource: &str,
+    kind: &EntryKind,
+    redact: bool,
+    wire: Option<&ProtobufWire>,
+) {
     out.extend_from_slice(format!("{{\"t\":{t},\"r\":").as_bytes());
     json(out, &resource);
     let key = match kind {
@@ -255,7 +288,10 @@ pub fn write_entry_redacting(
     out.extend_from_slice(format!(",\"{key}\":").as_bytes());
     match kind {
         EntryKind::List(o) => json(out, &list_rec(o)),
-        EntryKind::Page(page) => write_page(out, page, redact),
+        EntryKind::Page(page) => {
+            write_page(out, page, redact);
+            write_wire(out, wire, redact);
+        }
         EntryKind::Watch(o) => json(
             out,
             &WatchRec {
@@ -264,11 +300,34 @@ pub fn write_entry_redacting(
                 initial_events: o.send_initial_events,
             },
         ),
-        EntryKind::Frame(frame) => write_frame(out, frame, redact),
+        EntryKind::Frame(frame) => {
+            write_frame(out, frame, redact);
+            write_wire(out, wire, redact);
+        }
         EntryKind::Error(e) | EntryKind::StreamError(e) => json(out, &ErrorRec::from(e)),
         EntryKind::End => out.extend_from_slice(b"true"),
     }
     out.extend_from_slice(b"}\n");
+}
+
+/// Adds `protobuf` and `metadata_only` to the page or frame object just written.
+fn write_wire(out: &mut Vec<u8>, wire: Option<&ProtobufWire>, redact: bool) {
+    let Some(wire) = wire else {
+        return;
+    };
+    if out.pop() != Some(b'}') {
+        return;
+    }
+    if !redact {
+        out.extend_from_slice(b",\"protobuf\":\"");
+        out.extend_from_slice(BASE64_STANDARD.encode(&wire.bytes).as_bytes());
+        out.push(b'"');
+    }
+    if let Some(kind) = &wire.metadata_only {
+        out.extend_from_slice(b",\"metadata_only\":");
+        json(out, kind);
+    }
+    out.push(b'}');
 }
 
 fn list_rec(o: &ListOptions) -> ListRec {
@@ -369,6 +428,34 @@ struct PageRec<'a> {
     continue_token: Option<String>,
     #[serde(borrow)]
     items: Vec<&'a RawValue>,
+    #[serde(default)]
+    protobuf: Option<String>,
+    #[serde(default)]
+    metadata_only: Option<String>,
+}
+
+/// A protobuf page's or frame's `protobuf` (base64) and `metadata_only`.
+struct WireRec {
+    protobuf: Option<String>,
+    metadata_only: Option<String>,
+}
+
+impl WireRec {
+    fn into_wire(self) -> Result<Option<ProtobufWire>, String> {
+        if self.protobuf.is_none() && self.metadata_only.is_none() {
+            return Ok(None);
+        }
+        let bytes = match self.protobuf {
+            Some(text) => BASE64_STANDARD
+                .decode(text)
+                .map_err(|e| format!("protobuf is not base64: {e}"))?,
+            None => Vec::new(),
+        };
+        Ok(Some(ProtobufWire {
+            bytes: bytes.into(),
+            metadata_only: self.metadata_only,
+        }))
+    }
 }
 
 #[derive(Deserialize)]
@@ -381,11 +468,16 @@ struct FrameRec<'a> {
     #[serde(default)]
     initial_events_end: bool,
     status: Option<ErrorRec>,
+    #[serde(default)]
+    protobuf: Option<String>,
+    #[serde(default)]
+    metadata_only: Option<String>,
 }
 
 impl EntryRec<'_> {
-    fn into_kind(self) -> Result<EntryKind, String> {
+    fn into_kind(self) -> Result<(EntryKind, Option<ProtobufWire>), String> {
         let mut kinds = Vec::new();
+        let mut wire = None;
         if let Some(l) = self.list {
             kinds.push(EntryKind::List(ListOptions {
                 resource_version: l.rv,
@@ -394,6 +486,11 @@ impl EntryRec<'_> {
             }));
         }
         if let Some(p) = self.page {
+            wire = WireRec {
+                protobuf: p.protobuf,
+                metadata_only: p.metadata_only,
+            }
+            .into_wire()?;
             kinds.push(EntryKind::Page(ListPage {
                 items: p.items.iter().map(|i| raw_bytes(i)).collect(),
                 resource_version: p.rv,
@@ -407,7 +504,12 @@ impl EntryRec<'_> {
                 send_initial_events: w.initial_events,
             }));
         }
-        if let Some(f) = self.frame {
+        if let Some(mut f) = self.frame {
+            wire = WireRec {
+                protobuf: f.protobuf.take(),
+                metadata_only: f.metadata_only.take(),
+            }
+            .into_wire()?;
             kinds.push(EntryKind::Frame(f.into_frame()?));
         }
         if let Some(e) = self.error {
@@ -420,7 +522,7 @@ impl EntryRec<'_> {
             kinds.push(EntryKind::End);
         }
         match kinds.len() {
-            1 => Ok(kinds.remove(0)),
+            1 => Ok((kinds.remove(0), wire)),
             0 => Err(
                 "an entry with none of list, page, watch, frame, error, stream_error, end".into(),
             ),
@@ -539,12 +641,13 @@ impl RecordFile {
                 ));
             }
             let t = rec.t;
-            let kind = rec.into_kind().map_err(|m| RecordError::at(n, m))?;
+            let (kind, protobuf) = rec.into_kind().map_err(|m| RecordError::at(n, m))?;
             entries.push(Entry {
                 line: n,
                 t,
                 resource,
                 kind,
+                protobuf,
             });
         }
         Ok(Self {
@@ -552,6 +655,27 @@ impl RecordFile {
             entries,
             stopped,
         })
+    }
+}
+
+impl RecordFile {
+    /// Each kind whose protobuf objects were recorded metadata only, once: the first line
+    /// that says so, the resource, and `APIVERSION KIND`.
+    pub fn metadata_only(&self) -> Vec<(usize, &str, &str)> {
+        let mut found: Vec<(usize, &str, &str)> = Vec::new();
+        for entry in &self.entries {
+            let Some(kind) = entry
+                .protobuf
+                .as_ref()
+                .and_then(|w| w.metadata_only.as_deref())
+            else {
+                continue;
+            };
+            if !found.iter().any(|(_, _, k)| *k == kind) {
+                found.push((entry.line, &entry.resource, kind));
+            }
+        }
+        found
     }
 }
 
@@ -699,6 +823,46 @@ mod tests {
             panic!("not a frame: {:?}", file.entries[3]);
         };
         assert_eq!(&**raw, &object, "objects are kept byte for byte");
+    }
+
+    #[test]
+    fn a_protobuf_page_and_frame_keep_their_bytes_beside_the_decoded_json() {
+        let object = Bytes::from_static(br#"{"metadata":{"name":"a","resourceVersion":"7"}}"#);
+        let page = EntryKind::Page(ListPage {
+            items: vec![object.clone()],
+            resource_version: "7".into(),
+            continue_token: None,
+        });
+        let frame = EntryKind::Frame(WatchFrame::Added(object.clone().into()));
+        let wire = ProtobufWire {
+            bytes: Bytes::from_static(b"k8s\0\x0a\x00\xff"),
+            metadata_only: None,
+        };
+        let thinned = ProtobufWire {
+            bytes: Bytes::from_static(b"k8s\0"),
+            metadata_only: Some("example.com/v1 Widget".into()),
+        };
+        let mut text = format!("{}\n", header()).into_bytes();
+        write_entry_with_wire(&mut text, 1, "pods", &page, false, Some(&wire));
+        write_entry_with_wire(&mut text, 2, "pods", &frame, false, Some(&thinned));
+        write_entry_with_wire(&mut text, 3, "pods", &frame, true, Some(&wire));
+        let lines = String::from_utf8_lossy(&text).into_owned();
+        assert!(
+            lines.contains(r#""items":[{"metadata":{"name":"a","resourceVersion":"7"}}],"protobuf":"azhzAAoA/w=="}"#),
+            "{lines}"
+        );
+        let file = RecordFile::parse(&text).unwrap();
+        assert_eq!(file.entries[0].protobuf, Some(wire));
+        assert_eq!(file.entries[1].protobuf, Some(thinned));
+        assert!(
+            matches!(&file.entries[1].kind, EntryKind::Frame(WatchFrame::Added(raw)) if **raw == object),
+            "the decoded object is the frame's object"
+        );
+        assert_eq!(
+            file.entries[2].protobuf, None,
+            "a redacted stream keeps no bytes (they hold the Secret values)"
+        );
+        assert_eq!(file.metadata_only(), [(3, "pods", "example.com/v1 Widget")]);
     }
 
     #[test]

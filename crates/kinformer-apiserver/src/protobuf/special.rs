@@ -14,7 +14,7 @@ fn malformed(why: impl Into<String>) -> DecodeError {
     DecodeError::Malformed(why.into())
 }
 
-fn varint_field(bytes: &[u8], number: u32) -> Result<Option<u64>, DecodeError> {
+pub fn varint_field(bytes: &[u8], number: u32) -> Result<Option<u64>, DecodeError> {
     let mut found = None;
     for (n, value) in wire::fields(bytes)? {
         if let (true, Wire::Varint(v)) = (n == number, value) {
@@ -24,7 +24,7 @@ fn varint_field(bytes: &[u8], number: u32) -> Result<Option<u64>, DecodeError> {
     Ok(found)
 }
 
-fn bytes_field(bytes: &[u8], number: u32) -> Result<Option<&[u8]>, DecodeError> {
+pub fn bytes_field(bytes: &[u8], number: u32) -> Result<Option<&[u8]>, DecodeError> {
     let mut found = None;
     for (n, value) in wire::fields(bytes)? {
         if let (true, Wire::Bytes(v)) = (n == number, value) {
@@ -49,6 +49,72 @@ pub fn time(bytes: &[u8], micro: bool) -> Result<Value, DecodeError> {
     } else {
         format!("{whole}Z")
     }))
+}
+
+/// [`time`] written straight into `out` (`null`, or the quoted RFC 3339 text in UTC).
+pub fn write_time(out: &mut Vec<u8>, bytes: &[u8], micro: bool) -> Result<(), DecodeError> {
+    if bytes.is_empty() {
+        out.extend_from_slice(b"null");
+        return Ok(());
+    }
+    let seconds = varint_field(bytes, 1)?.unwrap_or(0).cast_signed();
+    let nanos = wire::int32(varint_field(bytes, 2)?.unwrap_or(0));
+    let days = seconds.div_euclid(86_400);
+    let of_day = seconds.rem_euclid(86_400);
+    let (year, month, day) = civil(days);
+    if !(0..=9999).contains(&year) || !(0..1_000_000_000).contains(&nanos) {
+        return Err(malformed("a time is out of range"));
+    }
+    let mut text = [0u8; 29];
+    let mut put = |at: usize, value: i64, width: usize| {
+        let mut value = value;
+        for i in (at..at + width).rev() {
+            text[i] = b'0' + u8::try_from(value % 10).unwrap_or(0);
+            value /= 10;
+        }
+    };
+    put(1, year, 4);
+    put(6, month, 2);
+    put(9, day, 2);
+    put(12, of_day / 3600, 2);
+    put(15, of_day / 60 % 60, 2);
+    put(18, of_day % 60, 2);
+    put(21, i64::from(nanos / 1000), 6);
+    for (at, byte) in [
+        (0, b'"'),
+        (5, b'-'),
+        (8, b'-'),
+        (11, b'T'),
+        (14, b':'),
+        (17, b':'),
+    ] {
+        text[at] = byte;
+    }
+    let end = if micro {
+        text[20] = b'.';
+        27
+    } else {
+        20
+    };
+    text[end] = b'Z';
+    text[end + 1] = b'"';
+    out.extend_from_slice(&text[..end + 2]);
+    Ok(())
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`).
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// `Duration` (duration 1, nanoseconds) as Go writes it: `1h0m0s`, `1.5s`, `300ms`.
@@ -150,6 +216,37 @@ mod tests {
         assert_eq!(go_duration(90_000_000_000), "1m30s");
         assert_eq!(go_duration(300_000_000), "300ms");
         assert_eq!(go_duration(-2_000), "-2µs");
+    }
+
+    #[test]
+    fn written_times_match_the_value_times() {
+        for (seconds, nanos) in [
+            (0i64, 0i32),
+            (1_764_000_000, 123_456_789),
+            (951_782_400, 0),
+            (-86_401, 0),
+        ] {
+            let mut bytes = vec![0x08];
+            let mut value = seconds.cast_unsigned();
+            while value >= 0x80 {
+                bytes.push(u8::try_from(value & 0x7f).unwrap_or(0) | 0x80);
+                value >>= 7;
+            }
+            bytes.push(u8::try_from(value).unwrap_or(0));
+            bytes.push(0x10);
+            let mut value = u64::try_from(nanos).unwrap_or(0);
+            while value >= 0x80 {
+                bytes.push(u8::try_from(value & 0x7f).unwrap_or(0) | 0x80);
+                value >>= 7;
+            }
+            bytes.push(u8::try_from(value).unwrap_or(0));
+            for micro in [false, true] {
+                let mut out = Vec::new();
+                assert_eq!(write_time(&mut out, &bytes, micro), Ok(()));
+                let expected = time(&bytes, micro).map(|v| v.to_string());
+                assert_eq!(Ok(String::from_utf8_lossy(&out).into_owned()), expected);
+            }
+        }
     }
 
     #[test]
