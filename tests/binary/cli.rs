@@ -678,6 +678,26 @@ async fn embedded_mode_and_demo_run_without_a_cluster() {
     );
 }
 
+/// Issue 49 item 5: the tour's climax — the forced 410 and the relist 20 s after the sync —
+/// is in every output format, not only the table: `demo -o jsonl` has the `watch-error` 410,
+/// the `relist` and its second `list-done`, and no narration on stderr (the table's only).
+#[tokio::test]
+async fn demo_as_jsonl_runs_the_same_tour_its_410_and_relist_included() {
+    let demo = run(kinformer(&["demo", "-o", "jsonl", "--timeout", "24s"])).await;
+    assert_eq!(demo.code, 0, "{}", demo.stderr);
+    let lines = parse_jsonl(&demo.stdout);
+    let gone = events(&lines, "reflector", "watch-error");
+    assert!(gone.iter().any(|v| v["code"] == 410), "{gone:?}");
+    let relists = events(&lines, "reflector", "relist");
+    assert_eq!(relists.len(), 1, "{relists:?}");
+    assert_eq!(events(&lines, "reflector", "list-done").len(), 2);
+    assert!(
+        !demo.stderr.contains("── "),
+        "the narration is the table's: {}",
+        demo.stderr
+    );
+}
+
 #[tokio::test]
 async fn works_as_a_kubectl_plugin() {
     let c = Cluster::start().await;
