@@ -245,6 +245,39 @@ async fn dump_by_index_prints_only_the_objects_under_one_index_value() {
         "{namespaces:?}"
     );
     assert!(namespaces.len() < all["items"].as_array().unwrap().len());
+    // Issue 49 item 10: only the index asked for is printed, not every index table.
+    let tables = run(c.cmd(&[
+        "dump",
+        "cm",
+        "-A",
+        "-o",
+        "json",
+        "--index",
+        "app=label:app",
+        "--by-index",
+        "namespace=default",
+    ]))
+    .await;
+    assert_eq!(tables.code, 0, "{}", tables.stderr);
+    let v: Value = serde_json::from_str(&tables.stdout).unwrap();
+    let indices: Vec<&String> = v["indices"].as_object().unwrap().keys().collect();
+    assert_eq!(indices, ["namespace"], "{}", tables.stdout);
+    let table = run(c.cmd(&[
+        "dump",
+        "cm",
+        "-A",
+        "--index",
+        "app=label:app",
+        "--by-index",
+        "namespace=default",
+    ]))
+    .await;
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(
+        table.stdout.contains("INDEX namespace") && !table.stdout.contains("INDEX app"),
+        "{}",
+        table.stdout
+    );
     let unknown = run(c.cmd(&["dump", "cm", "-A", "--by-index", "owner=x"])).await;
     assert_eq!(unknown.code, 2, "{}", unknown.stderr);
     assert!(

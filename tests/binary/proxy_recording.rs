@@ -333,6 +333,18 @@ async fn assert_replays_as_it_happened(record: &Path, ns: &str, dir: &Path) {
             "{stream}: the replay ran to {ran_to} ms of a recording that stopped at {stopped} ms"
         );
     }
+    // On the wall clock (the default) a replay takes the recording's time, and says so.
+    let mut wall = kinformer(&["replay", "--timeout", "1s", "--stream"]);
+    wall.arg(stream_of("kubectl", ns)).arg(record);
+    let wall = run(wall).await;
+    assert_eq!(wall.code, 0, "{}", wall.stderr);
+    assert!(
+        wall.stderr
+            .lines()
+            .any(|l| l.contains("on the wall clock: it takes") && l.contains("--clock virtual")),
+        "{}",
+        wall.stderr
+    );
     let asked = run({
         let mut c = kinformer(&["replay", "--clock", "virtual"]);
         c.arg(record);
@@ -512,4 +524,26 @@ async fn a_proxy_says_on_stderr_when_its_server_goes_away() {
         "said once, when it became unreachable: {stderr}"
     );
     assert!(said[0].starts_with("warning: the API server became unreachable"));
+}
+
+/// Issue 49 item 10: the recording of a proxy nobody used says so plainly when replayed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_replay_of_a_proxy_nobody_used_says_so() {
+    let (server, dir) = embedded().await;
+    let proxy = Proxied::start(&dir.path().join("upstream"), dir.path(), Stop::Interrupt).await;
+    let record = proxy.record();
+    let (code, stderr) = proxy.stop(Stop::Interrupt).await;
+    assert_eq!(code, 130, "{stderr}");
+    let mut replay = kinformer(&["replay"]);
+    replay.arg(&record);
+    let replayed = run(replay).await;
+    assert_eq!(replayed.code, 7, "{}", replayed.stderr);
+    assert_eq!(
+        replayed.stderr,
+        format!(
+            "error: {}:1: nothing to replay: no client listed or watched anything through the proxy while it recorded\n",
+            record.display()
+        )
+    );
+    server.shutdown().await;
 }
