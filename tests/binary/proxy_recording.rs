@@ -193,7 +193,7 @@ fn millis_between(a: &Value, b: &Value) -> i64 {
             .parse()
             .unwrap_or_else(|e| panic!("{e}: {v}"))
     };
-    t(b).duration_since(t(a)).as_millis() as i64
+    i64::try_from(t(b).duration_since(t(a)).as_millis()).expect("milliseconds")
 }
 
 /// What the user did, on `upstream` (a kubeconfig) in `ns`: a proxy, a late informer and a
@@ -303,7 +303,7 @@ async fn assert_replays_as_it_happened(record: &Path, ns: &str, dir: &Path) {
         let list_done = first(&lines, "list-done");
         let began = millis_between(&header["created"], &list_start["ts"]);
         assert!(
-            began >= LATE_START.as_millis() as i64,
+            began >= i64::try_from(LATE_START.as_millis()).expect("milliseconds"),
             "{stream}: the first LIST is stamped when it was made, {began} ms after the start"
         );
         let took = millis_between(&list_start["ts"], &list_done["ts"]);
@@ -329,7 +329,7 @@ async fn assert_replays_as_it_happened(record: &Path, ns: &str, dir: &Path) {
             .expect("a line");
         let ran_to = millis_between(&header["created"], &last["ts"]);
         assert!(
-            ran_to + 1000 >= stopped as i64,
+            ran_to + 1000 >= i64::try_from(stopped).expect("milliseconds"),
             "{stream}: the replay ran to {ran_to} ms of a recording that stopped at {stopped} ms"
         );
     }
