@@ -95,6 +95,7 @@ async fn run(settings: &Settings) -> Result<String, Failure> {
         upstream: kube::Client::try_from(upstream)?,
         tracer: Tracer::new(events, StageSet::ALL),
         record: None,
+        on_upstream: None,
     })
     .await?;
     let direct = server.client();

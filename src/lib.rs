@@ -21,3 +21,4 @@ pub mod proxy;
 pub(crate) mod redact;
 pub mod report;
 pub mod scenario;
+pub(crate) mod yaml_error;

@@ -413,17 +413,78 @@ fn certificate_error<'a>(
         })
 }
 
-/// A certificate error in Go's x509 words.
+/// A certificate error in Go's x509 words (crypto/x509 verify.go: `HostnameError`,
+/// `CertificateInvalidError`, `UnknownAuthorityError`).
 fn x509_words(e: &rustls::CertificateError) -> String {
+    use rustls::CertificateError as E;
     match e {
-        rustls::CertificateError::UnknownIssuer => {
-            "x509: certificate signed by unknown authority".to_owned()
-        }
-        rustls::CertificateError::Expired | rustls::CertificateError::NotValidYet => {
+        E::UnknownIssuer => "x509: certificate signed by unknown authority".to_owned(),
+        E::ExpiredContext { time, not_after } => format!(
+            "x509: certificate has expired or is not yet valid: current time {} is after {}",
+            rfc3339(*time),
+            rfc3339(*not_after)
+        ),
+        E::NotValidYetContext { time, not_before } => format!(
+            "x509: certificate has expired or is not yet valid: current time {} is before {}",
+            rfc3339(*time),
+            rfc3339(*not_before)
+        ),
+        E::Expired | E::NotValidYet => {
             "x509: certificate has expired or is not yet valid".to_owned()
         }
-        other => format!("x509: {other:?}"),
+        E::NotValidForNameContext {
+            expected,
+            presented,
+        } => hostname_error(&expected.to_str(), presented),
+        E::NotValidForName => "x509: certificate is not valid for the server's name".to_owned(),
+        E::BadSignature => "x509: signature verification failed".to_owned(),
+        E::Revoked => "x509: certificate has been revoked".to_owned(),
+        E::InvalidPurpose | E::InvalidPurposeContext { .. } => {
+            "x509: certificate specifies an incompatible key usage".to_owned()
+        }
+        E::BadEncoding => "x509: malformed certificate".to_owned(),
+        other => format!("x509: {other}"),
     }
+}
+
+/// Go's `HostnameError`: the names the certificate is valid for — its IP SANs when `host`
+/// is an address, else its DNS SANs — and the one asked for. `presented` holds rustls'
+/// `DnsName("…")` and `IpAddress(…)`.
+fn hostname_error(host: &str, presented: &[String]) -> String {
+    let ip = host.parse::<std::net::IpAddr>().is_ok();
+    let names: Vec<String> = presented
+        .iter()
+        .filter_map(|p| {
+            let (kind, rest) = p.split_once('(')?;
+            let name = rest.strip_suffix(')')?.trim_matches('"');
+            match (kind, ip) {
+                // As Go's net.IP prints it (webpki writes `::1` as `0::1`).
+                ("IpAddress", true) => name.parse::<std::net::IpAddr>().ok().map(|a| a.to_string()),
+                ("DnsName", false) => Some(name.to_owned()),
+                _ => None,
+            }
+        })
+        .collect();
+    match (names.is_empty(), ip) {
+        (true, true) => format!(
+            "x509: cannot validate certificate for {host} because it doesn't contain any IP SANs"
+        ),
+        (true, false) => {
+            format!("x509: certificate is not valid for any names, but wanted to match {host}")
+        }
+        (false, _) => format!(
+            "x509: certificate is valid for {}, not {host}",
+            names.join(", ")
+        ),
+    }
+}
+
+/// A certificate time as Go's `time.RFC3339` prints it in UTC.
+fn rfc3339(t: rustls::pki_types::UnixTime) -> String {
+    let secs = i64::try_from(t.as_secs()).unwrap_or(i64::MAX);
+    jiff::Timestamp::from_second(secs)
+        .map(|ts| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|_| secs.to_string())
 }
 
 fn io_cause<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
@@ -449,6 +510,43 @@ fn go_style(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_mismatch_reads_as_gos_hostname_error() {
+        let presented = [
+            r#"DnsName("localhost")"#.to_owned(),
+            "IpAddress(127.0.0.1)".to_owned(),
+            "IpAddress(0::1)".to_owned(),
+        ];
+        assert_eq!(
+            hostname_error("10.0.0.1", &presented),
+            "x509: certificate is valid for 127.0.0.1, ::1, not 10.0.0.1"
+        );
+        assert_eq!(
+            hostname_error("kubernetes.example", &presented),
+            "x509: certificate is valid for localhost, not kubernetes.example"
+        );
+        assert_eq!(
+            hostname_error("10.0.0.1", &presented[..1]),
+            "x509: cannot validate certificate for 10.0.0.1 because it doesn't contain any IP SANs"
+        );
+        assert_eq!(
+            hostname_error("a.example", &presented[1..]),
+            "x509: certificate is not valid for any names, but wanted to match a.example"
+        );
+        let expired = rustls::CertificateError::ExpiredContext {
+            time: rustls::pki_types::UnixTime::since_unix_epoch(std::time::Duration::from_secs(
+                1_800_000_000,
+            )),
+            not_after: rustls::pki_types::UnixTime::since_unix_epoch(
+                std::time::Duration::from_secs(1_700_000_000),
+            ),
+        };
+        assert_eq!(
+            x509_words(&expired),
+            "x509: certificate has expired or is not yet valid: current time 2027-01-15T08:00:00Z is after 2023-11-14T22:13:20Z"
+        );
+    }
 
     fn uri(s: &str) -> Uri {
         s.parse().unwrap()

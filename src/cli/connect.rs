@@ -309,6 +309,10 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ConnectError> {
     Kubeconfig::read_from(path).map_err(|e| {
         let why = match &e {
             KubeconfigError::ReadConfig(io, _) => io.to_string(),
+            KubeconfigError::Parse(yaml) => format!(
+                "failed to parse kubeconfig YAML: {}",
+                crate::yaml_error::one_line(yaml)
+            ),
             other => one_line(other),
         };
         ConnectError::Kubeconfig(format!("cannot read kubeconfig {}: {why}", path.display()))

@@ -1,8 +1,8 @@
 //! `kinformer demo`: the cluster-free tour. An embedded API server with the builtin seed and
 //! pod churn; an informer on pods in all namespaces with a fast handler (short resync) and a
 //! slow one (processing delay), every stage shown live until Ctrl-C or `--duration`.
-//! In table output the demo narrates its phases on stderr ([`super::tour`]) and forces a
-//! relist 20 s after the first sync. `--scenario FILE` replaces the churn with a scenario's
+//! It forces a relist 20 s after the first sync in every output format (the same run as a
+//! table or as JSONL); in table output it narrates its phases on stderr ([`super::tour`]). `--scenario FILE` replaces the churn with a scenario's
 //! timed writes, faults and handler changes, played from the informer's first sync; the
 //! scenario's `end` step stops the demo.
 
@@ -25,7 +25,7 @@ use super::connect::ClusterChoice;
 use super::connect::{deadline_after, unless_interrupted};
 use super::exit::CliError;
 use super::inspect::{Inspection, Selection, list_progress};
-use super::live::{live, stopped_before_start};
+use super::live::stopped_before_start;
 use super::recording;
 use super::reporting::{ReportAtExit, server_of, tap_of};
 use super::scenario_play::{
@@ -95,10 +95,12 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
             let driver = Driver::Scenario(scenario);
             play(inspection, driver, hidden, stop_when, signals, report).await
         }
-        None if args.output.output.is_table() => {
-            play(inspection, Driver::Tour, hidden, stop_when, signals, report).await
+        None => {
+            let driver = Driver::Tour {
+                narrated: args.output.output.is_table(),
+            };
+            play(inspection, driver, hidden, stop_when, signals, report).await
         }
-        None => live(inspection, hidden, stop_when, signals, report).await,
     };
     if let Some((recorder, path, labels)) = recording {
         recording::finish(recorder, path, &labels).await?;
@@ -110,8 +112,9 @@ pub async fn run(mut args: DemoArgs, signals: &mut Signals) -> Result<i32, CliEr
 enum Driver<'a> {
     /// A scenario's steps (`--scenario`).
     Scenario(&'a Scenario),
-    /// The narrated tour (table output): a line per phase on stderr, and a forced relist.
-    Tour,
+    /// The tour: a forced relist, in every output format; `narrated` (table output): a line
+    /// per phase on stderr.
+    Tour { narrated: bool },
 }
 
 /// Streams the session while the driver runs; inspector steps reach the stream loop. The
@@ -146,7 +149,8 @@ async fn play(
     let session = Session::start(plan).map_err(|e| CliError::Usage(e.to_string()))?;
     let mut progress = list_progress();
     let stdout = progress.writer(io::stdout(), io::stdout().is_terminal());
-    let narration = matches!(driver, Driver::Tour).then(|| {
+    let narrated = matches!(driver, Driver::Tour { narrated: true });
+    let narration = narrated.then(|| {
         let mut narrator = Narrator::default();
         Narration::to_stderr(Box::new(move |e: &Event| narrator.observe(e)))
     });
@@ -178,7 +182,7 @@ async fn play(
             Driver::Scenario(s) => {
                 Box::pin(play_after_sync(s, server, synced, &actions_tx, &report))
             }
-            Driver::Tour => Box::pin(force_relist(server, synced)),
+            Driver::Tour { narrated } => Box::pin(force_relist(server, synced, narrated)),
         };
         tokio::pin!(streaming, player);
         let mut playing = true;
@@ -197,16 +201,19 @@ async fn play(
 }
 
 /// The tour's 410: [`RELIST_AFTER`] after the first sync, the server expires every
-/// resourceVersion and ends the watches, so the informer's next watch gets 410 and relists.
-async fn force_relist(server: &EmbeddedServer, mut synced: watch::Receiver<bool>) {
+/// resourceVersion and ends the watches, so the informer's next watch gets 410 and relists;
+/// `narrated`, it is said on stderr first.
+async fn force_relist(server: &EmbeddedServer, mut synced: watch::Receiver<bool>, narrated: bool) {
     if synced.wait_for(|s| *s).await.is_err() {
         return;
     }
     tokio::time::sleep(RELIST_AFTER).await;
     let told =
         "── the server now expires every resourceVersion and ends the watches (a 410 is next)";
-    for line in narration::wrapped(told, narration::stderr_width()) {
-        eprintln!("{line}");
+    if narrated {
+        for line in narration::wrapped(told, narration::stderr_width()) {
+            eprintln!("{line}");
+        }
     }
     for fault in [Fault::ExpireAll, Fault::CloseWatches] {
         // Both faults are valid by construction.

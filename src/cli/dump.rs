@@ -169,7 +169,8 @@ type Snapshot = (
     BTreeMap<String, BTreeMap<String, Vec<String>>>,
 );
 
-/// `by_index`: only the objects under that index value (client-go's ByIndex).
+/// `by_index`: only the objects under that index value (client-go's ByIndex), and only that
+/// index's table.
 fn snapshot(store: &Cache, by_index: Option<&(String, String)>) -> Snapshot {
     let objects = match by_index {
         Some((name, value)) => {
@@ -179,7 +180,12 @@ fn snapshot(store: &Cache, by_index: Option<&(String, String)>) -> Snapshot {
         }
         None => store.list_sorted(),
     };
-    let index_names: Vec<String> = store.indexers().names().map(str::to_owned).collect();
+    let index_names: Vec<String> = store
+        .indexers()
+        .names()
+        .filter(|name| by_index.is_none_or(|(asked, _)| asked == name))
+        .map(str::to_owned)
+        .collect();
     let indices = index_names
         .iter()
         .map(|name| {

@@ -25,7 +25,7 @@ pub const EXIT_CODES: &[(i32, &str)] = &[
     ),
     (
         2,
-        "usage: unknown flag, bad value (duration, handler, index, selector, output) — before any network call",
+        "usage: unknown flag, bad value (duration, handler, index, selector, output) — before any network call; `replay` of a proxy recording of several streams without `--stream` (the error names them)",
     ),
     (
         3,

@@ -149,6 +149,8 @@ impl Inspection {
                     connection.client.clone(),
                     selection.target(resource, pipeline, &connection.default_namespace),
                 )),
+                starts_at: None,
+                informer: None,
             })
             .collect();
         let plan = SessionPlan {

@@ -1,20 +1,24 @@
 //! `kinformer proxy`: relays every client to the API server (`--kubeconfig`/`--context`, or
 //! `--embedded`) through `crate::proxy`, writes the clients' kubeconfig, and streams what their
 //! informers did as trace lines on stdout until Ctrl-C/SIGTERM or `--timeout`; then the
-//! summary per client and stream, and the record file (`--record`) is completed.
+//! summary per client and stream, and the record file (`--record`) is completed. An upstream
+//! that does not answer at start is an error (exit 5); one that stops answering later is said
+//! on stderr.
 
 use std::io::{self, BufWriter, IsTerminal};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
 use crate::informer::trace::{Event, TraceEvent, Tracer};
 use crate::output::{EventRenderer, Hidden, RenderOptions};
-use crate::proxy::{Proxy, ProxyConfig};
+use crate::proxy::{Proxy, ProxyConfig, Upstream};
 
 use super::args::ProxyArgs;
 use super::connect::{ClusterChoice, Connection, deadline_after, unless_interrupted};
 use super::exit::CliError;
+use super::live::stopped_before_start;
 use super::reporting::{ReportAtExit, server_of, tap_of};
 use super::stream::{STDOUT_BUFFER, Signals};
 
@@ -27,6 +31,10 @@ pub async fn run(args: ProxyArgs, signals: &mut Signals) -> Result<i32, CliError
         Ok(connected) => connected?,
         Err(_) => return Ok(0),
     };
+    let version = match unless_interrupted(reach(&connection), signals, deadline).await {
+        Ok(reached) => reached?,
+        Err(cut) => return stopped_before_start(cut, args.timeout),
+    };
     let report = ReportAtExit::asked(args.report.path.as_deref());
     let (shown, hidden) =
         ReportAtExit::stages(report.as_ref(), args.show.stages(), args.show.hidden());
@@ -35,7 +43,7 @@ pub async fn run(args: ProxyArgs, signals: &mut Signals) -> Result<i32, CliError
     let (done, rendered) = oneshot::channel();
     let out = renderer(&args, hidden).with_tap(tap_of(report.as_ref()));
     let serving = async {
-        let served = serve(&args, &connection, tracer, signals, deadline).await;
+        let served = serve(&args, &connection, version, tracer, signals, deadline).await;
         let _ = done.send(());
         served
     };
@@ -58,10 +66,32 @@ fn upstream(args: &ProxyArgs) -> ClusterChoice {
     }
 }
 
+/// The upstream answers (its `gitVersion`), or the error kubectl would print for it: the
+/// proxy does not start in front of a server nobody can reach (exit 5).
+async fn reach(connection: &Connection) -> Result<String, CliError> {
+    connection
+        .client
+        .apiserver_version()
+        .await
+        .map(|v| v.git_version)
+        .map_err(|e| CliError::from_kube(&e, "get", "version"))
+}
+
+/// Says on stderr when the upstream stops answering, and when it answers again.
+fn say_upstream(change: &Upstream) {
+    match change {
+        Upstream::Unreachable(why) => eprintln!(
+            "warning: the API server became unreachable ({why}); clients get 502 BadGateway until it answers again"
+        ),
+        Upstream::Reachable => eprintln!("the API server answers again"),
+    }
+}
+
 /// Runs the proxy until a signal or the deadline; emits the summary and completes the record.
 async fn serve(
     args: &ProxyArgs,
     connection: &Connection,
+    version: String,
     tracer: Tracer,
     signals: &mut Signals,
     deadline: Option<tokio::time::Instant>,
@@ -72,6 +102,7 @@ async fn serve(
         upstream: connection.client.clone(),
         tracer: tracer.clone(),
         record: args.record.clone(),
+        on_upstream: Some(Arc::new(say_upstream)),
     })
     .await?;
     let temporary = args.kubeconfig_out.is_none();
@@ -98,13 +129,7 @@ async fn serve(
     if temporary {
         let _ = std::fs::remove_file(&path);
     }
-    let version = connection
-        .client
-        .apiserver_version()
-        .await
-        .ok()
-        .map(|v| v.git_version);
-    if let (Some(file), Some(recorded)) = (&args.record, stopped.finish_recording(version)) {
+    if let (Some(file), Some(recorded)) = (&args.record, stopped.finish_recording(Some(version))) {
         report_recording(file, recorded)?;
     }
     Ok(code)

@@ -10,15 +10,18 @@ use std::io::{self, BufWriter, IsTerminal};
 
 use tokio::sync::watch;
 
-use crate::informer::source::replay::{Replay, ReplayEnd};
+use std::time::Duration;
+
+use crate::duration::format_duration;
+use crate::informer::source::replay::{Replay, ReplayEnd, Speed};
 use crate::informer::trace::StageSet;
 use crate::output::EventRenderer;
 
-use super::args::ReplayArgs;
+use super::args::{ClockArg, ReplayArgs};
 use super::connect::deadline_after;
 use super::exit::CliError;
 use super::inspect::{list_progress, render_options};
-use super::replaying::{self, time_left, warn_of_differences};
+use super::replaying::{self, Streams, time_left, warn_of_differences};
 use super::reporting::{ReportAtExit, tap_of};
 use super::session::Session;
 use super::stream::{STDOUT_BUFFER, Signals};
@@ -28,7 +31,13 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
     let report = ReportAtExit::asked(args.report.path.as_deref());
     let (shown, hidden) =
         ReportAtExit::stages(report.as_ref(), shown_stages(&args), args.output.hidden());
-    let replaying = replaying::start(&args.file, &args.replay, &args.pipeline, shown)?;
+    let replaying = replaying::start(
+        &args.file,
+        &args.replay,
+        &args.pipeline,
+        shown,
+        Streams::AskForOne,
+    )?;
     if args.top {
         let replaying::Replaying {
             session,
@@ -39,6 +48,7 @@ pub async fn run(args: ReplayArgs, signals: &mut Signals) -> Result<i32, CliErro
         } = replaying;
         return view(session, resources, &args, &mut replay, &path, signals).await;
     }
+    say_how_long(&args, &replaying.replay, &replaying.path);
     let render = render_options(&args.output, &replaying.resources, &args.pipeline);
     let server = replaying.server_version.clone();
     let mut progress = list_progress();
@@ -106,6 +116,27 @@ async fn view(
         return Err(CliError::BadRecord(format!("{path}:{e}")));
     }
     ending?.into_exit()
+}
+
+/// A replay on the wall clock takes the recording's time (divided by `--speed`): said on
+/// stderr when that is a second or more, with how to replay it at once.
+fn say_how_long(args: &ReplayArgs, replay: &Replay, path: &str) {
+    let Speed::Factor(factor) = args.replay.speed else {
+        return;
+    };
+    if args.replay.clock != ClockArg::Wall {
+        return;
+    }
+    let takes = replay
+        .recorded_length()
+        .div_f64(factor.max(f64::MIN_POSITIVE));
+    if takes < Duration::from_secs(1) {
+        return;
+    }
+    eprintln!(
+        "replaying {path} on the wall clock: it takes {} (--clock virtual replays it at once, with the recorded times)",
+        format_duration(takes)
+    );
 }
 
 /// The stages the pipeline delivers: `--show`'s for a stream; every stage for `--top`, whose

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::informer::shared_informer::InformerConfig;
-use crate::informer::source::record_file::{EntryKind, RecordError, RecordFile};
+use crate::informer::source::record_file::{EntryKind, OBSERVED, RecordError, RecordFile};
 use crate::informer::source::replay::{Replay, ReplayEnd};
 use crate::informer::trace::{Event, StageSet, TraceClock};
 use crate::output::EventRenderer;
@@ -25,9 +25,6 @@ use super::stream::{self, Ending, Signals, StopWhen};
 
 /// How long the pipeline may settle after the last entry before the replay stops.
 const SETTLE: Duration = Duration::from_millis(100);
-
-/// The header's `client_go` of a recording of a client kinformer only observed (a proxy's).
-const OBSERVED: &str = "observed";
 
 /// At most this many `warning:` lines about calls that differ from the recording.
 const MAX_NOTES: usize = 5;
@@ -44,12 +41,22 @@ pub struct Replaying {
     pub server_version: Option<String>,
 }
 
+/// What a proxy recording of several streams replays when no `--stream` picks one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streams {
+    /// `replay`: none; the error names them and asks for one.
+    AskForOne,
+    /// `report`, `explain`: every one, each with its client's list strategy.
+    All,
+}
+
 /// Loads `file` and starts its informers with `pipeline`'s settings, delivering `shown`.
 pub fn start(
     file: &Path,
     flags: &ReplayFlags,
     pipeline: &PipelineArgs,
     shown: StageSet,
+    streams: Streams,
 ) -> Result<Replaying, CliError> {
     let path = file.display().to_string();
     let bad = |e: RecordError| CliError::BadRecord(format!("{path}:{e}"));
@@ -60,6 +67,8 @@ pub fn start(
         recording
             .select_stream(stream)
             .map_err(|e| CliError::BadRecord(format!("{path}: {e}")))?;
+    } else if streams == Streams::AskForOne {
+        ask_for_one_stream(&recording, &path)?;
     }
     for (line, resource, kind) in recording.metadata_only() {
         eprintln!(
@@ -76,15 +85,24 @@ pub fn start(
     let resources = recording.header.resources.clone();
     let server_version = recording.header.server_version.clone();
     let virtual_clock = flags.clock == ClockArg::Virtual;
-    let informer = replay_informer_config(pipeline, &recording, virtual_clock);
+    let informers: Vec<InformerConfig> = resources
+        .iter()
+        .map(|r| replay_informer_config(pipeline, &recording, r, virtual_clock))
+        .collect();
     let mut replay = Replay::new(recording, flags.speed).map_err(bad)?;
     let plan = SessionPlan {
         resources: replay
             .sources()
             .into_iter()
-            .map(|(resource, source)| ResourcePlan { resource, source })
+            .zip(informers)
+            .map(|(replayed, informer)| ResourcePlan {
+                resource: replayed.resource,
+                source: replayed.source,
+                starts_at: Some(replayed.starts_at),
+                informer: Some(informer),
+            })
             .collect(),
-        informer,
+        informer: informer_config(pipeline),
         indexers: pipeline.index_functions(),
         handlers: pipeline.handler_specs(),
         shown,
@@ -201,13 +219,28 @@ fn never_asked(left: usize) -> String {
     }
 }
 
-/// The informer's configuration; on a virtual clock its randomness (backoff jitter, watch
-/// timeouts) is seeded, so that a replay prints the same trace every time. A recording of a
-/// client kinformer only observed (a proxy's) is replayed with the list strategy and paging
-/// of its first request, unless `--watch-list` or `--page-size` says otherwise.
+/// A proxy recording of several streams, replayed without `--stream`: a usage error naming
+/// them (their clients may list differently, and one replay runs one client's informers).
+fn ask_for_one_stream(recording: &RecordFile, path: &str) -> Result<(), CliError> {
+    let streams = &recording.header.resources;
+    if recording.header.client_go != OBSERVED || streams.len() < 2 {
+        return Ok(());
+    }
+    Err(CliError::Usage(format!(
+        "{path} is a proxy recording of {} client-side informer streams; replay one with --stream NAME: {} (report and explain take them all)",
+        streams.len(),
+        streams.join(", ")
+    )))
+}
+
+/// The informer's configuration for `resource`; on a virtual clock its randomness (backoff
+/// jitter, watch timeouts) is seeded, so that a replay prints the same trace every time. A
+/// stream of a client kinformer only observed (a proxy's) is replayed with the list strategy
+/// and paging of its first request, unless `--watch-list` or `--page-size` says otherwise.
 fn replay_informer_config(
     pipeline: &PipelineArgs,
     recording: &RecordFile,
+    resource: &str,
     virtual_clock: bool,
 ) -> InformerConfig {
     let mut config = informer_config(pipeline);
@@ -215,7 +248,8 @@ fn replay_informer_config(
         config.reflector.jitter_seed = Some(0);
     }
     let observed = recording.header.client_go == OBSERVED;
-    let first = recording.entries.iter().find_map(|e| match &e.kind {
+    let mut of_resource = recording.entries.iter().filter(|e| e.resource == resource);
+    let first = of_resource.find_map(|e| match &e.kind {
         EntryKind::List(opts) => Some(Some(opts.limit)),
         EntryKind::Watch(opts) if opts.send_initial_events => Some(None),
         _ => None,
@@ -267,13 +301,14 @@ mod tests {
 
     #[test]
     fn an_observed_client_is_replayed_with_its_recorded_list_strategy_and_paging() {
-        let config = replay_informer_config(&pipeline(&[]), &observed(), false);
+        let stream = "OpenAPI-Generator/pods@default";
+        let config = replay_informer_config(&pipeline(&[]), &observed(), stream, false);
         assert_eq!(
             (config.reflector.watch_list, config.reflector.page_size),
             (false, Some(100))
         );
         let asked = pipeline(&["--watch-list=true", "--page-size", "7"]);
-        let config = replay_informer_config(&asked, &observed(), false);
+        let config = replay_informer_config(&asked, &observed(), stream, false);
         assert_eq!(
             (config.reflector.watch_list, config.reflector.page_size),
             (true, Some(7)),

@@ -28,6 +28,12 @@ use crate::informer::trace::{Event, StageSet, Summary, TraceClock, TraceEvent, T
 pub struct ResourcePlan {
     pub resource: String,
     pub source: Arc<dyn ListerWatcher>,
+    /// When its informer starts (None: at once): a replayed stream starts when its first
+    /// request was recorded.
+    pub starts_at: Option<tokio::time::Instant>,
+    /// Its informer's configuration (None: the plan's): a proxy recording's streams each
+    /// list as their client did.
+    pub informer: Option<InformerConfig>,
 }
 
 /// Everything needed to start a session.
@@ -99,7 +105,7 @@ impl Session {
         let failed = Arc::new(watch::Sender::new(None));
         let mut registrations = Vec::new();
         for (i, resource) in plan.resources.into_iter().enumerate() {
-            let mut config = plan.informer.clone();
+            let mut config = resource.informer.unwrap_or_else(|| plan.informer.clone());
             config.stop_reason = stop_reason.clone();
             config.watch_error_handler = Some(stop_on_initial_refusal(
                 config.watch_error_handler.take(),
@@ -110,6 +116,9 @@ impl Session {
             let informer = factory.informer_for(&resource.resource, |tracer| {
                 SharedIndexInformer::new(resource.source, config, tracer)
             });
+            if let Some(at) = resource.starts_at {
+                factory.start_at(&resource.resource, at);
+            }
             for (name, func) in &plan.indexers {
                 informer.add_indexer(name, func.clone())?;
             }

@@ -32,11 +32,24 @@ pub struct Narrator {
     relisting: Option<Relisting>,
 }
 
-/// What the relist's sync updates reached so far.
+/// What the relist's sync updates and missed deletes reached so far.
 #[derive(Debug, Default)]
 struct Relisting {
+    /// Why the informer relisted (`410 Expired`).
+    reason: String,
     /// Each handler reached and how many sync updates it got.
     reached: Vec<(String, usize)>,
+    /// Each handler and how many deletes of tombstones (objects deleted while the watch was
+    /// down, DeletedFinalStateUnknown) it got.
+    missed_deletes: Vec<(String, usize)>,
+}
+
+/// Adds one to `handler`'s count in `counts`.
+fn count(counts: &mut Vec<(String, usize)>, handler: &str) {
+    match counts.iter_mut().find(|(h, _)| h == handler) {
+        Some((_, n)) => *n += 1,
+        None => counts.push((handler.to_owned(), 1)),
+    }
 }
 
 impl Narrator {
@@ -90,12 +103,16 @@ impl Narrator {
             }
             Event::Relist { reason } if !self.relist => {
                 self.relist = true;
-                self.relisting = Some(Relisting::default());
+                self.relisting = Some(Relisting {
+                    reason: reason.clone(),
+                    ..Relisting::default()
+                });
                 Some(format!(
                     "── 410 Gone: the server no longer has the watch's resourceVersion, so the \
                      Reflector relists ({reason}); each pod it brings back unchanged is a \
                      Replaced delta, an update with equal resourceVersions for the handlers in \
-                     the syncing set"
+                     the syncing set; a pod deleted while the watch was down is a missed delete, \
+                     a delete of a tombstone (DeletedFinalStateUnknown) to the handlers"
                 ))
             }
             _ => None,
@@ -114,10 +131,15 @@ impl Narrator {
                 notification,
                 ..
             } if notification.is_sync() => {
-                match relisting.reached.iter_mut().find(|(h, _)| **h == **handler) {
-                    Some((_, updates)) => *updates += 1,
-                    None => relisting.reached.push((handler.to_string(), 1)),
-                }
+                count(&mut relisting.reached, handler);
+                return Some(None);
+            }
+            Event::Notify {
+                handler,
+                notification,
+                ..
+            } if notification.is_tombstone() => {
+                count(&mut relisting.missed_deletes, handler);
                 return Some(None);
             }
             Event::ResyncTick { .. } | Event::Stopped { .. } => true,
@@ -127,12 +149,17 @@ impl Narrator {
         Some(Some(self.relist_text(&relisting)))
     }
 
-    /// Which handlers the relist's sync updates reached, and which they did not.
+    /// Which handlers the relist's sync updates reached, which they did not, and the deletes
+    /// it found missed. Told at the next resync tick, whose own sync updates may be the rows
+    /// just above: the line names the relist it is about.
     fn relist_text(&self, relisting: &Relisting) -> String {
+        let about = format!("── back to the relist after {}:", relisting.reason);
+        let missed_deletes = missed_deletes_text(&relisting.missed_deletes);
         if relisting.reached.is_empty() {
-            return "── the relist's sync updates: none — no handler was in the syncing set (due at \
-                    the last resync tick)"
-                .to_owned();
+            return format!(
+                "{about} its sync updates: none — no handler was in the syncing set (due at the \
+                 resync tick before it){missed_deletes}"
+            );
         }
         let missed: Vec<&str> = self
             .handlers
@@ -142,7 +169,7 @@ impl Narrator {
             .collect();
         let missed = match missed.as_slice() {
             [] => String::new(),
-            names => format!("; {} got none", names.join(", ")),
+            names => format!("; {} got none of them", names.join(", ")),
         };
         let reached: Vec<String> = relisting
             .reached
@@ -150,12 +177,25 @@ impl Narrator {
             .map(|(h, n)| format!("{h} ({n})"))
             .collect();
         format!(
-            "── the relist's sync updates reached {}: updates with equal resourceVersions for \
-             the pods it brought back unchanged, to the syncing set (the handlers due at the \
-             last resync tick){missed}",
+            "{about} its sync updates reached {}: updates with equal resourceVersions for the \
+             pods it brought back unchanged, to the syncing set (the handlers due at the resync \
+             tick before it){missed}{missed_deletes}",
             reached.join(", ")
         )
     }
+}
+
+/// `; the deletes it found missed reached fast (5), slow (5) as tombstones (…)`, or nothing.
+fn missed_deletes_text(missed: &[(String, usize)]) -> String {
+    if missed.is_empty() {
+        return String::new();
+    }
+    let reached: Vec<String> = missed.iter().map(|(h, n)| format!("{h} ({n})")).collect();
+    format!(
+        "; the pods deleted while the watch was down reached {} as missed deletes (tombstones, \
+         DeletedFinalStateUnknown)",
+        reached.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -237,9 +277,42 @@ mod tests {
         assert!(!told[0].contains("every handler"), "{}", told[0]);
         assert_eq!(
             told[1],
-            "── the relist's sync updates reached fast (2): updates with equal \
-             resourceVersions for the pods it brought back unchanged, to the syncing set (the \
-             handlers due at the last resync tick); slow got none"
+            "── back to the relist after 410 Expired: its sync updates reached fast (2): \
+             updates with equal resourceVersions for the pods it brought back unchanged, to the \
+             syncing set (the handlers due at the resync tick before it); slow got none of them"
+        );
+    }
+
+    #[test]
+    fn the_deletes_a_relist_found_are_told_as_missed_deletes() {
+        let relist = Event::Relist {
+            reason: "410 Expired".into(),
+        };
+        let gone = |handler| {
+            crate::output::fixtures::notify(handler, crate::output::fixtures::tombstone_delete(), 1)
+        };
+        let events = [
+            added("fast"),
+            added("slow"),
+            relist,
+            gone("fast"),
+            gone("slow"),
+            gone("fast"),
+            Event::Stopped {
+                reason: "end".into(),
+            },
+        ];
+        let told = told_after_relist(&events);
+        assert_eq!(told.len(), 2, "{told:?}");
+        assert!(told[0].contains("missed delete"), "{}", told[0]);
+        assert!(
+            told[1].starts_with("── back to the relist after 410 Expired:")
+                && told[1].ends_with(
+                    "the pods deleted while the watch was down reached fast (2), slow (1) as \
+                     missed deletes (tombstones, DeletedFinalStateUnknown)"
+                ),
+            "{}",
+            told[1]
         );
     }
 

@@ -59,7 +59,13 @@ async fn replayed(
     pipeline: &PipelineArgs,
     signals: &mut Signals,
 ) -> Result<Result<TraceInput, i32>, CliError> {
-    let replaying = replaying::start(input, flags, pipeline, StageSet::ALL)?;
+    let replaying = replaying::start(
+        input,
+        flags,
+        pipeline,
+        StageSet::ALL,
+        replaying::Streams::All,
+    )?;
     let info = RunInfo {
         input: replaying.path.clone(),
         server: replaying

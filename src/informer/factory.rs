@@ -8,6 +8,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::shared_informer::{InformerError, SharedIndexInformer};
@@ -28,6 +29,8 @@ struct Entry {
     resource: String,
     informer: SharedIndexInformer,
     task: Option<JoinHandle<Result<(), InformerError>>>,
+    /// Started at this instant rather than at once (a replay's stream that began late).
+    starts_at: Option<Instant>,
 }
 
 impl InformerFactory {
@@ -60,6 +63,7 @@ impl InformerFactory {
             resource: resource.to_owned(),
             informer: informer.clone(),
             task: None,
+            starts_at: None,
         });
         informer
     }
@@ -79,7 +83,14 @@ impl InformerFactory {
             if entry.task.is_none() {
                 let (informer, stop) = (entry.informer.clone(), stop.clone());
                 let (resource, on_error) = (entry.resource.clone(), Arc::clone(on_error));
+                let starts_at = entry.starts_at;
                 entry.task = Some(tokio::spawn(async move {
+                    if let Some(at) = starts_at {
+                        tokio::select! {
+                            () = tokio::time::sleep_until(at) => {}
+                            () = stop.cancelled() => return Ok(()),
+                        }
+                    }
                     let result = informer.run(stop).await;
                     if let Err(e) = &result {
                         on_error(&resource, e);
@@ -87,6 +98,14 @@ impl InformerFactory {
                     result
                 }));
             }
+        }
+    }
+
+    /// `resource`'s informer, not started yet, starts at `at` instead of at once (a replayed
+    /// stream whose first request came after the recording began).
+    pub fn start_at(&self, resource: &str, at: Instant) {
+        if let Some(entry) = self.lock().iter_mut().find(|e| e.resource == resource) {
+            entry.starts_at = Some(at);
         }
     }
 

@@ -28,6 +28,8 @@ struct GroupKey {
     kind: NotifyKind,
     initial: bool,
     sync: bool,
+    /// Deletes of tombstones: deletes the informer missed, found by a relist.
+    tombstone: bool,
     cause: Option<SyncCause>,
 }
 
@@ -46,6 +48,7 @@ impl GroupKey {
             kind: notification.kind(),
             initial: notification.is_initial(),
             sync: notification.is_sync(),
+            tombstone: notification.is_tombstone(),
             cause: cause.filter(|_| notification.is_sync()).cloned(),
         }
     }
@@ -62,6 +65,8 @@ pub struct Burst {
     pub kind: NotifyKind,
     pub initial: bool,
     pub sync: bool,
+    /// Tombstones (`DeletedFinalStateUnknown`): deletes missed while the watch was down.
+    pub tombstone: bool,
     /// What sent these sync updates, when the stream told.
     pub cause: Option<SyncCause>,
     pub count: usize,
@@ -81,16 +86,21 @@ impl Burst {
         format!("{}→{}", self.first_pending, self.peak_pending)
     }
 
-    /// `100 adds to fast (initial list)`.
+    /// `100 adds to fast (initial list)`; `5 missed deletes (tombstones) to slow`.
     pub fn sentence(&self) -> String {
-        let kind = match (self.kind, self.sync) {
-            (NotifyKind::Add, _) => "adds",
-            (NotifyKind::Update, true) => "sync updates",
-            (NotifyKind::Update, false) => "updates",
-            (NotifyKind::Delete, _) => "deletes",
+        let kind = match (self.kind, self.sync, self.tombstone) {
+            (NotifyKind::Add, _, _) => "adds",
+            (NotifyKind::Update, true, _) => "sync updates",
+            (NotifyKind::Update, false, _) => "updates",
+            (NotifyKind::Delete, _, true) => "missed deletes (tombstones)",
+            (NotifyKind::Delete, _, false) => "deletes",
         };
         let why = match (&self.cause, self.initial) {
             (_, true) => " (initial list)".to_owned(),
+            _ if self.tombstone => {
+                " (DeletedFinalStateUnknown: gone while the watch was down, found by the relist)"
+                    .to_owned()
+            }
             (Some(cause), false) => format!(" ({})", cause.text()),
             (None, false) => String::new(),
         };
@@ -186,6 +196,7 @@ impl Bursts {
                     kind: key.kind,
                     initial: key.initial,
                     sync: key.sync,
+                    tombstone: key.tombstone,
                     cause: key.cause.clone(),
                     count: 1,
                     first_key: notification.key().to_owned(),
@@ -366,6 +377,25 @@ mod tests {
             [Row::Burst(b)] => b.sentence(),
             other => panic!("one burst expected, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn deletes_a_relist_found_are_called_missed_deletes() {
+        let mut events = vec![relist(1, "410 Expired")];
+        events.extend((0..5).map(|i| {
+            stamp(
+                i + 2,
+                crate::output::fixtures::notify(
+                    "slow",
+                    crate::output::fixtures::tombstone_delete(),
+                    1,
+                ),
+            )
+        }));
+        assert_eq!(
+            sentence_of(&events),
+            "5 missed deletes (tombstones) to slow (DeletedFinalStateUnknown: gone while the watch was down, found by the relist)"
+        );
     }
 
     #[test]

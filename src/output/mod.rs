@@ -19,6 +19,7 @@ pub mod redact;
 mod renderer;
 pub mod resync;
 pub mod status;
+mod stream_name;
 pub mod summary;
 pub mod sync_cause;
 pub mod table;

@@ -81,8 +81,9 @@ const COMPACT: [Column; 5] = [
 /// The RESOURCE column, after TIME, when one stream carries several resources.
 const RESOURCE: Column = col("RESOURCE", 16);
 
-/// `proxy`'s STREAM column, in place of RESOURCE: a longer name is cut in the middle, and the
-/// first row of its stream names it whole (`stream=…` in DETAIL).
+/// `proxy`'s STREAM column, in place of RESOURCE: a longer name is cut (its client's name
+/// first, `stream_name.rs`), and the first row of its stream names it whole (`stream=…` in
+/// DETAIL).
 const STREAM: Column = col("STREAM", 32);
 const COMPACT_STREAM: Column = col("STREAM", 16);
 
@@ -204,6 +205,7 @@ impl TableRenderer {
         d.text("kind", burst.kind.as_str());
         d.flag("initial", burst.initial);
         d.flag("sync", burst.sync);
+        d.flag("tombstone", burst.tombstone);
         d.kv("count", burst.count);
         d.text("last", &burst.last_key);
         if layout.shape != Shape::Wide {
@@ -300,8 +302,8 @@ impl TableRenderer {
     }
 
     /// The RESOURCE (or STREAM) cell of a row of `resource`, when the layout has the column:
-    /// a stream name too long for STREAM cut in the middle, named whole in `detail` the first
-    /// time.
+    /// a stream name too long for STREAM fitted to it (its client's name cut first, never
+    /// its resource: `stream_name.rs`), named whole in `detail` the first time.
     fn resource_cell(
         &mut self,
         layout: Layout,
@@ -316,7 +318,7 @@ impl TableRenderer {
         if self.told_streams.insert(name.to_owned()) {
             detail.text("stream", name);
         }
-        Some(elide_middle(name, column.width))
+        Some(super::stream_name::fit(name, column.width))
     }
 
     fn write_header(&mut self, out: &mut Vec<u8>, layout: Layout) {
@@ -583,18 +585,6 @@ fn push_cell(line: &mut String, value: &str, width: usize, gap: &str) {
     line.push_str(value);
     line.extend(std::iter::repeat_n(' ', pad));
     line.push_str(gap);
-}
-
-/// `s` cut to `width` characters by leaving out its middle (`OpenAPI…/pods@default`): the
-/// client's name starts it, the resource and namespace end it.
-fn elide_middle(s: &str, width: usize) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    let head = width.saturating_sub(1) * 2 / 5;
-    let tail = width.saturating_sub(1 + head);
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    out
 }
 
 /// `s` cut to at most `width` characters, the last one `…` when cut.

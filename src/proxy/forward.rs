@@ -6,6 +6,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -44,12 +45,25 @@ const HOP_BY_HOP: [&str; 8] = [
     "upgrade",
 ];
 
+/// What the proxy says of its upstream when that changes: unreachable (why), reachable again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Upstream {
+    Unreachable(String),
+    Reachable,
+}
+
+/// Told of every [`Upstream`] change (the CLI says it on stderr).
+pub type OnUpstream = Arc<dyn Fn(&Upstream) + Send + Sync>;
+
 /// The proxy's request handler (cheap to share between connections).
 pub struct Forwarder {
     /// The bearer token clients must send.
     pub token: String,
     pub upstream: kube::Client,
     pub registry: Arc<Registry>,
+    /// Whether the last request reached the upstream (it did at start).
+    pub reachable: AtomicBool,
+    pub on_upstream: Option<OnUpstream>,
 }
 
 impl Forwarder {
@@ -92,9 +106,25 @@ impl Forwarder {
             started,
         };
         Ok(match self.upstream.send(upstream).await {
-            Ok(response) => self.relay(response, target, &asked),
+            Ok(response) => {
+                self.reached(true, None);
+                self.relay(response, target, &asked)
+            }
             Err(e) => self.unreachable(&e, target, &asked),
         })
+    }
+
+    /// Tells `on_upstream` when reaching the upstream starts or stops working.
+    fn reached(&self, reached: bool, why: Option<&str>) {
+        if self.reachable.swap(reached, Ordering::AcqRel) == reached {
+            return;
+        }
+        if let Some(tell) = &self.on_upstream {
+            tell(&match why {
+                Some(why) if !reached => Upstream::Unreachable(why.to_owned()),
+                _ => Upstream::Reachable,
+            });
+        }
     }
 
     /// The upstream could not be asked: a 502 `Status` naming why, traced on the stream (or as
@@ -105,6 +135,7 @@ impl Forwarder {
         target: Target,
         asked: &Asked<'_>,
     ) -> Response<ProxyBody> {
+        self.reached(false, Some(&e.to_string()));
         let message = format!("the proxy could not reach the API server: {e}");
         match target {
             Target::List(id) | Target::Watch(id) => {

@@ -20,5 +20,6 @@ mod serve;
 mod streams;
 mod tap;
 
+pub use forward::{OnUpstream, Upstream};
 pub use record::Recorded;
 pub use running::{Proxy, ProxyConfig, ProxyError, Stopped};

@@ -2,8 +2,9 @@
 //! format (`informer::source::record_file`), one `r` per stream. The streams are only known
 //! once they happened, and the header names them, so entries go to `FILE.part` as they come
 //! and [`RecordWriter::finish`] writes the header and then the entries into FILE (zstd when it
-//! ends in `.zst`). Both files are created mode 0600, and Secret values are written redacted,
-//! as `kinformer record` writes them.
+//! ends in `.zst`), closed by the `stopped` line: when the proxy stopped (Ctrl-C, SIGTERM,
+//! `--timeout`), so a replay runs to then. Both files are created mode 0600, and Secret
+//! values are written redacted, as `kinformer record` writes them.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 use tokio::time::Instant;
 
 use crate::informer::source::record_file::{
-    EntryKind, Header, ProtobufWire, write_entry_with_wire,
+    EntryKind, Header, ProtobufWire, write_entry_with_wire, write_stopped,
 };
 
 /// zstd's default level, as `kinformer record` uses.
@@ -28,6 +29,8 @@ pub struct RecordWriter {
     created: jiff::Timestamp,
     line: Vec<u8>,
     entries: u64,
+    /// When the proxy stopped (ms after the start): nothing is appended after it.
+    stopped: Option<u64>,
 }
 
 /// What a finished recording holds.
@@ -51,6 +54,7 @@ impl RecordWriter {
             created: jiff::Timestamp::now(),
             line: Vec::new(),
             entries: 0,
+            stopped: None,
         })
     }
 
@@ -61,6 +65,7 @@ impl RecordWriter {
 
     /// Appends one entry of `stream`; `secrets`: its objects are Secrets, written with their
     /// values redacted (as every record file writes them); `wire`: it came in protobuf.
+    /// After [`RecordWriter::stop`], nothing is appended.
     pub fn append(
         &mut self,
         stream: &str,
@@ -68,15 +73,36 @@ impl RecordWriter {
         secrets: bool,
         wire: Option<&ProtobufWire>,
     ) -> io::Result<()> {
-        let t = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if self.stopped.is_some() {
+            return Ok(());
+        }
+        let t = self.offset();
         self.line.clear();
         write_entry_with_wire(&mut self.line, t, stream, kind, secrets, wire);
         self.entries += 1;
         self.out.write_all(&self.line)
     }
 
-    /// Writes FILE: `header`, then every entry; removes the `.part` file.
+    /// Milliseconds since the recording started.
+    fn offset(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// The recording stops now: what the proxy sees while it closes its connections (the
+    /// watches it ends itself) is not the clients' traffic. The first call counts.
+    pub fn stop(&mut self) {
+        if self.stopped.is_none() {
+            self.stopped = Some(self.offset());
+        }
+    }
+
+    /// Writes FILE: `header`, then every entry, then the `stopped` line (now, unless
+    /// [`RecordWriter::stop`] said earlier); removes the `.part` file.
     pub fn finish(mut self, header: &Header) -> io::Result<Recorded> {
+        self.stop();
+        self.line.clear();
+        write_stopped(&mut self.line, self.stopped.unwrap_or_default());
+        self.out.write_all(&self.line)?;
         self.out.flush()?;
         drop(self.out);
         let file = BufWriter::with_capacity(256 * 1024, crate::private_file::create(&self.path)?);

@@ -5,6 +5,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -13,6 +14,7 @@ use tokio::task::JoinHandle;
 use crate::informer::trace::{ProxySummary, Tracer};
 use kinformer_apiserver::{Endpoint, ServingTls, random_token};
 
+use super::forward::OnUpstream;
 use super::record::Recorded;
 use super::{forward, record, serve, streams};
 
@@ -29,6 +31,8 @@ pub struct ProxyConfig {
     pub tracer: Tracer,
     /// `--record FILE`.
     pub record: Option<PathBuf>,
+    /// Told when the upstream becomes unreachable, and reachable again.
+    pub on_upstream: Option<OnUpstream>,
 }
 
 /// Why the proxy could not start.
@@ -78,6 +82,8 @@ impl Proxy {
             token: token.clone(),
             upstream: config.upstream,
             registry: Arc::clone(&registry),
+            reachable: AtomicBool::new(true),
+            on_upstream: config.on_upstream,
         });
         let (stop, stopped) = watch::channel(false);
         let serving = tokio::spawn(serve::serve(
@@ -121,6 +127,7 @@ impl Proxy {
 
     /// Stops serving (open watches end), and says what every client did.
     pub async fn shutdown(self) -> Stopped {
+        self.registry.stop_recording();
         let _ = self.stop.send(true);
         let _ = self.serving.await;
         let summaries = self.registry.summaries();

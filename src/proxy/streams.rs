@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::informer::source::record_file::{
-    EntryKind, Header, ProtobufWire, RecordedClient, VERSION,
+    EntryKind, Header, OBSERVED, ProtobufWire, RecordedClient, VERSION,
 };
 use crate::informer::source::{ApiStatus, ListPage, SourceError, WatchFrame, WatchObject};
 use crate::informer::trace::{Event, ProxySummary, Tracer, WatchEventType};
@@ -221,8 +221,17 @@ impl Registry {
                     None,
                 );
             }
-            // client-go's record of a dropped watch is the next request.
-            Ending::ClientGone => {}
+            // The client closed it: for its replay the watch ended there (a replaying
+            // reflector cannot close a watch of its own accord).
+            Ending::ClientGone => state.record(id, &EntryKind::End, None),
+        }
+    }
+
+    /// The proxy stops: the recording ends now, before the proxy closes the watches still
+    /// open (they stay open in the file, as they were when it stopped).
+    pub fn stop_recording(&self) {
+        if let Some(recorder) = self.state().recorder.as_mut() {
+            recorder.stop();
         }
     }
 
@@ -306,7 +315,7 @@ impl Registry {
             version: VERSION,
             created: recorder.created().to_string(),
             server_version,
-            client_go: "observed".into(),
+            client_go: OBSERVED.into(),
             resources: recorded.iter().map(|s| s.name.clone()).collect(),
             clients,
         };
@@ -855,6 +864,45 @@ mod tests {
             .parse()
             .unwrap_or_else(|e| panic!("{e}: {text}"));
         assert!(created <= started, "created {created}, started {started}");
+    }
+
+    /// Issue 49 item 1: a watch the client closed ends in the file (a replaying reflector
+    /// cannot close one of its own accord), what the proxy sees once it stops is not
+    /// recorded, and the file ends with the `stopped` line of that moment.
+    #[test]
+    fn a_closed_watch_ends_in_the_file_and_the_file_ends_when_the_proxy_stopped() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("record.jsonl");
+        let registry = Registry::new(Tracer::counting_only(), RecordWriter::create(&path).ok());
+        let client = registry.client("kubectl/v1.32.4");
+        let request = WatchRequest {
+            options: crate::informer::source::WatchOptions {
+                resource_version: "3".into(),
+                timeout_seconds: 300,
+                send_initial_events: false,
+            },
+            resource_version_match: None,
+        };
+        let closed = registry.open_watch(client, 1, &collection(), &request);
+        registry.ended(closed, Ending::ClientGone);
+        let open = registry.open_watch(client, 1, &collection(), &request);
+        registry.stop_recording();
+        registry.ended(open, Ending::ClientGone);
+        assert!(matches!(registry.finish_recording(None), Some(Ok(_))));
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let kinds: Vec<String> = text
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
+                let keys = v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
+                keys.unwrap_or_default()
+                    .into_iter()
+                    .find(|k| k != "t" && k != "r")
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert_eq!(kinds, ["watch", "end", "watch", "stopped"], "{text}");
     }
 
     #[test]

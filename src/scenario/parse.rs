@@ -128,7 +128,14 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 
 /// Parses a scenario from YAML text; the error is one line.
 pub fn parse(text: &str) -> Result<Scenario, String> {
-    let raw: RawScenario = serde_saphyr::from_str(text).map_err(|e| one_line(&e.to_string()))?;
+    if text.trim().is_empty() {
+        return Err("the file is empty (a scenario has steps: see docs/scenarios.md)".to_owned());
+    }
+    let raw: RawScenario =
+        serde_saphyr::from_str(text).map_err(|e| crate::yaml_error::one_line(&e))?;
+    if raw.steps.is_empty() {
+        return Err("no steps (a scenario has steps: see docs/scenarios.md)".to_owned());
+    }
     if raw.steps.len() > MAX_STEPS {
         return Err(format!("more than {MAX_STEPS} steps"));
     }
@@ -155,10 +162,6 @@ pub fn parse(text: &str) -> Result<Scenario, String> {
         history: raw.history,
         steps,
     })
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn duration(text: &str) -> Result<Duration, String> {

@@ -326,3 +326,72 @@ async fn bad_input_is_one_line_with_its_exit_code() {
     .await;
     server.shutdown().await;
 }
+
+/// Issue 49 item 10: a YAML error in a scenario or a kubeconfig is one clean line — the
+/// message and where — without serde-saphyr's snippet flattened into it (it repeated the
+/// offending text); an empty scenario file, or one without steps, is refused (exit 3) instead
+/// of running until `--timeout`.
+#[tokio::test]
+async fn yaml_errors_are_one_clean_line_and_an_empty_scenario_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let unclosed = write(
+        dir.path(),
+        "unclosed.yaml",
+        "steps:\n  - at: 0s\n    create: {count: [\n",
+    );
+    let empty = write(dir.path(), "empty.yaml", "");
+    let stepless = write(
+        dir.path(),
+        "stepless.yaml",
+        "description: nothing happens\n",
+    );
+    let kubeconfig = write(
+        dir.path(),
+        "kubeconfig",
+        "apiVersion: v1\nclusters: [\n  - name: x\n",
+    );
+    let scenario = |path: &Path| {
+        let path = path_arg(path);
+        vec![
+            "demo".to_owned(),
+            "--scenario".into(),
+            path,
+            "--timeout".into(),
+            "20s".into(),
+        ]
+    };
+    let cases = [
+        (
+            scenario(&unclosed),
+            "invalid scenario",
+            "at line 3, column",
+            "count: [",
+        ),
+        (scenario(&empty), "the file is empty", "", "\n\n"),
+        (scenario(&stepless), "no steps", "", "description"),
+        (
+            vec![
+                "watch".into(),
+                "pods".into(),
+                "--kubeconfig".into(),
+                path_arg(&kubeconfig),
+            ],
+            "failed to parse kubeconfig YAML",
+            "at line 3, column",
+            "name: x",
+        ),
+    ];
+    for (args, names, location, snippet) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        check(&case("a YAML problem", &args, 3, names)).await;
+        let output = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+            .args(&args)
+            .env_remove("KUBECONFIG")
+            .output()
+            .await
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(location), "{args:?}: {stderr}");
+        assert!(!stderr.contains(snippet), "{args:?}: the snippet: {stderr}");
+    }
+}

@@ -245,6 +245,39 @@ async fn dump_by_index_prints_only_the_objects_under_one_index_value() {
         "{namespaces:?}"
     );
     assert!(namespaces.len() < all["items"].as_array().unwrap().len());
+    // Issue 49 item 10: only the index asked for is printed, not every index table.
+    let tables = run(c.cmd(&[
+        "dump",
+        "cm",
+        "-A",
+        "-o",
+        "json",
+        "--index",
+        "app=label:app",
+        "--by-index",
+        "namespace=default",
+    ]))
+    .await;
+    assert_eq!(tables.code, 0, "{}", tables.stderr);
+    let v: Value = serde_json::from_str(&tables.stdout).unwrap();
+    let indices: Vec<&String> = v["indices"].as_object().unwrap().keys().collect();
+    assert_eq!(indices, ["namespace"], "{}", tables.stdout);
+    let table = run(c.cmd(&[
+        "dump",
+        "cm",
+        "-A",
+        "--index",
+        "app=label:app",
+        "--by-index",
+        "namespace=default",
+    ]))
+    .await;
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(
+        table.stdout.contains("INDEX namespace") && !table.stdout.contains("INDEX app"),
+        "{}",
+        table.stdout
+    );
     let unknown = run(c.cmd(&["dump", "cm", "-A", "--by-index", "owner=x"])).await;
     assert_eq!(unknown.code, 2, "{}", unknown.stderr);
     assert!(
@@ -675,6 +708,26 @@ async fn embedded_mode_and_demo_run_without_a_cluster() {
     assert!(
         !events(&lines, "fifo", "delta").is_empty(),
         "the demo shows every stage"
+    );
+}
+
+/// Issue 49 item 5: the tour's climax — the forced 410 and the relist 20 s after the sync —
+/// is in every output format, not only the table: `demo -o jsonl` has the `watch-error` 410,
+/// the `relist` and its second `list-done`, and no narration on stderr (the table's only).
+#[tokio::test]
+async fn demo_as_jsonl_runs_the_same_tour_its_410_and_relist_included() {
+    let demo = run(kinformer(&["demo", "-o", "jsonl", "--timeout", "24s"])).await;
+    assert_eq!(demo.code, 0, "{}", demo.stderr);
+    let lines = parse_jsonl(&demo.stdout);
+    let gone = events(&lines, "reflector", "watch-error");
+    assert!(gone.iter().any(|v| v["code"] == 410), "{gone:?}");
+    let relists = events(&lines, "reflector", "relist");
+    assert_eq!(relists.len(), 1, "{relists:?}");
+    assert_eq!(events(&lines, "reflector", "list-done").len(), 2);
+    assert!(
+        !demo.stderr.contains("── "),
+        "the narration is the table's: {}",
+        demo.stderr
     );
 }
 

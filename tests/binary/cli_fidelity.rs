@@ -432,3 +432,53 @@ async fn a_certificate_signed_by_an_unknown_authority_fails_at_once_with_its_cau
         out.stderr
     );
 }
+
+/// Issue 49 item 10: a server certificate not valid for the name asked for reads as Go's
+/// crypto/x509 `HostnameError` (verify.go), word for word what kubectl prints for the same
+/// kubeconfig — for a DNS name and for an IP address (`tls-server-name`), not rustls' debug
+/// struct.
+#[tokio::test]
+async fn a_certificate_for_another_name_fails_in_kubectls_x509_words() {
+    use kinformer_apiserver::{EmbeddedServer, ServerConfig};
+    let server = EmbeddedServer::start(ServerConfig {
+        tls: true,
+        ..ServerConfig::default()
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let own = dir.path().join("own");
+    server.write_kubeconfig(&own).unwrap();
+    let text = std::fs::read_to_string(&own).unwrap();
+    let kubectl = crate::apiserver_http::kubectl_binary().unwrap_or_else(|e| panic!("{e}"));
+    for name in ["kubernetes.example", "10.0.0.1"] {
+        let mut config: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+        config["clusters"][0]["cluster"]["tls-server-name"] = serde_json::json!(name);
+        let path = dir.path().join(name);
+        std::fs::write(&path, config.to_string()).unwrap();
+        let mut watch = kinformer(&["watch", "pods", "-o", "jsonl", "--kubeconfig"]);
+        watch.arg(&path);
+        let ours = run(watch).await;
+        assert_eq!(ours.code, 5, "{}", ours.stderr);
+        let theirs = tokio::process::Command::new(&kubectl)
+            .arg("--kubeconfig")
+            .arg(&path)
+            .args(["get", "pods"])
+            .output()
+            .await
+            .unwrap();
+        let theirs = String::from_utf8_lossy(&theirs.stderr);
+        let x509 = |text: &str| {
+            text.lines()
+                .rev()
+                .find_map(|l| l.find("x509: ").map(|at| l[at..].to_owned()))
+                .unwrap_or_else(|| panic!("no x509 words: {text}"))
+        };
+        assert_eq!(x509(&ours.stderr), x509(&theirs), "{name}");
+        assert!(
+            x509(&ours.stderr).contains(&format!(", not {name}")),
+            "{}",
+            ours.stderr
+        );
+    }
+}

@@ -191,6 +191,32 @@ async fn an_empty_dump_says_no_resources_found_like_kubectl() {
     let all = run(c.cmd(&["dump", "pods", "-A", "-l", "app=nothing-has-this"])).await;
     assert_eq!((all.code, all.stdout.as_str()), (0, ""), "{}", all.stderr);
     assert_eq!(all.stderr, "No resources found\n");
+    // A selector nothing matches in a namespace that has pods: kubectl says the namespace's
+    // line all the same (get.go prints it whenever nothing was written: issue 49 item 10).
+    assert!(
+        !c.server
+            .objects("pods", Some("default"))
+            .unwrap()
+            .is_empty()
+    );
+    let kubectl = crate::apiserver_http::kubectl_binary().unwrap_or_else(|e| panic!("{e}"));
+    let selector = ["-n", "default", "-l", "app=nothing-has-this"];
+    let ours = run(c.cmd(&[&["dump", "pods"][..], &selector[..]].concat())).await;
+    let theirs = tokio::process::Command::new(kubectl)
+        .arg("--kubeconfig")
+        .arg(c.kubeconfig())
+        .arg("get")
+        .arg("pods")
+        .args(selector)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        ours.stderr,
+        String::from_utf8_lossy(&theirs.stderr),
+        "kubectl's words"
+    );
+    assert_eq!(ours.stderr, "No resources found in default namespace.\n");
     // JSON and YAML print the empty list, as kubectl -o json does.
     let json = run(c.cmd(&["dump", "pods", "-n", "nosuchns", "-o", "json"])).await;
     assert_eq!(json.code, 0, "{}", json.stderr);

@@ -29,6 +29,7 @@ mod oracle_live;
 mod oracle_side_by_side;
 mod oracle_sides;
 mod proxy;
+mod proxy_recording;
 mod readme;
 mod record_replay;
 mod refserver;

@@ -637,6 +637,7 @@ async fn in_process(server: &EmbeddedServer) -> kinformer::proxy::Proxy {
         upstream: no_retry(server.kube_config()),
         tracer: kinformer::informer::trace::Tracer::counting_only(),
         record: None,
+        on_upstream: None,
     })
     .await
     .unwrap()

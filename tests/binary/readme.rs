@@ -484,7 +484,8 @@ async fn run_example(page: &str, example: &Example, dir: &Path) -> Vec<String> {
 }
 
 /// Runs every example of the README and of `docs/`, each code block in a directory of its own
-/// that sees the repository's `scenarios/`, and checks that each prints what its page shows.
+/// outside the checkout (a user's: no `scenarios/` there, so an example names a built-in
+/// scenario, issue 49 item 7), and checks that each prints what its page shows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_example_of_the_readme_and_docs_prints_what_the_page_shows() {
     let mut differences = Vec::new();
@@ -497,8 +498,10 @@ async fn every_example_of_the_readme_and_docs_prints_what_the_page_shows() {
                 continue;
             }
             let dir = tempfile::tempdir().unwrap();
-            std::os::unix::fs::symlink(root().join("scenarios"), dir.path().join("scenarios"))
-                .unwrap();
+            assert!(
+                !dir.path().starts_with(root()),
+                "the examples run outside the checkout"
+            );
             for example in &examples {
                 differences.extend(run_example(&page, example, dir.path()).await);
             }

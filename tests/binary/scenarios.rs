@@ -180,7 +180,17 @@ async fn delete_during_disconnect_shows_tombstones() {
         .filter(|l| text(l, "kind") == "delete" && l["tombstone"] == true)
         .count();
     assert_eq!(deletes, 3);
-    assert!(trace.count("reflector", "watch-error") >= 1);
+    // What its description says (issue 49 item 7): the re-watch fails with 500 and the
+    // informer backs off and relists; no 410 is promised, and none comes.
+    let errors: Vec<_> = trace.events("reflector", "watch-error").collect();
+    assert!(errors.iter().any(|l| l["code"] == 500), "{errors:?}");
+    assert!(errors.iter().all(|l| l["code"] != 410), "{errors:?}");
+    assert!(trace.count("reflector", "relist") >= 1);
+    let scenario = kinformer::scenario::builtin::builtin("delete-during-disconnect");
+    assert!(
+        scenario.is_some_and(|t| t.contains("fails with 500") && !t.contains("410 and it")),
+        "the description tells the 500 and the relist"
+    );
 }
 
 #[tokio::test]

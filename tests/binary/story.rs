@@ -139,8 +139,9 @@ async fn the_demo_narrates_its_phases_at_a_readable_pace_and_forces_a_relist() {
         .filter(|l| l.starts_with("── "))
         .map(|l| l.split(':').next().unwrap_or_default())
         .collect();
-    // What the relist's sync updates reached is told at the next resync tick or the end.
-    let reached = "── the relist's sync updates";
+    // What the relist's sync updates reached is told at the next resync tick or the end,
+    // naming the relist it is about (issue 49 item 8).
+    let reached = "── back to the relist after 410 Expired";
     assert_eq!(
         phases[..phases.len().min(6)],
         [

@@ -326,3 +326,116 @@ fn a_scenarios_description_wraps_between_words_at_80_columns() {
         "cut mid-word: {paragraph:#?}"
     );
 }
+
+impl Tmux {
+    /// The pane's text with its whole scrollback.
+    fn capture_all(&self) -> String {
+        let out = self.run(&[
+            "capture-pane".into(),
+            "-p".into(),
+            "-J".into(),
+            "-S".into(),
+            "-".into(),
+        ]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+/// Issue 49 item 3: `kinformer proxy`'s table on a terminal, one client informing on pods and
+/// configmaps: at 80 columns (a 16-character STREAM) the two streams stay apart — the client's
+/// name is cut, never the resource — and at 200 columns each is whole.
+#[test]
+fn the_proxys_stream_column_keeps_two_streams_of_one_client_apart_at_80_and_200_columns() {
+    for (width, pods, configmaps) in [
+        (80, "ki…/pods@default", "configmaps@defa…"),
+        (
+            200,
+            "kinformer/pods@default",
+            "kinformer/configmaps@default",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let kubeconfig = dir.path().join("proxy");
+        let path = kubeconfig.to_str().expect("a UTF-8 path");
+        let tmux = Tmux::start(
+            width,
+            50,
+            &["proxy", "--embedded", "--kubeconfig-out", path],
+        );
+        let deadline = Instant::now() + DEADLINE;
+        while !kubeconfig.exists() {
+            assert!(Instant::now() < deadline, "the proxy wrote no kubeconfig");
+            std::thread::sleep(POLL);
+        }
+        let mut client = Command::new(BIN)
+            .args([
+                "watch",
+                "pods,configmaps",
+                "-n",
+                "default",
+                "--kubeconfig",
+                path,
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("kinformer watch starts");
+        tmux.wait_until("both streams' rows", |s| {
+            let rows = |stream: &str| s.lines().filter(|l| l.contains(stream)).count();
+            rows(pods) >= 2 && rows(configmaps) >= 2
+        });
+        let _ = client.kill();
+        let _ = client.wait();
+        let all = tmux.capture_all();
+        assert!(all.contains(" STREAM "), "at {width} columns: {all}");
+        // Dropping the tmux server ends the proxy.
+    }
+}
+
+/// Issue 49 item 8: the demo at 80 columns tells the relist's story truthfully: its closing
+/// line names the relist it is about (it comes at the next resync tick, whose own sync
+/// updates may be the rows just above it), and the deletes the relist found missed are called
+/// missed deletes (tombstones).
+#[test]
+fn the_demos_relist_story_at_80_columns_names_the_relist_and_the_missed_deletes() {
+    let tmux = Tmux::start(80, 50, &["demo", "--timeout", "36s"]);
+    tmux.wait_until("the relist's closing line", |_| {
+        tmux.capture_all().contains("── back to the relist after")
+    });
+    let all = tmux.capture_all();
+    let lines: Vec<&str> = all.lines().collect();
+    let told = lines
+        .iter()
+        .position(|l| l.starts_with("── back to the relist after 410"))
+        .unwrap_or_else(|| panic!("{all}"));
+    let mut paragraph = vec![lines[told]];
+    paragraph.extend(
+        lines[told + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("   ")),
+    );
+    let text = paragraph
+        .concat()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("its sync updates") && text.contains("resync tick before it"),
+        "{text}"
+    );
+    let relist = lines
+        .iter()
+        .position(|l| l.starts_with("── 410 Gone"))
+        .unwrap_or_else(|| panic!("{all}"));
+    let explained: String = lines[relist..told].concat();
+    assert!(explained.contains("missed delete"), "{explained}");
+    if all.contains(" tombstone ") {
+        // The churn deleted pods while the watch was down: their rows and the closing line
+        // call them missed deletes.
+        let words = all.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("missed deletes (tombstones) to"), "{all}");
+        assert!(text.contains("as missed deletes (tombstones"), "{text}");
+    }
+    let (code, _) = tmux.wait_for_exit();
+    assert_eq!(code, 0, "--timeout ends the demo");
+}

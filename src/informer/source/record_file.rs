@@ -51,6 +51,9 @@ pub const VERSION: u64 = 1;
 /// The header's version key.
 pub const HEADER_KEY: &str = "kinformer-record";
 
+/// The header's `client_go` of a recording of clients kinformer only observed (a proxy's).
+pub const OBSERVED: &str = "observed";
+
 /// zstd's frame magic number, as the file's first bytes.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
@@ -732,6 +735,12 @@ fn parse_header(text: &[u8]) -> Result<Header, RecordError> {
     }
     let header: Header = serde_json::from_value(value)
         .map_err(|e| RecordError::at(1, format!("bad header: {e}")))?;
+    if header.resources.is_empty() && header.client_go == OBSERVED {
+        return Err(RecordError::at(
+            1,
+            "nothing to replay: no client listed or watched anything through the proxy while it recorded",
+        ));
+    }
     if header.resources.is_empty() {
         return Err(RecordError::at(1, "the header names no resources"));
     }

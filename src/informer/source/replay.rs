@@ -81,7 +81,24 @@ enum Exchange {
 /// A record file being replayed.
 pub struct Replay {
     shared: Arc<Shared>,
-    exchanges: Vec<(String, VecDeque<Exchange>)>,
+    exchanges: Vec<Recorded>,
+}
+
+/// One resource's recorded exchanges, and when its first request was made.
+struct Recorded {
+    resource: String,
+    queue: VecDeque<Exchange>,
+    first_t: u64,
+}
+
+/// One recorded resource, ready to be replayed.
+pub struct Replayed {
+    pub resource: String,
+    pub source: Arc<dyn ListerWatcher>,
+    /// When its first request is due: a stream that began after the recording started
+    /// (a proxy's client that came later) begins then, so that its first LIST takes the
+    /// time it took on the wire, not the time since the recording began.
+    pub starts_at: Instant,
 }
 
 struct Shared {
@@ -102,17 +119,22 @@ impl Replay {
         let last_entry = file.entries.iter().map(|e| e.t).max().unwrap_or(0);
         let last_t = last_entry.max(file.stopped.unwrap_or(0));
         let remaining = file.entries.len();
-        let mut exchanges: Vec<(String, VecDeque<Exchange>)> = file
+        let mut exchanges: Vec<Recorded> = file
             .header
             .resources
             .iter()
-            .map(|r| (r.clone(), VecDeque::new()))
+            .map(|r| Recorded {
+                resource: r.clone(),
+                queue: VecDeque::new(),
+                first_t: u64::MAX,
+            })
             .collect();
         for entry in file.entries {
-            let Some((_, queue)) = exchanges.iter_mut().find(|(r, _)| *r == entry.resource) else {
+            let Some(recorded) = exchanges.iter_mut().find(|r| r.resource == entry.resource) else {
                 continue;
             };
-            add_entry(queue, entry)?;
+            recorded.first_t = recorded.first_t.min(entry.t);
+            add_entry(&mut recorded.queue, entry)?;
         }
         let (ended, _) = watch::channel(None);
         let shared = Arc::new(Shared {
@@ -128,15 +150,16 @@ impl Replay {
     }
 
     /// Every resource's source, in the header's order.
-    pub fn sources(&mut self) -> Vec<(String, Arc<dyn ListerWatcher>)> {
+    pub fn sources(&mut self) -> Vec<Replayed> {
         std::mem::take(&mut self.exchanges)
             .into_iter()
-            .map(|(resource, queue)| {
-                let source: Arc<dyn ListerWatcher> = Arc::new(ReplaySource {
-                    queue: Mutex::new(queue),
+            .map(|recorded| Replayed {
+                resource: recorded.resource,
+                starts_at: self.shared.due(recorded.first_t.min(self.shared.last_t)),
+                source: Arc::new(ReplaySource {
+                    queue: Mutex::new(recorded.queue),
                     shared: self.shared.clone(),
-                });
-                (resource, source)
+                }),
             })
             .collect()
     }
@@ -173,6 +196,11 @@ impl Replay {
                 }
             }
         }
+    }
+
+    /// How long the recording runs, its quiet tail included (recorded time, before `--speed`).
+    pub fn recorded_length(&self) -> Duration {
+        Duration::from_millis(self.shared.last_t)
     }
 
     /// Entries never handed out (a replay that asked for less than was recorded).
