@@ -91,10 +91,13 @@ func (h *handler) call(kind string, obj, old any, initial bool, run func()) {
 	if !queued.IsZero() {
 		latency = end.Sub(queued)
 	}
-	after := h.pending()
-	t.line("handler", "handled").str("resource", res).str("handler", h.name).str("kind", kind).
-		str("key", key).str("rv", rv).flag("sync", sync).num("pending", after).
-		num("latency_us", latency.Microseconds()).num("call_us", end.Sub(start).Microseconds()).send()
+	done := t.line("handler", "handled").str("resource", res).str("handler", h.name).str("kind", kind).
+		str("key", key).str("rv", rv).flag("sync", sync).num("pending", h.pending()).
+		num("latency_us", latency.Microseconds()).num("call_us", end.Sub(start).Microseconds())
+	if !queued.IsZero() {
+		done.num("queue_us", start.Sub(queued).Microseconds())
+	}
+	done.send()
 	h.stats.add(kind, sync, pending, latency, end.Sub(start))
 }
 
