@@ -34,7 +34,7 @@ func (w *informer) watch() {
 			}
 			if now.After(nextWindow) {
 				nextWindow = now.Add(o.BacklogWindow)
-				w.checkBacklogs(backlog, o.BacklogWindow)
+				w.checkBacklogs(backlog)
 			}
 		}
 	}
@@ -111,29 +111,31 @@ func failureCause(f *failure) string {
 // growth is one handler's backlog over the last windows.
 type growth struct {
 	pending, arrivals, done int64
+	at                      time.Time
 	streak                  int
 	reported                bool
 }
 
 // checkBacklogs diagnoses a handler whose backlog grew over three windows in a row: how fast
 // notifications come and go, and how long the backlog would take to drain with no more.
-func (w *informer) checkBacklogs(all map[*handler]*growth, window time.Duration) {
-	arrivals := w.arrivals.Load()
+func (w *informer) checkBacklogs(all map[*handler]*growth) {
+	arrivals, now := w.arrivals.Load(), time.Now()
 	for _, h := range w.handlerList() {
 		g := all[h]
 		p, done := h.pending(), h.done.Load()
 		if g == nil {
-			all[h] = &growth{pending: p, arrivals: arrivals, done: done}
+			all[h] = &growth{pending: p, arrivals: arrivals, done: done, at: now}
 			continue
 		}
-		in := float64(arrivals-g.arrivals) / window.Seconds()
-		out := float64(done-g.done) / window.Seconds()
+		window := now.Sub(g.at).Seconds()
+		in := float64(arrivals-g.arrivals) / window
+		out := float64(done-g.done) / window
 		if p > g.pending {
 			g.streak++
 		} else {
 			g.streak, g.reported = 0, false
 		}
-		g.pending, g.arrivals, g.done = p, arrivals, done
+		g.pending, g.arrivals, g.done, g.at = p, arrivals, done, now
 		if g.streak < 3 || g.reported {
 			continue
 		}

@@ -216,7 +216,10 @@ fn count(f: &mut HandlerFigures, line: &super::trace::TraceLine) {
     f.max_pending = f.max_pending.max(line.pending.unwrap_or(0));
     if line.event == "handled" {
         f.handled += 1;
-        for (measured, total) in [(line.queue_us, &mut f.queue_us), (line.call_us, &mut f.call_us)] {
+        for (measured, total) in [
+            (line.queue_us, &mut f.queue_us),
+            (line.call_us, &mut f.call_us),
+        ] {
             if let Some(us) = measured {
                 *total = (total.0 + us, total.1 + 1);
             }
@@ -291,7 +294,11 @@ mod tests {
         let found = diagnoses(&trace);
         assert_eq!(found.len(), 1);
         assert_eq!(
-            (found[0].what.as_str(), found[0].handler.as_str(), found[0].cause.as_str()),
+            (
+                found[0].what.as_str(),
+                found[0].handler.as_str(),
+                found[0].cause.as_str()
+            ),
             ("backlog-growing", "slow", "handler slow falls behind")
         );
         assert!(render(&trace, &RunInfo::default()).contains("handler slow falls behind"));

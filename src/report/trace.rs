@@ -276,14 +276,20 @@ mod tests {
         let trace = parse_jsonl(
             br#"{"seq":1,"ts":"2026-11-22T10:00:01Z","stage":"informer","event":"started","resource":"configmaps","name":"configmaps","client_go":"v0.37.2","source":"tap"}
 {"seq":2,"ts":"2026-11-22T10:00:02Z","stage":"handler","event":"handled","resource":"configmaps","handler":"slow","kind":"add","key":"ns/a","rv":"5","sync":false,"pending":3,"latency_us":900,"call_us":100,"queue_us":800}
-{"seq":3,"ts":"2026-11-22T10:00:03Z","stage":"diagnosis","event":"not-synced","resource":"configmaps","after_ms":10000,"cause":"403 Forbidden: the RBAC rules lack verb "list"","code":403}
+{"seq":3,"ts":"2026-11-22T10:00:03Z","stage":"diagnosis","event":"not-synced","resource":"configmaps","after_ms":10000,"cause":"403 Forbidden: the RBAC rules lack verb \"list\"","code":403}
 "#,
         )
         .unwrap();
         assert!(trace.from_go_tap());
         let handled = &trace.lines[1];
         assert_eq!((handled.call_us, handled.queue_us), (Some(100), Some(800)));
-        assert!(trace.lines[2].cause.as_deref().unwrap().starts_with("403 Forbidden"));
+        assert!(
+            trace.lines[2]
+                .cause
+                .as_deref()
+                .unwrap()
+                .starts_with("403 Forbidden")
+        );
         assert!(!parse_jsonl(b"").unwrap().from_go_tap());
     }
 

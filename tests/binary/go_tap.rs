@@ -17,7 +17,7 @@ use crate::binary::{Cluster, DEADLINE, kinformer, parse_jsonl, run};
 use crate::refserver_fixture::RefServer;
 
 /// The example program `name`, built by scripts/tap next to the kinformer binary's target.
-fn example(name: &str) -> PathBuf {
+pub fn example(name: &str) -> PathBuf {
     let exe = Path::new(env!("CARGO_BIN_EXE_kinformer"));
     let target = exe.parent().and_then(Path::parent).unwrap();
     let bin = target.join("tap").join(name);
@@ -39,7 +39,12 @@ fn lines_of(file: &Path) -> Vec<Value> {
 
 /// Runs the example with `args` and `-tap-file FILE` until the tap's lines satisfy `done`, then
 /// SIGTERM; returns every line once it exited 0 (the tap closed: its summary is the last line).
-async fn tapped(args: &[&str], file: &Path, what: &str, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+async fn tapped(
+    args: &[&str],
+    file: &Path,
+    what: &str,
+    done: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
     let mut child = tokio::process::Command::new(example("informer"))
         .args(args)
         .arg("-tap-file")
@@ -65,7 +70,10 @@ async fn tapped(args: &[&str], file: &Path, what: &str, done: impl Fn(&[Value]) 
         panic!("no {what} within {DEADLINE:?}: {:#?}", lines_of(file));
     }
     let pid = child.id().expect("running").to_string();
-    let killed = std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
     assert!(killed.success());
     let out = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
         .await
@@ -97,7 +105,13 @@ fn adds(lines: &[Value], handler: &str) -> BTreeSet<String> {
     having(lines, "handler", "notify")
         .into_iter()
         .filter(|v| v["handler"] == handler && v["kind"] == "add")
-        .map(|v| format!("{} {}", v["key"].as_str().unwrap(), v["rv"].as_str().unwrap()))
+        .map(|v| {
+            format!(
+                "{} {}",
+                v["key"].as_str().unwrap(),
+                v["rv"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
@@ -110,9 +124,29 @@ fn configmaps(list: &str, ns: &str) -> BTreeSet<String> {
         .iter()
         .map(|cm| {
             let m = &cm["metadata"];
-            format!("{ns}/{} {}", m["name"].as_str().unwrap(), m["resourceVersion"].as_str().unwrap())
+            format!(
+                "{ns}/{} {}",
+                m["name"].as_str().unwrap(),
+                m["resourceVersion"].as_str().unwrap()
+            )
         })
         .collect()
+}
+
+/// `kubectl ARGS --kubeconfig K`'s stdout; panics with its stderr when it fails.
+pub fn kubectl(kubeconfig: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("kubectl")
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .output()
+        .expect("kubectl runs (apt-get install kubernetes-client)");
+    assert!(
+        out.status.success(),
+        "kubectl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("kubectl prints UTF-8")
 }
 
 /// A kubeconfig for the reference server's `viewer` user, who has no RBAC rules at all.
@@ -120,7 +154,11 @@ fn viewer_kubeconfig(server: &RefServer, dir: &Path) -> PathBuf {
     let admin = std::fs::read_to_string(server.kubeconfig()).expect("the admin kubeconfig");
     assert!(admin.contains("token: admin-token"), "{admin}");
     let path = dir.join("viewer.kubeconfig");
-    std::fs::write(&path, admin.replace("token: admin-token", "token: viewer-token")).unwrap();
+    std::fs::write(
+        &path,
+        admin.replace("token: admin-token", "token: viewer-token"),
+    )
+    .unwrap();
     path
 }
 
@@ -131,7 +169,12 @@ async fn a_missing_rbac_rule_is_diagnosed_by_verb_and_resource_against_kube_apis
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = viewer_kubeconfig(&server, dir.path());
     let file = dir.path().join("tap.jsonl");
-    let args = ["-kubeconfig", kubeconfig.to_str().unwrap(), "-namespace", &ns];
+    let args = [
+        "-kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "-namespace",
+        &ns,
+    ];
     let lines = tapped(
         &[&args[..], &["-not-synced-after", "2s"]].concat(),
         &file,
@@ -155,14 +198,24 @@ async fn a_missing_rbac_rule_is_diagnosed_by_verb_and_resource_against_kube_apis
     );
     assert!(having(&lines, "informer", "synced").is_empty());
     let page = dir.path().join("page.html");
-    let report = run(kinformer(&["report", file.to_str().unwrap(), "-o", page.to_str().unwrap()])).await;
+    let report = run(kinformer(&[
+        "report",
+        file.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]))
+    .await;
     assert_eq!(report.code, 0, "{}", report.stderr);
     let page = std::fs::read_to_string(page).unwrap();
-    assert!(page.contains("not-synced") && page.contains("User \\\"viewer\\\" cannot"), "the diagnosis is on the page");
+    assert!(
+        page.contains("not-synced") && page.contains("User \\\"viewer\\\" cannot"),
+        "the diagnosis is on the page"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_slow_handlers_growing_backlog_and_every_write_are_seen_from_inside_against_kube_apiserver() {
+async fn a_slow_handlers_growing_backlog_and_every_write_are_seen_from_inside_against_kube_apiserver()
+ {
     let server = RefServer::shared();
     let ns = server.namespace("tap-slow");
     let dir = tempfile::tempdir().unwrap();
@@ -170,38 +223,76 @@ async fn a_slow_handlers_growing_backlog_and_every_write_are_seen_from_inside_ag
     let kubeconfig = server.kubeconfig();
     let created = 120;
     let args = [
-        "-kubeconfig", kubeconfig.to_str().unwrap(), "-namespace", &ns, "-create", "120",
-        "-rate", "60", "-delay", "60ms", "-backlog-window", "300ms",
+        "-kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "-namespace",
+        &ns,
+        "-create",
+        "120",
+        "-rate",
+        "60",
+        "-delay",
+        "60ms",
+        "-backlog-window",
+        "300ms",
     ];
-    let lines = tapped(&args, &file, "every create seen by fast and slow's backlog diagnosed", |lines| {
-        adds(lines, "fast").len() == created
-            && having(lines, "diagnosis", "backlog-growing")
-                .iter()
-                .any(|d| d["handler"] == "slow")
-    })
+    let lines = tapped(
+        &args,
+        &file,
+        "every create seen by fast and slow's backlog diagnosed",
+        |lines| {
+            adds(lines, "fast").len() == created
+                && having(lines, "diagnosis", "backlog-growing")
+                    .iter()
+                    .any(|d| d["handler"] == "slow")
+        },
+    )
     .await;
     // What fast was told is what the server holds: every ConfigMap at its resourceVersion.
-    let held = configmaps(&server.kubectl(&["get", "cm", "-n", &ns, "-o", "json"]), &ns);
+    let held = configmaps(
+        &server.kubectl(&["get", "cm", "-n", &ns, "-o", "json"]),
+        &ns,
+    );
     assert_eq!(adds(&lines, "fast"), held);
     // The wire lines agree: every write came as a watch event at the same resourceVersion.
     let events: BTreeSet<String> = having(&lines, "reflector", "watch-event")
         .into_iter()
-        .map(|v| format!("{} {}", v["key"].as_str().unwrap(), v["rv"].as_str().unwrap()))
+        .map(|v| {
+            format!(
+                "{} {}",
+                v["key"].as_str().unwrap(),
+                v["rv"].as_str().unwrap()
+            )
+        })
         .collect();
     assert!(events.is_superset(&held), "watch events {events:?}");
     let backlog = having(&lines, "diagnosis", "backlog-growing")
         .into_iter()
         .find(|d| d["handler"] == "slow")
         .unwrap();
-    let (rate_in, rate_out) = (backlog["rate_in_per_s"].as_f64().unwrap(), backlog["rate_out_per_s"].as_f64().unwrap());
-    assert!(rate_in > rate_out && backlog["pending"].as_u64().unwrap() > 3, "{backlog}");
+    let (rate_in, rate_out) = (
+        backlog["rate_in_per_s"].as_f64().unwrap(),
+        backlog["rate_out_per_s"].as_f64().unwrap(),
+    );
+    assert!(
+        rate_in > rate_out && backlog["pending"].as_u64().unwrap() > 3,
+        "{backlog}"
+    );
     // slow's calls took its 60 ms; the later ones waited in its backlog first.
     let slow: Vec<&Value> = having(&lines, "handler", "handled")
         .into_iter()
         .filter(|v| v["handler"] == "slow" && v["queue_us"].is_u64())
         .collect();
-    assert!(slow.iter().all(|v| v["call_us"].as_u64().unwrap() >= 60_000), "{slow:?}");
-    assert!(slow.iter().any(|v| v["queue_us"].as_u64().unwrap() > 200_000), "{slow:?}");
+    assert!(
+        slow.iter()
+            .all(|v| v["call_us"].as_u64().unwrap() >= 60_000),
+        "{slow:?}"
+    );
+    assert!(
+        slow.iter()
+            .any(|v| v["queue_us"].as_u64().unwrap() > 200_000),
+        "{slow:?}"
+    );
 
     let key = format!("{ns}/tap-3");
     let explain = run(kinformer(&["explain", &key, file.to_str().unwrap()])).await;
@@ -211,12 +302,25 @@ async fn a_slow_handlers_growing_backlog_and_every_write_are_seen_from_inside_ag
         "{}",
         explain.stdout
     );
-    assert!(explain.stderr.is_empty(), "no partial-trace warning for a tap: {}", explain.stderr);
+    assert!(
+        explain.stderr.is_empty(),
+        "no partial-trace warning for a tap: {}",
+        explain.stderr
+    );
     let page = dir.path().join("page.html");
-    let report = run(kinformer(&["report", file.to_str().unwrap(), "-o", page.to_str().unwrap()])).await;
+    let report = run(kinformer(&[
+        "report",
+        file.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]))
+    .await;
     assert_eq!(report.code, 0, "{}", report.stderr);
     let page = std::fs::read_to_string(page).unwrap();
-    assert!(page.contains("backlog-growing") && page.contains("\"mean_call_us\":"), "the page");
+    assert!(
+        page.contains("backlog-growing") && page.contains("\"mean_call_us\":"),
+        "the page"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -225,26 +329,34 @@ async fn the_taps_notifications_agree_with_the_embedded_servers_writes() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("tap.jsonl");
     let kubeconfig = cluster.kubeconfig();
+    kubectl(&kubeconfig, &["create", "namespace", "tapped"]);
     let args = [
-        "-kubeconfig", kubeconfig.to_str().unwrap(), "-namespace", "tapped", "-create", "30",
-        "-rate", "200", "-delay", "1ms",
+        "-kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "-namespace",
+        "tapped",
+        "-create",
+        "30",
+        "-rate",
+        "200",
+        "-delay",
+        "1ms",
     ];
     let lines = tapped(&args, &file, "30 creates seen by both handlers", |lines| {
         adds(lines, "fast").len() == 30 && adds(lines, "slow").len() == 30
     })
     .await;
-    let listed = std::process::Command::new("kubectl")
-        .args(["get", "cm", "-n", "tapped", "-o", "json", "--kubeconfig"])
-        .arg(&kubeconfig)
-        .output()
-        .expect("kubectl runs (apt-get install kubernetes-client)");
-    assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
-    let held = configmaps(&String::from_utf8(listed.stdout).unwrap(), "tapped");
+    let listed = kubectl(&kubeconfig, &["get", "cm", "-n", "tapped", "-o", "json"]);
+    let held = configmaps(&listed, "tapped");
     assert_eq!(adds(&lines, "fast"), held);
     assert_eq!(adds(&lines, "slow"), held);
     let synced = having(&lines, "informer", "handler-synced");
     assert_eq!(synced.len(), 2, "{synced:?}");
     let summary = lines.last().unwrap();
     assert_eq!(summary["dropped_lines"], 0, "{summary}");
-    assert_eq!(summary["handlers"].as_array().unwrap().len(), 2, "{summary}");
+    assert_eq!(
+        summary["handlers"].as_array().unwrap().len(),
+        2,
+        "{summary}"
+    );
 }

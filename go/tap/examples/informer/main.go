@@ -60,7 +60,8 @@ func run(kubeconfig, ns string, delay, runFor time.Duration, create int, rate fl
 	if err != nil {
 		return err
 	}
-	config = tap.Config(config) // tap: the client's LISTs and WATCHes
+	config.QPS, config.Burst = 1000, 1000 // -rate, not client-go's default 5 per second, paces the writes
+	config = tap.Config(config)           // tap: the client's LISTs and WATCHes
 	client, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return err
