@@ -1,10 +1,13 @@
 package tap
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -54,10 +57,10 @@ func (h *handler) pending() int64 {
 }
 
 func (h *handler) call(kind string, obj, old any, initial bool, run func()) {
-	key, rv, tombstone := keyOf(obj)
+	ns, name, rv, tombstone := identify(obj)
 	sync := false
 	if old != nil {
-		_, oldRV, _ := keyOf(old)
+		_, _, oldRV, _ := identify(old)
 		sync = oldRV == rv
 	}
 	var queued time.Time
@@ -68,20 +71,22 @@ func (h *handler) call(kind string, obj, old any, initial bool, run func()) {
 	if !sync && pending == 0 {
 		pending = 1 // this one: queued before the tap counted it
 	}
-	t, res := h.w.t, h.w.name
+	t, lines := h.w.t, !h.w.t.opts.Lean
 	start := time.Now()
-	l := t.line("handler", "notify").str("resource", res).str("handler", h.name).str("kind", kind).
-		str("key", key).str("rv", rv).flag("initial", initial).flag("sync", sync).num("pending", pending)
-	if tombstone {
-		l.flag("tombstone", true)
+	if lines {
+		l := t.lineAt("handler", "notify", start).str("resource", h.w.name).str("handler", h.name).str("kind", kind)
+		key(l, ns, name).str("rv", rv).flag("initial", initial).flag("sync", sync).num("pending", pending)
+		if tombstone {
+			l.flag("tombstone", true)
+		}
+		if !queued.IsZero() {
+			l.body = append(l.body, `,"queued":"`...)
+			l.body = appendTime(l.body, queued)
+			l.body = append(l.body, '"')
+			l.num("queue_us", start.Sub(queued).Microseconds())
+		}
+		l.send()
 	}
-	if !queued.IsZero() {
-		l.body = append(l.body, `,"queued":"`...)
-		l.body = appendTime(l.body, queued)
-		l.body = append(l.body, '"')
-		l.num("queue_us", start.Sub(queued).Microseconds())
-	}
-	l.send()
 	run()
 	end := time.Now()
 	if !sync {
@@ -91,14 +96,36 @@ func (h *handler) call(kind string, obj, old any, initial bool, run func()) {
 	if !queued.IsZero() {
 		latency = end.Sub(queued)
 	}
-	done := t.line("handler", "handled").str("resource", res).str("handler", h.name).str("kind", kind).
-		str("key", key).str("rv", rv).flag("sync", sync).num("pending", h.pending()).
-		num("latency_us", latency.Microseconds()).num("call_us", end.Sub(start).Microseconds())
-	if !queued.IsZero() {
-		done.num("queue_us", start.Sub(queued).Microseconds())
+	if lines {
+		done := t.lineAt("handler", "handled", end).str("resource", h.w.name).str("handler", h.name).str("kind", kind)
+		key(done, ns, name).str("rv", rv).flag("sync", sync).num("pending", h.pending()).
+			num("latency_us", latency.Microseconds()).num("call_us", end.Sub(start).Microseconds())
+		if !queued.IsZero() {
+			done.num("queue_us", start.Sub(queued).Microseconds())
+		}
+		done.send()
 	}
-	done.send()
 	h.stats.add(kind, sync, pending, latency, end.Sub(start))
+}
+
+// identify is obj's namespace, name and resourceVersion, and whether it is a tombstone (whose
+// key is split back into namespace and name).
+func identify(obj any) (namespace, name, rv string, tombstone bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		_, _, rv, _ = identify(d.Obj)
+		namespace, name, found := strings.Cut(d.Key, "/")
+		if !found {
+			return "", d.Key, rv, true
+		}
+		return namespace, name, rv, true
+	}
+	if m, ok := obj.(metav1.Object); ok {
+		return m.GetNamespace(), m.GetName(), m.GetResourceVersion(), false
+	}
+	if m, err := meta.Accessor(obj); err == nil {
+		return m.GetNamespace(), m.GetName(), m.GetResourceVersion(), false
+	}
+	return "", "", "", false
 }
 
 func (s *handlerStats) add(kind string, sync bool, pending int64, latency, call time.Duration) {

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -28,7 +27,7 @@ func Informer(inf cache.SharedIndexInformer, name string) cache.SharedIndexInfor
 	if t == nil {
 		return inf
 	}
-	w := &informer{SharedIndexInformer: inf, t: t, name: name, quit: make(chan struct{})}
+	w := &informer{SharedIndexInformer: inf, t: t, name: name, quit: make(chan struct{}), stamps: map[any]*stamp{}}
 	w.SharedIndexInformer.SetTransform(w.transform)
 	w.SharedIndexInformer.SetWatchErrorHandlerWithContext(w.watchError)
 	t.mu.Lock()
@@ -53,8 +52,8 @@ type informer struct {
 
 	// arrivals counts objects that entered the queue; stamps holds when, per object.
 	arrivals atomic.Int64
-	stamps   sync.Map // object (pointer) → *stamp
-	nstamps  atomic.Int64
+	stampsMu sync.Mutex
+	stamps   map[any]*stamp // object (pointer) → when it was queued
 
 	synced   bool
 	quit     chan struct{}
@@ -63,7 +62,7 @@ type informer struct {
 
 type stamp struct {
 	at        time.Time
-	remaining atomic.Int32 // handlers yet to be notified of it
+	remaining int32 // handlers yet to be notified of it
 }
 
 // SetTransform chains the user's transform before the tap's stamp.
@@ -99,17 +98,21 @@ func (w *informer) transform(obj any) (any, error) {
 			return obj, err
 		}
 	}
-	if _, ok := obj.(metaObject); !ok || w.nstamps.Load() >= maxStamps {
+	if _, ok := obj.(metaObject); !ok {
 		w.arrivals.Add(1)
 		return obj, nil
 	}
-	s := &stamp{at: time.Now()}
-	s.remaining.Store(int32(n))
-	if old, loaded := w.stamps.LoadOrStore(obj, s); loaded {
-		old.(*stamp).at = s.at
+	now := time.Now()
+	w.stampsMu.Lock()
+	if s, again := w.stamps[obj]; again {
+		s.at = now
+		w.stampsMu.Unlock()
 		return obj, nil
 	}
-	w.nstamps.Add(1)
+	if len(w.stamps) < maxStamps {
+		w.stamps[obj] = &stamp{at: now, remaining: int32(n)}
+	}
+	w.stampsMu.Unlock()
 	w.arrivals.Add(1)
 	return obj, nil
 }
@@ -123,14 +126,14 @@ func (w *informer) queuedAt(obj any) time.Time {
 	if _, ok := obj.(metaObject); !ok {
 		return time.Time{}
 	}
-	v, ok := w.stamps.Load(obj)
+	w.stampsMu.Lock()
+	defer w.stampsMu.Unlock()
+	s, ok := w.stamps[obj]
 	if !ok {
 		return time.Time{}
 	}
-	s := v.(*stamp)
-	if s.remaining.Add(-1) <= 0 {
-		w.stamps.Delete(obj)
-		w.nstamps.Add(-1)
+	if s.remaining--; s.remaining <= 0 {
+		delete(w.stamps, obj)
 	}
 	return s.at
 }
@@ -249,19 +252,3 @@ func (w *informer) handlerList() []*handler {
 }
 
 func (w *informer) stop() { w.stopOnce.Do(func() { close(w.quit) }) }
-
-// keyOf is obj's key and resourceVersion, and whether it is a tombstone.
-func keyOf(obj any) (key, rv string, tombstone bool) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		_, rv, _ = keyOf(d.Obj)
-		return d.Key, rv, true
-	}
-	if m, err := meta.Accessor(obj); err == nil {
-		rv = m.GetResourceVersion()
-		if ns := m.GetNamespace(); ns != "" {
-			return ns + "/" + m.GetName(), rv, false
-		}
-		return m.GetName(), rv, false
-	}
-	return "", "", false
-}

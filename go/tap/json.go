@@ -56,6 +56,28 @@ func (l *line) raw(k string, v []byte) *line {
 	return l
 }
 
+// bytes adds a string field given as bytes.
+func (l *line) bytes(k string, v []byte) *line {
+	l.body = append(l.body, ',', '"')
+	l.body = append(l.body, k...)
+	l.body = append(l.body, '"', ':', '"')
+	l.body = appendRaw(l.body, v)
+	l.body = append(l.body, '"')
+	return l
+}
+
+// key adds `key`: namespace/name, or name.
+func key[T string | []byte](l *line, namespace, name T) *line {
+	l.body = append(l.body, `,"key":"`...)
+	if len(namespace) > 0 {
+		l.body = appendRaw(l.body, namespace)
+		l.body = append(l.body, '/')
+	}
+	l.body = appendRaw(l.body, name)
+	l.body = append(l.body, '"')
+	return l
+}
+
 // optStr adds a string field only when it is not empty.
 func (l *line) optStr(k, v string) *line {
 	if v == "" {
@@ -71,6 +93,16 @@ const hex = "0123456789abcdef"
 // appendString appends s as a JSON string.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendRaw(b, s)
+	return append(b, '"')
+}
+
+// appendRaw appends s escaped as inside a JSON string.
+func appendRaw[T string | []byte](b []byte, text T) []byte {
+	if plain(text) {
+		return append(b, text...)
+	}
+	s := string(text)
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
@@ -93,12 +125,49 @@ func appendString(b []byte, s string) []byte {
 			i += size
 		}
 	}
-	return append(b, '"')
+	return b
 }
 
-// appendTime appends t as RFC 3339 in UTC with microseconds, as kinformer's `ts`.
+// plain says s needs no escaping (the common case: names, keys, versions).
+func plain[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// appendTime appends t as RFC 3339 in UTC with microseconds, as kinformer's `ts`
+// (2006-01-02T15:04:05.000000Z), without time.Format's generality.
 func appendTime(b []byte, t time.Time) []byte {
-	return t.UTC().AppendFormat(b, "2006-01-02T15:04:05.000000Z07:00")
+	t = t.UTC()
+	year, month, day := t.Date()
+	hour, minute, second := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, minute, 2)
+	b = append(b, ':')
+	b = appendDigits(b, second, 2)
+	b = append(b, '.')
+	b = appendDigits(b, t.Nanosecond()/1000, 6)
+	return append(b, 'Z')
+}
+
+// appendDigits appends n with exactly width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	var digits [9]byte
+	for i := width - 1; i >= 0; i-- {
+		digits[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, digits[:width]...)
 }
 
 func appendStrings(b []byte, ss []string) []byte {

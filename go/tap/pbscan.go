@@ -75,17 +75,11 @@ func unenvelope(body []byte) ([]byte, bool) {
 	return raw, ok
 }
 
-// objMeta is what the tap reads of an object's metadata.
+// objMeta is what the tap reads of an object's metadata: slices of the frame it was read
+// from, valid while that frame is.
 type objMeta struct {
-	name, namespace, rv string
+	name, namespace, rv []byte
 	initialEventsEnd    bool
-}
-
-func (m objMeta) key() string {
-	if m.namespace == "" {
-		return m.name
-	}
-	return m.namespace + "/" + m.name
 }
 
 // objectMeta reads an object message's ObjectMeta (field 1 of every Kubernetes object).
@@ -98,22 +92,22 @@ func objectMeta(obj []byte) objMeta {
 		fields(data, func(num int, data []byte, _ uint64) bool {
 			switch num {
 			case 1:
-				m.name = string(data)
+				m.name = data
 			case 3:
-				m.namespace = string(data)
+				m.namespace = data
 			case 6:
-				m.rv = string(data)
+				m.rv = data
 			case 12: // annotations: map entries of key 1, value 2
-				var k, v string
+				var k, v []byte
 				fields(data, func(num int, data []byte, _ uint64) bool {
 					if num == 1 {
-						k = string(data)
+						k = data
 					} else if num == 2 {
-						v = string(data)
+						v = data
 					}
 					return true
 				})
-				if k == initialEventsEnd && v == "true" {
+				if string(k) == initialEventsEnd && string(v) == "true" {
 					m.initialEventsEnd = true
 				}
 			}
@@ -177,7 +171,7 @@ func pbStatus(msg []byte) status {
 // pbEvent reads one watch frame (a metav1.WatchEvent: type 1, object 2 as a RawExtension
 // whose raw 1 holds the enveloped object): its type, and the object's metadata or, for an
 // ERROR, its Status.
-func pbEvent(frame []byte) (typ string, m objMeta, st status, ok bool) {
+func pbEvent(frame []byte) (typ []byte, m objMeta, st status, ok bool) {
 	if raw, enveloped := unenvelope(frame); enveloped {
 		frame = raw
 	}
@@ -185,7 +179,7 @@ func pbEvent(frame []byte) (typ string, m objMeta, st status, ok bool) {
 	err := fields(frame, func(num int, data []byte, _ uint64) bool {
 		switch num {
 		case 1:
-			typ = string(data)
+			typ = data
 		case 2:
 			fields(data, func(num int, data []byte, _ uint64) bool {
 				if num == 1 {
@@ -196,14 +190,14 @@ func pbEvent(frame []byte) (typ string, m objMeta, st status, ok bool) {
 		}
 		return true
 	})
-	if err != nil || typ == "" {
-		return "", m, st, false
+	if err != nil || len(typ) == 0 {
+		return nil, m, st, false
 	}
 	inner, ok := unenvelope(object)
 	if !ok {
 		inner = object
 	}
-	if typ == "ERROR" {
+	if string(typ) == "ERROR" {
 		return typ, m, pbStatus(inner), true
 	}
 	return typ, objectMeta(inner), st, true

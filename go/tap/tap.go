@@ -35,12 +35,20 @@ type Options struct {
 	// BacklogWindow is the period over which a handler's backlog is measured (default 2s);
 	// a backlog that grew over three windows in a row is diagnosed.
 	BacklogWindow time.Duration
+	// Lean leaves out the lines written per object — watch events, notify and handled — for
+	// the least overhead: the lifecycle lines (lists, watches, errors, relists, synced), the
+	// diagnoses and the summary stay, and every count behind them is kept. KINFORMER_TAP's
+	// `lean` part sets it.
+	Lean bool
 }
 
 // Tap is a running tap: its buffer, its writer and what it has counted.
 type Tap struct {
-	opts    Options
-	lines   chan *line
+	opts Options
+	// queued lines wait here for the writer, which takes them all at once when woken
+	queueMu sync.Mutex
+	queue   []*line
+	wake    chan struct{}
 	dropped atomic.Int64
 	closed  atomic.Bool
 	done    chan struct{}
@@ -110,18 +118,20 @@ func Active() *Tap {
 	return current.Load()
 }
 
-// parseSpec reads KINFORMER_TAP: `file:PATH`, `listen:ADDR`, or both separated by a comma.
+// parseSpec reads KINFORMER_TAP: `file:PATH`, `listen:ADDR`, `lean`, comma-separated.
 func parseSpec(spec string) (Options, error) {
 	var o Options
 	for _, part := range strings.Split(spec, ",") {
 		kind, value, ok := strings.Cut(part, ":")
 		switch {
+		case part == "lean":
+			o.Lean = true
 		case ok && kind == "file" && value != "":
 			o.File = value
 		case ok && kind == "listen" && value != "":
 			o.Listen = value
 		default:
-			return o, fmt.Errorf("%q is neither file:PATH nor listen:ADDR", part)
+			return o, fmt.Errorf("%q is none of file:PATH, listen:ADDR, lean", part)
 		}
 	}
 	return o, nil
@@ -134,7 +144,7 @@ func start(o Options) (*Tap, error) {
 	withDefaults(&o)
 	t := &Tap{
 		opts:      o,
-		lines:     make(chan *line, o.Buffer),
+		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		start:     time.Now(),
 		clientGo:  clientGoVersion(),
@@ -209,9 +219,12 @@ func (t *Tap) Addr() string {
 func (t *Tap) Dropped() int64 { return t.dropped.Load() + atomic.LoadInt64(&t.overflow) }
 
 // line starts a line of `stage`/`event`, stamped now.
-func (t *Tap) line(stage, event string) *line {
+func (t *Tap) line(stage, event string) *line { return t.lineAt(stage, event, time.Now()) }
+
+// lineAt starts a line of `stage`/`event` that happened at `at`.
+func (t *Tap) lineAt(stage, event string, at time.Time) *line {
 	l := t.pool.Get().(*line)
-	l.t, l.at, l.final = t, time.Now(), false
+	l.t, l.at, l.final = t, at, false
 	l.body = append(l.body[:0], `"stage":`...)
 	l.body = appendString(l.body, stage)
 	l.body = append(l.body, `,"event":`...)
@@ -225,43 +238,60 @@ func (t *Tap) enqueue(l *line) {
 		t.pool.Put(l)
 		return
 	}
-	select {
-	case t.lines <- l:
-	default:
+	t.queueMu.Lock()
+	if len(t.queue) >= t.opts.Buffer {
+		t.queueMu.Unlock()
 		t.dropped.Add(1)
 		t.pool.Put(l)
+		return
+	}
+	t.queue = append(t.queue, l)
+	first := len(t.queue) == 1
+	t.queueMu.Unlock()
+	if first {
+		t.signal()
 	}
 }
 
-// write numbers the lines in the order they arrive and writes them to the file and the HTTP
-// readers; the file is flushed whenever the buffer runs empty.
+func (t *Tap) signal() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// write numbers the lines in the order they were queued and writes them to the file and the
+// HTTP readers, a whole batch per wake-up; the file is flushed after each batch.
 func (t *Tap) write() {
 	defer close(t.done)
 	var buf []byte
+	var batch []*line
 	reported := int64(0)
-	for l := range t.lines {
-		buf = t.format(buf[:0], l)
-		final := l.final
-		t.pool.Put(l)
-		t.emit(buf)
+	for range t.wake {
+		t.queueMu.Lock()
+		batch, t.queue = t.queue, batch[:0]
+		t.queueMu.Unlock()
+		final := false
+		for i, l := range batch {
+			buf = t.format(buf[:0], l)
+			final = final || l.final
+			t.pool.Put(l)
+			batch[i] = nil
+			t.emit(buf)
+		}
+		if d := t.dropped.Load(); d > reported {
+			reported = d
+			drop := t.line("tap", "dropped").num("dropped", d)
+			buf = t.format(buf[:0], drop)
+			t.pool.Put(drop)
+			t.emit(buf)
+		}
+		if t.out != nil {
+			t.out.Flush()
+		}
 		if final {
-			break
+			return
 		}
-		if len(t.lines) == 0 {
-			if d := t.dropped.Load(); d > reported {
-				reported = d
-				drop := t.line("tap", "dropped").num("dropped", d)
-				buf = t.format(buf[:0], drop)
-				t.pool.Put(drop)
-				t.emit(buf)
-			}
-			if t.out != nil {
-				t.out.Flush()
-			}
-		}
-	}
-	if t.out != nil {
-		t.out.Flush()
 	}
 }
 
@@ -307,7 +337,10 @@ func (t *Tap) Close() error {
 		num("duration_ms", time.Since(t.start).Milliseconds()).str("stop_reason", "the tap was closed")
 	t.closed.Store(true)
 	s.final = true
-	t.lines <- s
+	t.queueMu.Lock()
+	t.queue = append(t.queue, s) // the summary, whatever the buffer holds
+	t.queueMu.Unlock()
+	t.signal()
 	<-t.done
 	var err error
 	if t.file != nil {

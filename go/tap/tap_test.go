@@ -205,3 +205,22 @@ func TestTheTapIsOffWithoutStartOrEnvironment(t *testing.T) {
 		t.Fatal("Config changed the config with the tap off")
 	}
 }
+
+func TestLeanLeavesOutPerObjectLinesAndKeepsTheirCounts(t *testing.T) {
+	lines := run(t, &fakeServer{n: 20, bookmark: true}, Options{Lean: true}, time.Second,
+		map[string]func(){"h": func() {}})
+	for _, event := range []string{"notify", "handled", "watch-event"} {
+		for _, l := range lines {
+			if l["event"] == event {
+				t.Fatalf("a %s line in a lean tap: %v", event, l)
+			}
+		}
+	}
+	if len(having(lines, "informer", "synced")) != 1 {
+		t.Fatal("no synced line")
+	}
+	summary := having(lines, "summary", "summary")[0]["handlers"].([]any)[0].(map[string]any)
+	if summary["adds"] != 20.0 || summary["handled"] != 20.0 {
+		t.Fatalf("summary %v", summary)
+	}
+}

@@ -104,7 +104,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	format := formatOf(resp.Header.Get("Content-Type"))
 	if r.watch {
-		resp.Body = &watchBody{ReadCloser: resp.Body, t: t, r: r, format: format, rv: r.rv}
+		resp.Body = &watchBody{ReadCloser: resp.Body, t: t, r: r, format: format, rv: []byte(r.rv)}
 	} else {
 		resp.Body = &listBody{ReadCloser: resp.Body, t: t, r: r, format: format}
 	}
@@ -321,7 +321,7 @@ type watchBody struct {
 	r      request
 	format format
 	buf    []byte
-	rv     string
+	rv     []byte // the last resourceVersion the stream gave
 	events int64
 	failed bool
 	once   sync.Once
@@ -383,26 +383,30 @@ func (b *watchBody) frame(frame []byte) {
 		return
 	}
 	t, res := b.t, b.r.resource
-	switch typ {
+	switch string(typ) {
 	case "ERROR":
 		b.failed = true
 		t.failed(b.r, st)
 	case "BOOKMARK":
-		b.rv = m.rv
-		t.line("reflector", "bookmark").str("resource", res).str("rv", m.rv).flag("initial_events_end", m.initialEventsEnd).send()
+		b.rv = append(b.rv[:0], m.rv...)
+		t.line("reflector", "bookmark").str("resource", res).bytes("rv", m.rv).flag("initial_events_end", m.initialEventsEnd).send()
 		if m.initialEventsEnd {
 			t.mu.Lock()
 			t.state(res).watchListWaiting = false
 			t.mu.Unlock()
 		}
 	default:
-		b.rv = m.rv
+		b.rv = append(b.rv[:0], m.rv...)
 		b.events++
-		t.line("reflector", "watch-event").str("resource", res).str("type", typ).str("key", m.key()).str("rv", m.rv).send()
+		if t.opts.Lean {
+			return
+		}
+		l := t.line("reflector", "watch-event").str("resource", res).bytes("type", typ)
+		key(l, m.namespace, m.name).bytes("rv", m.rv).send()
 	}
 }
 
-func (b *watchBody) decode(frame []byte) (string, objMeta, status, bool) {
+func (b *watchBody) decode(frame []byte) ([]byte, objMeta, status, bool) {
 	if b.format == protobuf {
 		return pbEvent(frame)
 	}
@@ -418,17 +422,17 @@ func (b *watchBody) decode(frame []byte) (string, objMeta, status, bool) {
 		}
 	}
 	if json.Unmarshal(frame, &j) != nil || j.Type == "" {
-		return "", objMeta{}, status{}, false
+		return nil, objMeta{}, status{}, false
 	}
 	o := j.Object
-	m := objMeta{name: o.Metadata.Name, namespace: o.Metadata.Namespace, rv: o.Metadata.ResourceVersion,
+	m := objMeta{name: []byte(o.Metadata.Name), namespace: []byte(o.Metadata.Namespace), rv: []byte(o.Metadata.ResourceVersion),
 		initialEventsEnd: o.Metadata.Annotations[initialEventsEnd] == "true"}
-	return j.Type, m, status{code: o.Code, reason: o.Reason, message: o.Message}, true
+	return []byte(j.Type), m, status{code: o.Code, reason: o.Reason, message: o.Message}, true
 }
 
 // end traces the stream's end; it is the next relist's reason unless an ERROR said more.
 func (b *watchBody) end(reason string) {
-	b.t.line("reflector", "watch-end").str("resource", b.r.resource).str("rv", b.rv).
+	b.t.line("reflector", "watch-end").str("resource", b.r.resource).bytes("rv", b.rv).
 		num("events", b.events).str("reason", reason).send()
 	b.t.mu.Lock()
 	s := b.t.state(b.r.resource)

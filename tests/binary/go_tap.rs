@@ -37,15 +37,27 @@ fn lines_of(file: &Path) -> Vec<Value> {
     parse_jsonl(complete)
 }
 
-/// Runs the example with `args` and `-tap-file FILE` until the tap's lines satisfy `done`, then
-/// SIGTERM; returns every line once it exited 0 (the tap closed: its summary is the last line).
+/// Runs the client-go example with `args` and `-tap-file FILE` until the tap's lines satisfy
+/// `done`, then SIGTERM; returns every line once it exited 0 (the tap closed: its summary is
+/// the last line).
 async fn tapped(
     args: &[&str],
     file: &Path,
     what: &str,
     done: impl Fn(&[Value]) -> bool,
 ) -> Vec<Value> {
-    let mut child = tokio::process::Command::new(example("informer"))
+    tapped_example("informer", args, file, what, done).await
+}
+
+/// [`tapped`] for the example `name`.
+async fn tapped_example(
+    name: &str,
+    args: &[&str],
+    file: &Path,
+    what: &str,
+    done: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    let mut child = tokio::process::Command::new(example(name))
         .args(args)
         .arg("-tap-file")
         .arg(file)
@@ -358,5 +370,67 @@ async fn the_taps_notifications_agree_with_the_embedded_servers_writes() {
         summary["handlers"].as_array().unwrap().len(),
         2,
         "{summary}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_controller_runtime_reconcilers_informer_is_tapped_by_crtap_against_kube_apiserver() {
+    let server = RefServer::shared();
+    let ns = server.namespace("tap-crtap");
+    let deployments: String = (0..3)
+        .map(|i| {
+            format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d-{i}, namespace: {ns}}}\n\
+                 spec:\n  replicas: 1\n  selector: {{matchLabels: {{app: d-{i}}}}}\n  template:\n    \
+                 metadata: {{labels: {{app: d-{i}}}}}\n    spec: {{containers: [{{name: c, image: pause}}]}}\n---\n"
+            )
+        })
+        .collect();
+    server.apply(&deployments);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tap.jsonl");
+    let kubeconfig = server.kubeconfig();
+    let args = [
+        "-kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "-namespace",
+        &ns,
+        "-delay",
+        "1ms",
+    ];
+    let lines = tapped_example(
+        "reconciler",
+        &args,
+        &file,
+        "the Deployments' adds handled",
+        |lines| {
+            having(lines, "handler", "handled")
+                .iter()
+                .filter(|v| v["resource"] == "deployments.apps")
+                .count()
+                >= 3
+                && !having(lines, "informer", "handler-synced").is_empty()
+        },
+    )
+    .await;
+    // crtap names the informer by its resource, and controller-runtime's Kind source
+    // registered its handler through the tapped informer.
+    let started = having(&lines, "informer", "started");
+    assert!(
+        started.iter().any(|v| v["resource"] == "deployments.apps"),
+        "{started:?}"
+    );
+    let keys: BTreeSet<String> = having(&lines, "handler", "notify")
+        .into_iter()
+        .filter(|v| v["resource"] == "deployments.apps" && v["kind"] == "add")
+        .map(|v| v["key"].as_str().unwrap().to_owned())
+        .collect();
+    let expected: BTreeSet<String> = (0..3).map(|i| format!("{ns}/d-{i}")).collect();
+    assert_eq!(keys, expected);
+    assert!(
+        having(&lines, "reflector", "watch-start")
+            .iter()
+            .any(|v| v["resource"] == "deployments.apps"),
+        "crtap.Manager wrapped the manager's REST config"
     );
 }

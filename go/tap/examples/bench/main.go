@@ -3,7 +3,7 @@
 // with or without the tap, and the CPU time (user + system) the process spent from starting the
 // informer until it and its handler synced and the tap wrote its last line. Prints `items N`, `cpu_ms N`, `tap_lines_dropped N`.
 //
-//	bench -kubeconfig KUBECONFIG [-tap-file FILE]
+//	bench -kubeconfig KUBECONFIG [-tap-file FILE [-lean]] [-cpuprofile FILE]
 package main
 
 import (
@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -28,16 +29,30 @@ const protobuf = "application/vnd.kubernetes.protobuf"
 func main() {
 	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "the kubeconfig")
 	file := flag.String("tap-file", "", "tap into this file (without it: no tap)")
+	lean := flag.Bool("lean", false, "the tap's Lean option: no per-object lines")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the run here")
 	flag.Parse()
-	if err := run(*kubeconfig, *file); err != nil {
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "error:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*kubeconfig, tap.Options{File: *file, Lean: *lean}); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, file string) error {
-	if file != "" {
-		if _, err := tap.Start(tap.Options{File: file}); err != nil {
+func run(kubeconfig string, o tap.Options) error {
+	if o.File != "" {
+		if _, err := tap.Start(o); err != nil {
 			return err
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -28,7 +27,7 @@ import (
 )
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "the kubeconfig")
+	// -kubeconfig is controller-runtime's own flag (pkg/client/config registers it)
 	namespace := flag.String("namespace", "default", "the namespace whose Deployments are reconciled")
 	delay := flag.Duration("delay", 100*time.Millisecond, "how long each reconcile takes")
 	runFor := flag.Duration("for", 0, "how long to run (0: until SIGINT or SIGTERM)")
@@ -36,20 +35,20 @@ func main() {
 	listen := flag.String("tap-listen", "", "the tap's loopback HTTP address (GET /trace)")
 	notSynced := flag.Duration("not-synced-after", 10*time.Second, "when an informer not synced is diagnosed")
 	flag.Parse()
-	if err := run(*kubeconfig, *namespace, *delay, *runFor, tap.Options{File: *file, Listen: *listen, NotSyncedAfter: *notSynced}); err != nil {
+	if err := run(*namespace, *delay, *runFor, tap.Options{File: *file, Listen: *listen, NotSyncedAfter: *notSynced}); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, ns string, delay, runFor time.Duration, o tap.Options) error {
+func run(ns string, delay, runFor time.Duration, o tap.Options) error {
 	if o.File != "" || o.Listen != "" {
 		if _, err := tap.Start(o); err != nil { // tap: where it writes (or KINFORMER_TAP)
 			return err
 		}
 	}
 	defer tap.Active().Close()
-	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	config, err := ctrl.GetConfig()
 	if err != nil {
 		return err
 	}
