@@ -195,7 +195,6 @@ func TestAForbiddenListIsTheNotSyncedDiagnosisNamingVerbAndResource(t *testing.T
 	}
 }
 
-
 func TestTheTapIsOffWithoutStartOrEnvironment(t *testing.T) {
 	if Active() != nil {
 		t.Fatal("a tap runs")
