@@ -120,8 +120,9 @@ func objectMeta(obj []byte) objMeta {
 
 const initialEventsEnd = "k8s.io/initial-events-end"
 
-// listMeta reads a list body: its resourceVersion, continue token and how many items.
-func pbList(body []byte) (rv, cont string, items int, ok bool) {
+// pbList reads a list body: its resourceVersion, continue token and how many items, each
+// item's metadata given to keep when it is not nil.
+func pbList(body []byte, keep func(objMeta)) (rv, cont string, items int, ok bool) {
 	msg, ok := unenvelope(body)
 	if !ok {
 		return "", "", 0, false
@@ -139,6 +140,9 @@ func pbList(body []byte) (rv, cont string, items int, ok bool) {
 			})
 		case 2:
 			items++
+			if keep != nil {
+				keep(objectMeta(data))
+			}
 		}
 		return true
 	})

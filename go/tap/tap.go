@@ -35,6 +35,10 @@ type Options struct {
 	// BacklogWindow is the period over which a handler's backlog is measured (default 2s);
 	// a backlog that grew over three windows in a row is diagnosed.
 	BacklogWindow time.Duration
+	// Record is a kinformer record file (docs/record-replay.md) of the traffic Config sees,
+	// objects as metadata only, written when the tap closes (FILE.part until then), for
+	// `kinformer replay` beside what the process did.
+	Record string
 	// Lean leaves out the lines written per object — watch events, notify and handled — for
 	// the least overhead: the lifecycle lines (lists, watches, errors, relists, synced), the
 	// diagnoses and the summary stay, and every count behind them is kept. KINFORMER_TAP's
@@ -61,6 +65,7 @@ type Tap struct {
 
 	listener net.Listener
 	hub      *hub
+	rec      *recorder
 
 	start    time.Time
 	clientGo string
@@ -118,7 +123,8 @@ func Active() *Tap {
 	return current.Load()
 }
 
-// parseSpec reads KINFORMER_TAP: `file:PATH`, `listen:ADDR`, `lean`, comma-separated.
+// parseSpec reads KINFORMER_TAP: `file:PATH`, `listen:ADDR`, `record:PATH`, `lean`,
+// comma-separated.
 func parseSpec(spec string) (Options, error) {
 	var o Options
 	for _, part := range strings.Split(spec, ",") {
@@ -130,16 +136,18 @@ func parseSpec(spec string) (Options, error) {
 			o.File = value
 		case ok && kind == "listen" && value != "":
 			o.Listen = value
+		case ok && kind == "record" && value != "":
+			o.Record = value
 		default:
-			return o, fmt.Errorf("%q is none of file:PATH, listen:ADDR, lean", part)
+			return o, fmt.Errorf("%q is none of file:PATH, listen:ADDR, record:PATH, lean", part)
 		}
 	}
 	return o, nil
 }
 
 func start(o Options) (*Tap, error) {
-	if o.File == "" && o.Listen == "" {
-		return nil, errors.New("tap: neither a File nor a Listen address")
+	if o.File == "" && o.Listen == "" && o.Record == "" {
+		return nil, errors.New("tap: no File, Listen address or Record file")
 	}
 	withDefaults(&o)
 	t := &Tap{
@@ -157,6 +165,16 @@ func start(o Options) (*Tap, error) {
 			return nil, fmt.Errorf("tap: %w", err)
 		}
 		t.file, t.out = f, bufio.NewWriterSize(f, 256*1024)
+	}
+	if o.Record != "" {
+		rec, err := newRecorder(o.Record, t.start)
+		if err != nil {
+			if t.file != nil {
+				t.file.Close()
+			}
+			return nil, err
+		}
+		t.rec = rec
 	}
 	if o.Listen != "" {
 		if err := t.listen(o.Listen); err != nil {
@@ -342,9 +360,11 @@ func (t *Tap) Close() error {
 	t.queueMu.Unlock()
 	t.signal()
 	<-t.done
-	var err error
+	err := t.rec.close()
 	if t.file != nil {
-		err = t.file.Close()
+		if closed := t.file.Close(); err == nil {
+			err = closed
+		}
 	}
 	if t.hub != nil {
 		t.hub.close()

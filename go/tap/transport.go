@@ -92,14 +92,18 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.requestStarted(r)
 	resp, err := rt.next.RoundTrip(req)
 	if err != nil {
-		t.failed(r, status{reason: "Transport", message: err.Error()})
+		s := status{reason: "Transport", message: err.Error()}
+		t.rec.entry(r.resource, "error", apiError(s))
+		t.failed(r, s)
 		return resp, err
 	}
 	if resp.StatusCode >= 300 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(body))
-		t.failed(r, readStatus(resp, body))
+		s := readStatus(resp, body)
+		t.rec.entry(r.resource, "error", apiError(s))
+		t.failed(r, s)
 		return resp, nil
 	}
 	format := formatOf(resp.Header.Get("Content-Type"))
@@ -203,6 +207,7 @@ func (t *Tap) requestStarted(r request) {
 		}
 		t.line("reflector", "relist").str("resource", r.resource).str("reason", reason).send()
 	}
+	t.recordRequest(r)
 	switch {
 	case r.watch:
 		l := t.line("reflector", "watch-start").str("resource", r.resource).str("rv", r.rv)
@@ -217,6 +222,31 @@ func (t *Tap) requestStarted(r request) {
 		}
 		l.flag("watch_list", false).optStr("namespace", r.namespace).send()
 	}
+}
+
+// recordRequest writes a LIST's or WATCH's request entry.
+func (t *Tap) recordRequest(r request) {
+	if t.rec == nil {
+		return
+	}
+	b := []byte(`{"rv":`)
+	b = appendString(b, r.rv)
+	if r.watch {
+		if n, ok := atoi(r.timeout); ok {
+			b = fmt.Appendf(b, `,"timeout_s":%d`, n)
+		}
+		b = fmt.Appendf(b, `,"initial_events":%t}`, r.watchList)
+		t.rec.entry(r.resource, "watch", b)
+		return
+	}
+	if n, ok := atoi(r.limit); ok {
+		b = fmt.Appendf(b, `,"limit":%d`, n)
+	}
+	if r.cont != "" {
+		b = append(b, `,"continue":`...)
+		b = appendString(b, r.cont)
+	}
+	t.rec.entry(r.resource, "list", append(b, '}'))
 }
 
 func atoi(s string) (int64, bool) {
@@ -282,19 +312,35 @@ func (b *listBody) Close() error {
 
 func (b *listBody) done() {
 	rv, cont, items, ok := "", "", 0, false
+	var metas []objMeta
+	var keep func(objMeta)
+	if b.t.rec != nil {
+		keep = func(m objMeta) { metas = append(metas, m) }
+	}
 	switch b.format {
 	case protobuf:
-		rv, cont, items, ok = pbList(b.buf)
+		rv, cont, items, ok = pbList(b.buf, keep)
 	case jsonFormat:
 		var j struct {
 			Metadata struct{ ResourceVersion, Continue string }
-			Items    []struct{}
+			Items    []struct {
+				Metadata struct{ Name, Namespace, ResourceVersion string }
+			}
 		}
 		ok = json.Unmarshal(b.buf, &j) == nil
 		rv, cont, items = j.Metadata.ResourceVersion, j.Metadata.Continue, len(j.Items)
+		for _, item := range j.Items {
+			if keep != nil {
+				m := item.Metadata
+				keep(objMeta{name: []byte(m.Name), namespace: []byte(m.Namespace), rv: []byte(m.ResourceVersion)})
+			}
+		}
+	}
+	t := b.t
+	if ok && t.rec != nil {
+		t.rec.entry(b.r.resource, "page", page(rv, cont, metas))
 	}
 	b.buf = nil
-	t := b.t
 	if !ok {
 		t.line("reflector", "list-page").str("resource", b.r.resource).str("note", "answer not read (CBOR or cut short)").send()
 		return
@@ -311,6 +357,26 @@ func (b *listBody) done() {
 		t.line("reflector", "list-done").str("resource", b.r.resource).num("items", int64(total)).
 			num("pages", int64(pages)).str("rv", rv).send()
 	}
+}
+
+// page is a LIST answer as the record's `page` entry holds it.
+func page(rv, cont string, items []objMeta) []byte {
+	b := []byte(`{"rv":`)
+	b = appendString(b, rv)
+	b = append(b, `,"continue":`...)
+	if cont == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, cont)
+	}
+	b = append(b, `,"items":[`...)
+	for i, m := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, object(m)...)
+	}
+	return append(b, "]}"...)
 }
 
 // watchBody reads a WATCH stream as the client reads it: each event, bookmark and ERROR is
@@ -338,7 +404,15 @@ func (b *watchBody) Read(p []byte) (int, error) {
 		if !errors.Is(err, io.EOF) {
 			reason = err.Error()
 		}
-		b.once.Do(func() { b.end(reason) })
+		b.once.Do(func() {
+			if errors.Is(err, io.EOF) {
+				b.t.rec.entry(b.r.resource, "end", []byte("true"))
+			} else {
+				m := []byte(`{"kind":"eof","message":`)
+				b.t.rec.entry(b.r.resource, "stream_error", append(appendString(m, err.Error()), '}'))
+			}
+			b.end(reason)
+		})
 	}
 	return n, err
 }
@@ -383,6 +457,7 @@ func (b *watchBody) frame(frame []byte) {
 		return
 	}
 	t, res := b.t, b.r.resource
+	t.recordFrame(res, typ, m, st)
 	switch string(typ) {
 	case "ERROR":
 		b.failed = true
@@ -404,6 +479,28 @@ func (b *watchBody) frame(frame []byte) {
 		l := t.line("reflector", "watch-event").str("resource", res).bytes("type", typ)
 		key(l, m.namespace, m.name).bytes("rv", m.rv).send()
 	}
+}
+
+// recordFrame writes one watch frame's entry.
+func (t *Tap) recordFrame(res string, typ []byte, m objMeta, st status) {
+	if t.rec == nil {
+		return
+	}
+	b := []byte(`{"type":`)
+	b = appendString(b, string(typ))
+	switch string(typ) {
+	case "ERROR":
+		b = append(b, `,"status":`...)
+		b = append(b, apiError(st)...)
+	case "BOOKMARK":
+		b = append(b, `,"rv":`...)
+		b = appendString(b, string(m.rv))
+		b = fmt.Appendf(b, `,"initial_events_end":%t`, m.initialEventsEnd)
+	default:
+		b = append(b, `,"object":`...)
+		b = append(b, object(m)...)
+	}
+	t.rec.entry(res, "frame", append(b, '}'))
 }
 
 func (b *watchBody) decode(frame []byte) ([]byte, objMeta, status, bool) {

@@ -340,6 +340,7 @@ async fn the_taps_notifications_agree_with_the_embedded_servers_writes() {
     let cluster = Cluster::start().await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("tap.jsonl");
+    let record = dir.path().join("record.jsonl");
     let kubeconfig = cluster.kubeconfig();
     kubectl(&kubeconfig, &["create", "namespace", "tapped"]);
     let args = [
@@ -353,6 +354,8 @@ async fn the_taps_notifications_agree_with_the_embedded_servers_writes() {
         "200",
         "-delay",
         "1ms",
+        "-tap-record",
+        record.to_str().unwrap(),
     ];
     let lines = tapped(&args, &file, "30 creates seen by both handlers", |lines| {
         adds(lines, "fast").len() == 30 && adds(lines, "slow").len() == 30
@@ -371,6 +374,44 @@ async fn the_taps_notifications_agree_with_the_embedded_servers_writes() {
         2,
         "{summary}"
     );
+    // Replay beside reality: the tap's record of the traffic, through kinformer's model, gives
+    // each handler the notifications the real client-go gave it.
+    let replayed = run(kinformer(&[
+        "replay",
+        record.to_str().unwrap(),
+        "--handler",
+        "fast",
+        "--handler",
+        "slow",
+        "-o",
+        "jsonl",
+        "--show",
+        "notifications",
+        "--speed",
+        "max",
+    ]))
+    .await;
+    assert_eq!(replayed.code, 0, "{}", replayed.stderr);
+    let model = parse_jsonl(&replayed.stdout);
+    for handler in ["fast", "slow"] {
+        assert_eq!(
+            notifications(&model, handler),
+            notifications(&lines, handler),
+            "{handler}: the model's notifications against the real ones"
+        );
+    }
+}
+
+/// `handler`'s notifications as `kind key rv initial`, sorted (a watch-list's initial objects
+/// reach client-go's store in Go map order).
+fn notifications(lines: &[Value], handler: &str) -> Vec<String> {
+    let mut found: Vec<String> = having(lines, "handler", "notify")
+        .into_iter()
+        .filter(|v| v["handler"] == handler)
+        .map(|v| format!("{} {} {} {}", v["kind"], v["key"], v["rv"], v["initial"]))
+        .collect();
+    found.sort();
+    found
 }
 
 #[tokio::test(flavor = "multi_thread")]

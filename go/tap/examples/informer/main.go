@@ -35,18 +35,19 @@ func main() {
 	rate := flag.Float64("rate", 50, "ConfigMaps created per second")
 	file := flag.String("tap-file", "", "the tap's JSONL file")
 	listen := flag.String("tap-listen", "", "the tap's loopback HTTP address (GET /trace)")
+	record := flag.String("tap-record", "", "the tap's record file of the traffic (kinformer replay reads it)")
 	notSynced := flag.Duration("not-synced-after", 10*time.Second, "when an informer not synced is diagnosed")
 	window := flag.Duration("backlog-window", 2*time.Second, "the window a handler's backlog is measured over")
 	flag.Parse()
 	if err := run(*kubeconfig, *namespace, *delay, *runFor, *create, *rate,
-		tap.Options{File: *file, Listen: *listen, NotSyncedAfter: *notSynced, BacklogWindow: *window}); err != nil {
+		tap.Options{File: *file, Listen: *listen, Record: *record, NotSyncedAfter: *notSynced, BacklogWindow: *window}); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
 }
 
 func run(kubeconfig, ns string, delay, runFor time.Duration, create int, rate float64, o tap.Options) error {
-	if o.File != "" || o.Listen != "" {
+	if o.File != "" || o.Listen != "" || o.Record != "" {
 		t, err := tap.Start(o)
 		if err != nil {
 			return err
