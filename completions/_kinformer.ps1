@@ -204,6 +204,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinformer' -ScriptBlock {
         }
         'kinformer;top' {
             [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'Play a scenario on the --embedded server (its writes, faults and handler steps): a file, or a built-in one by NAME (kinformer scenarios lists them)')
+            [CompletionResult]::new('--attach', '--attach', [CompletionResultType]::ParameterName, 'Draw a running Go controller''s own informers instead, from its Go tap''s endpoint (http://HOST:PORT/trace; docs/debug-go-controller.md): no resource, no informer of ours')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace scope (default: the context''s namespace)')

@@ -197,6 +197,7 @@ set edit:completion:arg-completer[kinformer] = {|@words|
         }
         &'kinformer;top'= {
             cand --scenario 'Play a scenario on the --embedded server (its writes, faults and handler steps): a file, or a built-in one by NAME (kinformer scenarios lists them)'
+            cand --attach 'Draw a running Go controller''s own informers instead, from its Go tap''s endpoint (http://HOST:PORT/trace; docs/debug-go-controller.md): no resource, no informer of ours'
             cand --kubeconfig 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)'
             cand --context 'The name of the kubeconfig context to use'
             cand -n 'The namespace scope (default: the context''s namespace)'

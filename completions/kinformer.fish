@@ -231,6 +231,7 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l metadata-
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s V -l version -d 'Print version'
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l scenario -d 'Play a scenario on the --embedded server (its writes, faults and handler steps): a file, or a built-in one by NAME (kinformer scenarios lists them)' -r -F
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l attach -d 'Draw a running Go controller\'s own informers instead, from its Go tap\'s endpoint (http://HOST:PORT/trace; docs/debug-go-controller.md): no resource, no informer of ours' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -s n -l namespace -d 'The namespace scope (default: the context\'s namespace)' -r

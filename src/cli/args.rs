@@ -265,12 +265,16 @@ Examples:
 pub struct TopArgs {
     /// The resource(s), as kubectl names them (pods, deploy, deployments.apps, …); several as
     /// separate words or comma-separated: one informer each, Tab switches the view
-    #[arg(value_name = "RESOURCE", required = true, num_args = 1.., value_parser = parse_resource_list)]
+    #[arg(value_name = "RESOURCE", required_unless_present = "attach", num_args = 1.., value_parser = parse_resource_list)]
     pub resources: Vec<ResourceList>,
     /// Play a scenario on the --embedded server (its writes, faults and handler steps): a file,
     /// or a built-in one by NAME (kinformer scenarios lists them)
     #[arg(long, value_name = "FILE|NAME", requires = "embedded")]
     pub scenario: Option<PathBuf>,
+    /// Draw a running Go controller's own informers instead, from its Go tap's endpoint
+    /// (http://HOST:PORT/trace; docs/debug-go-controller.md): no resource, no informer of ours
+    #[arg(long, value_name = "URL", conflicts_with_all = ["resources", "scenario"])]
+    pub attach: Option<String>,
     #[command(flatten)]
     pub connection: ConnectionArgs,
     #[command(flatten)]

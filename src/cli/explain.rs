@@ -40,11 +40,19 @@ pub async fn run(args: ExplainArgs, signals: &mut Signals) -> Result<i32, CliErr
 }
 
 /// A trace printed with a narrower `--show` than `all` tells only part of each story: said
-/// once on stderr.
+/// once on stderr. A Go tap's trace has no queue or indexer lines by nature (client-go's
+/// queue and cache are not observable from inside without a fork): only its wire and
+/// handler lines are expected.
 fn warn_if_partial(trace: &Trace, input: &str) {
     let stages: Vec<&str> = trace.lines.iter().map(|l| l.stage.as_str()).collect();
-    let missing: Vec<&str> = ["reflector", "fifo", "indexer", "handler"]
-        .into_iter()
+    let expected: &[&str] = if trace.from_go_tap() {
+        &["reflector", "handler"]
+    } else {
+        &["reflector", "fifo", "indexer", "handler"]
+    };
+    let missing: Vec<&str> = expected
+        .iter()
+        .copied()
         .filter(|stage| !stages.contains(stage))
         .collect();
     if !missing.is_empty() {

@@ -1,5 +1,6 @@
 //! `kinformer top RESOURCE`: connects (playing a scenario's settings, if given), then hands the
 //! informers to the terminal view ([`super::tui`]) until the user quits or a signal ends it.
+//! `top --attach URL` draws a Go tap's informers instead.
 
 use std::io::{self, IsTerminal};
 
@@ -18,7 +19,7 @@ use super::scenario_play::{
 };
 use super::session::Session;
 use super::stream::Signals;
-use super::tui::view;
+use super::tui::{attach, view};
 use crate::output::OutputFormat;
 
 /// The one line printed when stdout is not a terminal.
@@ -28,6 +29,9 @@ pub const NOT_A_TERMINAL: &str =
 pub async fn run(args: TopArgs, signals: &mut Signals) -> Result<i32, CliError> {
     if !io::stdout().is_terminal() {
         return Err(CliError::Usage(NOT_A_TERMINAL.into()));
+    }
+    if let Some(url) = &args.attach {
+        return attach(url, signals).await?.into_exit();
     }
     let scenario = load_scenario(args.scenario.as_deref())?;
     let mut pipeline = args.pipeline;

@@ -107,6 +107,12 @@
       more.appendChild(table(['INFORMER METRICS'].concat(s.metrics.map(function (m) { return m.name || m.resource || 'informer'; })),
         keys.map(function (k) { return [k].concat(s.metrics.map(function (m) { return m[k] === undefined ? '-' : m[k]; })); })));
     }
+    if (h.diagnoses.length) {
+      box.appendChild(el('p', { 'class': 'note', text: 'Diagnoses from inside the controller (Go tap)' }));
+      box.appendChild(table(['TIME', 'DIAGNOSIS', 'RESOURCE', 'HANDLER', 'CAUSE'], h.diagnoses.map(function (d) {
+        return [d.at, d.what, d.resource, d.handler || '-', d.cause];
+      }), 'diagnoses'));
+    }
     if (h.proxy.length) {
       var pk = ['lists', 'watches', 'events', 'relists', 'errors', 'requests', 'bytes'];
       box.appendChild(table(['CLIENT', 'STREAM'].concat(pk), h.proxy.map(function (p) {
@@ -120,8 +126,15 @@
   function drawHandlers() {
     var box = document.getElementById('handlers');
     if (!data.handlers.length) { box.appendChild(el('p', { 'class': 'note', text: 'No handler lines in this trace.' })); return; }
-    var t = table(['HANDLER', 'add', 'update', 'delete', 'sync', 'initial', 'handled', 'max pending'], data.handlers.map(function (f) {
-      return [f.label, f.add, f.update, f.delete, f.sync, f.initial, f.handled, f.max_pending];
+    var inside = data.handlers.some(function (f) { return f.mean_call_us !== null; });
+    var head = ['HANDLER', 'add', 'update', 'delete', 'sync', 'initial', 'handled', 'max pending'];
+    if (inside) { head = head.concat(['mean queue wait', 'mean call']); }
+    var t = table(head, data.handlers.map(function (f) {
+      var row = [f.label, f.add, f.update, f.delete, f.sync, f.initial, f.handled, f.max_pending];
+      if (inside) {
+        row.push(f.mean_queue_us === null ? '-' : human(f.mean_queue_us), f.mean_call_us === null ? '-' : human(f.mean_call_us));
+      }
+      return row;
     }), 'by-kind');
     Array.prototype.forEach.call(t.querySelectorAll('tr'), function (row, i) {
       var cell = row.children[4];

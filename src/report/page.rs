@@ -48,6 +48,19 @@ struct Header {
     /// The `summary` line as written (its `handlers`, `metrics`, …).
     summary: Option<serde_json::Value>,
     proxy: Vec<serde_json::Value>,
+    /// A Go tap's diagnoses, in order: what kept an informer from syncing, a handler whose
+    /// backlog kept growing.
+    diagnoses: Vec<Diagnosis>,
+}
+
+/// One `diagnosis` line as the page lists it.
+#[derive(Debug, Serialize)]
+struct Diagnosis {
+    at: String,
+    what: String,
+    resource: String,
+    handler: String,
+    cause: String,
 }
 
 /// One handler's notifications by kind.
@@ -61,6 +74,14 @@ struct HandlerFigures {
     initial: u64,
     handled: u64,
     max_pending: u64,
+    /// What a Go tap measured around the handler's calls (mean µs): the wait from the queue
+    /// to the call, and the call itself; absent in kinformer's own runs.
+    mean_queue_us: Option<u64>,
+    mean_call_us: Option<u64>,
+    #[serde(skip)]
+    queue_us: (u64, u64),
+    #[serde(skip)]
+    call_us: (u64, u64),
 }
 
 /// One object's story as the page's search shows it: key, resource, and each step as
@@ -144,7 +165,23 @@ fn header(trace: &Trace, info: &RunInfo) -> Header {
         counts: trace.counts(),
         summary: trace.summary.clone(),
         proxy: trace.proxy_summaries.clone(),
+        diagnoses: diagnoses(trace),
     }
+}
+
+fn diagnoses(trace: &Trace) -> Vec<Diagnosis> {
+    trace
+        .lines
+        .iter()
+        .filter(|l| l.stage == "diagnosis")
+        .map(|l| Diagnosis {
+            at: clock(l.ts),
+            what: l.event.clone(),
+            resource: l.resource().to_owned(),
+            handler: l.handler().to_owned(),
+            cause: l.cause.clone().unwrap_or_default(),
+        })
+        .collect()
 }
 
 fn handler_figures(trace: &Trace) -> Vec<HandlerFigures> {
@@ -168,6 +205,10 @@ fn handler_figures(trace: &Trace) -> Vec<HandlerFigures> {
         };
         count(&mut figures[at], line);
     }
+    for f in &mut figures {
+        let mean = |(sum, n): (u64, u64)| (n > 0).then(|| sum / n);
+        (f.mean_queue_us, f.mean_call_us) = (mean(f.queue_us), mean(f.call_us));
+    }
     figures
 }
 
@@ -175,6 +216,14 @@ fn count(f: &mut HandlerFigures, line: &super::trace::TraceLine) {
     f.max_pending = f.max_pending.max(line.pending.unwrap_or(0));
     if line.event == "handled" {
         f.handled += 1;
+        for (measured, total) in [
+            (line.queue_us, &mut f.queue_us),
+            (line.call_us, &mut f.call_us),
+        ] {
+            if let Some(us) = measured {
+                *total = (total.0 + us, total.1 + 1);
+            }
+        }
         return;
     }
     if line.event != "notify" {
@@ -226,5 +275,32 @@ mod tests {
             assert!(!page.contains(external), "{external} in the page");
         }
         assert!(!page.contains("{{"), "every placeholder filled");
+    }
+
+    #[test]
+    fn a_go_taps_diagnoses_and_measured_handler_times_reach_the_page() {
+        let trace = parse_jsonl(
+            br#"{"seq":1,"ts":"2026-11-22T12:00:00Z","stage":"handler","event":"handled","resource":"configmaps","handler":"slow","kind":"add","key":"ns/a","rv":"5","latency_us":300,"call_us":100,"queue_us":200}
+{"seq":2,"ts":"2026-11-22T12:00:01Z","stage":"handler","event":"handled","resource":"configmaps","handler":"slow","kind":"add","key":"ns/b","rv":"6","latency_us":500,"call_us":300,"queue_us":200}
+{"seq":3,"ts":"2026-11-22T12:00:02Z","stage":"diagnosis","event":"backlog-growing","resource":"configmaps","handler":"slow","cause":"handler slow falls behind"}
+"#,
+        )
+        .unwrap();
+        let figures = handler_figures(&trace);
+        assert_eq!(
+            (figures[0].mean_queue_us, figures[0].mean_call_us),
+            (Some(200), Some(200))
+        );
+        let found = diagnoses(&trace);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (
+                found[0].what.as_str(),
+                found[0].handler.as_str(),
+                found[0].cause.as_str()
+            ),
+            ("backlog-growing", "slow", "handler slow falls behind")
+        );
+        assert!(render(&trace, &RunInfo::default()).contains("handler slow falls behind"));
     }
 }

@@ -528,9 +528,10 @@ impl Teller {
         ));
         let step = &mut self.objects[id].1.steps[step];
         step.text.push_str(&format!(
-            ", handled at {} after {latency}{}",
+            ", handled at {} after {latency}{}{}",
             clock(line.ts),
-            if line.latency_us.is_some() { "" } else { "?" }
+            if line.latency_us.is_some() { "" } else { "?" },
+            measured_inside(line)
         ));
     }
 
@@ -667,6 +668,22 @@ fn final_step(state: &ObjectState, saw_indexer: bool) -> Step {
     }
 }
 
+/// What a Go tap measured inside the controller around a handler call: how long the
+/// notification waited after its object entered the queue, and the call itself.
+fn measured_inside(line: &TraceLine) -> String {
+    let Some(call) = line.call_us else {
+        return String::new();
+    };
+    let call = format_duration(std::time::Duration::from_micros(call));
+    match line.queue_us {
+        Some(queued) => format!(
+            " ({} from the queue to the call, {call} in the handler)",
+            format_duration(std::time::Duration::from_micros(queued))
+        ),
+        None => format!(" ({call} in the handler)"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -730,6 +747,23 @@ mod tests {
         assert_eq!(
             story.last().unwrap(),
             "final final cached state: in the cache at rv 6 (written at 12:00:03.000)"
+        );
+    }
+
+    #[test]
+    fn a_go_taps_handled_line_tells_the_queue_wait_and_the_call_measured_inside() {
+        let trace = [
+            line(1, 0, r#""stage":"reflector","event":"watch-event","type":"ADDED","key":"ns/a","rv":"6""#),
+            line(2, 1, r#""stage":"handler","event":"notify","handler":"slow","kind":"add","key":"ns/a","rv":"6","initial":false,"sync":false,"pending":4,"queue_us":800000"#),
+            line(3, 2, r#""stage":"handler","event":"handled","handler":"slow","kind":"add","key":"ns/a","rv":"6","latency_us":1000000,"call_us":200000,"queue_us":800000"#),
+        ]
+        .concat();
+        let story = texts(&stories(&parse_jsonl(trace.as_bytes()).unwrap())[0]);
+        assert!(
+            story.iter().any(|s| s.contains(
+                "handled at 12:00:02.000 after 1s (800ms from the queue to the call, 200ms in the handler)"
+            )),
+            "{story:#?}"
         );
     }
 

@@ -38,6 +38,14 @@ pub struct TraceLine {
     pub batch: Option<u64>,
     pub deltas: Option<u64>,
     pub latency_us: Option<u64>,
+    /// A Go tap's `handled`: the handler call's own time, and the time the notification
+    /// waited from entering the queue to the call's start.
+    pub call_us: Option<u64>,
+    pub queue_us: Option<u64>,
+    /// A `diagnosis` line's words.
+    pub cause: Option<String>,
+    /// An `informer started` line's source: `tap` for a Go tap inside a controller.
+    pub source: Option<String>,
     pub code: Option<u64>,
     pub delay_ms: Option<u64>,
     pub attempt: Option<u64>,
@@ -96,6 +104,16 @@ impl TraceLine {
 
     pub fn handler(&self) -> &str {
         self.handler.as_deref().unwrap_or("")
+    }
+}
+
+impl Trace {
+    /// Whether the trace is a Go tap's (docs/debug-go-controller.md): an informer inside a
+    /// controller, seen from its wire and its handlers, with no queue or indexer lines.
+    pub fn from_go_tap(&self) -> bool {
+        self.lines
+            .iter()
+            .any(|l| l.is("informer", "started") && l.source.as_deref() == Some("tap"))
     }
 }
 
@@ -273,6 +291,28 @@ mod tests {
         assert!(line.sync);
         assert_eq!(line.pending, Some(4));
         assert_eq!(line.ts % 1_000_000, 2);
+    }
+
+    #[test]
+    fn a_go_taps_lines_keep_their_call_time_queue_time_and_diagnosis() {
+        let trace = parse_jsonl(
+            br#"{"seq":1,"ts":"2026-11-22T10:00:01Z","stage":"informer","event":"started","resource":"configmaps","name":"configmaps","client_go":"v0.37.2","source":"tap"}
+{"seq":2,"ts":"2026-11-22T10:00:02Z","stage":"handler","event":"handled","resource":"configmaps","handler":"slow","kind":"add","key":"ns/a","rv":"5","sync":false,"pending":3,"latency_us":900,"call_us":100,"queue_us":800}
+{"seq":3,"ts":"2026-11-22T10:00:03Z","stage":"diagnosis","event":"not-synced","resource":"configmaps","after_ms":10000,"cause":"403 Forbidden: the RBAC rules lack verb \"list\"","code":403}
+"#,
+        )
+        .unwrap();
+        assert!(trace.from_go_tap());
+        let handled = &trace.lines[1];
+        assert_eq!((handled.call_us, handled.queue_us), (Some(100), Some(800)));
+        assert!(
+            trace.lines[2]
+                .cause
+                .as_deref()
+                .unwrap()
+                .starts_with("403 Forbidden")
+        );
+        assert!(!parse_jsonl(b"").unwrap().from_go_tap());
     }
 
     #[test]

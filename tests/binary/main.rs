@@ -21,6 +21,7 @@ mod common;
 mod conformance;
 mod errors_ux;
 mod fuzz_protobuf;
+mod go_tap;
 mod golden_real;
 mod multi_resource;
 mod oracle_diff;

@@ -633,3 +633,49 @@ async fn replay_report_writes_the_page_of_the_replay() {
         .map(|t| attr(t, "data-max").parse::<u64>().unwrap());
     assert!(slow.is_some_and(|peak| peak > 10), "{slow:?}");
 }
+
+/// A Go tap's trace (docs/debug-go-controller.md: no queue or indexer lines; handled lines
+/// with the call and queue times measured inside; diagnoses): the page draws it with no error,
+/// lists the diagnoses and adds the measured columns.
+#[tokio::test]
+async fn a_go_taps_trace_draws_its_diagnoses_and_measured_handler_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("tap.jsonl");
+    let lines = [
+        r#"{"seq":1,"ts":"2026-11-22T10:00:00.000000Z","stage":"informer","event":"started","resource":"configmaps","name":"configmaps","client_go":"v0.37.2","source":"tap"}"#,
+        r#"{"seq":2,"ts":"2026-11-22T10:00:00.001000Z","stage":"informer","event":"handler-added","resource":"configmaps","handler":"slow","after_start":false}"#,
+        r#"{"seq":3,"ts":"2026-11-22T10:00:00.010000Z","stage":"reflector","event":"watch-start","resource":"configmaps","rv":"","timeout_s":300,"watch_list":true}"#,
+        r#"{"seq":4,"ts":"2026-11-22T10:00:00.020000Z","stage":"reflector","event":"watch-event","resource":"configmaps","type":"ADDED","key":"shop/a","rv":"5"}"#,
+        r#"{"seq":5,"ts":"2026-11-22T10:00:00.030000Z","stage":"reflector","event":"bookmark","resource":"configmaps","rv":"6","initial_events_end":true}"#,
+        r#"{"seq":6,"ts":"2026-11-22T10:00:00.040000Z","stage":"handler","event":"notify","resource":"configmaps","handler":"slow","kind":"add","key":"shop/a","rv":"5","initial":true,"sync":false,"pending":1,"queued":"2026-11-22T10:00:00.021000Z","queue_us":19000}"#,
+        r#"{"seq":7,"ts":"2026-11-22T10:00:00.100000Z","stage":"handler","event":"handled","resource":"configmaps","handler":"slow","kind":"add","key":"shop/a","rv":"5","sync":false,"pending":0,"latency_us":79000,"call_us":60000,"queue_us":19000}"#,
+        r#"{"seq":8,"ts":"2026-11-22T10:00:00.110000Z","stage":"informer","event":"synced","resource":"configmaps","objects":1,"store_rv":"6"}"#,
+        r#"{"seq":9,"ts":"2026-11-22T10:00:02.000000Z","stage":"diagnosis","event":"backlog-growing","resource":"configmaps","handler":"slow","pending":60,"rate_in_per_s":73.333,"rate_out_per_s":20.000,"drain_s":3.000,"cause":"handler slow falls behind: 73.3/s in, 20.0/s out, 60 pending (3.0s to drain with no more coming)"}"#,
+    ];
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    let page = dir.path().join("tap.html");
+    let out = output(
+        kinformer(&[
+            "report",
+            trace.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ]),
+        "report",
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let dom = dom(&page, "").await;
+    assert!(
+        dom.contains("Diagnoses from inside the controller (Go tap)"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("handler slow falls behind: 73.3/s in"),
+        "the cause"
+    );
+    assert!(
+        dom.contains("mean queue wait") && dom.contains("19.0ms") && dom.contains("60.0ms"),
+        "the measured columns"
+    );
+}

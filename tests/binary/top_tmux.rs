@@ -245,6 +245,85 @@ fn a_recording_replays_in_the_view_and_the_end_of_the_file_is_said() {
     assert_cooked(&stty);
 }
 
+/// A child process killed when the test ends, whatever happens.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn top_attaches_to_a_go_taps_endpoint_and_draws_the_controllers_real_handlers() {
+    use std::io::BufRead;
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime for the embedded server");
+    let cluster = runtime.block_on(crate::binary::Cluster::start());
+    crate::go_tap::kubectl(&cluster.kubeconfig(), &["create", "namespace", "attached"]);
+    // The client-go example (go/tap/examples/informer) writes ConfigMaps faster than its
+    // slow handler takes them, and streams its tap on a loopback port of its own choosing.
+    let mut example = Killed(
+        Command::new(crate::go_tap::example("informer"))
+            .arg("-kubeconfig")
+            .arg(cluster.kubeconfig())
+            .args([
+                "-namespace",
+                "attached",
+                "-tap-listen",
+                "127.0.0.1:0",
+                "-create",
+                "400",
+            ])
+            .args(["-rate", "100", "-delay", "50ms", "-backlog-window", "300ms"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the example starts"),
+    );
+    let stderr = example.0.stderr.take().expect("stderr");
+    let mut first = String::new();
+    std::io::BufReader::new(stderr)
+        .read_line(&mut first)
+        .expect("the example's stderr");
+    let url = first
+        .trim()
+        .strip_prefix("tap: listening on ")
+        .unwrap_or_else(|| panic!("the example's first line: {first:?}"))
+        .to_owned();
+    let tmux = Tmux::start(120, 40, &["top", "--attach", &url]);
+    let screen = tmux.wait_for(&[
+        "Reflector",
+        "handler slow",
+        "handler fast",
+        "synced",
+        "diagnosis: handler slow falls behind",
+    ]);
+    assert!(
+        screen.contains("configmaps · Go tap at 127.0.0.1:"),
+        "{screen}"
+    );
+    tmux.press("q");
+    let (code, stty) = tmux.wait_for_exit();
+    assert_eq!(code, 0);
+    assert_cooked(&stty);
+}
+
+#[test]
+fn top_attach_to_an_address_where_no_tap_listens_is_one_line_and_exit_5() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = listener.local_addr().expect("its address");
+    drop(listener);
+    let tmux = Tmux::start(
+        100,
+        20,
+        &["top", "--attach", &format!("http://{addr}/trace")],
+    );
+    let (code, stty) = tmux.wait_for_exit();
+    assert_eq!(code, 5, "docs/exit-status.md: the server is unreachable");
+    assert_cooked(&stty);
+}
+
 #[test]
 fn top_in_a_pipe_refuses_with_one_line_and_exit_2() {
     let out = Command::new(BIN)

@@ -1,5 +1,5 @@
 //! The terminal view of `kinformer top` and `replay --top`: a live picture of the informer's
-//! pipeline.
+//! pipeline; `top --attach` draws a Go tap's informers ([`attach`]).
 //!
 //! The informer's trace events (every stage) feed a [`model::Model`]; every 100 ms the clock
 //! ticks the model (with the Indexer's contents read from the informer's cache) and
@@ -12,6 +12,7 @@
 //! and panic (a [`screen::Screen`] guard restores them when dropped, its panic hook before a
 //! panic message prints).
 
+mod attach;
 mod fit;
 #[cfg(test)]
 mod fixtures;
@@ -21,4 +22,5 @@ mod screen;
 mod view;
 mod window;
 
+pub(in crate::cli) use attach::attach;
 pub(in crate::cli) use view::view;
