@@ -15,7 +15,8 @@
 //! consecutive sync or tombstone notifications compares as a set (sorted). Where a handler's
 //! sequence matches only object by object (a watch-list's Replace comes in Go map order) the
 //! cell says `same/key`. A silent request-layer retry of kinformer's counts as the request sent
-//! again. A table case × release is printed; a missing oracle binary fails. `ORACLE_CASES=a,b`
+//! again, as the oracle's client-go `rest.Request` sends it (the oracle answers client-go's
+//! HTTP requests: one `request` line each). A table case × release is printed; a missing oracle binary fails. `ORACLE_CASES=a,b`
 //! runs only the cases whose names start with one of them (e.g. `chaos/seed-4`, `edge/`).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -192,8 +193,8 @@ fn kinformer_line(v: &Value, trace: &mut Trace) {
             };
             trace.entry(requests).or_default().push(line);
         }
-        // client-go's request layer re-sends the request (Rule R11); the oracle has no request
-        // layer, its reflector sends it again itself (a 429 on a WATCH: R8).
+        // kinformer's request layer re-sends the request (Rule R11) — one more HTTP request, as
+        // client-go's rest.Request sends it again in the oracle (a `request` line of its own).
         (Some("reflector"), Some("retry")) => {
             let lines = trace.entry(requests).or_default();
             let verb = s("verb");
@@ -358,16 +359,6 @@ fn oracle_line(v: &Value, trace: &mut Trace) {
     let s = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
     let requests = format!("{resource} requests");
     match v["event"].as_str() {
-        // The oracle's REST-layer stand-in decided to send the request again; its next request
-        // line (attempt > 1) is that request. Counted at the decision, as kinformer's `retry`.
-        Some("retry") => {
-            let lines = trace.entry(requests).or_default();
-            let verb = s("verb");
-            if let Some(again) = lines.iter().rev().find(|l| l.starts_with(&verb)).cloned() {
-                lines.push(again);
-            }
-        }
-        Some("request") if v["attempt"].as_u64().is_some_and(|a| a > 1) => {}
         Some("notify") => {
             let key = format!("{resource} {}", s("handler"));
             let line = notification(

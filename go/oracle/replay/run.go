@@ -1,9 +1,11 @@
-// Package replay runs client-go's real SharedIndexInformer against a kinformer record file,
-// answered by kinformer replay's rule (exchanges in order, released at their recorded times and
-// never before the call, a call of the wrong kind is a mismatch that ends the replay), inside a
-// testing/synctest bubble so that every client-go clock is virtual. Goroutines woken at the
-// same virtual instant run in no fixed order, so the replay runs several times and writes each
-// distinct run once.
+// Package replay runs client-go's real SharedIndexInformer against a kinformer record file
+// inside a testing/synctest bubble, so that every client-go clock is virtual. The informer's
+// ListerWatcher is client-go's own dynamic (or metadata) client; the recording answers its HTTP
+// requests at the transport level (transport.go) by kinformer replay's rule (exchanges in order,
+// released at their recorded times and never before the request, a request of the wrong kind is
+// a mismatch that ends the replay), so client-go's REST layer, decoders and StreamWatcher run on
+// the recorded bytes. Goroutines woken at the same virtual instant run in no fixed order, so the
+// replay runs several times and writes each distinct run once.
 //
 // A release module calls Test from its TestReplay with a Shim for that release's API.
 package replay
@@ -157,8 +159,13 @@ func runOnce(shim Shim, file *record.File, hs []handlers.Spec) []string {
 	current.Unlock()
 	var wg sync.WaitGroup
 	for _, r := range file.Header.Streams {
-		src := &source{resource: r, s: s, queue: file.Exchanges[r]}
-		inf := cache.NewSharedIndexInformerWithOptions(src, exampleObject(), cache.SharedIndexInformerOptions{
+		src := &source{resource: r, s: s, queue: file.Exchanges[r], kind: resourceType(file.Exchanges[r])}
+		lw, err := newListerWatcher(ctx, r, src)
+		if err != nil {
+			log.Emit(out.Fields{"event": "error", "message": err.Error()})
+			continue
+		}
+		inf := cache.NewSharedIndexInformerWithOptions(lw, exampleObject(), cache.SharedIndexInformerOptions{
 			ResyncPeriod: Resync(),
 			Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		})
