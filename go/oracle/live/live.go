@@ -90,7 +90,7 @@ func Test(t *testing.T, shim replay.Shim) {
 	} else {
 		<-ctx.Done()
 	}
-	dumpCache(log, *resource, inf.GetStore())
+	replay.DumpCache(log, *resource, inf.GetStore())
 	log.Close()
 	running.Wait()
 	if rec != nil {

@@ -1,7 +1,7 @@
 //go:build live
 
 // How each of the live informer's requests ended, as kinformer's reflector lifecycle lines say
-// it (list-done, list-error, watch-error, watch-end), and the informer's cache at the end: what
+// it (list-done, list-error, watch-error, watch-end; the cache at the end: replay.DumpCache): what
 // tests/binary/oracle_side_by_side.rs compares with `kinformer watch` under chaos. A LIST or
 // WATCH failure is what client-go's REST layer handed the reflector after its own silent
 // retries; a watch's end carries the last resourceVersion the stream delivered.
@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
 	"kinformer.dev/oracle/out"
 )
@@ -123,18 +122,3 @@ func (t *tracked) Stop() {
 
 // ResultChan is the forwarded events.
 func (t *tracked) ResultChan() <-chan watch.Event { return t.events }
-
-// dumpCache writes one cache line per object of the informer's store (key, resourceVersion).
-func dumpCache(log *out.Log, resource string, store cache.Store) {
-	for _, obj := range store.List() {
-		key, err := cache.MetaNamespaceKeyFunc(obj)
-		if err != nil {
-			continue
-		}
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			continue
-		}
-		log.Emit(out.Fields{"event": "cache", "resource": resource, "key": key, "rv": m.GetResourceVersion()})
-	}
-}

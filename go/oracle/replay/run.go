@@ -1,9 +1,11 @@
-// Package replay runs client-go's real SharedIndexInformer against a kinformer record file,
-// answered by kinformer replay's rule (exchanges in order, released at their recorded times and
-// never before the call, a call of the wrong kind is a mismatch that ends the replay), inside a
-// testing/synctest bubble so that every client-go clock is virtual. Goroutines woken at the
-// same virtual instant run in no fixed order, so the replay runs several times and writes each
-// distinct run once.
+// Package replay runs client-go's real SharedIndexInformer against a kinformer record file
+// inside a testing/synctest bubble, so that every client-go clock is virtual. The informer's
+// ListerWatcher is client-go's own dynamic (or metadata) client; the recording answers its HTTP
+// requests at the transport level (transport.go) by kinformer replay's rule (exchanges in order,
+// released at their recorded times and never before the request, a request of the wrong kind is
+// a mismatch that ends the replay), so client-go's REST layer, decoders and StreamWatcher run on
+// the recorded bytes. Goroutines woken at the same virtual instant run in no fixed order, so the
+// replay runs several times and writes each distinct run once.
 //
 // A release module calls Test from its TestReplay with a Shim for that release's API.
 package replay
@@ -16,6 +18,7 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +51,9 @@ type Shim interface {
 // settle is how long kinformer replay lets the pipeline settle after a finished recording
 // (src/cli/replaying.rs SETTLE) before it stops.
 const settle = 100 * time.Millisecond
+
+// drain is longer than any Retry-After client-go may still be sleeping out after the run.
+const drain = time.Hour
 
 // stall is kinformer replay's STALL: past the recording's end, a replay that asked for nothing
 // more during this long is finished with entries left over.
@@ -156,9 +162,15 @@ func runOnce(shim Shim, file *record.File, hs []handlers.Spec) []string {
 	current.s = s
 	current.Unlock()
 	var wg sync.WaitGroup
+	var stores []resourceStore
 	for _, r := range file.Header.Streams {
-		src := &source{resource: r, s: s, queue: file.Exchanges[r]}
-		inf := cache.NewSharedIndexInformerWithOptions(src, exampleObject(), cache.SharedIndexInformerOptions{
+		src := &source{resource: r, s: s, queue: file.Exchanges[r], kind: resourceType(file.Exchanges[r])}
+		lw, err := newListerWatcher(ctx, r, src)
+		if err != nil {
+			log.Emit(out.Fields{"event": "error", "message": err.Error()})
+			continue
+		}
+		inf := cache.NewSharedIndexInformerWithOptions(lw, exampleObject(), cache.SharedIndexInformerOptions{
 			ResyncPeriod: Resync(),
 			Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		})
@@ -178,13 +190,49 @@ func runOnce(shim Shim, file *record.File, hs []handlers.Spec) []string {
 			})
 		}
 		wg.Go(func() { shim.Run(ctx, inf) })
+		stores = append(stores, resourceStore{r, inf.GetStore()})
 	}
 	waitEnd(s, file.LastT)
+	for _, rs := range stores {
+		DumpCache(log, rs.resource, rs.store)
+	}
 	log.Emit(out.Fields{"event": "end", "left_over": s.left(), "why": s.why})
 	log.Close()
 	cancel()
 	wg.Wait()
+	// A request client-go's REST layer is about to retry sleeps out its Retry-After without
+	// watching the context (rest/with_retry.go Before, NoBackoff.Sleep), in a goroutine the
+	// reflector does not wait for; the bubble's clock stands still once this function returns,
+	// so it is let run out here (virtual time: free).
+	time.Sleep(drain)
 	return log.Lines()
+}
+
+// resourceStore is one resource's informer cache.
+type resourceStore struct {
+	resource string
+	store    cache.Store
+}
+
+// DumpCache writes the informer's cache, one `cache` line per object in key order: its key and
+// resourceVersion.
+func DumpCache(log *out.Log, resource string, store cache.Store) {
+	objs := store.List()
+	keys := make([]string, 0, len(objs))
+	rvs := map[string]string{}
+	for _, obj := range objs {
+		key, err := cache.MetaNamespaceKeyFunc(obj)
+		m, merr := meta.Accessor(obj)
+		if err != nil || merr != nil {
+			continue
+		}
+		keys = append(keys, key)
+		rvs[key] = m.GetResourceVersion()
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		log.Emit(out.Fields{"event": "cache", "resource": resource, "key": key, "rv": rvs[key]})
+	}
 }
 
 // waitEnd mirrors kinformer replay's end: every entry handed out and the recording's stop time
