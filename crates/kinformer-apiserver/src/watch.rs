@@ -15,7 +15,7 @@ use futures_util::stream;
 use http::StatusCode;
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc, watch};
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 
 use super::app::{App, Representation, ResourceRequest};
 use super::faults::{MALFORMED_LINE, WatchFault};
@@ -162,6 +162,26 @@ async fn start(app: &App, request: &ResourceRequest) -> Result<Start, ApiError> 
     }
 }
 
+/// How long before its deadline a watch gets its last BOOKMARK.
+const BOOKMARK_BEFORE_DEADLINE: Duration = Duration::from_secs(2);
+
+/// When a watch's next BOOKMARK goes out, as kube-apiserver's `cacheWatcher.nextBookmarkTime`
+/// (cache_watcher.go apiserver v0.37.2:233-269) schedules it: a bookmark interval from now, or 2 s
+/// before the watch's deadline when that comes first; none once that moment has passed (a
+/// watch shorter than 2 s gets none, one that had its last gets no more).
+fn next_bookmark_time(
+    now: Instant,
+    interval: Duration,
+    deadline: Option<Instant>,
+) -> Option<Instant> {
+    let heartbeat = now.checked_add(interval)?;
+    let Some(deadline) = deadline else {
+        return Some(heartbeat);
+    };
+    let at = heartbeat.min(deadline.checked_sub(BOOKMARK_BEFORE_DEADLINE)?);
+    (at >= now).then_some(at)
+}
+
 /// Resolves at the deadline, or never.
 async fn deadline_passed(deadline: Option<Instant>) {
     match deadline {
@@ -192,8 +212,7 @@ impl Watcher {
             .app
             .bookmark_interval
             .clamp(MIN_BOOKMARK_INTERVAL, MAX_BOOKMARK_INTERVAL);
-        let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
-        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut next_bookmark = next_bookmark_time(Instant::now(), interval, deadline);
         let mut unregistered = self.app.store.subscribe_unregistered();
         loop {
             tokio::select! {
@@ -205,10 +224,11 @@ impl Watcher {
                     }
                 }
                 () = deadline_passed(deadline) => return,
-                _ = ticker.tick(), if self.bookmarks => {
+                () = deadline_passed(next_bookmark), if self.bookmarks && next_bookmark.is_some() => {
                     if !self.send(self.bookmark(last_rv, false)).await {
                         return;
                     }
+                    next_bookmark = next_bookmark_time(Instant::now(), interval, deadline);
                 }
                 received = receiver.recv() => {
                     let delivered = match received {
@@ -429,5 +449,40 @@ impl Watcher {
             sent = self.out.send(bytes) => sent.is_ok(),
             _ = closer.changed() => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn the_last_bookmark_comes_two_seconds_before_the_deadline() {
+        // cache_watcher.go apiserver v0.37.2:233-269: min(now + bookmarkFrequency, deadline - 2 s),
+        // nothing when that is already past.
+        let now = Instant::now();
+        let s = Duration::from_secs;
+        assert_eq!(next_bookmark_time(now, MINUTE, None), Some(now + MINUTE));
+        assert_eq!(
+            next_bookmark_time(now, MINUTE, Some(now + s(300))),
+            Some(now + MINUTE)
+        );
+        assert_eq!(
+            next_bookmark_time(now, MINUTE, Some(now + s(5))),
+            Some(now + s(3))
+        );
+        assert_eq!(
+            next_bookmark_time(now + s(62), MINUTE, Some(now + s(64))),
+            Some(now + s(62)),
+            "after the minute's bookmark of a 64 s watch, the one before its deadline"
+        );
+        assert_eq!(next_bookmark_time(now, MINUTE, Some(now + s(1))), None);
+        assert_eq!(
+            next_bookmark_time(now + s(4), MINUTE, Some(now + s(5))),
+            None,
+            "sent once"
+        );
     }
 }

@@ -14,7 +14,7 @@ use kube::Api;
 use kube::api::{WatchEvent, WatchParams};
 use serde_json::{Value, json};
 
-use crate::support::{TestResult, call};
+use crate::support::{TestResult, call, raw};
 
 /// How long the server waits for a too-new resourceVersion in these tests.
 const WAIT: Duration = Duration::from_millis(300);
@@ -348,5 +348,43 @@ async fn after_expire_all_a_fresh_list_is_watchable_without_a_write() -> TestRes
         matches!(&next, WatchEvent::Added(cm) if cm.metadata.name.as_deref() == Some("after")),
         "the watch from the relist's resourceVersion sees the next write: {next:?}"
     );
+    Ok(())
+}
+
+/// A watch with bookmarks gets one BOOKMARK 2 s before its deadline, whatever the bookmark
+/// interval (kube-apiserver's cacheWatcher.nextBookmarkTime, cache_watcher.go apiserver v0.37.2:233-269:
+/// "right before the watcher timeout - for now we simply set it 2s before the deadline"); a
+/// watch shorter than 2 s, or without allowWatchBookmarks, gets none.
+#[tokio::test]
+async fn a_watch_with_bookmarks_gets_one_two_seconds_before_its_deadline() -> TestResult {
+    let server = server(true).await?;
+    let (_, list) = get(&server, "/api/v1/namespaces/default/configmaps").await?;
+    let rv = list["metadata"]["resourceVersion"].as_str().unwrap_or("");
+    let watch = format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}");
+    let started = Instant::now();
+    let path = format!("{watch}&allowWatchBookmarks=true&timeoutSeconds=3");
+    let (code, body) = raw(&server, "GET", &path, None).await?;
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        started.elapsed() >= Duration::from_secs(3),
+        "ended at its deadline"
+    );
+    let types: Vec<String> = body
+        .lines()
+        .map(|l| {
+            Ok(serde_json::from_str::<Value>(l)?["type"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned())
+        })
+        .collect::<Result<_, serde_json::Error>>()?;
+    assert_eq!(types, ["BOOKMARK"], "{body}");
+    for query in [
+        "allowWatchBookmarks=true&timeoutSeconds=1",
+        "allowWatchBookmarks=false&timeoutSeconds=3",
+    ] {
+        let (code, body) = raw(&server, "GET", &format!("{watch}&{query}"), None).await?;
+        assert_eq!((code, body.as_str()), (200, ""), "{query}");
+    }
     Ok(())
 }
