@@ -126,6 +126,8 @@ struct Answer {
     content_type: String,
     warnings: Vec<String>,
     body: Body,
+    /// When each line of the body came, from the headers on (a watch's events), not compared.
+    arrivals: Vec<Duration>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -359,23 +361,30 @@ async fn open(
 
 /// The whole answer of `response` (a watch's body as its array of events), not normalised.
 async fn read(name: &str, response: http::Response<kube::client::Body>) -> Answer {
-    let status = response.status().as_u16();
+    let (parts, body) = response.into_parts();
     let header = |name: &http::HeaderName| -> Vec<String> {
-        response
-            .headers()
+        parts
+            .headers
             .get_all(name)
             .iter()
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
             .collect()
     };
+    let status = parts.status.as_u16();
     let content_type = header(&http::header::CONTENT_TYPE).join(", ");
     let warnings = header(&http::HeaderName::from_static("warning"));
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .unwrap_or_else(|e| panic!("{name}: the body: {e}"))
-        .to_bytes();
+    let opened = Instant::now();
+    let mut body = body;
+    let mut bytes = Vec::new();
+    let mut arrivals = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.unwrap_or_else(|e| panic!("{name}: the body: {e}"));
+        if let Ok(data) = frame.into_data() {
+            let lines = data.iter().filter(|b| **b == b'\n').count();
+            arrivals.extend(std::iter::repeat_n(opened.elapsed(), lines));
+            bytes.extend_from_slice(&data);
+        }
+    }
     let body = match serde_json::from_slice::<Value>(&bytes) {
         Ok(v) if !is_watch_stream(&v) => {
             Body::Json(v, serde_json::from_slice(&bytes).unwrap_or_default())
@@ -390,6 +399,7 @@ async fn read(name: &str, response: http::Response<kube::client::Body>) -> Answe
         content_type,
         warnings,
         body,
+        arrivals,
     }
 }
 
@@ -406,6 +416,11 @@ fn is_watch_stream(v: &Value) -> bool {
 fn finished(mut answer: Answer, compare: Option<&str>) -> Answer {
     if let Body::Json(v, _) = &mut answer.body {
         normalise(v, "");
+        if let Value::Array(events) = v
+            && events.len() == answer.arrivals.len()
+        {
+            drop_repeated_bookmarks(events, &answer.arrivals);
+        }
     }
     match compare {
         Some("status") => Answer {
@@ -416,6 +431,33 @@ fn finished(mut answer: Answer, compare: Option<&str>) -> Answer {
         },
         _ => answer,
     }
+}
+
+/// How soon a BOOKMARK at the resourceVersion of the one before it counts as that one again.
+const REPEATED_BOOKMARK: Duration = Duration::from_secs(2);
+
+/// Drops each BOOKMARK that repeats the one just before it (the same resourceVersion, under
+/// [`REPEATED_BOOKMARK`] later). kube-apiserver's watch cache sends bookmarks from a 1 s
+/// timer (jittered by up to 0.25 s) to the watchers whose per-second bucket has come
+/// (cacher.go apiserver v0.37.2:221-249, 945-957), a bucket up to a second early: a watcher
+/// popped before its bookmark time is queued again for the next tick (:1168-1174), so the
+/// bookmark 2 s before a deadline, and the one right after a watch-list's
+/// `initial-events-end` bookmark, come once or twice by the timer's phase.
+fn drop_repeated_bookmarks(events: &mut Vec<Value>, arrivals: &[Duration]) {
+    let rv = |e: &Value| e["object"]["metadata"]["resourceVersion"].clone();
+    let mut kept: Vec<(Value, Duration)> = Vec::with_capacity(events.len());
+    for (event, at) in events.drain(..).zip(arrivals) {
+        let repeats = kept.last().is_some_and(|(last, last_at)| {
+            event["type"] == "BOOKMARK"
+                && last["type"] == "BOOKMARK"
+                && rv(last) == rv(&event)
+                && at.saturating_sub(*last_at) < REPEATED_BOOKMARK
+        });
+        if !repeats {
+            kept.push((event, *at));
+        }
+    }
+    events.extend(kept.into_iter().map(|(event, _)| event));
 }
 
 /// A watch's body (one JSON event per line, ended by the request's `timeoutSeconds`) as an
@@ -640,8 +682,8 @@ fn dump_answers(dir: &Path, i: usize, name: &str, real: &Answer, embedded: &Answ
             Body::Text(text) => text.clone(),
         };
         let text = format!(
-            "{name}\nstatus {}\nContent-Type {}\nWarning {:?}\n{body}\n",
-            answer.status, answer.content_type, answer.warnings
+            "{name}\nstatus {}\nContent-Type {}\nWarning {:?}\narrivals {:?}\n{body}\n",
+            answer.status, answer.content_type, answer.warnings, answer.arrivals
         );
         std::fs::write(dir.join(format!("{i:03}-{side}.txt")), text).expect("a dump file");
     }
@@ -855,6 +897,7 @@ fn the_comparison_finds_the_first_difference_and_ignores_what_is_masked() {
             content_type: "application/json".into(),
             warnings: Vec::new(),
             body: Body::Json(body, keys),
+            arrivals: Vec::new(),
         }
     };
     let a = answer(serde_json::json!({"metadata": {"uid": "1", "name": "x"}, "b": [1, 2]}));
@@ -903,5 +946,29 @@ fn a_differing_row_shows_its_reason_on_one_line_and_an_identical_row_none() {
     assert!(
         text.contains("| b | differs: status 200 vs 404 | kube-apiserver does a\\|b. |\n"),
         "{text}"
+    );
+}
+
+#[test]
+fn a_bookmark_repeated_within_two_seconds_counts_once() {
+    let bookmark = |rv: &str| {
+        serde_json::json!({"type": "BOOKMARK",
+        "object": {"metadata": {"resourceVersion": rv}}})
+    };
+    let added = serde_json::json!({"type": "ADDED", "object": {"metadata": {}}});
+    let mut events = vec![
+        added.clone(),
+        bookmark("rv-1"),
+        bookmark("rv-1"),
+        bookmark("rv-1"),
+        bookmark("rv-2"),
+    ];
+    let s = Duration::from_secs;
+    let arrivals = [s(0), s(60), s(61), s(68), s(68)];
+    drop_repeated_bookmarks(&mut events, &arrivals);
+    assert_eq!(
+        events,
+        [added, bookmark("rv-1"), bookmark("rv-1"), bookmark("rv-2")],
+        "the minute's, the one before the deadline 7 s later, and one at a newer version"
     );
 }

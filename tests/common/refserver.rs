@@ -127,8 +127,8 @@ impl RefServer {
 
     /// etcd's client URL (`http://127.0.0.1:PORT`; its v3 JSON gateway answers there).
     pub fn etcd_url(&self) -> String {
-        std::fs::read_to_string(self.dir.join("etcd"))
-            .expect("scripts/refserver wrote DIR/etcd")
+        std::fs::read_to_string(self.dir.join("etcd-url"))
+            .expect("scripts/refserver wrote DIR/etcd-url")
             .trim()
             .to_owned()
     }

@@ -20,10 +20,11 @@ use tokio::time::Instant;
 use super::app::{App, Representation, ResourceRequest};
 use super::faults::{MALFORMED_LINE, WatchFault};
 use super::list::{parse_watch_rv, wait_until_fresh};
+use super::list_options;
 use super::objects::StoredObject;
 use super::resources::{ResourceKey, ResourceType};
 use super::selector::Selection;
-use super::status::{ApiError, StatusCause, StatusDetails, json_response};
+use super::status::{ApiError, json_response};
 use super::store::{
     EventBatch, EventType, StateSubscription, StoreEvent, Subscription, watch_line,
 };
@@ -43,8 +44,9 @@ enum Start {
     State(StateSubscription, bool),
     /// Replay kept events after a resourceVersion, then follow.
     After(u64, Subscription),
-    /// The resourceVersion is too old: one ERROR event.
-    Expired(ApiError),
+    /// The resourceVersion is too old (410), or a watch-list's is too new (504): one ERROR
+    /// event.
+    Failed(ApiError),
 }
 
 /// One open watch.
@@ -108,46 +110,30 @@ pub async fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response
     Ok(json_response(StatusCode::OK, Body::from_stream(body)))
 }
 
-/// `sendInitialEvents` (true or false) needs `resourceVersionMatch=NotOlderThan`: else the
-/// 422 of apimachinery's `ValidateListOptions`, its cause in the details.
-fn check_send_initial_events(request: &ResourceRequest) -> Result<(), ApiError> {
-    if request.param("sendInitialEvents").is_none()
-        || request.param("resourceVersionMatch") == Some("NotOlderThan")
-    {
-        return Ok(());
-    }
-    let message =
-        "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan";
-    let mut error =
-        ApiError::invalid_options("ListOptions", &[format!("resourceVersionMatch: {message}")]);
-    error.details = Some(Box::new(StatusDetails {
-        group: "meta.k8s.io".into(),
-        kind: "ListOptions".into(),
-        causes: vec![StatusCause {
-            reason: "FieldValueForbidden".into(),
-            message: message.into(),
-            field: "resourceVersionMatch".into(),
-        }],
-        ..StatusDetails::default()
-    }));
-    Err(error)
-}
-
-/// Where the watch starts; a resourceVersion the server has not reached yet is waited for,
-/// then refused with 504 "Too large resource version" as kube-apiserver's watch cache does.
+/// Where the watch starts. A resourceVersion the server has not reached yet is waited for
+/// only by a watch-list (`sendInitialEvents=true`), which gets 504 "Too large resource
+/// version" as an ERROR event when the wait ends first; any other watch starts at once and
+/// sends what comes after it, as kube-apiserver's watch cache does
+/// (`waitUntilWatchCacheFreshAndForceAllEvents`, cacher.go apiserver v0.37.2:621-624 and
+/// 1325-1351).
 async fn start(app: &App, request: &ResourceRequest) -> Result<Start, ApiError> {
-    check_send_initial_events(request)?;
+    list_options::validate(request, true)?;
     let rv = request
         .param("resourceVersion")
         .map(parse_watch_rv)
         .transpose()?;
-    if let Some(rv) = rv.filter(|rv| *rv > 0) {
-        wait_until_fresh(app, rv).await?;
+    if let Some(rv) = rv.filter(|rv| *rv > 0)
+        && request.flag("sendInitialEvents")
+        && let Err(too_large) = wait_until_fresh(app, rv).await
+    {
+        return Ok(Start::Failed(too_large));
     }
     if request.flag("sendInitialEvents") {
+        // The initial-events-end bookmark only to a watch that allows bookmarks
+        // (setInitialEventsEndBookmarkIfRequested, cacher.go apiserver v0.37.2:1359-1376).
         return Ok(Start::State(
             app.store.subscribe_with_state(&request.resource.key()),
-            true,
+            request.flag("allowWatchBookmarks"),
         ));
     }
     match rv {
@@ -157,7 +143,7 @@ async fn start(app: &App, request: &ResourceRequest) -> Result<Start, ApiError> 
         )),
         Some(rv) => Ok(match app.store.subscribe_after(rv) {
             Ok(subscription) => Start::After(rv, subscription),
-            Err(expired) => Start::Expired(expired),
+            Err(expired) => Start::Failed(expired),
         }),
     }
 }
@@ -263,7 +249,7 @@ impl Watcher {
                 }
                 Some((subscription.receiver, last_rv))
             }
-            Start::Expired(error) => {
+            Start::Failed(error) => {
                 self.send(watch_line("ERROR", error.status_json().as_bytes()))
                     .await;
                 None
@@ -357,8 +343,28 @@ impl Watcher {
         Some(match (seen_as == event.event_type, self.representation) {
             (true, Representation::Object) => event.line().clone(),
             (true, Representation::Metadata) => event.metadata_line().clone(),
+            (false, _) if seen_as == EventType::Deleted => {
+                self.line(seen_as, &self.left_selection(event))
+            }
             _ => self.line(seen_as, &event.object),
         })
+    }
+
+    /// An object that left this watcher's selection as kube-apiserver's DELETED event shows
+    /// it: its previous state (the last one the watcher selected) at the event's
+    /// resourceVersion (cacheWatcher.convertToWatchEvent, cache_watcher.go apiserver
+    /// v0.37.2:400-409).
+    fn left_selection(&self, event: &StoreEvent) -> Arc<StoredObject> {
+        event
+            .prev
+            .as_ref()
+            .and_then(|prev| prev.to_value().ok())
+            .and_then(|mut value| {
+                let metadata = value.get_mut("metadata")?.as_object_mut()?;
+                metadata.insert("resourceVersion".into(), event.rv.to_string().into());
+                StoredObject::new(&value, &self.resource, event.rv).ok()
+            })
+            .map_or_else(|| Arc::clone(&event.object), Arc::new)
     }
 
     /// One event line in this watcher's representation.

@@ -1,5 +1,5 @@
 //! etcd's compaction, asked through its v3 JSON gateway on the reference server's etcd (the
-//! URL `scripts/refserver` writes in `DIR/etcd`): what kube-apiserver's own compactor
+//! URL `scripts/refserver` writes in `DIR/etcd-url`): what kube-apiserver's own compactor
 //! (`--etcd-compaction-interval`) does every five minutes, done now, at etcd's current
 //! revision, so every older resourceVersion is gone from etcd.
 
