@@ -11,19 +11,29 @@
 //! every differing row in `DIR` (to read the whole difference, not only the first). The embedded
 //! server runs as the reference's minor (1.37).
 //!
-//! Normalised on both sides (what no two servers or runs share): `uid`,
-//! `creationTimestamp`, `deletionTimestamp`, `resourceVersion`, `continue` tokens,
-//! managedFields `time`s, conditions' `lastTransitionTime`, `/version`'s build fields
+//! A corpus entry is a lone request or a `sequence`: a little program run step by step on both
+//! servers at once, whose requests may use values earlier answers saved (`{rv}`), whose
+//! `background` watches stay open while later steps write (their row: the whole event
+//! sequence, at the step that awaits them), and whose actions forget history (`compact`:
+//! kube-apiserver's etcd compacted, `restart`: its watch cache started anew; the embedded
+//! server's history trimmed for either).
+//!
+//! ResourceVersions are ranked, not dropped (module `ranks`): within a sequence, per server,
+//! each object's becomes its rank, a list's or bookmark's the rank of the newest object's at or
+//! below it, so order, equality and gap-free resume are compared. Masked on both sides (what no
+//! two servers or runs share): `uid`, `creationTimestamp`, `deletionTimestamp`, `continue`
+//! tokens, managedFields `time`s, conditions' `lastTransitionTime`, `/version`'s build fields
 //! (`gitCommit`, `buildDate`, `goVersion`: the reference is built locally; its `gitVersion` is
 //! compared), the server's own address in `/api` and its port in the `default/kubernetes`
-//! Service, an `Age` cell of a Table, the current resourceVersion a 410's message names, the
-//! random suffix of a pod's `kube-api-access-XXXXX` token volume (the ServiceAccount admission
-//! plugin's generated name). A watch (ended by its `timeoutSeconds`) is compared event by event.
+//! Service, an `Age` cell of a Table, the random suffix of a pod's `kube-api-access-XXXXX`
+//! token volume (the ServiceAccount admission plugin's generated name). A watch (ended by its
+//! `timeoutSeconds`) is compared event by event.
 //! A protobuf answer (`application/vnd.kubernetes.protobuf`, a watch's length-prefixed frames)
 //! is compared in the canonical form of module `protobuf`: every field by number, in wire
 //! order, with its wire type and value, the same values masked by their position — equal
 //! exactly when the bytes are, but for the masked values and the lengths around them.
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -34,7 +44,9 @@ use serde_json::Value;
 
 use crate::refserver_fixture::RefServer;
 
+mod etcd;
 mod protobuf;
+mod ranks;
 mod reasons;
 
 use reasons::{Bookkeeping, Reasons};
@@ -62,6 +74,54 @@ struct Case {
     until: Option<u16>,
     /// `status` compares the status code alone (bodies no normalisation makes comparable).
     compare: Option<String>,
+    /// Values of the answer (raw, before any mask) kept for the sequence's later requests, by
+    /// name: `{name}` in their paths and bodies becomes the value at the JSON pointer given
+    /// (`rv: /metadata/resourceVersion`).
+    save: Option<BTreeMap<String, String>>,
+    /// A watch that runs while the sequence goes on: the request is sent, its headers awaited
+    /// (the watch is open), and its body read to its end in the background until the step
+    /// `await: NAME` (its row is that whole event sequence).
+    background: Option<String>,
+}
+
+/// A step of a sequence that sends no request.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Action {
+    /// Waits for the background watch of this name to end.
+    #[serde(rename = "await")]
+    awaited: Option<String>,
+    /// Forgets every older resourceVersion: kube-apiserver's etcd is compacted at its current
+    /// revision, the embedded server's history trimmed (`trim-history`).
+    compact: Option<bool>,
+    /// Restarts kube-apiserver (its watch cache starts anew at etcd's revision), and trims
+    /// the embedded server's history likewise.
+    restart: Option<bool>,
+}
+
+/// One step of a sequence.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Step {
+    Request(Case),
+    Action(Action),
+}
+
+/// A little program: requests (and actions) run in order on each server, its rows named
+/// `SEQUENCE: STEP`, its resourceVersions ranked together (module `ranks`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sequence {
+    sequence: String,
+    steps: Vec<Step>,
+}
+
+/// An entry of a corpus file: a lone request (a sequence of one) or a sequence.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Entry {
+    Sequence(Sequence),
+    Case(Case),
 }
 
 /// What a server answered, normalised.
@@ -71,6 +131,8 @@ struct Answer {
     content_type: String,
     warnings: Vec<String>,
     body: Body,
+    /// When each line of the body came, from the headers on (a watch's events), not compared.
+    arrivals: Vec<Duration>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -141,7 +203,7 @@ fn root() -> PathBuf {
 /// The corpus: `corpus.yaml` first (it creates the namespace the others write in), then every
 /// other `*.yaml` of `tests/conformance/` in name order (one file per area of the API), but
 /// the reasons file.
-fn corpus() -> Vec<Case> {
+fn corpus() -> Vec<Sequence> {
     let dir = root().join("tests/conformance");
     let mut others: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("the corpus directory")
@@ -157,15 +219,28 @@ fn corpus() -> Vec<Case> {
         .chain(others)
         .flat_map(|path| {
             let text = std::fs::read_to_string(&path).expect("a corpus file");
-            serde_saphyr::from_str::<Vec<Case>>(&text)
+            serde_saphyr::from_str::<Vec<Entry>>(&text)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        })
+        .map(|entry| match entry {
+            Entry::Sequence(sequence) => sequence,
+            Entry::Case(case) => Sequence {
+                sequence: String::new(),
+                steps: vec![Step::Request(case)],
+            },
         })
         .collect()
 }
 
-/// `case`'s request, `{ns}` filled in.
-fn request(case: &Case) -> http::Request<kube::client::Body> {
-    let fill = |s: &str| s.replace("{ns}", NAMESPACE);
+/// `case`'s request, `{ns}` and the values its sequence saved (`{name}`) filled in.
+fn request(case: &Case, saved: &HashMap<String, String>) -> http::Request<kube::client::Body> {
+    let fill = |s: &str| {
+        saved
+            .iter()
+            .fold(s.replace("{ns}", NAMESPACE), |s, (name, value)| {
+                s.replace(&format!("{{{name}}}"), value)
+            })
+    };
     let mut builder = http::Request::builder()
         .method(case.method.as_str())
         .uri(fill(&case.path))
@@ -191,73 +266,173 @@ fn request(case: &Case) -> http::Request<kube::client::Body> {
         .expect("a request")
 }
 
-/// Sends `case` (again until its `until` status, if it has one) and normalises the answer.
-async fn send(client: &kube::Client, case: &Case) -> Answer {
-    let started = Instant::now();
-    loop {
-        let answer = send_once(client, case).await;
-        match case.until {
-            Some(want) if answer.status != want && started.elapsed() < UNTIL_DEADLINE => {
-                tokio::time::sleep(Duration::from_millis(200)).await;
+/// How long one request (a watch's `timeoutSeconds` included) may take, body and all.
+const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
+
+/// How long a background watch may run (the longest waits for kube-apiserver's one-minute
+/// bookmark).
+const BACKGROUND_DEADLINE: Duration = Duration::from_secs(120);
+
+/// One server as the corpus drives it: its client, what the current sequence saved, and its
+/// background watches (each with its row).
+struct Side {
+    client: kube::Client,
+    saved: HashMap<String, String>,
+    watches: HashMap<String, (usize, tokio::task::JoinHandle<Answer>)>,
+}
+
+impl Side {
+    fn new(client: kube::Client) -> Side {
+        Side {
+            client,
+            saved: HashMap::new(),
+            watches: HashMap::new(),
+        }
+    }
+
+    /// Sends `case` (again until its `until` status, if it has one) and keeps what it saves;
+    /// the answer is raw (its sequence's ranks and the masks come at the end of the run).
+    async fn send(&mut self, case: &Case) -> Answer {
+        let started = Instant::now();
+        loop {
+            let answer = tokio::time::timeout(REQUEST_DEADLINE, async {
+                read(&case.name, open(&self.client, case, &self.saved).await).await
+            })
+            .await
+            .unwrap_or_else(|_| panic!("{}: no whole answer in {REQUEST_DEADLINE:?}", case.name));
+            match case.until {
+                Some(want) if answer.status != want && started.elapsed() < UNTIL_DEADLINE => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                _ => {
+                    self.save(case, &answer);
+                    return answer;
+                }
             }
-            _ => return answer,
+        }
+    }
+
+    /// Opens `case`'s watch (its headers are in: the server has registered it) and reads its
+    /// body in the background, as row `row`.
+    async fn start(&mut self, case: &Case, name: &str, row: usize) {
+        let response =
+            tokio::time::timeout(REQUEST_DEADLINE, open(&self.client, case, &self.saved))
+                .await
+                .unwrap_or_else(|_| panic!("{}: no headers in {REQUEST_DEADLINE:?}", case.name));
+        let case_name = case.name.clone();
+        let reading = tokio::spawn(async move {
+            tokio::time::timeout(BACKGROUND_DEADLINE, read(&case_name, response))
+                .await
+                .unwrap_or_else(|_| panic!("{case_name}: no end in {BACKGROUND_DEADLINE:?}"))
+        });
+        self.watches.insert(name.to_owned(), (row, reading));
+    }
+
+    /// Waits for the background watch `name` to end: its row and its whole answer.
+    async fn finish(&mut self, name: &str) -> (usize, Answer) {
+        let (row, reading) = self
+            .watches
+            .remove(name)
+            .unwrap_or_else(|| panic!("`await: {name}` names no background watch"));
+        (row, reading.await.expect("the watch is read"))
+    }
+
+    /// Keeps the values `case` saves from `answer`.
+    fn save(&mut self, case: &Case, answer: &Answer) {
+        for (name, pointer) in case.save.iter().flatten() {
+            let value = match &answer.body {
+                Body::Json(v, _) => v.pointer(pointer),
+                Body::Text(_) => None,
+            };
+            let value = value
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("{}: no string at {pointer} to save", case.name));
+            self.saved.insert(name.clone(), value.to_owned());
         }
     }
 }
 
-/// How long one request (a watch's `timeoutSeconds` included) may take, body and all.
-const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
-
-async fn send_once(client: &kube::Client, case: &Case) -> Answer {
-    tokio::time::timeout(REQUEST_DEADLINE, answer(client, case))
+/// Sends `case`'s request; the response once its headers are in.
+async fn open(
+    client: &kube::Client,
+    case: &Case,
+    saved: &HashMap<String, String>,
+) -> http::Response<kube::client::Body> {
+    client
+        .send(request(case, saved))
         .await
-        .unwrap_or_else(|_| panic!("{}: no whole answer in {REQUEST_DEADLINE:?}", case.name))
+        .unwrap_or_else(|e| panic!("{}: {e}", case.name))
 }
 
-async fn answer(client: &kube::Client, case: &Case) -> Answer {
-    let response = client
-        .send(request(case))
-        .await
-        .unwrap_or_else(|e| panic!("{}: {e}", case.name));
-    let status = response.status().as_u16();
+/// The whole answer of `response` (a watch's body as its array of events), not normalised.
+async fn read(name: &str, response: http::Response<kube::client::Body>) -> Answer {
+    let (parts, body) = response.into_parts();
     let header = |name: &http::HeaderName| -> Vec<String> {
-        response
-            .headers()
+        parts
+            .headers
             .get_all(name)
             .iter()
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
             .collect()
     };
+    let status = parts.status.as_u16();
     let content_type = header(&http::header::CONTENT_TYPE).join(", ");
     let warnings = header(&http::HeaderName::from_static("warning"));
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .expect("a body")
-        .to_bytes();
+    let opened = Instant::now();
+    let mut body = body;
+    let mut bytes = Vec::new();
+    let mut arrivals = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.unwrap_or_else(|e| panic!("{name}: the body: {e}"));
+        if let Ok(data) = frame.into_data() {
+            let lines = data.iter().filter(|b| **b == b'\n').count();
+            arrivals.extend(std::iter::repeat_n(opened.elapsed(), lines));
+            bytes.extend_from_slice(&data);
+        }
+    }
     let protobuf = content_type
         .starts_with("application/vnd.kubernetes.protobuf")
         .then(|| protobuf::canonical(&bytes, content_type.ends_with(";stream=watch")));
     let body = match (protobuf, serde_json::from_slice::<Value>(&bytes)) {
         (Some(Some(tree)), _) => Body::Json(tree, TopKeys::default()),
         (Some(None), _) => Body::Text(format!("unreadable protobuf: {bytes:x?}")),
-        (None, Ok(mut v)) => {
-            normalise(&mut v, "");
+        (None, Ok(v)) if !is_watch_stream(&v) => {
             Body::Json(v, serde_json::from_slice(&bytes).unwrap_or_default())
         }
-        (None, Err(_)) => match watch_events(&bytes) {
+        (None, _) => match watch_events(&bytes) {
             Some(events) => Body::Json(events, TopKeys::default()),
             None => Body::Text(String::from_utf8_lossy(&bytes).into_owned()),
         },
     };
-    let answer = Answer {
+    Answer {
         status,
         content_type,
         warnings,
         body,
-    };
-    match case.compare.as_deref() {
+        arrivals,
+    }
+}
+
+/// A body that is one watch event alone (a watch that sent one event) is read as a stream of
+/// one, like every other watch.
+fn is_watch_stream(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| {
+        o.len() == 2 && o.contains_key("object") && o.get("type").is_some_and(Value::is_string)
+    })
+}
+
+/// `answer` masked as the comparison wants it (its resourceVersions already ranked); `compare:
+/// status` keeps its status alone.
+fn finished(mut answer: Answer, compare: Option<&str>) -> Answer {
+    if let Body::Json(v, _) = &mut answer.body {
+        normalise(v, "");
+        if let Value::Array(events) = v
+            && events.len() == answer.arrivals.len()
+        {
+            drop_repeated_bookmarks(events, &answer.arrivals);
+        }
+    }
+    match compare {
         Some("status") => Answer {
             content_type: String::new(),
             warnings: Vec::new(),
@@ -268,17 +443,40 @@ async fn answer(client: &kube::Client, case: &Case) -> Answer {
     }
 }
 
+/// How soon a BOOKMARK at the resourceVersion of the one before it counts as that one again.
+const REPEATED_BOOKMARK: Duration = Duration::from_secs(2);
+
+/// Drops each BOOKMARK that repeats the one just before it (the same resourceVersion, under
+/// [`REPEATED_BOOKMARK`] later). kube-apiserver's watch cache sends bookmarks from a 1 s
+/// timer (jittered by up to 0.25 s) to the watchers whose per-second bucket has come
+/// (cacher.go apiserver v0.37.2:221-249, 945-957), a bucket up to a second early: a watcher
+/// popped before its bookmark time is queued again for the next tick (:1168-1174), so the
+/// bookmark 2 s before a deadline, and the one right after a watch-list's
+/// `initial-events-end` bookmark, come once or twice by the timer's phase.
+fn drop_repeated_bookmarks(events: &mut Vec<Value>, arrivals: &[Duration]) {
+    let rv = |e: &Value| e["object"]["metadata"]["resourceVersion"].clone();
+    let mut kept: Vec<(Value, Duration)> = Vec::with_capacity(events.len());
+    for (event, at) in events.drain(..).zip(arrivals) {
+        let repeats = kept.last().is_some_and(|(last, last_at)| {
+            event["type"] == "BOOKMARK"
+                && last["type"] == "BOOKMARK"
+                && rv(last) == rv(&event)
+                && at.saturating_sub(*last_at) < REPEATED_BOOKMARK
+        });
+        if !repeats {
+            kept.push((event, *at));
+        }
+    }
+    events.extend(kept.into_iter().map(|(event, _)| event));
+}
+
 /// A watch's body (one JSON event per line, ended by the request's `timeoutSeconds`) as an
-/// array of normalised events; `None` when some line is no JSON.
+/// array of events; `None` when some line is no JSON.
 fn watch_events(bytes: &[u8]) -> Option<Value> {
     let events = bytes
         .split(|b| *b == b'\n')
         .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
-        .map(|line| {
-            let mut event = serde_json::from_slice::<Value>(line).ok()?;
-            normalise(&mut event, "");
-            Some(event)
-        })
+        .map(|line| serde_json::from_slice::<Value>(line).ok())
         .collect::<Option<Vec<_>>>()?;
     Some(Value::Array(events))
 }
@@ -300,7 +498,6 @@ fn normalise(v: &mut Value, key: &str) {
         "uid",
         "creationTimestamp",
         "deletionTimestamp",
-        "resourceVersion",
         "continue",
         "time",
         "lastTransitionTime",
@@ -311,14 +508,6 @@ fn normalise(v: &mut Value, key: &str) {
     ];
     if MASKED.contains(&key) && !v.is_object() && !v.is_array() {
         *v = Value::String("MASKED".into());
-        return;
-    }
-    if key == "message"
-        && let Some(message) = v.as_str()
-        && let Some((head, _)) = message.split_once(" (")
-        && head.starts_with("too old resource version: ")
-    {
-        *v = Value::String(format!("{head} (MASKED)"));
         return;
     }
     if let Some(name) = v.as_str()
@@ -496,8 +685,8 @@ fn dump_answers(dir: &Path, i: usize, name: &str, real: &Answer, embedded: &Answ
             Body::Text(text) => text.clone(),
         };
         let text = format!(
-            "{name}\nstatus {}\nContent-Type {}\nWarning {:?}\n{body}\n",
-            answer.status, answer.content_type, answer.warnings
+            "{name}\nstatus {}\nContent-Type {}\nWarning {:?}\narrivals {:?}\n{body}\n",
+            answer.status, answer.content_type, answer.warnings, answer.arrivals
         );
         std::fs::write(dir.join(format!("{i:03}-{side}.txt")), text).expect("a dump file");
     }
@@ -506,7 +695,86 @@ fn dump_answers(dir: &Path, i: usize, name: &str, real: &Answer, embedded: &Answ
 const BEGIN: &str = "<!-- conformance:begin -->\n";
 const END: &str = "<!-- conformance:end -->";
 
-#[tokio::test]
+/// A row of the table as measured: both raw answers (a background watch's come at its
+/// `await`), before its sequence's ranks and the masks.
+struct Measured {
+    name: String,
+    sequence: usize,
+    compare: Option<String>,
+    real: Option<Answer>,
+    embedded: Option<Answer>,
+}
+
+impl Measured {
+    fn new(sequence_name: &str, sequence: usize, case: &Case) -> Measured {
+        let name = if sequence_name.is_empty() {
+            case.name.clone()
+        } else {
+            format!("{sequence_name}: {}", case.name)
+        };
+        Measured {
+            name,
+            sequence,
+            compare: case.compare.clone(),
+            real: None,
+            embedded: None,
+        }
+    }
+}
+
+/// Each sequence's answers ranked (per server), masked and compared: every row's name and
+/// its first difference, if any (written, with both answers, under
+/// `KINFORMER_CONFORMANCE_DUMP`).
+fn compared(mut measured: Vec<Measured>) -> Vec<(String, Option<String>)> {
+    for sequence in measured.chunk_by_mut(|a, b| a.sequence == b.sequence) {
+        for side in [Server::Real, Server::Embedded] {
+            let mut bodies: Vec<&mut Value> = sequence
+                .iter_mut()
+                .filter_map(|row| match side.of(row) {
+                    Some(Answer {
+                        body: Body::Json(v, _),
+                        ..
+                    }) => Some(v),
+                    _ => None,
+                })
+                .collect();
+            ranks::mask(&mut bodies);
+        }
+    }
+    let dump = std::env::var_os("KINFORMER_CONFORMANCE_DUMP").map(PathBuf::from);
+    let mut rows = Vec::new();
+    for (i, row) in measured.into_iter().enumerate() {
+        let compare = row.compare.as_deref();
+        let a = finished(row.real.expect("a real answer"), compare);
+        let b = finished(row.embedded.expect("an embedded answer"), compare);
+        let difference = difference(&a, &b);
+        if let Some(dir) = &dump
+            && difference.is_some()
+        {
+            dump_answers(dir, i, &row.name, &a, &b);
+        }
+        rows.push((row.name, difference));
+    }
+    rows
+}
+
+/// Which server's answer.
+#[derive(Clone, Copy)]
+enum Server {
+    Real,
+    Embedded,
+}
+
+impl Server {
+    fn of(self, row: &mut Measured) -> Option<&mut Answer> {
+        match self {
+            Server::Real => row.real.as_mut(),
+            Server::Embedded => row.embedded.as_mut(),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
     // A server of its own (other tests' CRDs would change its discovery), with the
     // ServiceAccount admission plugin on, as the embedded server admits pods (the flag turns
@@ -532,19 +800,56 @@ async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
     embedded_config.default_retry = false;
     let embedded = kube::Client::try_from(embedded_config).expect("a client");
 
-    let dump = std::env::var_os("KINFORMER_CONFORMANCE_DUMP").map(PathBuf::from);
-    let mut rows = Vec::new();
-    for (i, case) in corpus().into_iter().enumerate() {
-        let a = send(&real, &case).await;
-        let b = send(&embedded, &case).await;
-        let difference = difference(&a, &b);
-        if let Some(dir) = &dump
-            && difference.is_some()
-        {
-            dump_answers(dir, i, &case.name, &a, &b);
+    let mut real = Side::new(real);
+    let mut embedded = Side::new(embedded);
+    let mut measured = Vec::<Measured>::new();
+    for (number, sequence) in corpus().into_iter().enumerate() {
+        real.saved.clear();
+        embedded.saved.clear();
+        for step in sequence.steps {
+            match step {
+                Step::Request(case) => {
+                    let row = measured.len();
+                    measured.push(Measured::new(&sequence.sequence, number, &case));
+                    // Both servers at once (each sees the corpus in order): a watch's wait
+                    // is counted once.
+                    if let Some(watch) = &case.background {
+                        tokio::join!(
+                            real.start(&case, watch, row),
+                            embedded.start(&case, watch, row)
+                        );
+                    } else {
+                        let (a, b) = tokio::join!(real.send(&case), embedded.send(&case));
+                        measured[row].real = Some(a);
+                        measured[row].embedded = Some(b);
+                    }
+                }
+                Step::Action(action) => {
+                    if let Some(watch) = &action.awaited {
+                        let (row, answer) = real.finish(watch).await;
+                        measured[row].real = Some(answer);
+                        let (row, answer) = embedded.finish(watch).await;
+                        measured[row].embedded = Some(answer);
+                    }
+                    if action.compact == Some(true) {
+                        let url = real_server.etcd_url();
+                        tokio::task::block_in_place(|| etcd::compact(&url));
+                        embedded_server.trim_history();
+                    }
+                    if action.restart == Some(true) {
+                        tokio::task::block_in_place(|| real_server.restart());
+                        embedded_server.trim_history();
+                    }
+                }
+            }
         }
-        rows.push((case.name.clone(), difference));
     }
+    let open: Vec<&String> = real.watches.keys().collect();
+    assert!(
+        open.is_empty(),
+        "background watches never awaited: {open:?}"
+    );
+    let rows = compared(measured);
     let reasons_path = root().join("tests/conformance").join(reasons::FILE);
     let reasons = Reasons::read(&reasons_path).unwrap_or_else(|e| panic!("{e}"));
     let measured = table(&rows, &reasons);
@@ -595,6 +900,7 @@ fn the_comparison_finds_the_first_difference_and_ignores_what_is_masked() {
             content_type: "application/json".into(),
             warnings: Vec::new(),
             body: Body::Json(body, keys),
+            arrivals: Vec::new(),
         }
     };
     let a = answer(serde_json::json!({"metadata": {"uid": "1", "name": "x"}, "b": [1, 2]}));
@@ -643,5 +949,29 @@ fn a_differing_row_shows_its_reason_on_one_line_and_an_identical_row_none() {
     assert!(
         text.contains("| b | differs: status 200 vs 404 | kube-apiserver does a\\|b. |\n"),
         "{text}"
+    );
+}
+
+#[test]
+fn a_bookmark_repeated_within_two_seconds_counts_once() {
+    let bookmark = |rv: &str| {
+        serde_json::json!({"type": "BOOKMARK",
+        "object": {"metadata": {"resourceVersion": rv}}})
+    };
+    let added = serde_json::json!({"type": "ADDED", "object": {"metadata": {}}});
+    let mut events = vec![
+        added.clone(),
+        bookmark("rv-1"),
+        bookmark("rv-1"),
+        bookmark("rv-1"),
+        bookmark("rv-2"),
+    ];
+    let s = Duration::from_secs;
+    let arrivals = [s(0), s(60), s(61), s(68), s(68)];
+    drop_repeated_bookmarks(&mut events, &arrivals);
+    assert_eq!(
+        events,
+        [added, bookmark("rv-1"), bookmark("rv-1"), bookmark("rv-2")],
+        "the minute's, the one before the deadline 7 s later, and one at a newer version"
     );
 }

@@ -125,6 +125,14 @@ impl RefServer {
         self.dir.join("kubeconfig")
     }
 
+    /// etcd's client URL (`http://127.0.0.1:PORT`; its v3 JSON gateway answers there).
+    pub fn etcd_url(&self) -> String {
+        std::fs::read_to_string(self.dir.join("etcd-url"))
+            .expect("scripts/refserver wrote DIR/etcd-url")
+            .trim()
+            .to_owned()
+    }
+
     /// `kubectl ARGS` against this server; panics with kubectl's stderr when it fails.
     pub fn kubectl(&self, args: &[&str]) -> String {
         let out = Command::new("kubectl")

@@ -70,6 +70,7 @@ mod json;
 mod kinds;
 mod kubeconfig;
 mod list;
+mod list_options;
 mod listener;
 mod negotiation;
 mod objects;

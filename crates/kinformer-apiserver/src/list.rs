@@ -12,6 +12,7 @@ use futures_util::stream;
 use http::StatusCode;
 
 use super::app::{App, Representation, ResourceRequest};
+use super::list_options;
 use super::objects::StoredObject;
 use super::resources::ResourceType;
 use super::selector::Selection;
@@ -68,7 +69,8 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
             }
             (Some(rv), None)
         }
-        ListRead::Continue(rv, key) => (Some(rv), Some(key)),
+        // A token at resourceVersion 0 (an expired token's fresh one) goes on at the latest.
+        ListRead::Continue(rv, key) => (Some(rv).filter(|rv| *rv > 0), Some(key)),
     };
     let filter = |object: &StoredObject| selection.matches(object);
     let query = ListQuery {
@@ -86,7 +88,7 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
         .store
         .list(&request.resource.key(), &query)
         .map_err(|e| match (e.code, &after) {
-            (410, Some(_)) => ApiError::expired(CONTINUE_EXPIRED),
+            (410, Some(key)) => expired_continue(key),
             (410, None) => ApiError::expired(LIST_EXPIRED),
             _ => e,
         })?;
@@ -117,6 +119,16 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
         ),
     };
     Ok(json_response(StatusCode::OK, body))
+}
+
+/// The 410 of a continue token whose resourceVersion is gone, with a fresh token that goes on
+/// after the same key at the latest state (an inconsistent list, as its message says), as
+/// kube-apiserver's etcd store answers (`handleCompactedErrorForPaging`, etcd3/errors.go
+/// apiserver v0.37.2:77-89: a token at resourceVersion -1, this server's at 0).
+fn expired_continue(after: &str) -> ApiError {
+    let mut error = ApiError::expired(CONTINUE_EXPIRED);
+    error.continue_token = Some(encode_continue(0, after));
+    error
 }
 
 /// Waits (up to the server's `resource_version_wait`) until the store reached `rv`; 504
@@ -168,43 +180,11 @@ fn parse_uint(text: &str) -> Result<u64, String> {
     })
 }
 
-/// The field errors kube-apiserver's ValidateListOptions finds in `resourceVersionMatch`.
-fn match_errors(rv: Option<&str>, matching: &str, has_continue: bool) -> Vec<String> {
-    let forbidden = |why: &str| format!("resourceVersionMatch: Forbidden: {why}");
-    let mut errors = Vec::new();
-    if rv.is_none() {
-        errors.push(forbidden(
-            "resourceVersionMatch is forbidden unless resourceVersion is provided",
-        ));
-    }
-    if has_continue {
-        errors.push(forbidden(
-            "resourceVersionMatch is forbidden when continue is provided",
-        ));
-    }
-    if !matches!(matching, "Exact" | "NotOlderThan") {
-        errors.push(format!(
-            "resourceVersionMatch: Unsupported value: {matching:?}: supported values: \"Exact\", \"NotOlderThan\", \"\""
-        ));
-    }
-    if matching == "Exact" && rv == Some("0") {
-        errors.push(forbidden(
-            "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
-        ));
-    }
-    errors
-}
-
 fn list_read(request: &ResourceRequest, has_limit: bool) -> Result<ListRead, ApiError> {
     let rv = request.param("resourceVersion");
     let token = request.param("continue");
     let matching = request.param("resourceVersionMatch");
-    if let Some(matching) = matching {
-        let errors = match_errors(rv, matching, token.is_some());
-        if !errors.is_empty() {
-            return Err(ApiError::invalid_options("ListOptions", &errors));
-        }
-    }
+    list_options::validate(request, false)?;
     if let Some(token) = token {
         let (at, after) = decode_continue(token)?;
         if rv.is_some_and(|rv| rv != "0") {

@@ -20,6 +20,8 @@ pub struct ApiError {
     pub message: String,
     /// Optional `details` (name, group, kind, causes).
     pub details: Option<Box<StatusDetails>>,
+    /// The Status's `metadata.continue`: the fresh token of an expired continue's 410.
+    pub continue_token: Option<String>,
 }
 
 impl ApiError {
@@ -30,6 +32,7 @@ impl ApiError {
             reason,
             message: message.into(),
             details: None,
+            continue_token: None,
         }
     }
 
@@ -129,12 +132,14 @@ impl ApiError {
     }
 
     /// 504 Timeout: kube-apiserver's answer to a request for a resourceVersion it has not
-    /// reached within its wait (`ResourceVersionTooLarge`; clients retry after a second).
+    /// reached within its wait (`ResourceVersionTooLarge`; clients retry after a second), its
+    /// message prefixed as apimachinery's `NewTimeoutError` prefixes it (errors.go
+    /// apimachinery v0.37.2:401-411, from storage/errors.go apiserver v0.37.2:234).
     pub fn too_large_resource_version(requested: u64, current: u64) -> Self {
         let mut error = ApiError::new(
             504,
             "Timeout",
-            format!("Too large resource version: {requested}, current: {current}"),
+            format!("Timeout: Too large resource version: {requested}, current: {current}"),
         );
         error.details = Some(Box::new(StatusDetails {
             causes: vec![StatusCause {
@@ -211,7 +216,7 @@ impl ApiError {
             details: self.details.as_deref(),
             code: self.code,
         }
-        .to_json()
+        .to_json(self.continue_token.as_deref())
     }
 }
 
@@ -234,12 +239,18 @@ struct StatusBody<'a> {
 }
 
 impl StatusBody<'_> {
-    /// `{"kind":"Status","apiVersion":"v1","metadata":{},…}`, escaped as Go's encoder escapes.
-    fn to_json(&self) -> String {
+    /// `{"kind":"Status","apiVersion":"v1","metadata":{},…}` (`metadata` holding `continue`
+    /// when there is one), escaped as Go's encoder escapes.
+    fn to_json(&self, continue_token: Option<&str>) -> String {
         let members = serde_json::to_string(self).unwrap_or_default();
         let rest = members.strip_prefix('{').unwrap_or("}");
         let comma = if rest == "}" { "" } else { "," };
-        let text = format!(r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}}{comma}{rest}"#);
+        let metadata = continue_token.map_or_else(
+            || "{}".to_owned(),
+            |token| serde_json::json!({ "continue": token }).to_string(),
+        );
+        let text =
+            format!(r#"{{"kind":"Status","apiVersion":"v1","metadata":{metadata}{comma}{rest}"#);
         go_escaped(&text)
     }
 }
@@ -322,7 +333,7 @@ pub fn deleted_status(resource: &ResourceType, name: &str, uid: &str) -> Vec<u8>
         details: Some(&details),
         code: 0,
     };
-    format!("{}\n", body.to_json()).into_bytes()
+    format!("{}\n", body.to_json(None)).into_bytes()
 }
 
 /// `pods` or `deployments.apps`, as kube-apiserver names resources in messages.

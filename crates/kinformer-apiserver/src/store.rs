@@ -433,10 +433,13 @@ fn collect_page<'a>(
             }
         }
     }
+    // A full page with selectors goes on whenever any object follows its last, selected or
+    // not, as kube-apiserver's cache and etcd store page (`hasMoreListItems = i <
+    // len(resp.Items)-1`, cacher.go apiserver v0.37.2:834-838): the next page may be empty.
     let rest = match (&last_key, query.count_remaining) {
         (None, _) => 0,
         (Some(_), true) => objects.filter(|o| (query.filter)(o)).count(),
-        (Some(_), false) => usize::from(objects.any(|o| (query.filter)(o))),
+        (Some(_), false) => usize::from(objects.next().is_some()),
     };
     Page {
         rv,

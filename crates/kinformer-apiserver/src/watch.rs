@@ -15,15 +15,16 @@ use futures_util::stream;
 use http::StatusCode;
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc, watch};
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 
 use super::app::{App, Representation, ResourceRequest};
 use super::faults::{MALFORMED_LINE, WatchFault};
 use super::list::{parse_watch_rv, wait_until_fresh};
+use super::list_options;
 use super::objects::StoredObject;
 use super::resources::{ResourceKey, ResourceType};
 use super::selector::Selection;
-use super::status::{ApiError, StatusCause, StatusDetails, json_response};
+use super::status::{ApiError, json_response};
 use super::store::{
     EventBatch, EventType, StateSubscription, StoreEvent, Subscription, watch_line,
 };
@@ -43,8 +44,9 @@ enum Start {
     State(StateSubscription, bool),
     /// Replay kept events after a resourceVersion, then follow.
     After(u64, Subscription),
-    /// The resourceVersion is too old: one ERROR event.
-    Expired(ApiError),
+    /// The resourceVersion is too old (410), or a watch-list's is too new (504): one ERROR
+    /// event.
+    Failed(ApiError),
 }
 
 /// One open watch.
@@ -108,46 +110,30 @@ pub async fn serve(app: &Arc<App>, request: &ResourceRequest) -> Result<Response
     Ok(json_response(StatusCode::OK, Body::from_stream(body)))
 }
 
-/// `sendInitialEvents` (true or false) needs `resourceVersionMatch=NotOlderThan`: else the
-/// 422 of apimachinery's `ValidateListOptions`, its cause in the details.
-fn check_send_initial_events(request: &ResourceRequest) -> Result<(), ApiError> {
-    if request.param("sendInitialEvents").is_none()
-        || request.param("resourceVersionMatch") == Some("NotOlderThan")
-    {
-        return Ok(());
-    }
-    let message =
-        "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan";
-    let mut error =
-        ApiError::invalid_options("ListOptions", &[format!("resourceVersionMatch: {message}")]);
-    error.details = Some(Box::new(StatusDetails {
-        group: "meta.k8s.io".into(),
-        kind: "ListOptions".into(),
-        causes: vec![StatusCause {
-            reason: "FieldValueForbidden".into(),
-            message: message.into(),
-            field: "resourceVersionMatch".into(),
-        }],
-        ..StatusDetails::default()
-    }));
-    Err(error)
-}
-
-/// Where the watch starts; a resourceVersion the server has not reached yet is waited for,
-/// then refused with 504 "Too large resource version" as kube-apiserver's watch cache does.
+/// Where the watch starts. A resourceVersion the server has not reached yet is waited for
+/// only by a watch-list (`sendInitialEvents=true`), which gets 504 "Too large resource
+/// version" as an ERROR event when the wait ends first; any other watch starts at once and
+/// sends what comes after it, as kube-apiserver's watch cache does
+/// (`waitUntilWatchCacheFreshAndForceAllEvents`, cacher.go apiserver v0.37.2:621-624 and
+/// 1325-1351).
 async fn start(app: &App, request: &ResourceRequest) -> Result<Start, ApiError> {
-    check_send_initial_events(request)?;
+    list_options::validate(request, true)?;
     let rv = request
         .param("resourceVersion")
         .map(parse_watch_rv)
         .transpose()?;
-    if let Some(rv) = rv.filter(|rv| *rv > 0) {
-        wait_until_fresh(app, rv).await?;
+    if let Some(rv) = rv.filter(|rv| *rv > 0)
+        && request.flag("sendInitialEvents")
+        && let Err(too_large) = wait_until_fresh(app, rv).await
+    {
+        return Ok(Start::Failed(too_large));
     }
     if request.flag("sendInitialEvents") {
+        // The initial-events-end bookmark only to a watch that allows bookmarks
+        // (setInitialEventsEndBookmarkIfRequested, cacher.go apiserver v0.37.2:1359-1376).
         return Ok(Start::State(
             app.store.subscribe_with_state(&request.resource.key()),
-            true,
+            request.flag("allowWatchBookmarks"),
         ));
     }
     match rv {
@@ -157,9 +143,29 @@ async fn start(app: &App, request: &ResourceRequest) -> Result<Start, ApiError> 
         )),
         Some(rv) => Ok(match app.store.subscribe_after(rv) {
             Ok(subscription) => Start::After(rv, subscription),
-            Err(expired) => Start::Expired(expired),
+            Err(expired) => Start::Failed(expired),
         }),
     }
+}
+
+/// How long before its deadline a watch gets its last BOOKMARK.
+const BOOKMARK_BEFORE_DEADLINE: Duration = Duration::from_secs(2);
+
+/// When a watch's next BOOKMARK goes out, as kube-apiserver's `cacheWatcher.nextBookmarkTime`
+/// (cache_watcher.go apiserver v0.37.2:233-269) schedules it: a bookmark interval from now, or 2 s
+/// before the watch's deadline when that comes first; none once that moment has passed (a
+/// watch shorter than 2 s gets none, one that had its last gets no more).
+fn next_bookmark_time(
+    now: Instant,
+    interval: Duration,
+    deadline: Option<Instant>,
+) -> Option<Instant> {
+    let heartbeat = now.checked_add(interval)?;
+    let Some(deadline) = deadline else {
+        return Some(heartbeat);
+    };
+    let at = heartbeat.min(deadline.checked_sub(BOOKMARK_BEFORE_DEADLINE)?);
+    (at >= now).then_some(at)
 }
 
 /// Resolves at the deadline, or never.
@@ -192,8 +198,7 @@ impl Watcher {
             .app
             .bookmark_interval
             .clamp(MIN_BOOKMARK_INTERVAL, MAX_BOOKMARK_INTERVAL);
-        let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
-        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut next_bookmark = next_bookmark_time(Instant::now(), interval, deadline);
         let mut unregistered = self.app.store.subscribe_unregistered();
         loop {
             tokio::select! {
@@ -205,10 +210,11 @@ impl Watcher {
                     }
                 }
                 () = deadline_passed(deadline) => return,
-                _ = ticker.tick(), if self.bookmarks => {
+                () = deadline_passed(next_bookmark), if self.bookmarks && next_bookmark.is_some() => {
                     if !self.send(self.bookmark(last_rv, false)).await {
                         return;
                     }
+                    next_bookmark = next_bookmark_time(Instant::now(), interval, deadline);
                 }
                 received = receiver.recv() => {
                     let delivered = match received {
@@ -243,7 +249,7 @@ impl Watcher {
                 }
                 Some((subscription.receiver, last_rv))
             }
-            Start::Expired(error) => {
+            Start::Failed(error) => {
                 self.send(watch_line("ERROR", error.status_json().as_bytes()))
                     .await;
                 None
@@ -337,8 +343,28 @@ impl Watcher {
         Some(match (seen_as == event.event_type, self.representation) {
             (true, Representation::Object) => event.line().clone(),
             (true, Representation::Metadata) => event.metadata_line().clone(),
+            (false, _) if seen_as == EventType::Deleted => {
+                self.line(seen_as, &self.left_selection(event))
+            }
             _ => self.line(seen_as, &event.object),
         })
+    }
+
+    /// An object that left this watcher's selection as kube-apiserver's DELETED event shows
+    /// it: its previous state (the last one the watcher selected) at the event's
+    /// resourceVersion (cacheWatcher.convertToWatchEvent, cache_watcher.go apiserver
+    /// v0.37.2:400-409).
+    fn left_selection(&self, event: &StoreEvent) -> Arc<StoredObject> {
+        event
+            .prev
+            .as_ref()
+            .and_then(|prev| prev.to_value().ok())
+            .and_then(|mut value| {
+                let metadata = value.get_mut("metadata")?.as_object_mut()?;
+                metadata.insert("resourceVersion".into(), event.rv.to_string().into());
+                StoredObject::new(&value, &self.resource, event.rv).ok()
+            })
+            .map_or_else(|| Arc::clone(&event.object), Arc::new)
     }
 
     /// One event line in this watcher's representation.
@@ -429,5 +455,40 @@ impl Watcher {
             sent = self.out.send(bytes) => sent.is_ok(),
             _ = closer.changed() => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn the_last_bookmark_comes_two_seconds_before_the_deadline() {
+        // cache_watcher.go apiserver v0.37.2:233-269: min(now + bookmarkFrequency, deadline - 2 s),
+        // nothing when that is already past.
+        let now = Instant::now();
+        let s = Duration::from_secs;
+        assert_eq!(next_bookmark_time(now, MINUTE, None), Some(now + MINUTE));
+        assert_eq!(
+            next_bookmark_time(now, MINUTE, Some(now + s(300))),
+            Some(now + MINUTE)
+        );
+        assert_eq!(
+            next_bookmark_time(now, MINUTE, Some(now + s(5))),
+            Some(now + s(3))
+        );
+        assert_eq!(
+            next_bookmark_time(now + s(62), MINUTE, Some(now + s(64))),
+            Some(now + s(62)),
+            "after the minute's bookmark of a 64 s watch, the one before its deadline"
+        );
+        assert_eq!(next_bookmark_time(now, MINUTE, Some(now + s(1))), None);
+        assert_eq!(
+            next_bookmark_time(now + s(4), MINUTE, Some(now + s(5))),
+            None,
+            "sent once"
+        );
     }
 }

@@ -14,7 +14,7 @@ use kube::Api;
 use kube::api::{WatchEvent, WatchParams};
 use serde_json::{Value, json};
 
-use crate::support::{TestResult, call};
+use crate::support::{TestResult, call, raw};
 
 /// How long the server waits for a too-new resourceVersion in these tests.
 const WAIT: Duration = Duration::from_millis(300);
@@ -151,7 +151,7 @@ fn assert_too_large(code: u16, status: &Value, requested: u64) {
     let message = status["message"].as_str().unwrap_or_default();
     assert!(
         message.starts_with(&format!(
-            "Too large resource version: {requested}, current: "
+            "Timeout: Too large resource version: {requested}, current: "
         )),
         "{status}"
     );
@@ -171,18 +171,56 @@ fn assert_too_large(code: u16, status: &Value, requested: u64) {
 async fn a_too_new_resource_version_waits_then_is_504() -> TestResult {
     let server = server(true).await?;
     let future = server.resource_version() + 10;
-    for path in [
-        format!("{CONFIGMAPS}?resourceVersion={future}"),
-        format!("{CONFIGMAPS}?watch=true&resourceVersion={future}"),
-    ] {
-        let started = Instant::now();
-        let (code, status) = get(&server, &path).await?;
-        assert_too_large(code, &status, future);
-        assert!(
-            started.elapsed() >= WAIT,
-            "{path}: answered before the wait ended"
-        );
-    }
+    let started = Instant::now();
+    let (code, status) = get(&server, &format!("{CONFIGMAPS}?resourceVersion={future}")).await?;
+    assert_too_large(code, &status, future);
+    assert!(started.elapsed() >= WAIT, "answered before the wait ended");
+    // A watch-list waits too, and gets the 504 as its ERROR event (cacher.go apiserver
+    // v0.37.2:621-624: newErrWatcher).
+    let started = Instant::now();
+    let path = format!(
+        "{CONFIGMAPS}?watch=true&resourceVersion={future}&sendInitialEvents=true\
+         &resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=5"
+    );
+    let (code, event) = get(&server, &path).await?;
+    assert_eq!((code, &event["type"]), (200, &json!("ERROR")), "{event}");
+    assert_too_large(504, &event["object"], future);
+    assert!(started.elapsed() >= WAIT, "answered before the wait ended");
+    Ok(())
+}
+
+/// A plain watch from a resourceVersion the server has not reached starts at once and sends
+/// only what comes after it: kube-apiserver 1.37's watch cache waits only for a watch-list
+/// (cacher.go apiserver v0.37.2:1325-1351, waitUntilWatchCacheFreshAndForceAllEvents).
+#[tokio::test]
+async fn a_watch_from_a_too_new_resource_version_waits_for_what_comes_after_it() -> TestResult {
+    let server = server(true).await?;
+    let next = server.resource_version() + 2;
+    let path = format!("{CONFIGMAPS}?watch=true&resourceVersion={next}&timeoutSeconds=2");
+    let watch = raw(&server, "GET", &path, None);
+    // Written before or after the watch opens, alike: the watch replays what follows `next`.
+    let writes = async {
+        for i in 0..3 {
+            server.create_object(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("later-{i}"), "namespace": "default"}}))?;
+        }
+        Ok::<_, Box<dyn std::error::Error>>(())
+    };
+    let (answer, written) = tokio::join!(watch, writes);
+    written?;
+    let (code, body) = answer?;
+    assert_eq!(code, 200, "{body}");
+    let names: Vec<String> = body
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).map(|e| e["object"]["metadata"]["name"].to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    assert_eq!(
+        names,
+        ["\"later-2\""],
+        "only the write after resourceVersion {next}"
+    );
     Ok(())
 }
 
@@ -348,5 +386,192 @@ async fn after_expire_all_a_fresh_list_is_watchable_without_a_write() -> TestRes
         matches!(&next, WatchEvent::Added(cm) if cm.metadata.name.as_deref() == Some("after")),
         "the watch from the relist's resourceVersion sees the next write: {next:?}"
     );
+    Ok(())
+}
+
+/// A watch with bookmarks gets one BOOKMARK 2 s before its deadline, whatever the bookmark
+/// interval (kube-apiserver's cacheWatcher.nextBookmarkTime, cache_watcher.go apiserver v0.37.2:233-269:
+/// "right before the watcher timeout - for now we simply set it 2s before the deadline"); a
+/// watch shorter than 2 s, or without allowWatchBookmarks, gets none.
+#[tokio::test]
+async fn a_watch_with_bookmarks_gets_one_two_seconds_before_its_deadline() -> TestResult {
+    let server = server(true).await?;
+    let (_, list) = get(&server, "/api/v1/namespaces/default/configmaps").await?;
+    let rv = list["metadata"]["resourceVersion"].as_str().unwrap_or("");
+    let watch = format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}");
+    let started = Instant::now();
+    let path = format!("{watch}&allowWatchBookmarks=true&timeoutSeconds=3");
+    let (code, body) = raw(&server, "GET", &path, None).await?;
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        started.elapsed() >= Duration::from_secs(3),
+        "ended at its deadline"
+    );
+    let types: Vec<String> = body
+        .lines()
+        .map(|l| {
+            Ok(serde_json::from_str::<Value>(l)?["type"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned())
+        })
+        .collect::<Result<_, serde_json::Error>>()?;
+    assert_eq!(types, ["BOOKMARK"], "{body}");
+    for query in [
+        "allowWatchBookmarks=true&timeoutSeconds=1",
+        "allowWatchBookmarks=false&timeoutSeconds=3",
+    ] {
+        let (code, body) = raw(&server, "GET", &format!("{watch}&{query}"), None).await?;
+        assert_eq!((code, body.as_str()), (200, ""), "{query}");
+    }
+    Ok(())
+}
+
+/// A continue token whose resourceVersion left the history answers 410 with a fresh token in
+/// the Status's `metadata.continue`, which goes on after the same key at the latest state
+/// (kube-apiserver's etcd store: `handleCompactedErrorForPaging`, etcd3/errors.go apiserver
+/// v0.37.2:77-89).
+#[tokio::test]
+async fn an_expired_continue_token_gets_410_with_a_fresh_token() -> TestResult {
+    let server = server(true).await?;
+    let (_, first) = get(&server, &format!("{CONFIGMAPS}?limit=2")).await?;
+    let token = first["metadata"]["continue"]
+        .as_str()
+        .ok_or("a continue token")?
+        .to_owned();
+    server.create_object(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "cm-5", "namespace": "default"}}))?;
+    server.trim_history();
+    let (code, status) = get(&server, &format!("{CONFIGMAPS}?limit=2&continue={token}")).await?;
+    assert_eq!(
+        (code, &status["reason"]),
+        (410, &json!("Expired")),
+        "{status}"
+    );
+    let message = status["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("or use the continue token in this response"),
+        "{status}"
+    );
+    let fresh = status["metadata"]["continue"]
+        .as_str()
+        .ok_or("a fresh token")?;
+    let (code, rest) = get(&server, &format!("{CONFIGMAPS}?limit=10&continue={fresh}")).await?;
+    assert_eq!(code, 200, "{rest}");
+    let names: Vec<&str> = rest["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o["metadata"]["name"].as_str())
+        .filter(|n| n.starts_with("cm-"))
+        .collect();
+    assert_eq!(
+        names,
+        ["cm-2", "cm-3", "cm-4", "cm-5"],
+        "after cm-1, at the latest"
+    );
+    Ok(())
+}
+
+/// Every field error apimachinery's ValidateListOptions finds is in the 422's message and a
+/// cause of its details, for a LIST and for a WATCH (validation.go apimachinery
+/// v0.37.2:28-76).
+#[tokio::test]
+async fn each_list_option_error_is_a_cause_of_the_422() -> TestResult {
+    let server = server(true).await?;
+    let invalid = |errors: &str| format!("ListOptions.meta.k8s.io \"\" is invalid: {errors}");
+    let query = "resourceVersionMatch=NotOlderThan&sendInitialEvents=true";
+    let (code, status) = get(&server, &format!("{CONFIGMAPS}?{query}")).await?;
+    assert_eq!(code, 422, "{status}");
+    assert_eq!(
+        status["message"],
+        invalid(
+            "[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless \
+             resourceVersion is provided, sendInitialEvents: Forbidden: sendInitialEvents is \
+             forbidden for list]"
+        )
+    );
+    assert_eq!(
+        status["details"],
+        json!({"group": "meta.k8s.io", "kind": "ListOptions", "causes": [
+            {"reason": "FieldValueForbidden", "field": "resourceVersionMatch",
+             "message": "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"},
+            {"reason": "FieldValueForbidden", "field": "sendInitialEvents",
+             "message": "Forbidden: sendInitialEvents is forbidden for list"}]})
+    );
+    for (query, errors) in [
+        (
+            "resourceVersionMatch=NotOlderThan&resourceVersion=1",
+            "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless \
+             sendInitialEvents is provided",
+        ),
+        (
+            "sendInitialEvents=true&resourceVersionMatch=Exact&resourceVersion=1",
+            "[resourceVersionMatch: Forbidden: sendInitialEvents requires setting \
+             resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: \
+             \"Exact\": supported values: \"NotOlderThan\"]",
+        ),
+    ] {
+        let (code, status) = get(&server, &format!("{CONFIGMAPS}?watch=1&{query}")).await?;
+        assert_eq!(code, 422, "{query}: {status}");
+        assert_eq!(status["message"], invalid(errors), "{query}");
+    }
+    Ok(())
+}
+
+/// A watch-list that does not allow bookmarks gets its initial events and no
+/// initial-events-end bookmark (setInitialEventsEndBookmarkIfRequested, cacher.go apiserver
+/// v0.37.2:1359-1376).
+#[tokio::test]
+async fn a_watch_list_without_bookmarks_gets_no_initial_events_end() -> TestResult {
+    let server = server(true).await?;
+    let (_, list) = get(&server, CONFIGMAPS).await?;
+    let items = list["items"].as_array().map_or(0, Vec::len);
+    let watch_list = format!(
+        "{CONFIGMAPS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan\
+         &timeoutSeconds=1"
+    );
+    for (allow, last) in [("false", "ADDED"), ("true", "BOOKMARK")] {
+        let path = format!("{watch_list}&allowWatchBookmarks={allow}");
+        let (code, body) = raw(&server, "GET", &path, None).await?;
+        assert_eq!(code, 200, "{body}");
+        let types: Vec<String> = body
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).map(|e| e["type"].to_string()))
+            .collect::<Result<_, _>>()?;
+        let bookmarks = usize::from(allow == "true");
+        assert_eq!(types.len(), items + bookmarks, "{body}");
+        assert_eq!(
+            types.last().map(String::as_str),
+            Some(&*format!("\"{last}\""))
+        );
+    }
+    Ok(())
+}
+
+/// A full page of a list with a selector has a continue token whenever any object follows
+/// its last one, selected or not, and the next page may then be empty, as kube-apiserver's
+/// watch cache and etcd store page (`hasMoreListItems`, cacher.go apiserver v0.37.2:834-838).
+#[tokio::test]
+async fn a_selected_page_goes_on_while_any_object_follows() -> TestResult {
+    let server = server(true).await?;
+    server.create_object(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "a-first", "namespace": "default", "labels": {"pick": "yes"}}}))?;
+    let (code, first) = get(
+        &server,
+        &format!("{CONFIGMAPS}?labelSelector=pick%3Dyes&limit=1"),
+    )
+    .await?;
+    assert_eq!(code, 200, "{first}");
+    assert_eq!(first["items"][0]["metadata"]["name"], "a-first");
+    assert_eq!(first["metadata"].get("remainingItemCount"), None, "{first}");
+    let token = first["metadata"]["continue"]
+        .as_str()
+        .ok_or("a continue token: cm-0… follow")?;
+    let path = format!("{CONFIGMAPS}?labelSelector=pick%3Dyes&limit=1&continue={token}");
+    let (code, next) = get(&server, &path).await?;
+    assert_eq!(code, 200, "{next}");
+    assert_eq!(next["items"], json!([]), "{next}");
+    assert_eq!(next["metadata"].get("continue"), None, "{next}");
     Ok(())
 }

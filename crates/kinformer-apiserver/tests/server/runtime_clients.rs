@@ -301,6 +301,28 @@ async fn selector_watch_sees_objects_leave_and_enter() -> TestResult {
         })
         .collect();
     assert_eq!(kinds, ["ADDED", "MODIFIED", "DELETED"]);
+    // The object that left shows its last state inside the selection (still gold) at the
+    // resourceVersion of the write that moved it out, as kube-apiserver's watch cache shows
+    // it (cacheWatcher.convertToWatchEvent, cache_watcher.go apiserver v0.37.2:400-409).
+    let WatchEvent::Deleted(left) = &seen[2] else {
+        unreachable!("checked above")
+    };
+    let labels = left.metadata.labels.clone().unwrap_or_default();
+    assert_eq!(labels.get("tier").map(String::as_str), Some("gold"));
+    assert_eq!(labels.get("step").map(String::as_str), Some("2"));
+    let now = api.get("a").await?;
+    assert_eq!(
+        left.metadata.resource_version,
+        now.metadata.resource_version
+    );
+    assert_eq!(
+        now.metadata
+            .labels
+            .unwrap_or_default()
+            .get("tier")
+            .map(String::as_str),
+        Some("silver")
+    );
     server.shutdown().await;
     Ok(())
 }
