@@ -273,7 +273,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__dump)
-            opts="-n -A -l -s -o -v -h -V --by-index --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -s -o -v -h -V --by-index --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --content-type --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -341,6 +341,10 @@ _kinformer() {
                     ;;
                 --retry-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --content-type)
+                    COMPREPLY=($(compgen -W "json protobuf" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -865,7 +869,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__record)
-            opts="-o -n -A -l -s -v -h -V --output --duration --timeout --show-secret-data --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-o -n -A -l -s -v -h -V --output --duration --timeout --show-secret-data --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --content-type --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -945,6 +949,10 @@ _kinformer() {
                     ;;
                 --retry-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --content-type)
+                    COMPREPLY=($(compgen -W "json protobuf" -- "${cur}"))
                     return 0
                     ;;
                 --handler)
@@ -1203,7 +1211,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__resync)
-            opts="-n -A -l -s -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -s -o -v -h -V --duration --timeout --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --content-type --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1275,6 +1283,10 @@ _kinformer() {
                     ;;
                 --retry-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --content-type)
+                    COMPREPLY=($(compgen -W "json protobuf" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -1437,17 +1449,13 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__top)
-            opts="-n -A -l -s -v -h -V --scenario --attach --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -s -v -h -V --scenario --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --content-type --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --scenario)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --attach)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1511,6 +1519,10 @@ _kinformer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --content-type)
+                    COMPREPLY=($(compgen -W "json protobuf" -- "${cur}"))
+                    return 0
+                    ;;
                 --handler)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1571,7 +1583,7 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__watch)
-            opts="-w -n -A -l -s -o -v -h -V --count --duration --timeout --until-synced --watch --report --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-w -n -A -l -s -o -v -h -V --count --duration --timeout --until-synced --watch --report --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --content-type --output --no-headers --show --kinds --diff --show-secret-data --columns --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1651,6 +1663,10 @@ _kinformer() {
                     ;;
                 --retry-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --content-type)
+                    COMPREPLY=($(compgen -W "json protobuf" -- "${cur}"))
                     return 0
                     ;;
                 --output)

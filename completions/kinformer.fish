@@ -58,6 +58,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l as -d 'Use
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -l content-type -d 'The wire format to ask the server for: json, or protobuf as client-go\'s typed clients (built-in kinds only; custom resources and servers that answer JSON are read as JSON)' -r -f -a "json\t'application/json'
+protobuf\t'application/vnd.kubernetes.protobuf, application/json'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand watch" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -121,6 +123,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l as -d 'User
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -l content-type -d 'The wire format to ask the server for: json, or protobuf as client-go\'s typed clients (built-in kinds only; custom resources and servers that answer JSON are read as JSON)' -r -f -a "json\t'application/json'
+protobuf\t'application/vnd.kubernetes.protobuf, application/json'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand dump" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -182,6 +186,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l as -d 'Us
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -l content-type -d 'The wire format to ask the server for: json, or protobuf as client-go\'s typed clients (built-in kinds only; custom resources and servers that answer JSON are read as JSON)' -r -f -a "json\t'application/json'
+protobuf\t'application/vnd.kubernetes.protobuf, application/json'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand resync" -s o -l output -d 'Output format; also kubectl\'s custom-columns=SPEC (the table with those columns, as --columns SPEC)' -r -f -a "table\t''
 wide\t''
 jsonl\t''
@@ -244,6 +250,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l as -d 'Usern
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l content-type -d 'The wire format to ask the server for: json, or protobuf as client-go\'s typed clients (built-in kinds only; custom resources and servers that answer JSON are read as JSON)' -r -f -a "json\t'application/json'
+protobuf\t'application/vnd.kubernetes.protobuf, application/json'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand top" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r
@@ -334,6 +342,8 @@ complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l as -d 'Us
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l as-group -d 'Group to impersonate for the operation (repeatable; needs --as)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l request-timeout -d 'How long to wait for a single server request before giving up (0: no limit), e.g. 1s, 2m; a watch quiet that long is reopened' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l retry-timeout -d 'How long to keep retrying an unreachable server (--retry-connect) or one answering 429/5xx (with backoff) before giving up (exit 5)' -r
+complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l content-type -d 'The wire format to ask the server for: json, or protobuf as client-go\'s typed clients (built-in kinds only; custom resources and servers that answer JSON are read as JSON)' -r -f -a "json\t'application/json'
+protobuf\t'application/vnd.kubernetes.protobuf, application/json'"
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l handler -d 'Add an event handler: NAME[:resync=DUR][:delay=DUR][:panic-every=N] (repeatable; default one `default`)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l resync -d 'The informer\'s default resync period (0 = never)' -r
 complete -c kinformer -n "__fish_kinformer_using_subcommand record" -l index -d 'Add an index: NAME=EXPR, EXPR one of label:KEY, annotation:KEY, field:PATH, owner (the controller owner as namespace/Kind/name)' -r

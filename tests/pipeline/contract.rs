@@ -172,6 +172,7 @@ async fn run_contract(queue: QueueKind) {
         label_selector: None,
         field_selector: None,
         metadata_only: false,
+        protobuf: false,
     };
     let config = InformerConfig {
         queue,

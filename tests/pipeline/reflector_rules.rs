@@ -1232,6 +1232,7 @@ mod real_sockets {
             label_selector: None,
             field_selector: None,
             metadata_only: false,
+            protobuf: false,
         }
     }
 

@@ -111,7 +111,8 @@ impl<'a> Writer<'a> {
             let (number, value) = wire::field(&mut input)?;
             // Unknown fields are skipped, as gogo-protobuf's Unmarshal skips them.
             if let Some(index) = compiled.field_index(number) {
-                self.scratch.push((index as u16, value));
+                let index = u16::try_from(index).map_err(|_| malformed("too many fields"))?;
+                self.scratch.push((index, value));
             }
         }
         self.scratch[base..].sort_by_key(|(index, _)| *index);
@@ -501,9 +502,9 @@ fn float(out: &mut Vec<u8>, number: f64) -> Result<(), DecodeError> {
 /// Bytes Go's encoding/json writes as they are inside a string (with HTML escaping on).
 static PLAIN: [bool; 256] = {
     let mut table = [false; 256];
-    let mut byte = 0x20;
+    let mut byte: u8 = 0x20;
     while byte < 0x80 {
-        table[byte] = !matches!(byte as u8, b'"' | b'\\' | b'<' | b'>' | b'&');
+        table[byte as usize] = !matches!(byte, b'"' | b'\\' | b'<' | b'>' | b'&');
         byte += 1;
     }
     table
