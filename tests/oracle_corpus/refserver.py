@@ -7,23 +7,28 @@
 SERVER_DIR is a running `scripts/refserver run DIR` (the real kube-apiserver and etcd):
 `cache` is one with its default flags (the watch cache on), `nocache` one started with
 KINFORMER_REFSERVER_ARGS=--watch-cache=false (every LIST and WATCH served by etcd: real
-pages, a continue token that a compaction expires, no watch-list). Each case of that server
+pages, a continue token that a compaction expires, a watch-list from etcd). Each case of that server
 (or those named) runs `kinformer record` against it into OUT_DIR/NAME.jsonl.zst while it
 writes, restarts kube-apiserver (SERVER_DIR/restart), deletes keys in etcd while kube-apiserver
 is down and compacts etcd (etcd's gRPC gateway at SERVER_DIR/etcd-url), each in a namespace of its
-own. Then the header gets `"server"`: which server and what it ran with. Real time: about
-four minutes for both servers. `--cases` prints the cases.json entries.
+own. Then the header gets `"server"` and `"case"`: which server, what it ran with, what the
+case is. The cache server also records client-go itself (the 1.37 live oracle, path in
+$ORACLE_LIVE) behind `kinformer proxy`. Real time: about six minutes for both servers.
+`--cases` prints the cases.json entries.
 """
 
 import base64
 import json
 import os
+import signal
 import socket
 import ssl
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 
@@ -325,6 +330,42 @@ CASES = [
 ]
 
 
+# client-go itself (the 1.37 live oracle, a dynamic client: JSON) behind `kinformer proxy` in
+# front of kube-apiserver; its stream is replayed as `oracle-live.test/configmaps@NS`.
+PROXIED_NS = "client-go-behind-proxy"
+PROXIED = Case("client-go-behind-proxy", "cache", "configmaps", 9, churn(), True,
+               what="client-go 1.37's informer (the live oracle) recorded behind kinformer proxy")
+
+
+def record_proxied(kinformer, s, out_dir, live):
+    """PROXIED: the live oracle watches configmaps through the proxy while churn() writes."""
+    try:
+        s.namespace(PROXIED_NS)
+    except urllib.error.HTTPError as e:
+        if e.code != 409:
+            raise
+    out = os.path.join(out_dir, f"{PROXIED.name}.jsonl.zst")
+    work = tempfile.mkdtemp()
+    proxy_config = os.path.join(work, "proxy")
+    proxy = subprocess.Popen([kinformer, "proxy", "--kubeconfig", os.path.join(s.dir, "kubeconfig"),
+                              "--kubeconfig-out", proxy_config, "--record", out, "-o", "jsonl"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while not os.path.exists(proxy_config) or os.path.getsize(proxy_config) == 0:
+        if proxy.poll() is not None:
+            sys.exit("refserver.py: kinformer proxy exited")
+        time.sleep(0.1)
+    print(f"refserver.py: recording {PROXIED.name} ({PROXIED.seconds} s)", file=sys.stderr)
+    client = subprocess.Popen([live, "-test.run", "TestLive", "-live", "configmaps", "-kubeconfig",
+                               proxy_config, "-namespace", PROXIED_NS, "-timeout", f"{PROXIED.seconds}s",
+                               "-handler", "fast"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)
+    PROXIED.steps(s, PROXIED_NS)
+    client.wait()
+    proxy.send_signal(signal.SIGINT)
+    proxy.wait()
+    name_server(out, s, PROXIED)
+
+
 def entry(case, **over):
     e = {"name": f"kube-apiserver/{case.name}", "file": f"kube-apiserver/{case.name}.jsonl.zst",
          "resync": "0", "handlers": HANDLERS, "watch_list": case.watch_list}
@@ -338,6 +379,7 @@ def cases_json():
         out.append(entry(case))
         for suffix, over in case.variants:
             out.append(entry(case, name=f"kube-apiserver/{case.name} {suffix}", **over))
+    out.append(entry(PROXIED, stream=f"oracle-live.test/configmaps@{PROXIED_NS}"))
     return out
 
 
@@ -387,6 +429,8 @@ def main():
     for case in CASES:
         if case.server == server and (not wanted or case.name in wanted):
             record(kinformer, s, case, out_dir)
+    if server == PROXIED.server and (not wanted or PROXIED.name in wanted):
+        record_proxied(kinformer, s, out_dir, os.environ["ORACLE_LIVE"])
 
 
 if __name__ == "__main__":
