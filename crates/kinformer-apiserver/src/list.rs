@@ -69,8 +69,15 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
             }
             (Some(rv), None)
         }
-        // A token at resourceVersion 0 (an expired token's fresh one) goes on at the latest.
-        ListRead::Continue(rv, key) => (Some(rv).filter(|rv| *rv > 0), Some(key)),
+        ListRead::Continue(rv, key) => {
+            // With resourceVersion "0" the watch cache ignores the limit of a continued list
+            // too (computeListLimit, cacher.go apiserver v0.37.2:740-745).
+            if app.watch_cache && request.param("resourceVersion") == Some("0") {
+                limit = None;
+            }
+            // A token at resourceVersion 0 (an expired token's fresh one) goes on at the latest.
+            (Some(rv).filter(|rv| *rv > 0), Some(key))
+        }
     };
     let filter = |object: &StoredObject| selection.matches(object);
     let query = ListQuery {

@@ -295,7 +295,7 @@ impl Store {
             if at < state.compacted {
                 return Err(ApiError::expired(format!(
                     "too old resource version: {at} ({})",
-                    state.compacted + 1
+                    state.compacted
                 )));
             }
             state.overlay(resource, at)
@@ -333,9 +333,11 @@ impl Store {
     pub fn subscribe_after(&self, rv: u64) -> Result<Subscription, ApiError> {
         let state = self.read();
         if rv < state.compacted {
+            // Names the oldest resourceVersion a watch may still resume from, as the watch
+            // cache's `oldest-1` (watch_cache_history.go apiserver v0.37.2:217-238).
             return Err(ApiError::expired(format!(
                 "too old resource version: {rv} ({})",
-                state.compacted + 1
+                state.compacted
             )));
         }
         let start = state.history.partition_point(|e| e.rv <= rv);
@@ -794,10 +796,15 @@ mod tests {
         assert!(recent.is_ok_and(|s| s.backlog.len() == 2));
         store.trim_history();
         let now = store.resource_version();
-        assert!(
-            store
-                .subscribe_after(now - 1)
-                .is_err_and(|e| e.reason == "Expired")
+        // The message names the oldest resourceVersion still resumable (the watch cache's
+        // `oldest-1`, watch_cache_history.go apiserver v0.37.2:217-238).
+        let expired = store.subscribe_after(now - 1).err();
+        assert_eq!(
+            expired.map(|e| (e.reason, e.message)),
+            Some((
+                "Expired",
+                format!("too old resource version: {} ({now})", now - 1)
+            ))
         );
         assert!(
             store

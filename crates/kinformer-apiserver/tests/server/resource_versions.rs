@@ -575,3 +575,27 @@ async fn a_selected_page_goes_on_while_any_object_follows() -> TestResult {
     assert_eq!(next["metadata"].get("continue"), None, "{next}");
     Ok(())
 }
+
+/// A continued list at resourceVersion "0" is not limited: the watch cache ignores `limit`
+/// whenever resourceVersion is "0" (computeListLimit, cacher.go apiserver v0.37.2:740-745).
+#[tokio::test]
+async fn a_continued_list_at_resource_version_0_ignores_its_limit() -> TestResult {
+    let server = server(true).await?;
+    let (_, first) = get(&server, &format!("{CONFIGMAPS}?limit=2")).await?;
+    let token = first["metadata"]["continue"]
+        .as_str()
+        .ok_or("a continue token")?;
+    let path = format!("{CONFIGMAPS}?limit=2&resourceVersion=0&continue={token}");
+    let (code, rest) = get(&server, &path).await?;
+    assert_eq!(code, 200, "{rest}");
+    let names: Vec<&str> = rest["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o["metadata"]["name"].as_str())
+        .filter(|n| n.starts_with("cm-"))
+        .collect();
+    assert_eq!(names, ["cm-2", "cm-3", "cm-4"], "{rest}");
+    assert_eq!(rest["metadata"].get("continue"), None, "{rest}");
+    Ok(())
+}
