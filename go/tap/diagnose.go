@@ -48,7 +48,10 @@ func (w *informer) checkSynced() {
 			str("store_rv", w.SharedIndexInformer.LastSyncResourceVersion()).send()
 	}
 	for _, h := range w.handlerList() {
-		if !h.synced && h.reg != nil && h.reg.HasSynced() {
+		w.mu.Lock()
+		reg := h.reg // set by add once client-go registered the handler
+		w.mu.Unlock()
+		if !h.synced && reg != nil && reg.HasSynced() {
 			h.synced = true
 			w.t.line("informer", "handler-synced").str("resource", w.name).str("handler", h.name).send()
 		}
