@@ -58,6 +58,7 @@ fn collect(v: &Value, anchors: &mut BTreeSet<u64>) {
                 && let Some(rv) = map
                     .get("metadata")
                     .and_then(|m| m.get("resourceVersion"))
+                    .and_then(Value::as_str)
                     .and_then(number)
             {
                 anchors.insert(rv);
@@ -70,10 +71,8 @@ fn collect(v: &Value, anchors: &mut BTreeSet<u64>) {
 }
 
 /// A resourceVersion as a number (`""`, `"0"` and what is no number are left alone).
-fn number(v: &Value) -> Option<u64> {
-    v.as_str()
-        .and_then(|s| s.parse::<u64>().ok())
-        .filter(|n| *n > 0)
+fn number(text: &str) -> Option<u64> {
+    text.parse::<u64>().ok().filter(|n| *n > 0)
 }
 
 /// How many anchors are at or below `rv`.
@@ -90,7 +89,7 @@ fn rewrite(v: &mut Value, anchors: &[u64], key: &str) {
         }
         Value::Array(items) => items.iter_mut().for_each(|c| rewrite(c, anchors, key)),
         Value::String(s) if key == "resourceVersion" => {
-            if let Some(rv) = number(&Value::String(s.clone())) {
+            if let Some(rv) = number(s) {
                 *s = rank(rv, anchors);
             }
         }
