@@ -2,8 +2,11 @@
 //! (`pkg/registry/core/componentstatus/rest.go`). kube-apiserver probes the scheduler, the
 //! controller manager and each etcd server; this server has none of them apart from its own
 //! store, which it reports as the one etcd member `etcd-0`, healthy. The scheduler and the
-//! controller manager are not reported: with `--controllers` their work is done inside this
-//! process, and without it nothing runs them.
+//! controller manager are probed where kube-apiserver probes them (`https://127.0.0.1:10259`
+//! and `:10257`, `pkg/registry/core/rest/storage_core.go:573`) and reported as kube-apiserver
+//! reports them when nothing answers there: `Healthy` False with the probe's error as the
+//! message (`pkg/probe/http/http.go:125`) — with `--controllers` their work is done inside this
+//! process, not behind those ports.
 
 use axum::response::Response;
 use http::StatusCode;
@@ -12,14 +15,27 @@ use serde_json::{Value, json};
 use crate::app::ResourceRequest;
 use crate::status::{ApiError, json_response};
 
-/// The components this server reports.
+/// The components this server reports, by name.
 fn components() -> Vec<Value> {
-    vec![json!({
-        "kind": "ComponentStatus",
-        "apiVersion": "v1",
-        "metadata": {"name": "etcd-0"},
-        "conditions": [{"type": "Healthy", "status": "True", "message": "ok"}],
-    })]
+    let status = |name: &str, healthy: bool, message: &str| {
+        json!({
+            "kind": "ComponentStatus",
+            "apiVersion": "v1",
+            "metadata": {"name": name},
+            "conditions": [{"type": "Healthy", "status": if healthy { "True" } else { "False" },
+                "message": message}],
+        })
+    };
+    let unreachable = |port: u16| {
+        format!(
+            "Get \"https://127.0.0.1:{port}/healthz\": dial tcp 127.0.0.1:{port}: connect: connection refused"
+        )
+    };
+    vec![
+        status("controller-manager", false, &unreachable(10257)),
+        status("etcd-0", true, "ok"),
+        status("scheduler", false, &unreachable(10259)),
+    ]
 }
 
 /// GET of the list or of one component.

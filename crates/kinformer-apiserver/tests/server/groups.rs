@@ -421,7 +421,14 @@ async fn replication_controllers_scale_and_component_statuses_are_read_only() ->
     );
     let (code, list) = call(&server, "GET", "/api/v1/componentstatuses", None).await?;
     assert_eq!(code, 200);
-    assert_eq!(list["items"][0]["metadata"]["name"], "etcd-0");
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["metadata"]["name"].as_str())
+        .collect();
+    assert_eq!(names, ["controller-manager", "etcd-0", "scheduler"]);
+    assert_eq!(list["items"][2]["conditions"][0]["status"], "False");
     let (code, _) = call(
         &server,
         "POST",
