@@ -40,7 +40,11 @@ mod tests {
     fn the_capture_holds_kube_apiservers_bootstrap_objects() {
         let count = |kind: &str| objects().iter().filter(|o| o["kind"] == kind).count();
         assert_eq!(count("ClusterRole"), 73);
-        assert!(count("ClusterRoleBinding") > 40, "{}", count("ClusterRoleBinding"));
+        assert!(
+            count("ClusterRoleBinding") > 40,
+            "{}",
+            count("ClusterRoleBinding")
+        );
         assert!(count("FlowSchema") > 10 && count("PriorityLevelConfiguration") > 5);
         let names: Vec<&str> = objects()
             .iter()

@@ -335,11 +335,19 @@ fn strategy(deployment: &Value, desired: i64) -> Strategy {
             Some(Value::String(p)) if p.ends_with('%') => {
                 let percent: i64 = p.trim_end_matches('%').parse().unwrap_or(25);
                 let scaled = desired * percent;
-                if round_up { (scaled + 99) / 100 } else { scaled / 100 }
+                if round_up {
+                    (scaled + 99) / 100
+                } else {
+                    scaled / 100
+                }
             }
             _ => {
                 let scaled = desired * 25;
-                if round_up { (scaled + 99) / 100 } else { scaled / 100 }
+                if round_up {
+                    (scaled + 99) / 100
+                } else {
+                    scaled / 100
+                }
             }
         }
     };
@@ -354,7 +362,14 @@ fn strategy(deployment: &Value, desired: i64) -> Strategy {
 /// One step of a rollout (`pkg/controller/deployment/rolling.go`, `recreate.go`): the new
 /// ReplicaSet scaled up within the surge, the old ones down (oldest first) while enough pods
 /// stay available; with Recreate, the old ones to 0 first, then the new one up.
-fn roll(store: &Store, kinds: &Kinds, deployment: &Value, new: &Value, olds: &[&Value], desired: i64) {
+fn roll(
+    store: &Store,
+    kinds: &Kinds,
+    deployment: &Value,
+    new: &Value,
+    olds: &[&Value],
+    desired: i64,
+) {
     match strategy(deployment, desired) {
         Strategy::Recreate => {
             for old in olds {
@@ -460,7 +475,14 @@ fn create_replicaset(
         Ok(created) if replicas > 0 => {
             let name = created.name().to_owned();
             let message = format!("Scaled up replica set {name} from 0 to {replicas}");
-            events::record(store, deployment, None, "ScalingReplicaSet", &message, DEPLOYMENTS);
+            events::record(
+                store,
+                deployment,
+                None,
+                "ScalingReplicaSet",
+                &message,
+                DEPLOYMENTS,
+            );
         }
         Ok(_) => {}
         Err(e) => tracing::debug!("controller create skipped: {}", e.message),
@@ -484,7 +506,14 @@ fn scale(store: &Store, kinds: &Kinds, deployment: &Value, replicaset: &Value, r
         let direction = if replicas > before { "up" } else { "down" };
         let name = text(replicaset, "/metadata/name");
         let message = format!("Scaled {direction} replica set {name} from {before} to {replicas}");
-        events::record(store, deployment, None, "ScalingReplicaSet", &message, DEPLOYMENTS);
+        events::record(
+            store,
+            deployment,
+            None,
+            "ScalingReplicaSet",
+            &message,
+            DEPLOYMENTS,
+        );
     }
 }
 
@@ -499,7 +528,14 @@ fn reconcile_replicaset(store: &Store, kinds: &Kinds, replicaset: &Value, pods: 
     for extra in live.iter().skip(desired) {
         delete(store, &kinds.pods, extra);
         let message = format!("Deleted pod: {}", text(extra, "/metadata/name"));
-        events::record(store, replicaset, None, "SuccessfulDelete", &message, REPLICASETS);
+        events::record(
+            store,
+            replicaset,
+            None,
+            "SuccessfulDelete",
+            &message,
+            REPLICASETS,
+        );
     }
     let running = live
         .iter()
@@ -531,7 +567,14 @@ fn create_pod(store: &Store, replicaset: &Value, template: &Value) {
     match create_object(store, pod) {
         Ok(created) => {
             let message = format!("Created pod: {}", created.name());
-            events::record(store, replicaset, None, "SuccessfulCreate", &message, REPLICASETS);
+            events::record(
+                store,
+                replicaset,
+                None,
+                "SuccessfulCreate",
+                &message,
+                REPLICASETS,
+            );
         }
         Err(e) => tracing::debug!("controller create skipped: {}", e.message),
     }
@@ -709,14 +752,35 @@ fn run_pod(
         events::record(store, pod, None, "Scheduled", &message, Source::Scheduler);
     }
     let kubelet = Source::Kubelet(&node);
-    for container in pod.pointer("/spec/containers").and_then(Value::as_array).into_iter().flatten() {
+    for container in pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let container_name = text(container, "/name");
         let path = format!("spec.containers{{{container_name}}}");
         let image = text(container, "/image");
-        let pulled = format!("Container image {image:?} already present on machine and can be accessed by the pod");
+        let pulled = format!(
+            "Container image {image:?} already present on machine and can be accessed by the pod"
+        );
         events::record(store, pod, Some(&path), "Pulled", &pulled, kubelet);
-        events::record(store, pod, Some(&path), "Created", "Container created", kubelet);
-        events::record(store, pod, Some(&path), "Started", "Container started", kubelet);
+        events::record(
+            store,
+            pod,
+            Some(&path),
+            "Created",
+            "Container created",
+            kubelet,
+        );
+        events::record(
+            store,
+            pod,
+            Some(&path),
+            "Started",
+            "Container started",
+            kubelet,
+        );
     }
 }
 

@@ -185,9 +185,9 @@ fn partial_body(
     };
     let mut merged = stored;
     copy(&mut merged, &given);
-    let given_rv = given.pointer("/metadata/resourceVersion").filter(|rv| {
-        rv.as_str().is_some_and(|rv| !rv.is_empty())
-    });
+    let given_rv = given
+        .pointer("/metadata/resourceVersion")
+        .filter(|rv| rv.as_str().is_some_and(|rv| !rv.is_empty()));
     let unconditional = given_rv.is_none();
     if let Some(rv) = given_rv
         && let Some(meta) = merged.get_mut("metadata").and_then(Value::as_object_mut)

@@ -528,7 +528,9 @@ fn system_priority_classes() -> [Value; 2] {
 /// `default/kubernetes`, the system PriorityClasses, and the RBAC and priority-and-fairness
 /// objects of its bootstrap ([`bootstrap`]).
 pub fn seed_system_objects(store: &Store) -> Result<(), ServerError> {
-    let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let now = jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
     let seeded = SYSTEM_NAMESPACES
         .iter()
         .try_for_each(|name| create_namespace(store, name, SYSTEM_WRITER))

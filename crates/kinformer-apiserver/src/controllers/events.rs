@@ -22,8 +22,20 @@ pub enum Source<'a> {
 
 /// Records a Normal event `reason` with `message` about `object` (a container of it when
 /// `field_path` is given).
-pub fn record(store: &Store, object: &Value, field_path: Option<&str>, reason: &str, message: &str, source: Source<'_>) {
-    let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).unwrap_or("");
+pub fn record(
+    store: &Store,
+    object: &Value,
+    field_path: Option<&str>,
+    reason: &str,
+    message: &str,
+    source: Source<'_>,
+) {
+    let text = |pointer: &str| {
+        object
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
     let now = Timestamp::now();
     let stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
     let namespace = match text("/metadata/namespace") {

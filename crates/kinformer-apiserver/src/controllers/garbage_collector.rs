@@ -108,7 +108,8 @@ fn interesting(store: &Store) -> Vec<Node> {
 
 /// Whether the owner a reference names exists: an object of its kind, name and uid.
 fn owner_exists(store: &Store, registry: &Registry, dependent: &Node, reference: &Value) -> bool {
-    let Some(resource) = registry.find_kind(text(reference, "/apiVersion"), text(reference, "/kind"))
+    let Some(resource) =
+        registry.find_kind(text(reference, "/apiVersion"), text(reference, "/kind"))
     else {
         return false;
     };
@@ -138,7 +139,11 @@ fn delete_if_orphaned(
     let waited_on = references
         .iter()
         .any(|r| deleting_owners.contains_key(text(r, "/uid")));
-    if waited_on || references.iter().any(|r| owner_exists(store, registry, node, r)) {
+    if waited_on
+        || references
+            .iter()
+            .any(|r| owner_exists(store, registry, node, r))
+    {
         return;
     }
     delete(store, node, Propagation::Background);
@@ -165,7 +170,8 @@ fn delete_in_foreground(store: &Store, owner: &Node, dependents: &[&Node]) {
     }
     let blocked = dependents.iter().any(|d| {
         d.owners().iter().any(|r| {
-            text(r, "/uid") == owner.uid() && r.get("blockOwnerDeletion") == Some(&Value::Bool(true))
+            text(r, "/uid") == owner.uid()
+                && r.get("blockOwnerDeletion") == Some(&Value::Bool(true))
         })
     });
     if !blocked {

@@ -49,20 +49,26 @@ pub fn pod_conditions(at: &str, ready: bool, statuses: &[Value]) -> Vec<Value> {
         .filter(|c| c["ready"] != true)
         .map(|c| text(c, "/name"))
         .collect();
-    ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
-        .into_iter()
-        .map(|kind| {
-            let mut condition = json!({"type": kind, "status": "True", "lastProbeTime": null,
+    [
+        "PodReadyToStartContainers",
+        "Initialized",
+        "Ready",
+        "ContainersReady",
+        "PodScheduled",
+    ]
+    .into_iter()
+    .map(|kind| {
+        let mut condition = json!({"type": kind, "status": "True", "lastProbeTime": null,
                 "lastTransitionTime": at});
-            if !ready && matches!(kind, "Ready" | "ContainersReady") {
-                condition["status"] = "False".into();
-                condition["reason"] = "ContainersNotReady".into();
-                condition["message"] =
-                    format!("containers with unready status: [{}]", unready.join(" ")).into();
-            }
-            condition
-        })
-        .collect()
+        if !ready && matches!(kind, "Ready" | "ContainersReady") {
+            condition["status"] = "False".into();
+            condition["reason"] = "ContainersNotReady".into();
+            condition["message"] =
+                format!("containers with unready status: [{}]", unready.join(" ")).into();
+        }
+        condition
+    })
+    .collect()
 }
 
 /// Whether a pod is Running with its `Ready` condition True (what a ReplicaSet counts).
@@ -119,7 +125,10 @@ pub fn probe_readiness(store: &Store, pods: &Arc<ResourceType>, all: &[Value]) -
         let ready = statuses.iter().all(|c| c["ready"] == true);
         let at = stamp(now);
         let fresh = pod_conditions(&at, ready, &statuses);
-        let kept = pod.pointer("/status/conditions").cloned().unwrap_or_default();
+        let kept = pod
+            .pointer("/status/conditions")
+            .cloned()
+            .unwrap_or_default();
         let conditions: Vec<Value> = fresh
             .into_iter()
             .map(|c| {
@@ -160,7 +169,10 @@ pub fn finish_terminating(store: &Store, pods: &Arc<ResourceType>, all: &[Value]
             uid: Some(text(pod, "/metadata/uid").to_owned()),
             ..DeleteOptions::default()
         };
-        let (namespace, name) = (text(pod, "/metadata/namespace"), text(pod, "/metadata/name"));
+        let (namespace, name) = (
+            text(pod, "/metadata/namespace"),
+            text(pod, "/metadata/name"),
+        );
         if let Err(e) = delete_object_with(store, pods, namespace, name, &options) {
             tracing::debug!("kubelet delete skipped: {}", e.message);
         }
@@ -205,7 +217,14 @@ fn stop_containers(store: &Store, pods: &Arc<ResourceType>, pod: &Value) {
     for name in running {
         let path = format!("spec.containers{{{name}}}");
         let message = format!("Stopping container {name}");
-        events::record(store, pod, Some(&path), "Killing", &message, Source::Kubelet(node));
+        events::record(
+            store,
+            pod,
+            Some(&path),
+            "Killing",
+            &message,
+            Source::Kubelet(node),
+        );
     }
 }
 

@@ -210,11 +210,20 @@ fn kubelet_of(app: &App, node: &str) -> Result<Kubelet, ApiError> {
             (field("type"), field("address"))
         })
         .collect();
-    let preferred = ["Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"]
-        .iter()
-        .find_map(|kind| addresses.iter().find(|(t, _)| t == kind));
+    let preferred = [
+        "Hostname",
+        "InternalDNS",
+        "InternalIP",
+        "ExternalDNS",
+        "ExternalIP",
+    ]
+    .iter()
+    .find_map(|kind| addresses.iter().find(|(t, _)| t == kind));
     let Some((_, host)) = preferred else {
-        let known: Vec<String> = addresses.iter().map(|(t, a)| format!("{{{t} {a}}}")).collect();
+        let known: Vec<String> = addresses
+            .iter()
+            .map(|(t, a)| format!("{{{t} {a}}}"))
+            .collect();
         return Err(ApiError::unknown(format!(
             "no preferred addresses found; known addresses: [{}]",
             known.join(" ")

@@ -118,7 +118,9 @@ fn terminating(resource: &ResourceType, namespace: &str, value: &Value) -> ApiEr
     let mut error = ApiError::forbidden(
         resource,
         name,
-        &format!("unable to create new content in namespace {namespace} because it is being terminated"),
+        &format!(
+            "unable to create new content in namespace {namespace} because it is being terminated"
+        ),
     );
     if let Some(details) = error.details.as_mut() {
         details.causes.push(StatusCause {

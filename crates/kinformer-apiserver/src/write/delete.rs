@@ -7,10 +7,10 @@ use axum::response::Response;
 use http::{HeaderValue, StatusCode};
 use serde_json::Value;
 
+use super::deletion::DeleteOptions;
 use super::get::respond;
 use super::meta::{parse_object, str_at};
 use super::options::{WriteKind, WriteOptions, body_dry_run};
-use super::deletion::DeleteOptions;
 use super::registry::delete_in;
 use super::target::Target;
 use crate::app::{App, ResourceRequest};
@@ -88,7 +88,9 @@ pub fn delete_collection(
                 deleted.push(delete_in(txn, resource, &object, &options)?.object);
             }
         }
-        let rv = deleted.last().map_or(0, |o: &std::sync::Arc<StoredObject>| o.rv);
+        let rv = deleted
+            .last()
+            .map_or(0, |o: &std::sync::Arc<StoredObject>| o.rv);
         Ok((deleted, rv))
     })?;
     let rv = if rv == 0 || dry_run {
@@ -131,7 +133,9 @@ fn check_preconditions(
         && uid != actual_uid
     {
         let why = if namespace {
-            format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {actual_uid}")
+            format!(
+                "Precondition failed: UID in precondition: {uid}, UID in object meta: {actual_uid}"
+            )
         } else {
             format!(
                 "the UID in the precondition ({uid}) does not match the UID in record ({actual_uid}). The object might have been deleted and then recreated"

@@ -62,7 +62,9 @@ impl DeleteOptions {
         let from_body = body.as_object().is_some_and(|map| !map.is_empty());
         let text = |pointer: &str, query: &str| -> Option<String> {
             if from_body {
-                body.pointer(pointer).and_then(Value::as_str).map(str::to_owned)
+                body.pointer(pointer)
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
             } else {
                 request.param(query).map(str::to_owned)
             }
@@ -75,7 +77,9 @@ impl DeleteOptions {
         let orphan_dependents = if from_body {
             body.get("orphanDependents").and_then(Value::as_bool)
         } else {
-            request.param("orphanDependents").map(|_| request.flag("orphanDependents"))
+            request
+                .param("orphanDependents")
+                .map(|_| request.flag("orphanDependents"))
         };
         let propagation = text("/propagationPolicy", "propagationPolicy");
         let options = DeleteOptions {
@@ -83,7 +87,10 @@ impl DeleteOptions {
             propagation: propagation.as_deref().map(parse_propagation).transpose()?,
             orphan_dependents,
             uid: text("/preconditions/uid", "preconditions.uid"),
-            resource_version: text("/preconditions/resourceVersion", "preconditions.resourceVersion"),
+            resource_version: text(
+                "/preconditions/resourceVersion",
+                "preconditions.resourceVersion",
+            ),
             graceless: false,
         };
         if options.orphan_dependents.is_some() && options.propagation.is_some() {
@@ -127,14 +134,21 @@ pub enum Graceful {
 /// kube-apiserver's `BeforeDelete` on `value` (a pod's graceful deletion; other resources
 /// have no graceful strategy): marks it (`deletionTimestamp` = now + grace,
 /// `deletionGracePeriodSeconds`, the next `generation`) when the deletion is graceful.
-pub fn before_delete(value: &mut Value, resource: &ResourceType, options: &DeleteOptions) -> Graceful {
+pub fn before_delete(
+    value: &mut Value,
+    resource: &ResourceType,
+    options: &DeleteOptions,
+) -> Graceful {
     if !resource.is_core("pods") || options.graceless {
         return Graceful::No;
     }
     let requested = options.grace_period.map(|g| if g < 0 { 1 } else { g });
     let meta = &value["metadata"];
     if meta.get("deletionTimestamp").is_some_and(|t| !t.is_null()) {
-        let current = meta.get("deletionGracePeriodSeconds").and_then(Value::as_i64).unwrap_or(0);
+        let current = meta
+            .get("deletionGracePeriodSeconds")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
         return match requested {
             _ if current == 0 => Graceful::No,
             Some(period) if period < current => Graceful::Marked(shorten(value, current, period)),
@@ -143,7 +157,9 @@ pub fn before_delete(value: &mut Value, resource: &ResourceType, options: &Delet
     }
     let period = pod_grace_period(value, requested);
     set_grace(value, period);
-    if let Some(generation) = value.pointer("/metadata/generation").and_then(Value::as_i64)
+    if let Some(generation) = value
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
         && generation > 0
     {
         value["metadata"]["generation"] = (generation + 1).into();
@@ -180,7 +196,10 @@ fn shorten(value: &mut Value, current: i64, period: i64) -> i64 {
         .and_then(|t| t.parse::<jiff::Timestamp>().ok());
     let now = jiff::Timestamp::now();
     let moved = marked
-        .and_then(|at| at.checked_sub(jiff::SignedDuration::from_secs(current - period)).ok())
+        .and_then(|at| {
+            at.checked_sub(jiff::SignedDuration::from_secs(current - period))
+                .ok()
+        })
         .unwrap_or(now);
     let (at, period) = if moved < now {
         (now, if period == 0 { 0 } else { 1 })
@@ -264,5 +283,6 @@ pub fn gc_finalizers(
 /// Jobs (`pkg/registry/batch/job/strategy.go:62`) and ReplicationControllers
 /// (`pkg/registry/core/replicationcontroller/strategy.go:60`).
 fn orphans_by_default(resource: &ResourceType) -> bool {
-    (resource.group == "batch" && resource.plural == "jobs") || resource.is_core("replicationcontrollers")
+    (resource.group == "batch" && resource.plural == "jobs")
+        || resource.is_core("replicationcontrollers")
 }

@@ -7,10 +7,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::deletion::DeleteOptions;
 use super::managed::Writer;
 use super::meta::str_at;
-use super::deletion::DeleteOptions;
-use super::registry::{Deletion, Ownership, create_in, delete_in, new_object, replace_in, update_in};
+use super::registry::{
+    Deletion, Ownership, create_in, delete_in, new_object, replace_in, update_in,
+};
 use super::target::{DIRECT_WRITER, Target};
 use crate::objects::{StoredObject, object_key};
 use crate::resources::ResourceType;
@@ -55,8 +57,14 @@ pub fn delete_object(
     namespace: &str,
     name: &str,
 ) -> Result<Arc<StoredObject>, ApiError> {
-    delete_object_with(store, resource, namespace, name, &DeleteOptions::immediate())
-        .map(|deletion| deletion.object)
+    delete_object_with(
+        store,
+        resource,
+        namespace,
+        name,
+        &DeleteOptions::immediate(),
+    )
+    .map(|deletion| deletion.object)
 }
 
 /// Deletes an object by namespace and name as a DELETE with `options` does (the controllers).

@@ -61,13 +61,23 @@ async fn a_pod_on_a_node_stays_terminating_for_its_grace_period() -> TestResult 
     let path = format!("{PODS}/p1");
     let (code, marked) = call(&server, "DELETE", &path, None).await?;
     assert_eq!(code, 200, "{marked}");
-    assert_eq!(marked["metadata"]["deletionGracePeriodSeconds"], 30, "{marked}");
-    assert!(marked["metadata"]["deletionTimestamp"].is_string(), "{marked}");
+    assert_eq!(
+        marked["metadata"]["deletionGracePeriodSeconds"], 30,
+        "{marked}"
+    );
+    assert!(
+        marked["metadata"]["deletionTimestamp"].is_string(),
+        "{marked}"
+    );
     assert_eq!(marked["metadata"]["generation"], 2, "{marked}");
     let (code, stored) = call(&server, "GET", &path, None).await?;
     assert_eq!((code, &stored), (200, &marked));
     let (code, again) = call(&server, "DELETE", &path, None).await?;
-    assert_eq!((code, &again), (200, &marked), "a pending deletion is not renewed");
+    assert_eq!(
+        (code, &again),
+        (200, &marked),
+        "a pending deletion is not renewed"
+    );
     let force = json!({"gracePeriodSeconds": 0});
     let (code, gone) = call(&server, "DELETE", &path, Some((JSON, force))).await?;
     assert_eq!(code, 200, "{gone}");
@@ -104,26 +114,70 @@ async fn a_propagation_policy_sets_the_garbage_collectors_finalizer() -> TestRes
         call(&server, "POST", CONFIGMAPS, Some((JSON, configmap(name)))).await?;
     }
     let policy = |p: &str| Some((JSON, json!({"propagationPolicy": p})));
-    let (code, fg) = call(&server, "DELETE", &format!("{CONFIGMAPS}/fg"), policy("Foreground")).await?;
+    let (code, fg) = call(
+        &server,
+        "DELETE",
+        &format!("{CONFIGMAPS}/fg"),
+        policy("Foreground"),
+    )
+    .await?;
     assert_eq!(code, 200, "{fg}");
-    assert_eq!(fg["metadata"]["finalizers"], json!(["foregroundDeletion"]), "{fg}");
+    assert_eq!(
+        fg["metadata"]["finalizers"],
+        json!(["foregroundDeletion"]),
+        "{fg}"
+    );
     assert_eq!(fg["metadata"]["deletionGracePeriodSeconds"], 0, "{fg}");
     assert!(fg["metadata"]["deletionTimestamp"].is_string(), "{fg}");
-    let (_, or) = call(&server, "DELETE", &format!("{CONFIGMAPS}/or"), policy("Orphan")).await?;
+    let (_, or) = call(
+        &server,
+        "DELETE",
+        &format!("{CONFIGMAPS}/or"),
+        policy("Orphan"),
+    )
+    .await?;
     assert_eq!(or["metadata"]["finalizers"], json!(["orphan"]), "{or}");
-    let (code, bg) = call(&server, "DELETE", &format!("{CONFIGMAPS}/bg"), policy("Background")).await?;
-    assert_eq!((code, bg["status"].as_str()), (200, Some("Success")), "{bg}");
+    let (code, bg) = call(
+        &server,
+        "DELETE",
+        &format!("{CONFIGMAPS}/bg"),
+        policy("Background"),
+    )
+    .await?;
+    assert_eq!(
+        (code, bg["status"].as_str()),
+        (200, Some("Success")),
+        "{bg}"
+    );
     let query = format!("{CONFIGMAPS}/q?propagationPolicy=Foreground");
     let (_, q) = call(&server, "DELETE", &query, None).await?;
-    assert_eq!(q["metadata"]["finalizers"], json!(["foregroundDeletion"]), "{q}");
+    assert_eq!(
+        q["metadata"]["finalizers"],
+        json!(["foregroundDeletion"]),
+        "{q}"
+    );
     for (name, code) in [("fg", 200), ("or", 200), ("bg", 404), ("q", 200)] {
-        assert_eq!(call(&server, "GET", &format!("{CONFIGMAPS}/{name}"), None).await?.0, code);
+        assert_eq!(
+            call(&server, "GET", &format!("{CONFIGMAPS}/{name}"), None)
+                .await?
+                .0,
+            code
+        );
     }
     call(&server, "POST", CONFIGMAPS, Some((JSON, configmap("bad")))).await?;
-    let (code, bad) = call(&server, "DELETE", &format!("{CONFIGMAPS}/bad"), policy("Sideways")).await?;
+    let (code, bad) = call(
+        &server,
+        "DELETE",
+        &format!("{CONFIGMAPS}/bad"),
+        policy("Sideways"),
+    )
+    .await?;
     assert_eq!(code, 422, "{bad}");
     assert!(
-        bad["message"].as_str().unwrap_or_default().contains("propagationPolicy: Unsupported value: \"Sideways\""),
+        bad["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("propagationPolicy: Unsupported value: \"Sideways\""),
         "{bad}"
     );
     Ok(())
@@ -139,7 +193,13 @@ async fn delete_preconditions_are_conflicts() -> TestResult {
     let body = json!({"preconditions": {"uid": "not-it"}});
     let (code, status) = call(&server, "DELETE", &path, Some((JSON, body))).await?;
     assert_eq!(code, 409, "{status}");
-    assert!(status["message"].as_str().unwrap_or_default().contains("the UID in the precondition (not-it) does not match"), "{status}");
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the UID in the precondition (not-it) does not match"),
+        "{status}"
+    );
     let body = json!({"preconditions": {"resourceVersion": "1"}});
     let (code, status) = call(&server, "DELETE", &path, Some((JSON, body))).await?;
     assert_eq!(code, 409, "{status}");
@@ -153,12 +213,25 @@ async fn delete_preconditions_are_conflicts() -> TestResult {
 #[tokio::test]
 async fn a_deleted_namespace_is_terminating_and_refuses_new_content() -> TestResult {
     let server = seeded(Vec::new()).await?;
-    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "doomed"}});
-    call(&server, "POST", "/api/v1/namespaces", Some((JSON, namespace))).await?;
+    let namespace =
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "doomed"}});
+    call(
+        &server,
+        "POST",
+        "/api/v1/namespaces",
+        Some((JSON, namespace)),
+    )
+    .await?;
     let (code, terminating) = call(&server, "DELETE", "/api/v1/namespaces/doomed", None).await?;
     assert_eq!(code, 200, "{terminating}");
-    assert_eq!(terminating["status"]["phase"], "Terminating", "{terminating}");
-    assert!(terminating["metadata"]["deletionTimestamp"].is_string(), "{terminating}");
+    assert_eq!(
+        terminating["status"]["phase"], "Terminating",
+        "{terminating}"
+    );
+    assert!(
+        terminating["metadata"]["deletionTimestamp"].is_string(),
+        "{terminating}"
+    );
     let path = "/api/v1/namespaces/doomed/configmaps";
     let (code, refused) = call(&server, "POST", path, Some((JSON, configmap("late")))).await?;
     assert_eq!(code, 403, "{refused}");
@@ -166,8 +239,16 @@ async fn a_deleted_namespace_is_terminating_and_refuses_new_content() -> TestRes
         refused["message"],
         "configmaps \"late\" is forbidden: unable to create new content in namespace doomed because it is being terminated"
     );
-    assert_eq!(refused["details"]["causes"][0]["reason"], "NamespaceTerminating", "{refused}");
-    assert_eq!(call(&server, "GET", "/api/v1/namespaces/doomed", None).await?.0, 200);
+    assert_eq!(
+        refused["details"]["causes"][0]["reason"], "NamespaceTerminating",
+        "{refused}"
+    );
+    assert_eq!(
+        call(&server, "GET", "/api/v1/namespaces/doomed", None)
+            .await?
+            .0,
+        200
+    );
     Ok(())
 }
 
@@ -201,28 +282,69 @@ async fn the_garbage_collector_finishes_foreground_and_orphan_deletions() -> Tes
     let deployments = "/apis/apps/v1/namespaces/default/deployments";
     let replicasets = "/apis/apps/v1/namespaces/default/replicasets";
     for name in ["fg", "or"] {
-        call(&server, "POST", deployments, Some((JSON, deployment(name, 2)))).await?;
+        call(
+            &server,
+            "POST",
+            deployments,
+            Some((JSON, deployment(name, 2))),
+        )
+        .await?;
     }
-    wait_for(&server, &format!("{PODS}?labelSelector=app%3Dfg"), |_, l| {
-        items(l).iter().filter(|p| p["status"]["phase"] == "Running").count() == 2
-    })
+    wait_for(
+        &server,
+        &format!("{PODS}?labelSelector=app%3Dfg"),
+        |_, l| {
+            items(l)
+                .iter()
+                .filter(|p| p["status"]["phase"] == "Running")
+                .count()
+                == 2
+        },
+    )
     .await?;
     let fg = json!({"propagationPolicy": "Foreground"});
-    let (code, marked) = call(&server, "DELETE", &format!("{deployments}/fg"), Some((JSON, fg))).await?;
+    let (code, marked) = call(
+        &server,
+        "DELETE",
+        &format!("{deployments}/fg"),
+        Some((JSON, fg)),
+    )
+    .await?;
     assert_eq!(code, 200, "{marked}");
-    assert_eq!(marked["metadata"]["finalizers"], json!(["foregroundDeletion"]));
+    assert_eq!(
+        marked["metadata"]["finalizers"],
+        json!(["foregroundDeletion"])
+    );
     wait_for(&server, &format!("{deployments}/fg"), |code, _| code == 404).await?;
-    let pods = wait_for(&server, &format!("{PODS}?labelSelector=app%3Dfg"), |_, l| items(l).is_empty()).await?;
+    let pods = wait_for(
+        &server,
+        &format!("{PODS}?labelSelector=app%3Dfg"),
+        |_, l| items(l).is_empty(),
+    )
+    .await?;
     assert!(items(&pods).is_empty());
-    let rs = wait_for(&server, &format!("{replicasets}?labelSelector=app%3Dfg"), |_, l| items(l).is_empty()).await?;
+    let rs = wait_for(
+        &server,
+        &format!("{replicasets}?labelSelector=app%3Dfg"),
+        |_, l| items(l).is_empty(),
+    )
+    .await?;
     assert!(items(&rs).is_empty());
 
     let or = json!({"propagationPolicy": "Orphan"});
-    call(&server, "DELETE", &format!("{deployments}/or"), Some((JSON, or))).await?;
+    call(
+        &server,
+        "DELETE",
+        &format!("{deployments}/or"),
+        Some((JSON, or)),
+    )
+    .await?;
     wait_for(&server, &format!("{deployments}/or"), |code, _| code == 404).await?;
-    let left = wait_for(&server, &format!("{replicasets}?labelSelector=app%3Dor"), |_, l| {
-        items(l).len() == 1 && items(l)[0]["metadata"].get("ownerReferences").is_none()
-    })
+    let left = wait_for(
+        &server,
+        &format!("{replicasets}?labelSelector=app%3Dor"),
+        |_, l| items(l).len() == 1 && items(l)[0]["metadata"].get("ownerReferences").is_none(),
+    )
     .await?;
     assert_eq!(items(&left).len(), 1);
     Ok(())
@@ -235,28 +357,55 @@ async fn the_garbage_collector_finishes_foreground_and_orphan_deletions() -> Tes
 async fn a_scaled_down_pod_is_terminating_before_it_goes() -> TestResult {
     let server = with_controllers().await?;
     let deployments = "/apis/apps/v1/namespaces/default/deployments";
-    call(&server, "POST", deployments, Some((JSON, deployment("web", 2)))).await?;
+    call(
+        &server,
+        "POST",
+        deployments,
+        Some((JSON, deployment("web", 2))),
+    )
+    .await?;
     let selector = format!("{PODS}?labelSelector=app%3Dweb");
     let running = wait_for(&server, &selector, |_, l| {
-        items(l).iter().filter(|p| p["status"]["phase"] == "Running").count() == 2
+        items(l)
+            .iter()
+            .filter(|p| p["status"]["phase"] == "Running")
+            .count()
+            == 2
     })
     .await?;
-    let since = running["metadata"]["resourceVersion"].as_str().unwrap_or("0").to_owned();
+    let since = running["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or("0")
+        .to_owned();
     let scale = json!({"spec": {"replicas": 1}});
-    let (code, _) = call(&server, "PATCH", &format!("{deployments}/web"),
-        Some(("application/merge-patch+json", scale))).await?;
+    let (code, _) = call(
+        &server,
+        "PATCH",
+        &format!("{deployments}/web"),
+        Some(("application/merge-patch+json", scale)),
+    )
+    .await?;
     assert_eq!(code, 200);
     wait_for(&server, &selector, |_, l| items(l).len() == 1).await?;
     let watch = format!("{selector}&watch=true&resourceVersion={since}&timeoutSeconds=1");
     let (_, body) = crate::support::raw(&server, "GET", &watch, None).await?;
-    let events: Vec<Value> = body.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let events: Vec<Value> = body
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
     let marked = events.iter().position(|e| {
         e["type"] == "MODIFIED" && e["object"]["metadata"]["deletionGracePeriodSeconds"] == 30
     });
     let deleted = events.iter().position(|e| e["type"] == "DELETED");
-    assert!(matches!((marked, deleted), (Some(m), Some(d)) if m < d), "{body}");
+    assert!(
+        matches!((marked, deleted), (Some(m), Some(d)) if m < d),
+        "{body}"
+    );
     let (_, list) = call(&server, "GET", "/api/v1/namespaces/default/events", None).await?;
-    assert!(items(&list).iter().any(|e| e["reason"] == "Killing"), "{list}");
+    assert!(
+        items(&list).iter().any(|e| e["reason"] == "Killing"),
+        "{list}"
+    );
     Ok(())
 }
 
@@ -265,8 +414,15 @@ async fn a_scaled_down_pod_is_terminating_before_it_goes() -> TestResult {
 #[tokio::test]
 async fn the_namespace_controller_empties_and_removes_a_terminating_namespace() -> TestResult {
     let server = with_controllers().await?;
-    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "doomed"}});
-    call(&server, "POST", "/api/v1/namespaces", Some((JSON, namespace))).await?;
+    let namespace =
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "doomed"}});
+    call(
+        &server,
+        "POST",
+        "/api/v1/namespaces",
+        Some((JSON, namespace)),
+    )
+    .await?;
     let path = "/api/v1/namespaces/doomed/configmaps";
     call(&server, "POST", path, Some((JSON, configmap("c")))).await?;
     let (code, _) = call(&server, "DELETE", "/api/v1/namespaces/doomed", None).await?;
@@ -274,7 +430,9 @@ async fn the_namespace_controller_empties_and_removes_a_terminating_namespace() 
     wait_for(&server, "/api/v1/namespaces/doomed", |code, _| code == 404).await?;
     let (_, list) = call(&server, "GET", "/api/v1/configmaps", None).await?;
     assert!(
-        items(&list).iter().all(|c| c["metadata"]["namespace"] != "doomed"),
+        items(&list)
+            .iter()
+            .all(|c| c["metadata"]["namespace"] != "doomed"),
         "{list}"
     );
     Ok(())

@@ -670,7 +670,10 @@ async fn deleting_a_namespace_deletes_its_objects() -> TestResult {
     let pods = api_for(&client, "", "v1", "Pod", Some("shop")).await?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while namespaces.get_opt("shop").await?.is_some() {
-        assert!(std::time::Instant::now() < deadline, "namespace shop is still there");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "namespace shop is still there"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert!(pods.list(&ListParams::default()).await?.items.is_empty());

@@ -97,7 +97,10 @@ async fn a_pod_on_a_stored_node_answers_as_an_unreachable_kubelet() -> TestResul
     // A node with no address of a preferred type: kube-apiserver cannot locate its kubelet.
     let (code, answer) = call(&server, "GET", &format!("{pods}/p/log?container=a"), None).await?;
     assert_eq!(code, 500, "{answer}");
-    assert_eq!(answer["message"], "no preferred addresses found; known addresses: []");
+    assert_eq!(
+        answer["message"],
+        "no preferred addresses found; known addresses: []"
+    );
     let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"},
         "status": {"addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 9}}}});

@@ -290,8 +290,7 @@ async fn anonymous_requests_are_forbidden_and_wrong_tokens_unauthorized() -> Tes
     let mut config = server.kube_config();
     config.auth_info = Default::default();
     let anonymous = crate::support::client(config)?;
-    let (code, status) =
-        crate::support::call_with(&anonymous, "GET", CONFIGMAPS, None).await?;
+    let (code, status) = crate::support::call_with(&anonymous, "GET", CONFIGMAPS, None).await?;
     assert_eq!(code, 403, "{status}");
     assert_eq!(
         status["message"],
@@ -340,8 +339,17 @@ async fn approval_and_ephemeral_containers_take_patches() -> TestResult {
     assert_eq!(code, 201, "{created}");
     let approve = json!({"status": {"conditions": [{"type": "Approved", "status": "True",
         "reason": "Test", "message": "by PATCH"}]}});
-    let (code, approved) = call(&server, "PATCH", &format!("{csrs}/c/approval"), Some((MERGE, approve))).await?;
+    let (code, approved) = call(
+        &server,
+        "PATCH",
+        &format!("{csrs}/c/approval"),
+        Some((MERGE, approve)),
+    )
+    .await?;
     assert_eq!(code, 200, "{approved}");
-    assert_eq!(approved["status"]["conditions"][0]["type"], "Approved", "{approved}");
+    assert_eq!(
+        approved["status"]["conditions"][0]["type"], "Approved",
+        "{approved}"
+    );
     Ok(())
 }
