@@ -10,21 +10,22 @@
 
 use axum::response::Response;
 use http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::app::ResourceRequest;
 use crate::status::{ApiError, json_response};
 
-/// The components this server reports, by name.
-fn components() -> Vec<Value> {
-    let status = |name: &str, healthy: bool, message: &str| {
-        json!({
-            "kind": "ComponentStatus",
-            "apiVersion": "v1",
-            "metadata": {"name": name},
-            "conditions": [{"type": "Healthy", "status": if healthy { "True" } else { "False" },
-                "message": message}],
-        })
+/// The components this server reports, by name: each name and its object, written in Go's
+/// field order (`kind`, `apiVersion`, `metadata`, `conditions`).
+fn components() -> Vec<(&'static str, String)> {
+    let status = |name: &'static str, healthy: bool, message: &str| {
+        let status = if healthy { "True" } else { "False" };
+        let text = format!(
+            r#"{{"kind":"ComponentStatus","apiVersion":"v1","metadata":{{"name":{}}},"conditions":[{{"type":"Healthy","status":"{status}","message":{}}}]}}"#,
+            json!(name),
+            json!(message)
+        );
+        (name, text)
     };
     let unreachable = |port: u16| {
         format!(
@@ -44,12 +45,18 @@ pub fn serve(request: &ResourceRequest, name: Option<&str>) -> Result<Response, 
     let body = match name {
         Some(name) => all
             .into_iter()
-            .find(|c| c.pointer("/metadata/name").and_then(Value::as_str) == Some(name))
+            .find(|(n, _)| *n == name)
+            .map(|(_, text)| text)
             .ok_or_else(|| ApiError::not_found(&request.resource, name))?,
-        None => json!({"kind": "ComponentStatusList", "apiVersion": "v1",
-            "metadata": {}, "items": all}),
+        None => {
+            let items: Vec<String> = all.into_iter().map(|(_, text)| text).collect();
+            format!(
+                r#"{{"kind":"ComponentStatusList","apiVersion":"v1","metadata":{{}},"items":[{}]}}"#,
+                items.join(",")
+            )
+        }
     };
-    let mut response = json_response(StatusCode::OK, body.to_string());
+    let mut response = json_response(StatusCode::OK, body);
     if let Ok(warning) =
         http::HeaderValue::from_str("299 - \"v1 ComponentStatus is deprecated in v1.19+\"")
     {

@@ -141,7 +141,7 @@ fn check_preconditions(
                 "the UID in the precondition ({uid}) does not match the UID in record ({actual_uid}). The object might have been deleted and then recreated"
             )
         };
-        return Err(ApiError::conflict(target.resource, target.name, &why));
+        return Err(precondition_conflict(namespace, target, &why));
     }
     if let Some(rv) = &options.resource_version
         && *rv != current.rv.to_string()
@@ -157,7 +157,30 @@ fn check_preconditions(
                 current.rv
             )
         };
-        return Err(ApiError::conflict(target.resource, target.name, &why));
+        return Err(precondition_conflict(namespace, target, &why));
     }
     Ok(())
+}
+
+/// 409 for a failed precondition: `BeforeDelete` names the object by its kind
+/// (`schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}`, `registry/rest/delete.go:86`),
+/// the namespace strategy by its resource.
+fn precondition_conflict(namespace: bool, target: &Target, why: &str) -> ApiError {
+    let mut error = ApiError::conflict(target.resource, target.name, why);
+    if namespace {
+        return error;
+    }
+    let kind = &target.resource.kind;
+    let qualified = match target.resource.group.as_str() {
+        "" => kind.clone(),
+        group => format!("{kind}.{group}"),
+    };
+    error.message = format!(
+        "Operation cannot be fulfilled on {qualified} {:?}: {why}",
+        target.name
+    );
+    if let Some(details) = error.details.as_mut() {
+        details.kind = kind.clone();
+    }
+    error
 }

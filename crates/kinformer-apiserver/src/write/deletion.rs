@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::meta::now;
 use crate::app::ResourceRequest;
 use crate::resources::ResourceType;
-use crate::status::ApiError;
+use crate::status::{ApiError, StatusCause, StatusDetails};
 
 /// `metav1.FinalizerOrphanDependents`.
 pub const ORPHAN: &str = "orphan";
@@ -94,12 +94,12 @@ impl DeleteOptions {
             graceless: false,
         };
         if options.orphan_dependents.is_some() && options.propagation.is_some() {
-            return Err(ApiError::invalid_options(
-                "DeleteOptions",
-                &[format!(
-                    "propagationPolicy: Invalid value: {:?}: orphanDependents and deletionPropagation cannot be both set",
-                    propagation.unwrap_or_default()
-                )],
+            let value = propagation.unwrap_or_default();
+            return Err(invalid(
+                "FieldValueInvalid",
+                &format!(
+                    "Invalid value: {value:?}: orphanDependents and deletionPropagation cannot be both set"
+                ),
             ));
         }
         Ok(options)
@@ -111,13 +111,31 @@ fn parse_propagation(text: &str) -> Result<Propagation, ApiError> {
         "Orphan" => Ok(Propagation::Orphan),
         "Background" => Ok(Propagation::Background),
         "Foreground" => Ok(Propagation::Foreground),
-        other => Err(ApiError::invalid_options(
-            "DeleteOptions",
-            &[format!(
-                "propagationPolicy: Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
-            )],
+        other => Err(invalid(
+            "FieldValueNotSupported",
+            &format!(
+                "Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
+            ),
         )),
     }
+}
+
+/// `ValidateDeleteOptions`' 422 about `propagationPolicy`, with its cause (`NewInvalid` of the
+/// group kind `meta.k8s.io/DeleteOptions`).
+fn invalid(reason: &str, message: &str) -> ApiError {
+    let mut error =
+        ApiError::invalid_options("DeleteOptions", &[format!("propagationPolicy: {message}")]);
+    error.details = Some(Box::new(StatusDetails {
+        group: "meta.k8s.io".into(),
+        kind: "DeleteOptions".into(),
+        causes: vec![StatusCause {
+            reason: reason.into(),
+            message: message.into(),
+            field: "propagationPolicy".into(),
+        }],
+        ..StatusDetails::default()
+    }));
+    error
 }
 
 /// What `BeforeDelete` decided.

@@ -25,6 +25,11 @@ pub fn parse_object(body: &[u8]) -> Result<Value, ApiError> {
 /// version/kind; json parse error: …" with the body's first 30 bytes
 /// (`endpoints/handlers/rest.go`, `transformDecodeError`, `summarizeData`).
 pub fn parse_body(body: &[u8], kind: &str) -> Result<Value, ApiError> {
+    if std::str::from_utf8(body).is_err() {
+        // Go's decoder reads bytes that are no UTF-8 inside a string as U+FFFD
+        // (`encoding/json`, `unquote`); serde_json refuses them.
+        return parse_body(String::from_utf8_lossy(body).as_bytes(), kind);
+    }
     let error = match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(members)) => return Ok(Value::Object(members)),
         Ok(Value::Null) => return parse_object(body),
