@@ -23,7 +23,7 @@ pub fn finish_terminating(store: &Store) {
         .iter()
         .filter(|o| o.metadata_value(b"deletionTimestamp").is_some())
         .filter_map(|o| o.to_value().ok())
-        .filter(|ns| held_by_us(ns))
+        .filter(held_by_us)
         .collect();
     for namespace in terminating {
         let name = namespace
