@@ -254,10 +254,11 @@ fn request(case: &Case, saved: &HashMap<String, String>) -> http::Request<kube::
                 http::header::CONTENT_TYPE,
                 case.content_type.as_deref().unwrap_or("application/json"),
             );
-            fill(body)
-                .replace("{big}", &big())
-                .replace("{1MiB+}", &over_a_mebibyte())
-                .into_bytes()
+            with_raw_bytes(
+                &fill(body)
+                    .replace("{big}", &big())
+                    .replace("{1MiB+}", &over_a_mebibyte()),
+            )
         }
         None => Vec::new(),
     };
@@ -479,6 +480,29 @@ fn watch_events(bytes: &[u8]) -> Option<Value> {
         .map(|line| serde_json::from_slice::<Value>(line).ok())
         .collect::<Option<Vec<_>>>()?;
     Some(Value::Array(events))
+}
+
+/// A body's bytes, each `{byte:XX}` in it (two hex digits) written as that one byte: how the
+/// corpus, a text file, sends bytes that are no UTF-8.
+fn with_raw_bytes(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("{byte:") {
+        out.extend_from_slice(&rest.as_bytes()[..at]);
+        let after = &rest[at + "{byte:".len()..];
+        match after.get(..3).and_then(|h| h.strip_suffix('}')) {
+            Some(hex) if u8::from_str_radix(hex, 16).is_ok() => {
+                out.push(u8::from_str_radix(hex, 16).unwrap_or_default());
+                rest = &after[3..];
+            }
+            _ => {
+                out.extend_from_slice(b"{byte:");
+                rest = after;
+            }
+        }
+    }
+    out.extend_from_slice(rest.as_bytes());
+    out
 }
 
 /// `{big}` in a body: one byte over kube-apiserver's 3 MiB limit on a request body
@@ -887,6 +911,12 @@ async fn the_conformance_table_is_the_one_measured_against_kube_apiserver() {
         "the conformance table in crates/kinformer-apiserver/README.md is not the one measured; \
          write it with KINFORMER_CONFORMANCE_WRITE=1 scripts/test --test binary conformance"
     );
+}
+
+#[test]
+fn raw_bytes_are_written_where_the_corpus_names_them() {
+    assert_eq!(with_raw_bytes("a{byte:FF}b{byte:0a}"), b"a\xFFb\n");
+    assert_eq!(with_raw_bytes("{byte:zz}"), b"{byte:zz}");
 }
 
 #[test]

@@ -14,9 +14,20 @@
 //!   per container its state, resolved image, `imageID` and `containerID`.
 //! - Status: ReplicaSets and Deployments report replicas, ready/available/updated replicas,
 //!   `observedGeneration` and the conditions `kubectl rollout status` waits for.
-//! - Garbage collection: ReplicaSets and Pods whose controlling owner is gone are deleted.
-//!
-//! Namespace deletion cascading is the write path's own (see `write`).
+//! - Garbage collection ([`garbage_collector`]): objects whose owners are all gone are
+//!   deleted; `propagationPolicy` Foreground and Orphan finished as kube-controller-manager
+//!   finishes them.
+//! - Namespaces ([`namespaces`]): a Terminating namespace's objects are deleted, then it is
+//!   finalized.
+//! - Graceful deletion ([`kubelet`]): a pod on a node marked for deletion stays Terminating
+//!   for a second, then the kubelet removes it (a timer wakes the loop for it).
+
+mod events;
+mod garbage_collector;
+mod kubelet;
+mod namespaces;
+
+use events::Source;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -28,7 +39,7 @@ use tokio::task::JoinHandle;
 
 use super::resources::ResourceType;
 use super::store::Store;
-use super::write::{create_object, delete_object, update_object};
+use super::write::{DeleteOptions, create_object, delete_object_with, update_object};
 
 /// The most passes [`settle`] makes; a seed that still changes after this many is left to the
 /// background loop.
@@ -36,28 +47,38 @@ const SETTLE_PASSES: usize = 16;
 
 /// Reconciles until a pass writes nothing, so a seeded cluster is in its steady state (pods
 /// Running, statuses reported) before the first client request: a `--churn 0` server is static.
-pub fn settle(store: &Store) {
+pub fn settle(store: &Store, minor: u32) {
+    node_names(store, minor);
     for _ in 0..SETTLE_PASSES {
         let before = store.resource_version();
-        reconcile(store);
+        reconcile(store, minor);
         if store.resource_version() == before {
             return;
         }
     }
 }
 
+/// How often the loop wakes without a write, for what waits on time (a Terminating pod's
+/// containers stopping).
+const TICK: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Starts the loop on the current runtime.
-pub fn spawn(store: Arc<Store>) -> JoinHandle<()> {
+pub fn spawn(store: Arc<Store>, minor: u32) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut writes = store.subscribe();
-        reconcile(&store);
+        let mut waiting = reconcile(&store, minor);
         loop {
-            match writes.recv().await {
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
+            let woke = if waiting {
+                tokio::time::timeout(TICK, writes.recv()).await
+            } else {
+                Ok(writes.recv().await)
+            };
+            match woke {
+                Ok(Err(broadcast::error::RecvError::Closed)) => return,
+                Ok(_) | Err(_) => {
                     while writes.try_recv().is_ok() {}
-                    reconcile(&store);
+                    waiting = reconcile(&store, minor);
                 }
-                Err(broadcast::error::RecvError::Closed) => return,
             }
         }
     })
@@ -110,25 +131,30 @@ fn is_deleting(object: &Value) -> bool {
     object.pointer("/metadata/deletionTimestamp").is_some()
 }
 
-/// One pass over every Deployment, ReplicaSet and Pod.
-fn reconcile(store: &Store) {
+/// One pass over every Deployment, ReplicaSet and Pod (and the collector's and the namespace
+/// controller's objects); whether something waits on time (a Terminating pod).
+fn reconcile(store: &Store, minor: u32) -> bool {
     let registry = store.registry();
     let (Some(deployments), Some(replicasets), Some(pods)) = (
         registry.find("apps", "v1", "deployments"),
         registry.find("apps", "v1", "replicasets"),
         registry.find("", "v1", "pods"),
     ) else {
-        return;
+        return false;
     };
     let kinds = Kinds {
         deployments,
         replicasets,
         pods,
     };
+    garbage_collector::collect(store);
+    namespaces::finish_terminating(store);
     let deployments = objects(store, &kinds.deployments);
     let replicasets = objects(store, &kinds.replicasets);
     let pods = objects(store, &kinds.pods);
-    collect_garbage(store, &kinds, &deployments, &replicasets, &pods);
+    let terminating = kubelet::finish_terminating(store, &kinds.pods, &pods);
+    let probing = kubelet::probe_readiness(store, &kinds.pods, &pods);
+    let waiting = terminating || probing;
     for deployment in deployments.iter().filter(|d| !is_deleting(d)) {
         reconcile_deployment(
             store,
@@ -150,13 +176,14 @@ fn reconcile(store: &Store) {
         .filter(|pod| text(pod, "/status/phase") == "Pending" && !is_deleting(pod))
         .collect();
     if pending.is_empty() {
-        return;
+        return waiting;
     }
-    let nodes = node_names(store);
+    let nodes = node_names(store, minor);
     let mut used = pod_ips(&pods);
     for pod in pending {
         run_pod(store, &kinds, pod, &nodes, &mut used);
     }
+    waiting
 }
 
 /// Writes `updated` over `current` when they differ (a conflict is retried by the next pass).
@@ -168,39 +195,13 @@ fn update_if_changed(store: &Store, resource: &Arc<ResourceType>, current: &Valu
     }
 }
 
+/// Deletes an object as a controller's DELETE does (a pod gracefully).
 fn delete(store: &Store, resource: &ResourceType, object: &Value) {
     let namespace = text(object, "/metadata/namespace");
-    if let Err(e) = delete_object(store, resource, namespace, text(object, "/metadata/name")) {
+    let name = text(object, "/metadata/name");
+    let options = DeleteOptions::default();
+    if let Err(e) = delete_object_with(store, resource, namespace, name, &options) {
         tracing::debug!("controller delete skipped: {}", e.message);
-    }
-}
-
-/// Deletes ReplicaSets whose Deployment and Pods whose ReplicaSet no longer exist.
-fn collect_garbage(
-    store: &Store,
-    kinds: &Kinds,
-    deployments: &[Value],
-    replicasets: &[Value],
-    pods: &[Value],
-) {
-    let uids = |items: &[Value]| -> HashSet<String> {
-        items
-            .iter()
-            .map(|i| text(i, "/metadata/uid").to_owned())
-            .collect()
-    };
-    let (deployment_uids, replicaset_uids) = (uids(deployments), uids(replicasets));
-    for replicaset in replicasets {
-        if controller_uid(replicaset, "Deployment")
-            .is_some_and(|uid| !deployment_uids.contains(uid))
-        {
-            delete(store, &kinds.replicasets, replicaset);
-        }
-    }
-    for pod in pods {
-        if controller_uid(pod, "ReplicaSet").is_some_and(|uid| !replicaset_uids.contains(uid)) {
-            delete(store, &kinds.pods, pod);
-        }
     }
 }
 
@@ -260,13 +261,18 @@ fn reconcile_deployment(store: &Store, kinds: &Kinds, deployment: &Value, owned:
         });
     let Some(current) = current else {
         let next_revision = owned.iter().map(|rs| revision(rs)).max().unwrap_or(0) + 1;
-        create_replicaset(store, deployment, &template, desired, next_revision);
+        // The first ReplicaSet starts at the desired count; a rollout's new one at 0, scaled
+        // up step by step.
+        let replicas = if owned.is_empty() { desired } else { 0 };
+        create_replicaset(store, deployment, &template, replicas, next_revision);
         return;
     };
-    scale(store, &kinds.replicasets, current, desired);
-    for old in owned.iter().filter(|rs| !std::ptr::eq(**rs, *current)) {
-        scale(store, &kinds.replicasets, old, 0);
-    }
+    let olds: Vec<&Value> = owned
+        .iter()
+        .filter(|rs| !std::ptr::eq(**rs, *current))
+        .copied()
+        .collect();
+    roll(store, kinds, deployment, current, &olds, desired);
     let old_replicas: i64 = owned
         .iter()
         .filter(|rs| !std::ptr::eq(**rs, *current))
@@ -306,6 +312,103 @@ fn reconcile_deployment(store: &Store, kinds: &Kinds, deployment: &Value, owned:
     let mut updated_deployment = deployment.clone();
     updated_deployment["status"] = status;
     update_if_changed(store, &kinds.deployments, deployment, updated_deployment);
+}
+
+/// How a Deployment replaces its pods (`spec.strategy`).
+enum Strategy {
+    /// All old pods go before new ones come.
+    Recreate,
+    /// At most `surge` pods over the desired count, at most `unavailable` under it.
+    Rolling { surge: i64, unavailable: i64 },
+}
+
+/// The Deployment's strategy, its `maxSurge` and `maxUnavailable` (25% each by default)
+/// resolved against `desired`: surge rounded up, unavailability down, never both 0
+/// (`pkg/controller/deployment/util/deployment_util.go`, `ResolveFenceposts`).
+fn strategy(deployment: &Value, desired: i64) -> Strategy {
+    if text(deployment, "/spec/strategy/type") == "Recreate" {
+        return Strategy::Recreate;
+    }
+    let resolve = |pointer: &str, round_up: bool| -> i64 {
+        match deployment.pointer(pointer) {
+            Some(Value::Number(n)) => n.as_i64().unwrap_or(0),
+            Some(Value::String(p)) if p.ends_with('%') => {
+                let percent: i64 = p.trim_end_matches('%').parse().unwrap_or(25);
+                let scaled = desired * percent;
+                if round_up {
+                    (scaled + 99) / 100
+                } else {
+                    scaled / 100
+                }
+            }
+            _ => {
+                let scaled = desired * 25;
+                if round_up {
+                    (scaled + 99) / 100
+                } else {
+                    scaled / 100
+                }
+            }
+        }
+    };
+    let surge = resolve("/spec/strategy/rollingUpdate/maxSurge", true);
+    let mut unavailable = resolve("/spec/strategy/rollingUpdate/maxUnavailable", false);
+    if surge == 0 && unavailable == 0 {
+        unavailable = 1;
+    }
+    Strategy::Rolling { surge, unavailable }
+}
+
+/// One step of a rollout (`pkg/controller/deployment/rolling.go`, `recreate.go`): the new
+/// ReplicaSet scaled up within the surge, the old ones down (oldest first) while enough pods
+/// stay available; with Recreate, the old ones to 0 first, then the new one up.
+fn roll(
+    store: &Store,
+    kinds: &Kinds,
+    deployment: &Value,
+    new: &Value,
+    olds: &[&Value],
+    desired: i64,
+) {
+    match strategy(deployment, desired) {
+        Strategy::Recreate => {
+            for old in olds {
+                scale(store, kinds, deployment, old, 0);
+            }
+            let old_pods: i64 = olds.iter().map(|rs| number(rs, "/status/replicas")).sum();
+            if old_pods == 0 {
+                scale(store, kinds, deployment, new, desired);
+            }
+        }
+        Strategy::Rolling { surge, unavailable } => {
+            let total: i64 = replicas(new) + olds.iter().map(|rs| replicas(rs)).sum::<i64>();
+            if replicas(new) > desired {
+                scale(store, kinds, deployment, new, desired);
+            } else if replicas(new) < desired && total < desired + surge {
+                let up = (replicas(new) + desired + surge - total).min(desired);
+                scale(store, kinds, deployment, new, up);
+            }
+            let new_unavailable = replicas(new) - number(new, "/status/availableReplicas");
+            let mut budget = total - (desired - unavailable) - new_unavailable.max(0);
+            let mut olds: Vec<&Value> = olds.to_vec();
+            olds.sort_by_key(|rs| revision(rs));
+            for old in olds {
+                if budget <= 0 {
+                    break;
+                }
+                let down = replicas(old).min(budget);
+                if down > 0 {
+                    scale(store, kinds, deployment, old, replicas(old) - down);
+                    budget -= down;
+                }
+            }
+        }
+    }
+}
+
+/// A ReplicaSet's `spec.replicas`.
+fn replicas(replicaset: &Value) -> i64 {
+    number(replicaset, "/spec/replicas")
 }
 
 /// A condition, keeping its transition time while its status is unchanged (no write loop).
@@ -368,18 +471,49 @@ fn create_replicaset(
         },
         "spec": {"replicas": replicas, "selector": selector, "template": template},
     });
-    if let Err(e) = create_object(store, replicaset) {
-        tracing::debug!("controller create skipped: {}", e.message);
+    match create_object(store, replicaset) {
+        Ok(created) if replicas > 0 => {
+            let name = created.name().to_owned();
+            let message = format!("Scaled up replica set {name} from 0 to {replicas}");
+            events::record(
+                store,
+                deployment,
+                None,
+                "ScalingReplicaSet",
+                &message,
+                DEPLOYMENTS,
+            );
+        }
+        Ok(_) => {}
+        Err(e) => tracing::debug!("controller create skipped: {}", e.message),
     }
 }
 
-fn scale(store: &Store, resource: &Arc<ResourceType>, replicaset: &Value, replicas: i64) {
-    if number(replicaset, "/spec/replicas") != replicas
-        || replicaset.pointer("/spec/replicas").is_none()
-    {
-        let mut scaled = replicaset.clone();
-        scaled["spec"]["replicas"] = replicas.into();
-        update_if_changed(store, resource, replicaset, scaled);
+/// The deployment controller, as events name it.
+const DEPLOYMENTS: Source<'static> = Source::Controller("deployment-controller");
+/// The replicaset controller, as events name it.
+const REPLICASETS: Source<'static> = Source::Controller("replicaset-controller");
+
+/// Scales a Deployment's ReplicaSet, recording `ScalingReplicaSet` on the Deployment.
+fn scale(store: &Store, kinds: &Kinds, deployment: &Value, replicaset: &Value, replicas: i64) {
+    let before = number(replicaset, "/spec/replicas");
+    if before == replicas && replicaset.pointer("/spec/replicas").is_some() {
+        return;
+    }
+    let mut scaled = replicaset.clone();
+    scaled["spec"]["replicas"] = replicas.into();
+    if update_object(store, &kinds.replicasets, scaled).is_ok() {
+        let direction = if replicas > before { "up" } else { "down" };
+        let name = text(replicaset, "/metadata/name");
+        let message = format!("Scaled {direction} replica set {name} from {before} to {replicas}");
+        events::record(
+            store,
+            deployment,
+            None,
+            "ScalingReplicaSet",
+            &message,
+            DEPLOYMENTS,
+        );
     }
 }
 
@@ -393,10 +527,19 @@ fn reconcile_replicaset(store: &Store, kinds: &Kinds, replicaset: &Value, pods: 
     }
     for extra in live.iter().skip(desired) {
         delete(store, &kinds.pods, extra);
+        let message = format!("Deleted pod: {}", text(extra, "/metadata/name"));
+        events::record(
+            store,
+            replicaset,
+            None,
+            "SuccessfulDelete",
+            &message,
+            REPLICASETS,
+        );
     }
     let running = live
         .iter()
-        .filter(|p| text(p, "/status/phase") == "Running")
+        .filter(|p| kubelet::is_ready(p))
         .count()
         .min(desired);
     let mut updated = replicaset.clone();
@@ -421,8 +564,19 @@ fn create_pod(store: &Store, replicaset: &Value, template: &Value) {
         },
         "spec": template.get("spec").cloned().unwrap_or_else(|| json!({})),
     });
-    if let Err(e) = create_object(store, pod) {
-        tracing::debug!("controller create skipped: {}", e.message);
+    match create_object(store, pod) {
+        Ok(created) => {
+            let message = format!("Created pod: {}", created.name());
+            events::record(
+                store,
+                replicaset,
+                None,
+                "SuccessfulCreate",
+                &message,
+                REPLICASETS,
+            );
+        }
+        Err(e) => tracing::debug!("controller create skipped: {}", e.message),
     }
 }
 
@@ -430,8 +584,8 @@ fn create_pod(store: &Store, replicaset: &Value, template: &Value) {
 const FAKE_NODE: &str = "kinformer-node";
 
 /// The names of the stored Nodes; when there are none, [`FAKE_NODE`] (created, Ready, as a
-/// kubelet registers its node).
-fn node_names(store: &Store) -> Vec<String> {
+/// kubelet of release 1.`minor` registers its node: its version, OS, runtime and capacity).
+fn node_names(store: &Store, minor: u32) -> Vec<String> {
     let registry = store.registry();
     let Some(nodes) = registry.find("", "v1", "nodes") else {
         return Vec::new();
@@ -446,11 +600,20 @@ fn node_names(store: &Store) -> Vec<String> {
     let node = json!({"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": FAKE_NODE, "labels": {"kubernetes.io/hostname": FAKE_NODE,
             "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}},
+        "spec": {"podCIDR": "10.244.0.0/24", "podCIDRs": ["10.244.0.0/24"]},
         "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
             "message": "kubelet is posting ready status", "lastHeartbeatTime": now(),
             "lastTransitionTime": now()}],
             "addresses": [{"type": "InternalIP", "address": "192.168.0.10"},
-                {"type": "Hostname", "address": FAKE_NODE}]}});
+                {"type": "Hostname", "address": FAKE_NODE}],
+            "capacity": {"cpu": "4", "memory": "16384Mi", "pods": "110", "ephemeral-storage": "100Gi"},
+            "allocatable": {"cpu": "4", "memory": "16384Mi", "pods": "110", "ephemeral-storage": "100Gi"},
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+            "nodeInfo": {"machineID": "6b696e666f726d65726e6f6465000001",
+                "systemUUID": "6b696e66-6f72-6d65-726e-6f6465000001", "bootID": "6b696e66-6f72-6d65-726e-6f6465000002",
+                "kernelVersion": "6.1.0-28-amd64", "osImage": "Debian GNU/Linux 12 (bookworm)",
+                "containerRuntimeVersion": "containerd://1.7.24", "kubeletVersion": format!("v1.{minor}.0"),
+                "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}}});
     match create_object(store, node) {
         Ok(_) => vec![FAKE_NODE.to_owned()],
         Err(e) => {
@@ -527,8 +690,8 @@ fn container_status(container: &Value, pod_uid: &str, started: &str) -> Value {
         image_digest(&format!("{pod_uid}/{name}"))
     );
     json!({"name": name, "state": {"running": {"startedAt": started}}, "lastState": {},
-        "ready": true, "restartCount": 0, "image": image, "imageID": image_id,
-        "containerID": container_id, "started": true})
+        "ready": kubelet::readiness_delay(container) == 0, "restartCount": 0, "image": image,
+        "imageID": image_id, "containerID": container_id, "started": true})
 }
 
 /// What a kubelet reports for a started pod: its node, unique IPs, the five conditions in the
@@ -541,6 +704,7 @@ fn run_pod(
     used: &mut HashSet<String>,
 ) {
     let mut running = pod.clone();
+    let scheduled = text(pod, "/spec/nodeName").is_empty();
     let node = match text(pod, "/spec/nodeName") {
         "" => nodes
             .get(used.len() % nodes.len().max(1))
@@ -549,20 +713,9 @@ fn run_pod(
         node => node.to_owned(),
     };
     if !node.is_empty() {
-        running["spec"]["nodeName"] = node.into();
+        running["spec"]["nodeName"] = node.clone().into();
     }
     let started = now();
-    let condition = |kind: &str| json!({"type": kind, "status": "True", "lastProbeTime": null, "lastTransitionTime": started});
-    let conditions: Vec<Value> = [
-        "PodReadyToStartContainers",
-        "Initialized",
-        "Ready",
-        "ContainersReady",
-        "PodScheduled",
-    ]
-    .into_iter()
-    .map(condition)
-    .collect();
     let uid = text(pod, "/metadata/uid");
     let containers: Vec<Value> = pod
         .pointer("/spec/containers")
@@ -571,6 +724,8 @@ fn run_pod(
         .flatten()
         .map(|c| container_status(c, uid, &started))
         .collect();
+    let ready = containers.iter().all(|c| c["ready"] == true);
+    let conditions = kubelet::pod_conditions(&started, ready, &containers);
     let host_ip = "192.168.0.10";
     let pod_ip = free_pod_ip(used);
     let mut status = pod.get("status").cloned().unwrap_or_else(|| json!({}));
@@ -587,7 +742,46 @@ fn run_pod(
         status[key] = value;
     }
     running["status"] = status;
-    update_if_changed(store, &kinds.pods, pod, running);
+    if *pod == running || update_object(store, &kinds.pods, running).is_err() {
+        return;
+    }
+    let namespace = text(pod, "/metadata/namespace");
+    let name = text(pod, "/metadata/name");
+    if scheduled {
+        let message = format!("Successfully assigned {namespace}/{name} to {node}");
+        events::record(store, pod, None, "Scheduled", &message, Source::Scheduler);
+    }
+    let kubelet = Source::Kubelet(&node);
+    for container in pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let container_name = text(container, "/name");
+        let path = format!("spec.containers{{{container_name}}}");
+        let image = text(container, "/image");
+        let pulled = format!(
+            "Container image {image:?} already present on machine and can be accessed by the pod"
+        );
+        events::record(store, pod, Some(&path), "Pulled", &pulled, kubelet);
+        events::record(
+            store,
+            pod,
+            Some(&path),
+            "Created",
+            "Container created",
+            kubelet,
+        );
+        events::record(
+            store,
+            pod,
+            Some(&path),
+            "Started",
+            "Container started",
+            kubelet,
+        );
+    }
 }
 
 #[cfg(test)]

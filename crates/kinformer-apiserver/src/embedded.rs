@@ -156,7 +156,7 @@ impl EmbeddedServer {
             issuer: crate::issuer::Issuer::generate()?,
         });
         if config.controllers {
-            controllers::settle(&store);
+            controllers::settle(&store, config.kubernetes_minor);
         }
         let (stop, stopped) = watch_channel::channel(false);
         let router = server::router(Arc::clone(&app));
@@ -175,7 +175,7 @@ impl EmbeddedServer {
         ));
         let controllers = config
             .controllers
-            .then(|| controllers::spawn(Arc::clone(&store)));
+            .then(|| controllers::spawn(Arc::clone(&store), config.kubernetes_minor));
         let churn = config.churn.and_then(|rate| churn::spawn(store, rate));
         Ok(EmbeddedServer {
             app,

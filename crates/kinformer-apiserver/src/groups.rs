@@ -129,10 +129,11 @@ fn generic_subresource(name: &str) -> bool {
 }
 
 /// A subresource that answers its object on GET and writes only some of its fields on PUT and
-/// PATCH (merge, strategic merge as a merge, JSON patch): `copy` takes those fields from the
-/// given object into the stored one (`registry/core/pod/strategy.go`,
-/// `podEphemeralContainersStrategy`, `podResizeStrategy`;
-/// `registry/core/namespace/storage/storage.go`, `FinalizeREST`).
+/// PATCH (merge, strategic merge, JSON patch): `copy` takes those fields from the given object
+/// into the stored one (`registry/core/pod/strategy.go`, `podEphemeralContainersStrategy`,
+/// `podResizeStrategy`; `registry/core/namespace/storage/storage.go`, `FinalizeREST`). A
+/// write that names no resourceVersion is unconditional: kube-apiserver's `GuaranteedUpdate`
+/// retries it on a conflict with what was written meanwhile, and so does this one.
 fn partial_write(
     app: &Arc<App>,
     method: &Method,
@@ -145,6 +146,32 @@ fn partial_write(
     if method == Method::GET {
         return crate::write::get(app, &plain, name);
     }
+    let mut attempts = 0;
+    loop {
+        let merged = partial_body(app, method, request, name, body, copy)?;
+        let unconditional = merged.1;
+        match crate::write::replace(app, &plain, name, &Bytes::from(merged.0.to_string())) {
+            Err(e) if e.code == 409 && unconditional && attempts < UNCONDITIONAL_RETRIES => {
+                attempts += 1;
+            }
+            answer => return answer,
+        }
+    }
+}
+
+/// How often an unconditional subresource write is tried again after a conflict.
+const UNCONDITIONAL_RETRIES: usize = 8;
+
+/// The stored object with the given fields copied in, at the resourceVersion given (or the
+/// stored one), and whether none was given.
+fn partial_body(
+    app: &Arc<App>,
+    method: &Method,
+    request: &ResourceRequest,
+    name: &str,
+    body: &Bytes,
+    copy: fn(&mut Value, &Value),
+) -> Result<(Value, bool), ApiError> {
     let key = crate::objects::object_key(request.namespace.as_deref().unwrap_or(""), name);
     let stored = app
         .store
@@ -153,17 +180,21 @@ fn partial_write(
         .to_value()?;
     let given = match method.as_str() {
         "PUT" => parse(body)?,
-        "PATCH" => patched(&stored, &request.content_type, body)?,
+        "PATCH" => patched(&stored, request, name, body)?,
         _ => return Err(ApiError::method_not_allowed()),
     };
     let mut merged = stored;
     copy(&mut merged, &given);
-    if let Some(rv) = given.pointer("/metadata/resourceVersion")
+    let given_rv = given
+        .pointer("/metadata/resourceVersion")
+        .filter(|rv| rv.as_str().is_some_and(|rv| !rv.is_empty()));
+    let unconditional = given_rv.is_none();
+    if let Some(rv) = given_rv
         && let Some(meta) = merged.get_mut("metadata").and_then(Value::as_object_mut)
     {
         meta.insert("resourceVersion".into(), rv.clone());
     }
-    crate::write::replace(app, &plain, name, &Bytes::from(merged.to_string()))
+    Ok((merged, unconditional))
 }
 
 /// `pods/ephemeralcontainers`: the given `spec.ephemeralContainers`.
@@ -229,20 +260,22 @@ fn parse(body: &Bytes) -> Result<Value, ApiError> {
     serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("invalid body: {e}")))
 }
 
-/// `stored` with a PATCH body applied (a JSON patch, else a merge patch).
-fn patched(stored: &Value, content_type: &str, body: &Bytes) -> Result<Value, ApiError> {
+/// `stored` with a PATCH body applied in the request's patch format (a strategic merge patch
+/// merges lists by their patch merge key, as `pods/ephemeralcontainers` needs); the result
+/// names no resourceVersion unless the patch does.
+fn patched(
+    stored: &Value,
+    request: &ResourceRequest,
+    name: &str,
+    body: &Bytes,
+) -> Result<Value, ApiError> {
+    let kind = crate::write::PatchKind::from_content_type(&request.content_type)?;
+    let patch = kind.parse(body)?;
     let mut value = stored.clone();
-    if content_type.starts_with("application/json-patch+json") {
-        let patch: json_patch::Patch = serde_json::from_slice(body)
-            .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
-        json_patch::patch(&mut value, &patch)
-            .map_err(|e| ApiError::new(422, "Invalid", e.to_string()))?;
-    } else {
-        json_patch::merge(&mut value, &parse(body)?);
-    }
     if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.remove("resourceVersion");
     }
+    kind.apply(&mut value, &patch, &request.resource, name)?;
     Ok(value)
 }
 

@@ -55,7 +55,9 @@
 
 #![warn(missing_docs)]
 
+mod anonymous;
 mod app;
+mod bootstrap;
 mod catalog;
 mod churn;
 mod controllers;

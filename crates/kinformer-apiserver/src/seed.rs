@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use super::bootstrap;
 use super::error::ServerError;
 use super::objects::object_key;
 use super::status::ApiError;
@@ -524,8 +525,12 @@ fn system_priority_classes() -> [Value; 2] {
 
 /// Creates what kube-apiserver creates itself, as every cluster has it: the namespaces
 /// `default`, `kube-node-lease`, `kube-public` and `kube-system`, the Service
-/// `default/kubernetes` and the system PriorityClasses.
+/// `default/kubernetes`, the system PriorityClasses, and the RBAC and priority-and-fairness
+/// objects of its bootstrap ([`bootstrap`]).
 pub fn seed_system_objects(store: &Store) -> Result<(), ServerError> {
+    let now = jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
     let seeded = SYSTEM_NAMESPACES
         .iter()
         .try_for_each(|name| create_namespace(store, name, SYSTEM_WRITER))
@@ -534,6 +539,12 @@ pub fn seed_system_objects(store: &Store) -> Result<(), ServerError> {
             system_priority_classes()
                 .into_iter()
                 .try_for_each(|class| create_object_as(store, class, SYSTEM_WRITER).map(drop))
+        })
+        .and_then(|()| {
+            bootstrap::objects().iter().try_for_each(|object| {
+                create_object_as(store, bootstrap::as_created(object, &now), SYSTEM_WRITER)
+                    .map(drop)
+            })
         });
     seeded.map_err(|e| ServerError::Seed(e.message))
 }

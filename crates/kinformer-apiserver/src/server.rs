@@ -131,6 +131,11 @@ fn closing(mut response: Response) -> Response {
 async fn respond(app: &Arc<App>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     if !is_public(parts.uri.path()) && !app.authorized(&parts.headers) {
+        if !parts.headers.contains_key(header::AUTHORIZATION) {
+            let query = parts.uri.query().unwrap_or_default();
+            return crate::anonymous::forbidden(&parts.method, parts.uri.path(), query)
+                .into_response();
+        }
         return ApiError::unauthorized().into_response();
     }
     let body = match read_body(app, &parts, body).await {

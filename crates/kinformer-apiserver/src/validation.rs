@@ -14,6 +14,10 @@ enum NameRule {
     Dns1123Label,
     /// `[a-z]([-a-z0-9]*[a-z0-9])?`, at most 63.
     Dns1035Label,
+    /// Anything a URL path segment can carry: not `.` or `..`, no `/` or `%` (the RBAC kinds:
+    /// `ValidateRBACName` is `path.IsValidPathSegmentName`, `pkg/apis/rbac/validation`; the
+    /// bootstrap roles are named `system:…`).
+    PathSegment,
 }
 
 const SUBDOMAIN_RULE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -26,6 +30,8 @@ impl NameRule {
             NameRule::Dns1123Label
         } else if resource.is_core("services") {
             NameRule::Dns1035Label
+        } else if resource.group == "rbac.authorization.k8s.io" {
+            NameRule::PathSegment
         } else {
             NameRule::Dns1123Subdomain
         }
@@ -33,8 +39,11 @@ impl NameRule {
 
     /// What is wrong with `name`, in kube-apiserver's words; None when it is valid.
     fn violation(self, name: &str) -> Option<String> {
+        if self == NameRule::PathSegment {
+            return path_segment_violation(name);
+        }
         let max = match self {
-            NameRule::Dns1123Subdomain => 253,
+            NameRule::Dns1123Subdomain | NameRule::PathSegment => 253,
             NameRule::Dns1123Label | NameRule::Dns1035Label => 63,
         };
         if name.len() > max {
@@ -46,16 +55,29 @@ impl NameRule {
             NameRule::Dns1035Label => {
                 is_label(name) && name.starts_with(|c: char| c.is_ascii_lowercase())
             }
+            NameRule::PathSegment => true,
         };
         (!valid).then(|| {
             match self {
                 NameRule::Dns1123Subdomain => SUBDOMAIN_RULE,
                 NameRule::Dns1123Label => LABEL_RULE,
                 NameRule::Dns1035Label => DNS1035_RULE,
+                NameRule::PathSegment => "",
             }
             .to_owned()
         })
     }
+}
+
+/// apimachinery's `IsValidPathSegmentName`: its first complaint.
+fn path_segment_violation(name: &str) -> Option<String> {
+    if matches!(name, "." | "..") {
+        return Some(format!("may not be '{name}'"));
+    }
+    ["/", "%"]
+        .into_iter()
+        .find(|c| name.contains(c))
+        .map(|c| format!("may not contain '{c}'"))
 }
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`.

@@ -14,7 +14,8 @@ use crate::app::{App, ResourceRequest};
 use crate::objects::object_key;
 use crate::status::ApiError;
 
-/// `certificatesigningrequests/{name}/approval`: GET answers the CSR; PUT writes the given
+/// `certificatesigningrequests/{name}/approval`: GET answers the CSR; PUT (or a PATCH of the
+/// stored CSR: discovery advertises `get,patch,update`) writes the given
 /// `status.conditions` (each given its update and transition times) and nothing else, not
 /// even managedFields (the approval strategy copies the old object over the new).
 pub fn approval(
@@ -27,14 +28,18 @@ pub fn approval(
     let plain = without_subresource(request);
     match method.as_str() {
         "GET" => crate::write::get(app, &plain, name),
-        "PUT" => {
-            let given: Value = serde_json::from_slice(body)
-                .map_err(|e| ApiError::bad_request(format!("invalid body: {e}")))?;
+        "PUT" | "PATCH" => {
             let stored = app
                 .store
                 .get(&request.resource.key(), &object_key("", name))
                 .ok_or_else(|| ApiError::not_found(&request.resource, name))?
                 .to_value()?;
+            let given: Value = if method == Method::PATCH {
+                super::patched(&stored, request, name, body)?
+            } else {
+                serde_json::from_slice(body)
+                    .map_err(|e| ApiError::bad_request(format!("invalid body: {e}")))?
+            };
             let merged = with_conditions(stored, &given);
             let mut status = without_subresource(request);
             status.subresource = Some("status".into());

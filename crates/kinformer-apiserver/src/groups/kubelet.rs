@@ -5,8 +5,10 @@
 //! `streamLocation`: 400 `pod p does not have a host assigned`; `ResourceLocation`: 400
 //! `address not allowed` for a pod with no IP), a node or pod not found (404), a Service
 //! (`pkg/registry/core/service/storage/storage.go`, `ResourceLocation`: 503 `no endpoints
-//! available`, as this server keeps no ready endpoints). Where kube-apiserver would connect,
-//! it answers 503 ServiceUnavailable saying no kubelet runs here.
+//! available`, as this server keeps no ready endpoints). Where kube-apiserver would connect to
+//! a pod's kubelet (log, exec, attach, port-forward) it answers as kube-apiserver does when
+//! that kubelet does not answer: 500 with the dial's error (never a 503 a client retries);
+//! the node and pod proxies answer 503 saying no kubelet runs here.
 
 use std::sync::Arc;
 
@@ -19,14 +21,31 @@ use crate::objects::object_key;
 use crate::resources::ResourceType;
 use crate::status::{ApiError, StatusDetails};
 
-/// `pods/{name}/log`: 204 for a pod with no node; the container checks of `LogLocation`.
+/// `pods/{name}/log`: 204 for a pod with no node; the container checks of `LogLocation`; for
+/// a pod on a node, the failed GET of the kubelet's `containerLogs` (500, the transport's
+/// error: `pkg/registry/core/pod/rest/log.go` streams through `LocationStreamer`).
 pub fn log(app: &Arc<App>, request: &ResourceRequest, name: &str) -> Result<Response, ApiError> {
     let pod = stored(app, &request.resource, request, name)?;
     check_container(&pod, name, request.param("container"))?;
-    match node_of(&pod) {
-        None => Ok(no_content()),
-        Some(node) => unreachable_node(app, node),
-    }
+    let Some(node) = node_of(&pod) else {
+        return Ok(no_content());
+    };
+    let kubelet = kubelet_of(app, node)?;
+    let container = request
+        .param("container")
+        .map(str::to_owned)
+        .or_else(|| {
+            pod.pointer("/spec/containers/0/name")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    let namespace = request.namespace.as_deref().unwrap_or_default();
+    Err(ApiError::unknown(format!(
+        "Get \"https://{}/containerLogs/{namespace}/{name}/{container}\": {}",
+        kubelet.host_port(),
+        kubelet.dial_error()
+    )))
 }
 
 /// `pods/{name}/exec`, `attach`, `portforward` (`streamLocation`, `PortForwardLocation`).
@@ -39,7 +58,13 @@ pub fn stream(app: &Arc<App>, request: &ResourceRequest, name: &str) -> Result<R
         None => Err(ApiError::bad_request(format!(
             "pod {name} does not have a host assigned"
         ))),
-        Some(node) => unreachable_node(app, node),
+        Some(node) => {
+            let kubelet = kubelet_of(app, node)?;
+            Err(ApiError::unknown(format!(
+                "error dialing backend: {}",
+                kubelet.dial_error()
+            )))
+        }
     }
 }
 
@@ -129,14 +154,44 @@ fn check_container(pod: &Value, name: &str, container: Option<&str>) -> Result<(
     }
 }
 
-/// A pod on `node`: 404 as kube-apiserver answers when the node is not stored (it names it a
-/// pod), else 503, no kubelet to reach.
-fn unreachable_node(app: &App, node: &str) -> Result<Response, ApiError> {
+/// Where kube-apiserver would reach a node's kubelet: its first address of the preferred types
+/// (`--kubelet-preferred-address-types`' default: Hostname, InternalDNS, InternalIP,
+/// ExternalDNS, ExternalIP) and `status.daemonEndpoints.kubeletEndpoint.Port` (10250 when 0).
+struct Kubelet {
+    host: String,
+    port: i64,
+}
+
+impl Kubelet {
+    fn host_port(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
+    /// Go's dial error for a kubelet that does not answer: refused at an IP address, unknown
+    /// at a host name (no kubelet runs for this server, and no name resolves to one).
+    fn dial_error(&self) -> String {
+        if self.host.parse::<std::net::IpAddr>().is_ok() {
+            format!("dial tcp {}: connect: connection refused", self.host_port())
+        } else {
+            format!("dial tcp: lookup {}: no such host", self.host)
+        }
+    }
+}
+
+/// The kubelet of a pod's `node`: 404 as kube-apiserver answers when the node is not stored
+/// (it names it a pod), 500 when the node has no address of a preferred type.
+fn kubelet_of(app: &App, node: &str) -> Result<Kubelet, ApiError> {
     let nodes = app.store.registry().find("", "v1", "nodes");
-    let exists = nodes
+    let stored = nodes
         .as_ref()
-        .is_some_and(|n| app.store.get(&n.key(), &object_key("", node)).is_some());
-    if !exists {
+        .and_then(|n| app.store.get(&n.key(), &object_key("", node)))
+        .map(|o| o.to_value())
+        .transpose()?;
+    let Some(stored) = stored else {
         let mut error = ApiError::new(404, "NotFound", format!("pods {node:?} not found"));
         error.details = Some(Box::new(StatusDetails {
             name: node.to_owned(),
@@ -144,8 +199,45 @@ fn unreachable_node(app: &App, node: &str) -> Result<Response, ApiError> {
             ..StatusDetails::default()
         }));
         return Err(error);
-    }
-    Err(no_kubelet(&format!("node {node}")))
+    };
+    let addresses: Vec<(&str, &str)> = stored
+        .pointer("/status/addresses")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|a| {
+            let field = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or_default();
+            (field("type"), field("address"))
+        })
+        .collect();
+    let preferred = [
+        "Hostname",
+        "InternalDNS",
+        "InternalIP",
+        "ExternalDNS",
+        "ExternalIP",
+    ]
+    .iter()
+    .find_map(|kind| addresses.iter().find(|(t, _)| t == kind));
+    let Some((_, host)) = preferred else {
+        let known: Vec<String> = addresses
+            .iter()
+            .map(|(t, a)| format!("{{{t} {a}}}"))
+            .collect();
+        return Err(ApiError::unknown(format!(
+            "no preferred addresses found; known addresses: [{}]",
+            known.join(" ")
+        )));
+    };
+    let port = stored
+        .pointer("/status/daemonEndpoints/kubeletEndpoint/Port")
+        .and_then(Value::as_i64)
+        .filter(|p| *p > 0)
+        .unwrap_or(10250);
+    Ok(Kubelet {
+        host: (*host).to_owned(),
+        port,
+    })
 }
 
 /// 503: what kube-apiserver would connect to cannot be reached here.

@@ -180,7 +180,7 @@ pub fn evict(
             txn,
             &request.resource,
             &pod,
-            crate::write::registry::PodDeletion::Graceful,
+            &crate::write::DeleteOptions::default(),
         )
     })?;
     let status =

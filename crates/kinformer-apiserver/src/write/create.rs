@@ -1,5 +1,6 @@
 //! POST (kube-apiserver's `handlers/create.go`): CreateOptions (`dryRun=All`), the
-//! NamespaceLifecycle admission check that the namespace of a new object exists, the status a
+//! NamespaceLifecycle admission check that the namespace of a new object exists and is not
+//! Terminating, the status a
 //! create may not set, and the storage's refusal of an object that carries a resourceVersion.
 
 use axum::response::Response;
@@ -15,7 +16,7 @@ use super::strategy::{reset_status_on_create, resolve_namespace};
 use super::zero_value::{decode, zero_value};
 use crate::app::{App, ResourceRequest};
 use crate::resources::ResourceType;
-use crate::status::ApiError;
+use crate::status::{ApiError, StatusCause};
 use crate::store::Txn;
 
 /// Serves POST.
@@ -101,7 +102,32 @@ pub fn require_namespace(
         .find("", "v1", "namespaces")
         .ok_or_else(ApiError::no_route)?;
     match txn.get(&namespaces.key(), &namespace) {
+        Some(stored) if stored.metadata_value(b"deletionTimestamp").is_some() => {
+            Err(terminating(resource, &namespace, value))
+        }
         Some(_) => Ok(()),
         None => Err(ApiError::not_found(&namespaces, &namespace)),
     }
+}
+
+/// The NamespaceLifecycle admission plugin's refusal of a create in a Terminating namespace
+/// (apiserver `pkg/admission/plugin/namespace/lifecycle/admission.go:179-186`): 403, with a
+/// `NamespaceTerminating` cause.
+fn terminating(resource: &ResourceType, namespace: &str, value: &Value) -> ApiError {
+    let name = str_at(value, "/metadata/name");
+    let mut error = ApiError::forbidden(
+        resource,
+        name,
+        &format!(
+            "unable to create new content in namespace {namespace} because it is being terminated"
+        ),
+    );
+    if let Some(details) = error.details.as_mut() {
+        details.causes.push(StatusCause {
+            reason: "NamespaceTerminating".into(),
+            message: format!("namespace {namespace} is being terminated"),
+            field: "metadata.namespace".into(),
+        });
+    }
+    error
 }

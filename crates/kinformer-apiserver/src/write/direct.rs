@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::deletion::DeleteOptions;
 use super::managed::Writer;
 use super::meta::str_at;
 use super::registry::{
-    Ownership, PodDeletion, create_in, delete_in, new_object, replace_in, update_in,
+    Deletion, Ownership, create_in, delete_in, new_object, replace_in, update_in,
 };
 use super::target::{DIRECT_WRITER, Target};
 use crate::objects::{StoredObject, object_key};
@@ -48,18 +49,37 @@ pub fn update_object(
     store.write(|txn| update_in(txn, &target, value))
 }
 
-/// Deletes an object by namespace and name (churn).
+/// Deletes an object by namespace and name at once, as a storage-level delete (churn): a pod
+/// gets no grace period; finalizers still hold an object.
 pub fn delete_object(
     store: &Store,
     resource: &ResourceType,
     namespace: &str,
     name: &str,
 ) -> Result<Arc<StoredObject>, ApiError> {
+    delete_object_with(
+        store,
+        resource,
+        namespace,
+        name,
+        &DeleteOptions::immediate(),
+    )
+    .map(|deletion| deletion.object)
+}
+
+/// Deletes an object by namespace and name as a DELETE with `options` does (the controllers).
+pub fn delete_object_with(
+    store: &Store,
+    resource: &ResourceType,
+    namespace: &str,
+    name: &str,
+    options: &DeleteOptions,
+) -> Result<Deletion, ApiError> {
     store.write(|txn| {
         let current = txn
             .get(&resource.key(), &object_key(namespace, name))
             .ok_or_else(|| ApiError::not_found(resource, name))?;
-        delete_in(txn, resource, &current, PodDeletion::Immediate)
+        delete_in(txn, resource, &current, options)
     })
 }
 

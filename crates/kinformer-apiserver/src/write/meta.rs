@@ -25,6 +25,11 @@ pub fn parse_object(body: &[u8]) -> Result<Value, ApiError> {
 /// version/kind; json parse error: …" with the body's first 30 bytes
 /// (`endpoints/handlers/rest.go`, `transformDecodeError`, `summarizeData`).
 pub fn parse_body(body: &[u8], kind: &str) -> Result<Value, ApiError> {
+    if std::str::from_utf8(body).is_err() {
+        // Go's decoder reads bytes that are no UTF-8 inside a string as U+FFFD
+        // (`encoding/json`, `unquote`); serde_json refuses them.
+        return parse_body(String::from_utf8_lossy(body).as_bytes(), kind);
+    }
     let error = match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(members)) => return Ok(Value::Object(members)),
         Ok(Value::Null) => return parse_object(body),
@@ -45,6 +50,12 @@ pub fn parse_body(body: &[u8], kind: &str) -> Result<Value, ApiError> {
 /// "the object provided is unrecognized (must be of type K): yaml: line N: …" and the body's
 /// first 30 bytes.
 pub fn parse_yaml_body(body: &[u8], kind: &str) -> Result<Value, ApiError> {
+    if let Some(problem) = go_yaml_reader_error(body) {
+        return Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {kind}): yaml: {problem} ({})",
+            summary(body)
+        )));
+    }
     let text = String::from_utf8_lossy(body);
     serde_saphyr::from_str::<Value>(&text).map_err(|error| {
         ApiError::bad_request(format!(
@@ -53,6 +64,57 @@ pub fn parse_yaml_body(body: &[u8], kind: &str) -> Result<Value, ApiError> {
             summary(body)
         ))
     })
+}
+
+/// go-yaml's reader's refusal of the first byte sequence it cannot read as UTF-8 text YAML may
+/// hold (go-yaml v2 `readerc.go:175-357`, `yaml_parser_update_buffer`; a reader error names no
+/// line). A body that starts with a UTF-16 byte order mark is left to the parser.
+fn go_yaml_reader_error(body: &[u8]) -> Option<&'static str> {
+    if body.starts_with(&[0xFF, 0xFE]) || body.starts_with(&[0xFE, 0xFF]) {
+        return None;
+    }
+    let mut at = 0;
+    while at < body.len() {
+        let octet = body[at];
+        let width = match octet {
+            _ if octet & 0x80 == 0 => 1,
+            _ if octet & 0xE0 == 0xC0 => 2,
+            _ if octet & 0xF0 == 0xE0 => 3,
+            _ if octet & 0xF8 == 0xF0 => 4,
+            _ => return Some("invalid leading UTF-8 octet"),
+        };
+        if at + width > body.len() {
+            return Some("incomplete UTF-8 octet sequence");
+        }
+        let mut value = u32::from(octet) & [0x7F, 0x1F, 0x0F, 0x07][width - 1];
+        for &trailing in &body[at + 1..at + width] {
+            if trailing & 0xC0 != 0x80 {
+                return Some("invalid trailing UTF-8 octet");
+            }
+            value = (value << 6) | (u32::from(trailing) & 0x3F);
+        }
+        let shortest = match width {
+            1 => true,
+            2 => value >= 0x80,
+            3 => value >= 0x800,
+            _ => value >= 0x10000,
+        };
+        if !shortest {
+            return Some("invalid length of a UTF-8 sequence");
+        }
+        if (0xD800..=0xDFFF).contains(&value) || value > 0x10FFFF {
+            return Some("invalid Unicode character");
+        }
+        let allowed = matches!(value, 0x09 | 0x0A | 0x0D | 0x20..=0x7E | 0x85)
+            || (0xA0..=0xD7FF).contains(&value)
+            || (0xE000..=0xFFFD).contains(&value)
+            || (0x10000..=0x10FFFF).contains(&value);
+        if !allowed {
+            return Some("control characters are not allowed");
+        }
+        at += width;
+    }
+    None
 }
 
 /// go-yaml's words for a YAML error where they are known: an unclosed flow sequence or

@@ -1,6 +1,7 @@
 //! GET of one object and the writes, after kube-apiserver's request handlers and generic
 //! registry: the handlers (`get`, `create`, `update`, `patch`, `delete`) parse a request and
-//! answer it, [`registry`] writes inside a store transaction, [`strategy`] sets and checks what
+//! answer it, [`registry`] writes inside a store transaction ([`deletion`]: what a DELETE
+//! asks and marks), [`strategy`] sets and checks what
 //! the server owns, [`crd`] starts and stops serving custom resources, [`direct`] writes
 //! objects addressed by their own metadata (seeding, churn, controllers), [`defaults`] fills in
 //! what kube-apiserver's decoding ([`zero_value`], with [`go_fields`]) and defaulting add,
@@ -17,6 +18,7 @@ mod crd_schema;
 mod create;
 mod defaults;
 mod delete;
+mod deletion;
 mod direct;
 mod fieldset;
 mod get;
@@ -42,8 +44,10 @@ mod zero_value;
 
 pub use self::create::{create, record_creation};
 pub use self::delete::{delete, delete_collection};
+pub use self::deletion::{DeleteOptions, Propagation};
 pub use self::direct::{
-    create_object, create_object_as, delete_object, replace_many, seed_unrecorded, update_object,
+    create_object, create_object_as, delete_object, delete_object_with, replace_many,
+    seed_unrecorded, update_object,
 };
 pub use self::get::get;
 pub use self::managed::Writer;

@@ -1,6 +1,6 @@
 //! The generic registry's writes inside one store transaction (kube-apiserver's
 //! `registry/generic/registry/store.go`): create, update with the resourceVersion
-//! precondition, and delete with finalizers, where a namespace takes its objects with it.
+//! precondition, and delete with grace periods and finalizers.
 //! Creates and updates are defaulted ([`defaults`]) and record their writer in
 //! `managedFields` ([`managed`]).
 
@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::admission;
 use super::crd;
 use super::defaults;
+use super::deletion::{self, DeleteOptions, Graceful};
 use super::managed::{self, Writer};
 use super::meta::{metadata_mut, now, parse_object, str_at};
 use super::node_taint;
@@ -221,7 +222,8 @@ fn update_with(
         admission::admit_update(resource, &old, &mut value);
     }
     crd::establish(txn, resource, &mut value)?;
-    if is_deleting(&value) && finalizers(&value).is_empty() {
+    let namespace_held = resource.is_core("namespaces") && !spec_finalizers(&value).is_empty();
+    if is_deleting(&value) && finalizers(&value).is_empty() && !namespace_held {
         // The update is never stored: the object is deleted as it was stored (one DELETED
         // event, its last finalizer still listed), and the answer is the object as updated
         // (apiserver `registry/generic/registry/store.go:845`, `errEmptiedFinalizers`, and
@@ -280,57 +282,135 @@ fn finalizers(value: &Value) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-/// How a DELETE treats a pod.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PodDeletion {
-    /// As kube-apiserver deletes a pod on no node: marked first (a graceful deletion of grace
-    /// 0: a MODIFIED event), then removed, and answered as marked (a DELETE request).
-    Graceful,
-    /// Removed at once (the server's own controllers and churn).
-    Immediate,
+/// What a deletion did: the object it answers, and whether it is gone.
+#[derive(Debug)]
+pub struct Deletion {
+    /// The object as deleted (at the deletion's resourceVersion), or as marked.
+    pub object: Arc<StoredObject>,
+    /// Whether the object was removed (false: it waits on finalizers or a grace period).
+    pub deleted: bool,
 }
 
-/// Deletes an object now, or marks it for deletion while finalizers remain (a pod as `pods`
-/// says).
+/// kube-apiserver's `Store.Delete` (`registry/generic/registry/store.go:1203`): a graceful
+/// deletion marks the object ([`deletion::before_delete`]); the finalizers the propagation
+/// asks for are set; an object still held by finalizers or a grace period is marked and
+/// stays; any other is removed. A namespace goes through its own strategy first.
 pub fn delete_in(
     txn: &mut Txn<'_>,
     resource: &ResourceType,
-    current: &StoredObject,
-    pods: PodDeletion,
-) -> Result<Arc<StoredObject>, ApiError> {
+    current: &Arc<StoredObject>,
+    options: &DeleteOptions,
+) -> Result<Deletion, ApiError> {
     let mut value = current.to_value()?;
-    let waits = !finalizers(&value).is_empty();
-    let graceful = pods == PodDeletion::Graceful && resource.is_core("pods");
-    if !waits && !graceful {
-        return finish_delete(txn, resource, &current.key());
+    if resource.is_core("namespaces") && !is_deleting(&value) {
+        return mark_namespace_terminating(txn, resource, current, value, options);
     }
-    if is_deleting(&value) {
-        return txn
-            .get(&resource.key(), &current.key())
-            .ok_or_else(|| ApiError::not_found(resource, current.name()));
+    if resource.is_core("namespaces") && !spec_finalizers(&value).is_empty() {
+        return Ok(kept(current));
     }
-    mark_deleting(&mut value, resource)?;
-    let marked = txn.put(resource, value)?;
-    if !waits {
-        finish_delete(txn, resource, &current.key())?;
+    let graceful = deletion::before_delete(&mut value, resource, options);
+    if graceful == Graceful::Pending {
+        return Ok(kept(current));
     }
-    Ok(marked)
+    let gc = deletion::gc_finalizers(&value, resource, options);
+    if graceful == Graceful::No && finalizers(&value).is_empty() && gc.is_none() {
+        return removed(txn, resource, current);
+    }
+    if let Some(list) = gc {
+        set_finalizers(&mut value, list)?;
+    }
+    let pending = !finalizers(&value).is_empty();
+    match graceful {
+        Graceful::No if !pending => removed(txn, resource, current),
+        Graceful::No => {
+            deletion::mark_as_deleting(&mut value);
+            store_marked(txn, resource, current, value)
+        }
+        Graceful::Marked(period) => {
+            let marked = store_marked(txn, resource, current, value)?;
+            if pending || period > 0 {
+                return Ok(marked);
+            }
+            removed(txn, resource, current)
+        }
+        Graceful::Pending => Ok(kept(current)),
+    }
 }
 
-/// Sets what a deletion that waits sets: `deletionTimestamp`, `deletionGracePeriodSeconds`
-/// (0: no kubelet waits on a pod here, kube-apiserver's grace for a pod on no node) and, for a
-/// resource whose generation moves, the next generation (pod strategy's graceful deletion;
-/// `registry/rest/delete.go`, `BeforeDelete`).
-fn mark_deleting(value: &mut Value, resource: &ResourceType) -> Result<(), ApiError> {
+/// The namespace strategy's first DELETE (`pkg/registry/core/namespace/storage/storage.go:174`):
+/// `deletionTimestamp`, phase `Terminating`, the propagation's finalizers; it stays until its
+/// `spec.finalizers` are emptied (the namespace controller's `finalize`).
+fn mark_namespace_terminating(
+    txn: &mut Txn<'_>,
+    resource: &ResourceType,
+    current: &Arc<StoredObject>,
+    mut value: Value,
+    options: &DeleteOptions,
+) -> Result<Deletion, ApiError> {
+    if let Some(list) = deletion::gc_finalizers(&value, resource, options) {
+        set_finalizers(&mut value, list)?;
+    }
+    metadata_mut(&mut value)?.insert("deletionTimestamp".into(), now().into());
+    value["status"]["phase"] = "Terminating".into();
+    store_marked(txn, resource, current, value)
+}
+
+/// An answer that changes nothing: the object as it is stored.
+fn kept(current: &Arc<StoredObject>) -> Deletion {
+    Deletion {
+        object: Arc::clone(current),
+        deleted: false,
+    }
+}
+
+/// Removes `current`: the answer is its last state at the deletion's resourceVersion.
+fn removed(
+    txn: &mut Txn<'_>,
+    resource: &ResourceType,
+    current: &StoredObject,
+) -> Result<Deletion, ApiError> {
+    let object = finish_delete(txn, resource, &current.key())?;
+    Ok(Deletion {
+        object,
+        deleted: true,
+    })
+}
+
+/// Stores a marked object, unless it is what is stored (then no write, as the storage skips
+/// equal bytes).
+fn store_marked(
+    txn: &mut Txn<'_>,
+    resource: &ResourceType,
+    current: &Arc<StoredObject>,
+    value: Value,
+) -> Result<Deletion, ApiError> {
+    if current.to_value()? == value {
+        return Ok(kept(current));
+    }
+    Ok(Deletion {
+        object: txn.put(resource, value)?,
+        deleted: false,
+    })
+}
+
+/// Sets `metadata.finalizers` (left out when empty, as Go's `omitempty` leaves it).
+fn set_finalizers(value: &mut Value, list: Vec<Value>) -> Result<(), ApiError> {
     let metadata = metadata_mut(value)?;
-    metadata.insert("deletionTimestamp".into(), now().into());
-    metadata.insert("deletionGracePeriodSeconds".into(), 0.into());
-    if resource.tracks_generation()
-        && let Some(generation) = metadata.get("generation").and_then(Value::as_i64)
-    {
-        metadata.insert("generation".into(), generation.saturating_add(1).into());
+    if list.is_empty() {
+        metadata.remove("finalizers");
+    } else {
+        metadata.insert("finalizers".into(), Value::Array(list));
     }
     Ok(())
+}
+
+/// A namespace's `spec.finalizers` (what the namespace controller removes).
+fn spec_finalizers(value: &Value) -> Vec<Value> {
+    value
+        .pointer("/spec/finalizers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// Removes an object (and, for a CRD, the resource it defines with all its objects).
@@ -343,26 +423,5 @@ fn finish_delete(
         .remove(resource, key)?
         .ok_or_else(|| ApiError::not_found(resource, key))?;
     crd::withdraw(txn, resource, &removed)?;
-    if resource.group.is_empty() && resource.plural == "namespaces" {
-        delete_namespace_contents(txn, removed.name())?;
-    }
     Ok(removed)
-}
-
-/// Removes every object in a deleted namespace.
-fn delete_namespace_contents(txn: &mut Txn<'_>, namespace: &str) -> Result<(), ApiError> {
-    let namespaced: Vec<Arc<ResourceType>> = txn
-        .registry()
-        .all()
-        .into_iter()
-        .filter(|r| r.namespaced)
-        .collect();
-    for resource in namespaced {
-        for object in txn.objects(&resource.key()) {
-            if object.namespace() == namespace {
-                txn.remove(&resource, &object.key())?;
-            }
-        }
-    }
-    Ok(())
 }

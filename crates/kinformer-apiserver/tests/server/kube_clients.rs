@@ -654,13 +654,28 @@ async fn server_side_apply_creates_then_merges() -> TestResult {
     Ok(())
 }
 
+/// A deleted namespace is Terminating; with the controllers its objects are deleted (pods
+/// gracefully, finished by the kubelet), then the namespace — and only its objects.
 #[tokio::test]
 async fn deleting_a_namespace_deletes_its_objects() -> TestResult {
-    let server = server(vec![Seed::Builtin]).await?;
+    let server = EmbeddedServer::start(ServerConfig {
+        seed: vec![Seed::Builtin],
+        controllers: true,
+        ..ServerConfig::default()
+    })
+    .await?;
     let client = server.client();
     let namespaces = api_for(&client, "", "v1", "Namespace", None).await?;
     namespaces.delete("shop", &DeleteParams::default()).await?;
     let pods = api_for(&client, "", "v1", "Pod", Some("shop")).await?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while namespaces.get_opt("shop").await?.is_some() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "namespace shop is still there"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     assert!(pods.list(&ListParams::default()).await?.items.is_empty());
     let everywhere = api_for(&client, "", "v1", "Pod", None).await?;
     assert!(

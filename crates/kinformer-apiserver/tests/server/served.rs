@@ -74,8 +74,10 @@ async fn resize_and_finalize_write_only_their_fields() -> TestResult {
     Ok(())
 }
 
+/// log and exec of a pod on a stored node: 500 as kube-apiserver answers when the node's
+/// kubelet does not answer (`error dialing backend`), never a 503 a client would retry.
 #[tokio::test]
-async fn a_pod_on_a_stored_node_has_no_kubelet_to_reach() -> TestResult {
+async fn a_pod_on_a_stored_node_answers_as_an_unreachable_kubelet() -> TestResult {
     let server = seeded(Vec::new()).await?;
     let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}});
     let (code, _) = call(&server, "POST", "/api/v1/nodes", Some((JSON, node))).await?;
@@ -92,8 +94,32 @@ async fn a_pod_on_a_stored_node_has_no_kubelet_to_reach() -> TestResult {
         answer["message"],
         "a container name must be specified for pod p, choose one of: [a b]"
     );
+    // A node with no address of a preferred type: kube-apiserver cannot locate its kubelet.
     let (code, answer) = call(&server, "GET", &format!("{pods}/p/log?container=a"), None).await?;
-    assert_eq!(code, 503, "{answer}");
+    assert_eq!(code, 500, "{answer}");
+    assert_eq!(
+        answer["message"],
+        "no preferred addresses found; known addresses: []"
+    );
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"},
+        "status": {"addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": 9}}}});
+    call(&server, "POST", "/api/v1/nodes", Some((JSON, node))).await?;
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q"},
+        "spec": {"nodeName": "n2", "containers": [{"name": "a", "image": "nginx"}]}});
+    call(&server, "POST", pods, Some((JSON, pod))).await?;
+    let (code, answer) = call(&server, "GET", &format!("{pods}/q/log"), None).await?;
+    assert_eq!(code, 500, "{answer}");
+    assert_eq!(
+        answer["message"],
+        "Get \"https://127.0.0.1:9/containerLogs/default/q/a\": dial tcp 127.0.0.1:9: connect: connection refused"
+    );
+    let (code, answer) = call(&server, "POST", &format!("{pods}/q/exec?command=ls"), None).await?;
+    assert_eq!(code, 500, "{answer}");
+    assert_eq!(
+        answer["message"],
+        "error dialing backend: dial tcp 127.0.0.1:9: connect: connection refused"
+    );
     let (code, answer) = call(&server, "GET", "/api/v1/nodes/n1/proxy", None).await?;
     assert_eq!(code, 503, "{answer}");
     let (code, _) = call(&server, "PUT", &format!("{pods}/p/log"), None).await?;

@@ -277,3 +277,79 @@ async fn scale_writes_record_an_entry_without_a_time() -> TestResult {
     );
     Ok(())
 }
+
+/// A request without credentials is `system:anonymous`'s, which RBAC refuses with 403
+/// (apiserver `pkg/endpoints/handlers/responsewriters/errors.go:60`); a wrong token is 401.
+#[tokio::test]
+async fn anonymous_requests_are_forbidden_and_wrong_tokens_unauthorized() -> TestResult {
+    let server = kinformer_apiserver::EmbeddedServer::start(kinformer_apiserver::ServerConfig {
+        auth: true,
+        ..kinformer_apiserver::ServerConfig::default()
+    })
+    .await?;
+    let mut config = server.kube_config();
+    config.auth_info = Default::default();
+    let anonymous = crate::support::client(config)?;
+    let (code, status) = crate::support::call_with(&anonymous, "GET", CONFIGMAPS, None).await?;
+    assert_eq!(code, 403, "{status}");
+    assert_eq!(
+        status["message"],
+        "configmaps is forbidden: User \"system:anonymous\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\""
+    );
+    let mut config = server.kube_config();
+    config.auth_info.token = Some("wrong".to_owned().into());
+    let wrong = crate::support::client(config)?;
+    let (code, _) = crate::support::call_with(&wrong, "GET", CONFIGMAPS, None).await?;
+    assert_eq!(code, 401);
+    Ok(())
+}
+
+/// A CSR is approved by a PATCH of its `approval` subresource too (discovery advertises
+/// `get,patch,update`), and an ephemeral container added by strategic merge patch joins the
+/// others, merged by name (`pods/ephemeralcontainers`).
+#[tokio::test]
+async fn approval_and_ephemeral_containers_take_patches() -> TestResult {
+    let server = seeded(Vec::new()).await?;
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    let pods = "/api/v1/namespaces/default/pods";
+    call(&server, "POST", pods, Some((JSON, pod))).await?;
+    let path = format!("{pods}/p/ephemeralcontainers");
+    let strategic = "application/strategic-merge-patch+json";
+    for name in ["e1", "e2"] {
+        let patch = json!({"spec": {"ephemeralContainers": [{"name": name, "image": "busybox"}]}});
+        let (code, answer) = call(&server, "PATCH", &path, Some((strategic, patch))).await?;
+        assert_eq!(code, 200, "{answer}");
+    }
+    let (_, stored) = call(&server, "GET", &format!("{pods}/p"), None).await?;
+    let names: Vec<&str> = stored["spec"]["ephemeralContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(names, ["e2", "e1"], "{stored}");
+
+    let csrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
+    let request = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIUU1IZ0NBUUF3RmpFVU1CSUdBMVVFQXd3TFkyOXVabTl5YldGdVkyVXdXVEFUQmdjcWhrak9QUUlCQmdncQpoa2pPUFFNQkJ3TkNBQVRoM2tvTlo5ZHJtVkpQWEs5cVpQUi9xcGF6SzNFWUdqY0N5R01qOTNyK1ZwR2lpdG82Cm1TV2VvcFdPc1dyYURRQVpBeUxjUHhyS0pLNWNmcWNmVTJSdm9BQXdDZ1lJS29aSXpqMEVBd0lEU0FBd1JRSWgKQVBCR2tWK1ZnblRLNEhIUGZCTDF4YUY0NHdRRitHU1YzODBZeFFraUdSTTVBaUJpRGZkRHpNOXF6SW5RSkhiOAprbVc3VlZhVmZzU0ZYVUhkTEJZbWlUVHdQdz09Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=";
+    let csr = json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+        "metadata": {"name": "c"}, "spec": {"request": request, "signerName": "example.com/signer",
+            "usages": ["client auth"]}});
+    let (code, created) = call(&server, "POST", csrs, Some((JSON, csr))).await?;
+    assert_eq!(code, 201, "{created}");
+    let approve = json!({"status": {"conditions": [{"type": "Approved", "status": "True",
+        "reason": "Test", "message": "by PATCH"}]}});
+    let (code, approved) = call(
+        &server,
+        "PATCH",
+        &format!("{csrs}/c/approval"),
+        Some((MERGE, approve)),
+    )
+    .await?;
+    assert_eq!(code, 200, "{approved}");
+    assert_eq!(
+        approved["status"]["conditions"][0]["type"], "Approved",
+        "{approved}"
+    );
+    Ok(())
+}
