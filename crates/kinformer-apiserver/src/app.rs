@@ -56,6 +56,15 @@ pub enum Representation {
     Table,
 }
 
+/// The media type of an answer's body (negotiated from the `Accept` header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Media {
+    /// `application/json`.
+    Json,
+    /// `application/vnd.kubernetes.protobuf`.
+    Protobuf,
+}
+
 /// The request's `Accept` header ("" when absent).
 pub fn accept(headers: &HeaderMap) -> &str {
     headers
@@ -80,6 +89,8 @@ pub struct ResourceRequest {
     pub params: HashMap<String, String>,
     /// Requested representation.
     pub representation: Representation,
+    /// The media type of the answer.
+    pub media: Media,
     /// The request's `Content-Type`.
     pub content_type: String,
     /// The field manager its writes are recorded under: `fieldManager`, else derived from the

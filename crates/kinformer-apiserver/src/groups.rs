@@ -289,6 +289,7 @@ pub fn without_subresource(request: &ResourceRequest) -> ResourceRequest {
         subresource: None,
         params: request.params.clone(),
         representation: request.representation,
+        media: request.media,
         content_type: request.content_type.clone(),
         field_manager: request.field_manager.clone(),
     }

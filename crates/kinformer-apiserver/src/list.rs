@@ -11,9 +11,10 @@ use bytes::Bytes;
 use futures_util::stream;
 use http::StatusCode;
 
-use super::app::{App, Representation, ResourceRequest};
+use super::app::{App, Media, Representation, ResourceRequest};
 use super::list_options;
 use super::objects::StoredObject;
+use super::protobuf;
 use super::resources::ResourceType;
 use super::selector::Selection;
 use super::status::{ApiError, json_response};
@@ -103,6 +104,22 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
         .continue_after
         .as_deref()
         .map(|key| encode_continue(page.rv, key));
+    let meta = ListMeta {
+        rv: page.rv,
+        continue_token: token.as_deref(),
+        remaining: page.remaining.filter(|_| token.is_some()),
+    };
+    if request.media == Media::Protobuf
+        && request.representation == Representation::Object
+        && let Some(body) = protobuf_list(&request.resource, &page.items, meta)
+    {
+        let mut response = json_response(StatusCode::OK, body);
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static(protobuf::MEDIA_TYPE),
+        );
+        return Ok(response);
+    }
     let body = match request.representation {
         Representation::Table => {
             let objects: Vec<&StoredObject> = page.items.iter().map(Arc::as_ref).collect();
@@ -114,16 +131,7 @@ pub async fn serve(app: &App, request: &ResourceRequest) -> Result<Response, Api
                 token.as_deref(),
             ))
         }
-        representation => render_list(
-            &request.resource,
-            representation,
-            page.items,
-            ListMeta {
-                rv: page.rv,
-                continue_token: token.as_deref(),
-                remaining: page.remaining.filter(|_| token.is_some()),
-            },
-        ),
+        representation => render_list(&request.resource, representation, page.items, meta),
     };
     Ok(json_response(StatusCode::OK, body))
 }
@@ -136,6 +144,49 @@ fn expired_continue(after: &str) -> ApiError {
     let mut error = ApiError::expired(CONTINUE_EXPIRED);
     error.continue_token = Some(encode_continue(0, after));
     error
+}
+
+/// A list in protobuf, from each item's message (written once per stored object and kept),
+/// in chunks of about [`CHUNK_BYTES`]; None when the kind has no message.
+fn protobuf_list(
+    resource: &ResourceType,
+    items: &[Arc<StoredObject>],
+    meta: ListMeta<'_>,
+) -> Option<Body> {
+    let messages: Vec<Bytes> = items
+        .iter()
+        .map(|object| object.protobuf().cloned())
+        .collect::<Option<_>>()?;
+    let mut list_meta = serde_json::Map::new();
+    list_meta.insert("resourceVersion".into(), meta.rv.to_string().into());
+    if let Some(token) = meta.continue_token {
+        list_meta.insert("continue".into(), token.into());
+    }
+    if let Some(count) = meta.remaining {
+        list_meta.insert("remainingItemCount".into(), count.into());
+    }
+    let parts = protobuf::encode::list(
+        &resource.api_version(),
+        &resource.list_kind,
+        &serde_json::Value::Object(list_meta),
+        &messages,
+    )
+    .ok()?;
+    let mut chunks = Vec::new();
+    let mut chunk = Vec::with_capacity(CHUNK_BYTES + CHUNK_SLACK);
+    for part in parts {
+        chunk.extend_from_slice(&part);
+        if chunk.len() >= CHUNK_BYTES {
+            chunks.push(Bytes::from(std::mem::replace(
+                &mut chunk,
+                Vec::with_capacity(CHUNK_BYTES + CHUNK_SLACK),
+            )));
+        }
+    }
+    chunks.push(Bytes::from(chunk));
+    Some(Body::from_stream(stream::iter(
+        chunks.into_iter().map(Ok::<Bytes, Infallible>),
+    )))
 }
 
 /// Waits (up to the server's `resource_version_wait`) until the store reached `rv`; 504

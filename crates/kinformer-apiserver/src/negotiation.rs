@@ -11,18 +11,9 @@
 //! (`ErrorNegotiated`'s `DefaultEndpointRestrictions`): a clause with `as` does not count.
 //! The server writes no YAML: a YAML clause is answered in JSON, as before.
 
-use super::app::Representation;
+use super::app::{Media, Representation};
 use super::resources::ResourceType;
 use super::status::ApiError;
-
-/// The media type of an answer's body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Media {
-    /// `application/json`.
-    Json,
-    /// `application/vnd.kubernetes.protobuf`.
-    Protobuf,
-}
 
 /// What an answer is written as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -31,6 +31,8 @@ pub struct StoredObject {
     /// Shared by the versions the replace fast path writes when their labels stay.
     selectable: Arc<Selectable>,
     metadata_only: OnceLock<Bytes>,
+    /// The object's protobuf message, without envelope (None: a kind with none).
+    protobuf: OnceLock<Option<Bytes>>,
     /// Where `kind` and `apiVersion` are, for LIST items without them.
     type_meta: TypeMetaSpans,
     /// The members of `metadata` (found on first use: by the replace fast path, which makes
@@ -91,6 +93,7 @@ impl StoredObject {
             rv,
             selectable: Arc::new(selectable),
             metadata_only: OnceLock::new(),
+            protobuf: OnceLock::new(),
             type_meta,
             metadata_members: OnceLock::new(),
             managed_entries: OnceLock::new(),
@@ -114,6 +117,7 @@ impl StoredObject {
             rv,
             selectable,
             metadata_only: OnceLock::new(),
+            protobuf: OnceLock::new(),
             type_meta,
             metadata_members: OnceLock::from(Some(metadata_members)),
             managed_entries: managed_entries
@@ -228,6 +232,14 @@ impl StoredObject {
     pub fn to_value(&self) -> Result<Value, ApiError> {
         serde_json::from_slice(&self.bytes)
             .map_err(|e| ApiError::new(500, "InternalError", format!("corrupt stored object: {e}")))
+    }
+
+    /// The object's protobuf message, without the envelope (a list item: written once, on
+    /// first use); None for a kind with no message (a custom resource).
+    pub fn protobuf(&self) -> Option<&Bytes> {
+        self.protobuf
+            .get_or_init(|| crate::protobuf::encode::item(&self.bytes).map(Bytes::from))
+            .as_ref()
     }
 
     /// The object as a `PartialObjectMetadata` (serialised once, on first use).

@@ -13,12 +13,12 @@ use http::request::Parts;
 use http::{Method, header};
 use http_body_util::BodyExt;
 
-use super::app::{App, Representation, ResourceRequest, accept, field_manager};
+use super::app::{App, Media, Representation, ResourceRequest, accept, field_manager};
 use super::discovery::DiscoveryFormat;
 use super::faults::{FAULTS_PATH, Fault};
 use super::field_validation::{self, Body};
 use super::listener::ConnectionId;
-use super::negotiation::{self, Media};
+use super::negotiation;
 use super::status::{ApiError, json_response};
 use super::{discovery, faults, list, openapi, protobuf, scale, watch as watch_handler, write};
 
@@ -268,6 +268,7 @@ async fn resource(
         representation: negotiated
             .as_ref()
             .map_or(Representation::Object, |n| n.representation),
+        media: negotiated.as_ref().map_or(Media::Json, |n| n.media),
         content_type: parts
             .headers
             .get(header::CONTENT_TYPE)

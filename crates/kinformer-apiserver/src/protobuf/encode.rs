@@ -11,6 +11,7 @@
 
 use base64::Engine;
 use base64::prelude::BASE64_STANDARD;
+use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::MAGIC;
@@ -67,6 +68,66 @@ pub fn object(value: &Value) -> Result<Vec<u8>, EncodeError> {
     string(&mut out, 3, "");
     string(&mut out, 4, "");
     Ok(out)
+}
+
+/// An object's message without the envelope (a list item), from its JSON bytes; None when
+/// they are no object of a kind with a message.
+pub fn item(json: &[u8]) -> Option<Vec<u8>> {
+    let value: Value = serde_json::from_slice(json).ok()?;
+    let api_version = value["apiVersion"].as_str()?;
+    let name = message_of(api_version, value["kind"].as_str()?)?;
+    let mut out = Vec::with_capacity(json.len() / 2);
+    message(name, &value, &mut out, 0).ok()?;
+    Some(out)
+}
+
+/// A list of `kind` in `api_version` whose `ListMeta` is `meta` (its JSON) and whose items'
+/// messages are `items`, enveloped: the parts to write one after the other (the items' bytes
+/// shared, not copied).
+pub fn list(
+    api_version: &str,
+    kind: &str,
+    meta: &Value,
+    items: &[Bytes],
+) -> Result<Vec<Bytes>, EncodeError> {
+    let mut list_meta = Vec::new();
+    nested(&mut list_meta, 1, |out| {
+        message(&format!("{META}.ListMeta"), meta, out, 1)
+    })?;
+    let items_length: usize = items
+        .iter()
+        .map(|item| 1 + varint_length(item.len()) + item.len())
+        .sum();
+    let mut head = Vec::with_capacity(64 + list_meta.len());
+    head.extend_from_slice(MAGIC);
+    nested(&mut head, 1, |out| {
+        string(out, 1, api_version);
+        string(out, 2, kind);
+        Ok(())
+    })?;
+    key(&mut head, 2, 2);
+    varint(&mut head, (list_meta.len() + items_length) as u64);
+    head.extend(list_meta);
+    let mut parts = Vec::with_capacity(2 * items.len() + 2);
+    parts.push(Bytes::from(head));
+    for item in items {
+        let mut prefix = Vec::with_capacity(6);
+        key(&mut prefix, 2, 2);
+        varint(&mut prefix, item.len() as u64);
+        parts.push(Bytes::from(prefix));
+        parts.push(item.clone());
+    }
+    let mut tail = Vec::with_capacity(4);
+    string(&mut tail, 3, "");
+    string(&mut tail, 4, "");
+    parts.push(Bytes::from(tail));
+    Ok(parts)
+}
+
+fn varint_length(value: usize) -> usize {
+    let mut out = Vec::with_capacity(10);
+    varint(&mut out, value as u64);
+    out.len()
 }
 
 /// A watch frame: the 4-byte big-endian length of a `metav1.WatchEvent` (type 1, object 2: a
@@ -536,6 +597,23 @@ mod tests {
             bytes.ends_with(b"\x30\x94\x03\x1a\x00\x22\x00"),
             "{bytes:x?}"
         );
+    }
+
+    #[test]
+    fn a_list_of_kept_item_messages_is_the_list_written_whole() {
+        let item = |name: &str| {
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name}, "data": {"k": name}})
+        };
+        let items: Vec<Bytes> = ["a", "b"]
+            .iter()
+            .map(|name| Bytes::from(super::item(item(name).to_string().as_bytes()).unwrap()))
+            .collect();
+        let meta = json!({"resourceVersion": "7", "continue": "t", "remainingItemCount": 1});
+        let parts = list("v1", "ConfigMapList", &meta, &items).unwrap();
+        let whole = json!({"apiVersion": "v1", "kind": "ConfigMapList", "metadata": meta,
+            "items": [item("a"), item("b")]});
+        assert_eq!(parts.concat(), object(&whole).unwrap());
     }
 
     #[test]

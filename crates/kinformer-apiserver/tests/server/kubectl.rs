@@ -124,6 +124,21 @@ async fn kubectl_version_reports_the_server() -> TestResult {
     Ok(())
 }
 
+/// By default the server reports the release whose API it serves, kube-apiserver v1.37.2
+/// (no kubectl 1.37 is installed: the dispatcher runs its own client, which warns of the skew).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_version_reports_v1_37_2_by_default() -> TestResult {
+    let fixture = Fixture::with(ServerConfig::default()).await?;
+    let out = fixture.run(&["version", "-o", "json"]).await?;
+    let version: serde_json::Value = serde_json::from_str(&out)?;
+    assert_eq!(
+        version.pointer("/serverVersion/gitVersion"),
+        Some(&json!("v1.37.2"))
+    );
+    assert_eq!(version.pointer("/serverVersion/minor"), Some(&json!("37")));
+    Ok(())
+}
+
 /// kubectl reads aggregated discovery: `/api` and `/apis` answer it everything, so it asks
 /// for no group version's resource list, and `api-resources` lists what the server serves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
