@@ -77,6 +77,7 @@ mod openapi_data;
 mod protobuf;
 mod resources;
 mod scale;
+mod schema_validation;
 mod seed;
 mod selectable;
 mod selector;

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::admission;
 use super::crd;
+use super::custom_validation;
 use super::defaults;
 use super::managed::{self, Writer};
 use super::meta::{metadata_mut, now, parse_object, str_at};
@@ -78,6 +79,7 @@ pub fn new_object(
     ownership: Ownership<'_>,
 ) -> Result<Value, ApiError> {
     let mut prepared = prepare_create(txn, resource, path_namespace, value)?;
+    custom_validation::check(resource, &mut prepared, None)?;
     if let Ownership::Update(writer) = ownership {
         managed::record_update(resource, zero_value(resource), &mut prepared, writer);
     }
@@ -213,6 +215,7 @@ fn update_with(
         crate::kinds::validate(&value, resource)?;
     }
     keep_server_metadata(&mut value, &old, target)?;
+    custom_validation::check(resource, &mut value, Some(&old))?;
     if let Ownership::Update(writer) = ownership {
         managed::record_update(resource, &old, &mut value, writer);
     }

@@ -7,6 +7,7 @@
 mod admission;
 mod bad_input;
 mod controller;
+mod crd_validation;
 mod encoding;
 mod faults;
 mod fidelity;
