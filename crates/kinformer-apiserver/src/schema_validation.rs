@@ -55,6 +55,13 @@ impl CrdValidation {
         }
     }
 
+    /// Fills in the `default`s of `value`'s schema (an object of `version`).
+    pub fn apply_defaults(&self, version: &str, value: &mut Value) {
+        if let Some((_, node)) = self.versions.iter().find(|(v, _)| v == version) {
+            node.apply_defaults(value);
+        }
+    }
+
     /// What is wrong with `new`, an object of `version` (`old`: the stored object, on an
     /// update), in kube-apiserver's order. Empty when it is valid or the version has no schema.
     pub fn validate(&self, version: &str, new: &Value, old: Option<&Value>) -> Vec<FieldError> {

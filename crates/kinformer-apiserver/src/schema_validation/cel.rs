@@ -14,8 +14,9 @@
 //! is not evaluated on a value the update left unchanged (kube-apiserver ratchets its error
 //! into a warning).
 //!
-//! Not as kube-apiserver: rules are parsed, not type-checked (a rule naming a field the schema
-//! lacks fails when evaluated, not when the CRD is written), there is no cost budget,
+//! Not as kube-apiserver: rules are parsed, not type-checked, and a rule that does not parse is
+//! not refused when the CRD is written but answered `rule compile error` when it would run (a
+//! rule naming a field the schema lacks fails when evaluated), there is no cost budget,
 //! `optionalOldSelf` is not supported (such a rule runs only when there is an old value), and
 //! strings of `format: date-time`/`duration` stay strings.
 
@@ -82,11 +83,6 @@ impl Rule {
             uses_old_self,
             source,
         }
-    }
-
-    /// Why the rule does not compile, if it does not.
-    pub fn compile_error(&self) -> Option<&str> {
-        self.program.as_ref().err().map(String::as_str)
     }
 
     /// `ruleErrorString`: the message, else the rule.

@@ -44,8 +44,8 @@ pub struct Node {
     pub types: Vec<&'static str>,
     /// `nullable`.
     pub nullable: bool,
-    /// Whether the node has a `default`.
-    pub defaulted: bool,
+    /// `default`.
+    pub default: Option<Value>,
     /// `format`, when kube-apiserver keeps and knows it.
     pub format: Option<Format>,
     /// The format's name as written (the error names it).
@@ -110,7 +110,7 @@ impl Node {
             format: Format::named(&format_name),
             format_name,
             nullable: flag("nullable"),
-            defaulted: schema.get("default").is_some(),
+            default: schema.get("default").cloned(),
             maximum: float("maximum").map(|m| (m, flag("exclusiveMaximum"))),
             minimum: float("minimum").map(|m| (m, flag("exclusiveMinimum"))),
             multiple_of: float("multipleOf"),
@@ -175,7 +175,9 @@ impl Node {
             Value::Object(members) => {
                 members.retain(|key, member| {
                     !(member.is_null()
-                        && self.child(key).is_some_and(|s| !s.nullable && !s.defaulted))
+                        && self
+                            .child(key)
+                            .is_some_and(|s| !s.nullable && s.default.is_none()))
                 });
                 for (key, member) in members.iter_mut() {
                     if let Some(schema) = self.child(key) {
@@ -186,6 +188,43 @@ impl Node {
             Value::Array(items) => {
                 if let Some(schema) = &self.items {
                     items.iter_mut().for_each(|item| schema.drop_nulls(item));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Sets each absent (or null, where not nullable) property of `value` and below that has a
+    /// `default` to it, as kube-apiserver's structural defaulting does
+    /// (apiextensions-apiserver `pkg/apiserver/schema/defaulting/algorithm.go`).
+    pub fn apply_defaults(&self, value: &mut Value) {
+        match value {
+            Value::Object(members) => {
+                for (key, schema) in &self.properties {
+                    let Some(default) = &schema.default else {
+                        continue;
+                    };
+                    match members.get(key) {
+                        None => {
+                            members.insert(key.clone(), default.clone());
+                        }
+                        Some(Value::Null) if !schema.nullable => {
+                            members.insert(key.clone(), default.clone());
+                        }
+                        Some(_) => {}
+                    }
+                }
+                for (key, member) in members.iter_mut() {
+                    if let Some(schema) = self.child(key) {
+                        schema.apply_defaults(member);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(schema) = &self.items {
+                    items
+                        .iter_mut()
+                        .for_each(|item| schema.apply_defaults(item));
                 }
             }
             _ => {}

@@ -14,7 +14,8 @@ use crate::resources::ResourceType;
 use crate::status::ApiError;
 
 /// Checks `value` (an object of `resource`, as it would be stored) against its CRD's schema,
-/// after dropping the nulls the schema does not allow (as decoding drops them); `old` is the
+/// after filling in its `default`s and dropping the nulls the schema does not allow (as
+/// kube-apiserver's decoding does); `old` is the
 /// stored object on an update (unchanged values are not checked again). Built-in kinds pass.
 pub fn check(
     resource: &ResourceType,
@@ -30,6 +31,7 @@ pub fn check(
         .next()
         .unwrap_or_default()
         .to_owned();
+    resource.validation.apply_defaults(&version, value);
     resource.validation.drop_nulls(&version, value);
     let errors = resource.validation.validate(&version, value, old);
     if errors.is_empty() {
