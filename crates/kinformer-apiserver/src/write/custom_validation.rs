@@ -16,11 +16,13 @@ use crate::status::ApiError;
 /// Checks `value` (an object of `resource`, as it would be stored) against its CRD's schema,
 /// after filling in its `default`s and dropping the nulls the schema does not allow (as
 /// kube-apiserver's decoding does); `old` is the
-/// stored object on an update (unchanged values are not checked again). Built-in kinds pass.
+/// stored object on an update (unchanged values are not checked again); `status_only`: a write
+/// of the `status` subresource. Built-in kinds pass.
 pub fn check(
     resource: &ResourceType,
     value: &mut Value,
     old: Option<&Value>,
+    status_only: bool,
 ) -> Result<(), ApiError> {
     if !resource.custom {
         return Ok(());
@@ -33,7 +35,9 @@ pub fn check(
         .to_owned();
     resource.validation.apply_defaults(&version, value);
     resource.validation.drop_nulls(&version, value);
-    let errors = resource.validation.validate(&version, value, old);
+    let errors = resource
+        .validation
+        .validate(&version, value, old, status_only);
     if errors.is_empty() {
         return Ok(());
     }
