@@ -443,13 +443,15 @@ impl Quantity {
             }
         };
         let mut nanos: i128 = whole.parse::<i128>().unwrap_or(0).checked_mul(Self::UNIT)?;
-        for (i, d) in fraction.bytes().take(9).enumerate() {
-            nanos += i128::from(d - b'0') * 10i128.pow(8 - i as u32);
+        let mut place: i128 = Self::UNIT / 10;
+        for d in fraction.bytes().take(9) {
+            nanos += i128::from(d - b'0') * place;
+            place /= 10;
         }
         nanos = nanos.checked_mul(scale.0)?;
         nanos = match scale.1 {
-            e if e >= 0 => nanos.checked_mul(10i128.checked_pow(e as u32)?)?,
-            e => nanos / 10i128.pow((-e) as u32),
+            e if e >= 0 => nanos.checked_mul(10i128.checked_pow(e.unsigned_abs())?)?,
+            e => nanos / 10i128.checked_pow(e.unsigned_abs())?,
         };
         Some(Quantity(if negative { -nanos } else { nanos }))
     }

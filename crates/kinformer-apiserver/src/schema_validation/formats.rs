@@ -383,8 +383,8 @@ fn is_isbn10(text: &str) -> bool {
     };
     let sum: u32 = b[..9]
         .iter()
-        .enumerate()
-        .map(|(i, d)| (i as u32 + 1) * u32::from(d - b'0'))
+        .zip(1u32..)
+        .map(|(d, i)| i * u32::from(d - b'0'))
         .sum::<u32>()
         + 10 * last;
     sum.is_multiple_of(11)

@@ -109,14 +109,17 @@ fn check_type(node: &Node, path: &str, value: &Value, errors: &mut Vec<FieldErro
     let int_float = found == "integer" && has("number");
     let is_text_or_list = matches!(value, Value::String(_) | Value::Array(_));
     let format = node.format_name.as_str();
-    if !is_text_or_list
-        && !format.is_empty()
-        && !(has(found) || found_format == format || float_int || int_float)
+    if !(is_text_or_list
+        || format.is_empty()
+        || has(found)
+        || found_format == format
+        || float_int
+        || int_float)
     {
         fail(errors, format, found_format);
         return;
     }
-    if !(has("number") || has("integer")) && !format.is_empty() && is_text_or_list {
+    if is_text_or_list && !(has("number") || has("integer") || format.is_empty()) {
         return;
     }
     if !(has(found) || float_int || int_float) {
@@ -230,7 +233,7 @@ fn in_range(n: Num, type_name: &str, format: &str) -> bool {
         "integer" => {
             let int = match n {
                 Num::Int(i) => Some(i),
-                Num::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => Some(f as i64),
+                Num::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => Some(go_int64(f)),
                 Num::Float(_) => None,
             };
             match (int, format) {
@@ -261,10 +264,19 @@ fn range_error(prefix: &str, type_name: &str, format: &str, path: &str) -> Field
     )
 }
 
+/// Go's `int64(f)`: the float's integer part (kube-openapi converts bounds and factors so).
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "Go's int64(float64) truncates the same way"
+)]
+fn go_int64(f: f64) -> i64 {
+    f as i64
+}
+
 /// A bound as the message prints it: as an int64 on the integer path, `%v` of the float else.
 fn bound_text(bound: f64, native: bool) -> String {
     if native {
-        (bound as i64).to_string()
+        go_int64(bound).to_string()
     } else {
         go_float(bound)
     }
@@ -284,7 +296,7 @@ fn check_number(node: &Node, path: &str, number: &Number, errors: &mut Vec<Field
             errors.push(range_error("MultipleOf", type_name, format, path));
         }
         let fails = match (n, native && is_int) {
-            (Num::Int(i), true) if factor as i64 != 0 => i % (factor as i64) != 0,
+            (Num::Int(i), true) if go_int64(factor) != 0 => i % go_int64(factor) != 0,
             _ => !float_multiple(n.as_f64(), factor),
         };
         if fails {
