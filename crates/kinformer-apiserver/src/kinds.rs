@@ -145,12 +145,16 @@ impl Cause {
     }
 }
 
-/// kube-apiserver's 422 for `causes`: `Kind "name" is invalid: [a, b]`.
-fn invalid(resource: &ResourceType, name: &str, causes: Vec<Cause>) -> ApiError {
-    let texts: Vec<String> = causes
-        .iter()
-        .map(|c| format!("{}: {}", c.field, c.message))
-        .collect();
+/// kube-apiserver's 422 for `causes`: `Kind "name" is invalid: [a, b]` (`NewInvalid`: the
+/// message lists each distinct cause once, `ErrorList.ToAggregate`; `details.causes` all).
+pub fn invalid(resource: &ResourceType, name: &str, causes: Vec<Cause>) -> ApiError {
+    let mut texts: Vec<String> = Vec::with_capacity(causes.len());
+    for cause in &causes {
+        let text = format!("{}: {}", cause.field, cause.message);
+        if !texts.contains(&text) {
+            texts.push(text);
+        }
+    }
     let joined = if texts.len() == 1 {
         texts[0].clone()
     } else {

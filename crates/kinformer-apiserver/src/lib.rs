@@ -81,6 +81,7 @@ mod openapi_data;
 pub mod protobuf;
 mod resources;
 mod scale;
+mod schema_validation;
 mod seed;
 mod selectable;
 mod selector;

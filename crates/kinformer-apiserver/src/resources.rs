@@ -10,6 +10,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::Value;
 
 use crate::catalog;
+use crate::schema_validation::CrdValidation;
 
 /// The group and plural that identify a resource independently of its version.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -112,7 +113,7 @@ impl Subresource {
 }
 
 /// Everything discovery and the REST handlers need to know about one resource type.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ResourceType {
     /// API group, empty for the core group.
     pub group: String,
@@ -155,6 +156,8 @@ pub struct ResourceType {
     /// storage version first: server-side apply reads its list and map types. Empty for
     /// built-ins (their types come from the captured OpenAPI schemas: `write::builtin_schema`).
     pub schemas: Arc<[(String, Value)]>,
+    /// `schemas` compiled for validation, once per CRD (empty for built-ins).
+    pub validation: Arc<CrdValidation>,
     /// A custom resource's `additionalPrinterColumns` per served version (the raw array, absent
     /// when the version declares none); empty for built-ins.
     pub printer_columns: Arc<[(String, Value)]>,
@@ -411,6 +414,7 @@ fn builtin(rows: &[&'static catalog::Row]) -> Option<ResourceType> {
         selectable_fields: Arc::new([]),
         selectable_union: Arc::new([]),
         schemas: Arc::new([]),
+        validation: Arc::default(),
         printer_columns: Arc::new([]),
     })
 }
@@ -504,6 +508,7 @@ pub fn from_crd(crd: &Value) -> Result<ResourceType, String> {
         subresources,
         selectable_fields,
         selectable_union: selectable_union.into(),
+        validation: Arc::new(CrdValidation::compile(&schemas)),
         schemas,
         printer_columns,
     })

@@ -2,7 +2,8 @@
 //! registry: the handlers (`get`, `create`, `update`, `patch`, `delete`) parse a request and
 //! answer it, [`registry`] writes inside a store transaction ([`deletion`]: what a DELETE
 //! asks and marks), [`strategy`] sets and checks what
-//! the server owns, [`crd`] starts and stops serving custom resources, [`direct`] writes
+//! the server owns, [`crd`] starts and stops serving custom resources, [`custom_validation`]
+//! checks a custom resource against its CRD's schema, [`direct`] writes
 //! objects addressed by their own metadata (seeding, churn, controllers), [`defaults`] fills in
 //! what kube-apiserver's decoding ([`zero_value`], with [`go_fields`]) and defaulting add,
 //! [`admission`] what its default admission plugins add to a pod, and [`managed`] keeps
@@ -16,6 +17,7 @@ mod builtin_schema;
 mod crd;
 mod crd_schema;
 mod create;
+mod custom_validation;
 mod defaults;
 mod delete;
 mod deletion;

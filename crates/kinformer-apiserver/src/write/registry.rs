@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::admission;
 use super::crd;
+use super::custom_validation;
 use super::defaults;
 use super::deletion::{self, DeleteOptions, Graceful};
 use super::managed::{self, Writer};
@@ -79,6 +80,7 @@ pub fn new_object(
     ownership: Ownership<'_>,
 ) -> Result<Value, ApiError> {
     let mut prepared = prepare_create(txn, resource, path_namespace, value)?;
+    custom_validation::check(resource, &mut prepared, None, false)?;
     if let Ownership::Update(writer) = ownership {
         managed::record_update(resource, zero_value(resource), &mut prepared, writer);
     }
@@ -214,6 +216,7 @@ fn update_with(
         crate::kinds::validate(&value, resource)?;
     }
     keep_server_metadata(&mut value, &old, target)?;
+    custom_validation::check(resource, &mut value, Some(&old), target.status_only)?;
     if let Ownership::Update(writer) = ownership {
         managed::record_update(resource, &old, &mut value, writer);
     }
