@@ -330,7 +330,23 @@ automountServiceAccountToken: false
     assert!(compared >= 40, "only {compared} objects compared");
 }
 
-/// `{"apiVersion":"v1","kind":"Pod",…}` on `node`, as YAML for `kubectl apply`.
+/// client-go 1.37's benchmark client (`scripts/bench-client-go` builds it next to the oracles).
+fn typed_client() -> std::path::PathBuf {
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_kinformer"));
+    let target = exe.parent().and_then(std::path::Path::parent);
+    let bin = target
+        .map(|t| t.join("oracle/1.37/bench-client-go.test"))
+        .unwrap_or_default();
+    assert!(
+        bin.is_file(),
+        "client-go's typed pod informer {} is missing: run scripts/bench-client-go (needs Go >= \
+         1.25) with this CARGO_TARGET_DIR before this test",
+        bin.display()
+    );
+    bin
+}
+
+/// A pod on `node`, as YAML for `kubectl apply`.
 fn pod_on(ns: &str, name: &str, node: &str) -> String {
     format!(
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: {ns}\n  labels:\n    \
@@ -352,7 +368,7 @@ async fn a_typed_client_go_informer_through_the_proxy_replays_explains_and_repor
     let mut trace = proxy_in_front_of(&server, &proxied, &record).await;
     // client-go 1.37's typed pod informer of a SharedInformerFactory (its clientset asks
     // protobuf first, as typed clientsets do: rest/request.go v0.37.2), until synced.
-    let typed = tokio::process::Command::new(crate::oracle_live::oracle("bench-client-go.test"))
+    let typed = tokio::process::Command::new(typed_client())
         .args(["-test.run", "TestBench", "-bench-mode", "typed-protobuf"])
         .args(["-bench-timeout", "60s", "-bench-kubeconfig"])
         .arg(&proxied)

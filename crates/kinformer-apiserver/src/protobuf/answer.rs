@@ -67,7 +67,7 @@ pub fn list_json(body: &[u8]) -> Result<ListJson, DecodeError> {
             .then(|| format!("{} {item_kind}", unknown.api_version)),
         ..ListJson::default()
     };
-    let mut writer = Writer::new(unknown.raw.len() * 2);
+    let mut writer = Writer::new(unknown.raw.len() * 5 / 2);
     let mut input = unknown.raw;
     while !input.is_empty() {
         match wire::field(&mut input)? {
