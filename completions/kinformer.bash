@@ -1449,13 +1449,17 @@ _kinformer() {
             return 0
             ;;
         kinformer__subcmd__top)
-            opts="-n -A -l -s -v -h -V --scenario --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --content-type --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
+            opts="-n -A -l -s -v -h -V --scenario --attach --kubeconfig --context --namespace --all-namespaces --selector --field-selector --embedded --churn --server --token --as --as-group --request-timeout --insecure-skip-tls-verify --retry-connect --retry-timeout --content-type --handler --resync --index --client-go --queue --page-size --watch-list --metadata-only --max-backoff --on-panic --transform --name --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --scenario)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attach)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
