@@ -19,6 +19,7 @@ mod kubectl;
 mod kubelet;
 mod openapi;
 mod resource_versions;
+mod rollout;
 mod runtime_clients;
 mod semantics;
 mod served;
