@@ -518,7 +518,7 @@ fn over_a_mebibyte() -> String {
 
 /// Masks, in place, what differs between any two servers or runs.
 fn normalise(v: &mut Value, key: &str) {
-    const MASKED: [&str; 10] = [
+    const MASKED: [&str; 12] = [
         "uid",
         "creationTimestamp",
         "deletionTimestamp",
@@ -529,6 +529,9 @@ fn normalise(v: &mut Value, key: &str) {
         "gitCommit",
         "goVersion",
         "serverAddress",
+        // A Job's generated selector and labels carry its uid (batch/job/strategy.go).
+        "batch.kubernetes.io/controller-uid",
+        "controller-uid",
     ];
     if MASKED.contains(&key) && !v.is_object() && !v.is_array() {
         *v = Value::String("MASKED".into());
