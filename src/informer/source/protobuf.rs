@@ -11,10 +11,9 @@
 use bytes::{Buf, Bytes, BytesMut};
 use futures_util::stream::StreamExt;
 use kinformer_apiserver::protobuf::{self as pb, DecodeError};
-use serde::Deserialize;
 
 use super::lister_watcher::{ListPage, SourceError, WatchFrame, WatchObject};
-use super::wire::{INITIAL_EVENTS_END, status_from_body};
+use super::wire::watch_frame;
 
 /// The media type.
 pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
@@ -62,47 +61,11 @@ pub fn parse_list(body: &[u8]) -> Result<Decoded<ListPage>, SourceError> {
     })
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct Bookmark {
-    #[serde(default)]
-    metadata: BookmarkMeta,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct BookmarkMeta {
-    #[serde(default)]
-    resource_version: String,
-    #[serde(default)]
-    annotations: std::collections::BTreeMap<String, String>,
-}
-
 /// One watch frame (its length prefix taken off) as a [`WatchFrame`].
 pub fn parse_watch_frame(frame: &[u8]) -> Result<Decoded<WatchFrame>, SourceError> {
     let event = pb::watch_event_json(frame).map_err(|e| decode_error("watch event", &e))?;
     let raw = Bytes::from(event.object);
-    let object = || WatchObject::from(raw.clone());
-    let value = match event.event_type.as_str() {
-        "ADDED" => WatchFrame::Added(object()),
-        "MODIFIED" => WatchFrame::Modified(object()),
-        "DELETED" => WatchFrame::Deleted(object()),
-        "BOOKMARK" => {
-            let b: Bookmark = serde_json::from_slice(&raw)
-                .map_err(|e| SourceError::Decode(format!("bookmark: {e}")))?;
-            WatchFrame::Bookmark {
-                initial_events_end: b.metadata.annotations.get(INITIAL_EVENTS_END)
-                    == Some(&"true".to_owned()),
-                resource_version: b.metadata.resource_version,
-            }
-        }
-        "ERROR" => WatchFrame::Error(status_from_body(0, &raw)),
-        other => {
-            return Err(SourceError::Decode(format!(
-                "unknown watch event type {other:?}"
-            )));
-        }
-    };
+    let value = watch_frame(&event.event_type, WatchObject::from(raw))?;
     Ok(Decoded {
         value,
         metadata_only: event.metadata_only,

@@ -174,7 +174,13 @@ pub fn parse_watch_frame(line: &Bytes) -> Result<WatchFrame, SourceError> {
             (kind, WatchObject::from(raw))
         }
     };
-    Ok(match &*kind {
+    watch_frame(&kind, object)
+}
+
+/// The frame a watch event of type `kind` with `object` is, whatever the wire it came on (JSON
+/// lines here, protobuf frames in `protobuf.rs`).
+pub(super) fn watch_frame(kind: &str, object: WatchObject) -> Result<WatchFrame, SourceError> {
+    Ok(match kind {
         "ADDED" => WatchFrame::Added(object),
         "MODIFIED" => WatchFrame::Modified(object),
         "DELETED" => WatchFrame::Deleted(object),
